@@ -104,10 +104,11 @@ type Allocation struct {
 	Size   uint64 // bytes
 }
 
-// Arg is one kernel argument: a buffer or a scalar.
+// Arg is one kernel argument: a buffer or a scalar. Every kernel of the
+// library works on 32-bit signed integers.
 type Arg struct {
 	Buffer *Allocation // nil for a scalar
-	Scalar float32
+	Scalar int32
 }
 
 // PacketType is the AQL packet type.

@@ -199,9 +199,9 @@ type Dispatch struct {
 	// Args names buffers, in the kernel's order.
 	Args []string `yaml:"args" json:"args"`
 	// Scalar is the kernel's scalar argument (fill value, saxpy a).
-	Scalar    float32 `yaml:"scalar,omitempty" json:"scalar,omitempty"`
-	Grid      uint32  `yaml:"grid,omitempty" json:"grid,omitempty"`
-	Workgroup uint32  `yaml:"workgroup,omitempty" json:"workgroup,omitempty"`
+	Scalar    int32  `yaml:"scalar,omitempty" json:"scalar,omitempty"`
+	Grid      uint32 `yaml:"grid,omitempty" json:"grid,omitempty"`
+	Workgroup uint32 `yaml:"workgroup,omitempty" json:"workgroup,omitempty"`
 	// Packets: 1 (default) is an ordinary submission; more sends the
 	// dispatch with a barrier in one multi-packet write (ACT-6).
 	Packets int `yaml:"packets,omitempty" json:"packets,omitempty"`
