@@ -110,7 +110,8 @@ type Plan struct {
 	// Passes is what replay_pass_count returns: a number (0 = indefinite),
 	// "groups" (one per counter group on the dispatch's agent, AGT-1), or
 	// "none" to leave replay_pass_count unset (PC-1). Empty means "none".
-	Passes string `yaml:"passes,omitempty" json:"passes,omitempty"`
+	// Written passes: 3, passes: 0, passes: groups or passes: none.
+	Passes Passes `yaml:"passes,omitempty" json:"passes,omitempty"`
 	// Continue is the replay_continue policy; nil leaves it unset.
 	Continue *ContinuePolicy `yaml:"continue,omitempty" json:"continue,omitempty"`
 	// Local lists local context toggles made in PASS ENTER.
