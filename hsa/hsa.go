@@ -139,6 +139,10 @@ type Packet struct {
 	// It stands in for the AQL instrumentation packets a real SDK injects.
 	Profile *Profile
 
+	// FromGraph marks a packet written by a graph launch (ACT-6: such
+	// dispatches are not replayed).
+	FromGraph bool
+
 	// Tag is an opaque id that the runtime echoes in its own trace events so
 	// a reader can join them to the logical dispatch; the replay engine puts
 	// the dispatch id here.
@@ -164,7 +168,9 @@ type Queue interface {
 	ID() QueueID
 	Agent() AgentID
 	// Submit writes packets as the application does: through the
-	// interceptor when one is installed.
+	// interceptor when one is installed. The model's queues execute in
+	// order and Submit returns once the written packets have completed, so
+	// a Profile is filled when it returns.
 	Submit(thread ThreadID, packets ...Packet) error
 	// SetWriteInterceptor installs (or, with nil, removes) the interceptor.
 	SetWriteInterceptor(WriteInterceptor)
