@@ -1,0 +1,50 @@
+package spec
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// FuzzParse: no input makes the loader panic, and every spec it accepts
+// survives the trip to a driver (JSON) and back unchanged. Its defaults
+// are valid too.
+func FuzzParse(f *testing.F) {
+	for _, glob := range []string{"../specs/*.yaml", "../specs/invalid/*.yaml", "testdata/*/*.yaml"} {
+		files, _ := filepath.Glob(glob)
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		js, err := json.Marshal(s)
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		back, err := ParseJSON("fuzz.yaml", js)
+		if err != nil {
+			t.Fatalf("the JSON of an accepted spec is refused: %v\n%s", err, js)
+		}
+		if d := cmp.Diff(s, back, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("JSON round trip changed the spec (-yaml +json):\n%s", d)
+		}
+		if err := Validate(Defaults(s)); err != nil {
+			t.Fatalf("defaults make the spec invalid: %v", err)
+		}
+	})
+}
