@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds cmd/cudabench without cgo and runs it, then the cuda package's
+# tests, on a machine with an NVIDIA GPU and driver. Without a Go toolchain
+# on that machine, cross-build here and carry the binaries:
+#   scripts/gpu-check.sh --build-only   # writes .device/cudabench and .device/cuda.test
+#   scripts/gpu-check.sh --prebuilt     # on the GPU machine: runs them
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.device
+mode=${1:-all}
+
+build() {
+	mkdir -p "$out"
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -o "$out/cudabench" ./cmd/cudabench
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$out/cuda.test" ./cuda
+}
+
+run() {
+	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+	"$out/cudabench" "$@"
+	# The test binary runs in the package directory, as go test would.
+	(cd cuda && "../$out/cuda.test" -test.v -test.count=1)
+}
+
+[ $# -gt 0 ] && shift # the rest goes to cudabench
+case "$mode" in
+--build-only) build ;;
+--prebuilt) run "$@" ;;
+all) build && run "$@" ;;
+*) echo "usage: $0 [--build-only|--prebuilt]" >&2; exit 2 ;;
+esac
