@@ -70,9 +70,34 @@ func ParseJSON(name string, data []byte) (Spec, error) {
 		}
 		return Spec{}, &Error{File: name, Line: 1, Col: 1, Msg: "JSON: " + err.Error()}
 	}
-	// In valid JSON a raw tab can only be whitespace between tokens; YAML
-	// refuses tabs as indentation, so make them spaces (same columns).
-	return Parse(name, bytes.ReplaceAll(data, []byte("\t"), []byte(" ")))
+	return Parse(name, jsonAsYAML(data))
+}
+
+// jsonAsYAML smooths the two places where valid JSON is not YAML: a raw
+// tab (only ever whitespace between tokens in JSON) becomes a space, and
+// the escape \/ inside strings becomes /.
+func jsonAsYAML(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case !inString && c == '\t':
+			c = ' '
+		case c == '"':
+			inString = !inString
+		case inString && c == '\\' && i+1 < len(data):
+			i++
+			if data[i] == '/' {
+				out = append(out, '/')
+				continue
+			}
+			out = append(out, c)
+			c = data[i]
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // parseDocument returns the root node of the file's only document.

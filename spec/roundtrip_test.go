@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -102,5 +103,22 @@ func TestDefaultsAreExplicit(t *testing.T) {
 	}
 	if err := Validate(d); err != nil {
 		t.Errorf("defaults are invalid: %v", err)
+	}
+}
+
+func TestParseJSONHandWritten(t *testing.T) {
+	js := "{\n\t\"version\": 1, \"name\": \"a\\/b \\\\/ \\u00e9\",\n\t\"agents\": [{\"name\": \"g\", \"kind\": \"MI300\"}],\n" +
+		"\t\"application\": {\"buffers\": [{\"name\": \"a\", \"agent\": \"g\", \"elements\": 4}],\n" +
+		"\t\t\"dispatches\": [{\"name\": \"d\", \"kernel\": \"increment\", \"agent\": \"g\", \"args\": [\"a\"]}]},\n" +
+		"\t\"expect\": {\"passes\": {\"d\": 2}, \"completions\": {\"d\": \"\\u003e=1\"}}}"
+	s, err := ParseJSON("x.json", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != `a/b \/ é` || s.Expect.Passes["d"] != Exactly(2) || s.Expect.Completions["d"].Text != ">=1" {
+		t.Errorf("got name %q, expect %+v", s.Name, s.Expect)
+	}
+	if _, err := ParseJSON("x.json", []byte("{\"version\": 1,\n \"name\": }")); err == nil || !strings.Contains(err.Error(), "x.json:2:11: JSON syntax") {
+		t.Errorf("syntax error: %v", err)
 	}
 }
