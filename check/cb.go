@@ -1,0 +1,214 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// checkCB judges callback order and threading.
+func checkCB(x *index) []Violation {
+	var vs []Violation
+	x.eachDispatch(func(d *dispatchView) {
+		vs = append(vs, x.checkConfigBrackets(d)...)
+		vs = append(vs, x.checkPassBrackets(d)...)
+		vs = append(vs, x.checkPassCountCall(d)...)
+		vs = append(vs, x.checkSameThread(d)...)
+	})
+	vs = append(vs, x.checkPublishedPass()...)
+	return vs
+}
+
+// CB-1: one CONFIG ENTER, one CONFIG EXIT after it, every PASS between
+// them, and the plain run of a dispatch not replayed after the EXIT.
+func (x *index) checkConfigBrackets(d *dispatchView) []Violation {
+	if len(d.configEnter) == 0 && len(d.configExit) == 0 {
+		return nil // no candidate; ACT-1 judges stray PASS callbacks
+	}
+	var vs []Violation
+	if len(d.configEnter) != 1 {
+		vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d has %d CONFIG ENTER callbacks", d.id, len(d.configEnter)), concat(d.configEnter, d.configExit)...))
+	}
+	switch {
+	case len(d.configExit) == 0 && len(d.neverEnded) > 0:
+		// The harness stopped a never-ending loop (CMP-4); no EXIT is due.
+	case len(d.configExit) != 1:
+		vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d has %d CONFIG EXIT callbacks", d.id, len(d.configExit)), concat(d.configEnter, d.configExit)...))
+	}
+	if len(vs) > 0 || len(d.configExit) == 0 {
+		return vs
+	}
+	in, out := d.configEnter[0], d.configExit[0]
+	if out < in {
+		return []Violation{x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d: CONFIG EXIT came before CONFIG ENTER", d.id), in, out)}
+	}
+	for _, list := range [][]int{d.passEnter, d.passExit} {
+		for _, i := range list {
+			if i < in || i > out {
+				vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("PASS %s of pass %s lies outside the CONFIG window of dispatch %d", x.ev[i].Phase, passText(x.ev[i]), d.id), in, i, out))
+			}
+		}
+	}
+	if !d.replayed() {
+		for _, k := range d.kernels {
+			if k < out {
+				vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d is not replayed, yet its kernel ran before CONFIG EXIT", d.id), in, k, out))
+				break
+			}
+		}
+	}
+	return vs
+}
+
+// CB-2: each pass is an ENTER followed by its EXIT, never overlapping the
+// next. A missing final EXIT is CONT-4's business.
+func (x *index) checkPassBrackets(d *dispatchView) []Violation {
+	var vs []Violation
+	open := -1
+	for _, i := range mergeSorted(d.passEnter, d.passExit) {
+		e := x.ev[i]
+		switch e.Phase {
+		case enter:
+			if open >= 0 {
+				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS ENTER of pass %s before pass %s had its EXIT", passText(e), passText(x.ev[open])), open, i))
+			}
+			open = i
+		case exit:
+			switch {
+			case open < 0:
+				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT of pass %s without a PASS ENTER", passText(e)), i))
+			case passText(e) != passText(x.ev[open]):
+				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT names pass %s but pass %s is open", passText(e), passText(x.ev[open])), open, i))
+			}
+			open = -1
+		}
+	}
+	return vs
+}
+
+// CB-3: replay_pass_count is called at most once, after CONFIG ENTER and
+// before the first pass and CONFIG EXIT.
+func (x *index) checkPassCountCall(d *dispatchView) []Violation {
+	if len(d.passCounts) == 0 {
+		return nil
+	}
+	if len(d.passCounts) > 1 {
+		return []Violation{x.violation("CB-3", d.id, fmt.Sprintf("replay_pass_count was called %d times for dispatch %d", len(d.passCounts), d.id), d.passCounts...)}
+	}
+	pc := d.passCounts[0]
+	if len(d.configEnter) > 0 && pc < d.configEnter[0] {
+		return []Violation{x.violation("CB-3", d.id, "replay_pass_count was called before CONFIG ENTER", pc, d.configEnter[0])}
+	}
+	if len(d.passEnter) > 0 && pc > d.passEnter[0] {
+		return []Violation{x.violation("CB-3", d.id, "replay_pass_count was called after the first PASS ENTER", d.passEnter[0], pc)}
+	}
+	if len(d.configExit) > 0 && pc > d.configExit[0] {
+		return []Violation{x.violation("CB-3", d.id, "replay_pass_count was called after CONFIG EXIT", d.configExit[0], pc)}
+	}
+	return nil
+}
+
+// agentWide services collect for the whole agent (SVC-2); their records
+// need not arrive inside the pass on the submitting thread.
+func agentWide(service string) bool {
+	return service == svcPCSampling || service == svcDeviceCounting
+}
+
+// CB-4: the loop runs on the submitting thread, and the work of a pass
+// (its kernel, its dispatch-scoped records) happens inside that pass.
+func (x *index) checkSameThread(d *dispatchView) []Violation {
+	if len(d.configEnter) == 0 {
+		return nil
+	}
+	var vs []Violation
+	cfg := d.configEnter[0]
+	for _, list := range [][]int{d.passEnter, d.passExit, d.passCounts, d.continues, d.locals} {
+		for _, i := range list {
+			if x.ev[i].Thread != d.thread {
+				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s for dispatch %d ran on thread %d, its CONFIG on thread %d", kindText(x.ev[i]), d.id, x.ev[i].Thread, d.thread), cfg, i))
+			}
+		}
+	}
+	if !d.replayed() {
+		return vs
+	}
+	for _, list := range [][]int{d.records, d.kernels} {
+		for _, i := range list {
+			e := x.ev[i]
+			if e.Type == trace.Record && agentWide(e.Service) {
+				continue
+			}
+			if w := x.window[i]; !w.open || w.dispatch != d.id || e.Thread != d.thread {
+				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s of replayed dispatch %d arrived outside its passes (thread %d)", kindText(e), d.id, e.Thread), cfg, i))
+			}
+		}
+	}
+	return vs
+}
+
+// CB-4: a pass index a record carries is the pass open on its thread; a
+// record outside every pass carries none (no stale value).
+func (x *index) checkPublishedPass() []Violation {
+	var vs []Violation
+	for _, i := range x.byType[trace.Record] {
+		e := x.ev[i]
+		p, ok := e.PassOf()
+		if !ok {
+			continue
+		}
+		w := x.window[i]
+		switch {
+		case !w.open:
+			vs = append(vs, x.violation("CB-4", e.Dispatch, fmt.Sprintf("a %s record of dispatch %d carries pass %d but no pass is open on thread %d (stale pass)", e.Service, e.Dispatch, p, e.Thread), i))
+		case w.dispatch != e.Dispatch:
+			vs = append(vs, x.violation("CB-4", e.Dispatch, fmt.Sprintf("a %s record of dispatch %d carries pass %d published by dispatch %d's pass", e.Service, e.Dispatch, p, w.dispatch), w.enter, i))
+		case w.pass != p:
+			vs = append(vs, x.violation("CB-4", e.Dispatch, fmt.Sprintf("a %s record carries pass %d inside pass %d", e.Service, p, w.pass), w.enter, i))
+		}
+	}
+	return vs
+}
+
+func passText(e trace.Event) string {
+	if p, ok := e.PassOf(); ok {
+		return fmt.Sprint(p)
+	}
+	return "?"
+}
+
+func kindText(e trace.Event) string {
+	switch e.Type {
+	case trace.Callback:
+		return e.Op + " " + e.Phase
+	case trace.Record:
+		return "a " + e.Service + " record"
+	case trace.Kernel:
+		return "a kernel"
+	}
+	return string(e.Type)
+}
+
+// concat joins position lists into a new slice.
+func concat(lists ...[]int) []int {
+	var out []int
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// mergeSorted merges two ascending position lists.
+func mergeSorted(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j >= len(b) || (i < len(a) && a[i] < b[j]) {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return out
+}

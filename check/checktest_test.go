@@ -1,0 +1,280 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// builder writes short hand-made traces: a valid replay loop or plain run
+// in a line, mistakes planted afterwards with edit, drop and insert.
+type builder struct {
+	ev    []trace.Event
+	clock uint64
+}
+
+func (b *builder) add(e trace.Event) *builder {
+	b.clock += 10
+	e.Seq = uint64(len(b.ev) + 1)
+	if e.Time == 0 {
+		e.Time = b.clock
+	}
+	b.ev = append(b.ev, e)
+	return b
+}
+
+func (b *builder) trace() trace.Trace {
+	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "hand-made"}, Events: b.ev}
+}
+
+// prelude is the tool's setup: configure replay on context 1, start the
+// replay context and the service context 10.
+func (b *builder) prelude() *builder {
+	b.add(trace.Event{Type: trace.API, Call: callConfigure, Context: 1, Status: "SUCCESS", Message: "KERNEL_REPLAY operations=all"})
+	b.add(trace.Event{Type: trace.API, Call: callStartContext, Context: 1, Status: "SUCCESS"})
+	return b.add(trace.Event{Type: trace.API, Call: callStartContext, Context: 10, Status: "SUCCESS"})
+}
+
+// loop describes one application dispatch and what the tool answers.
+type loop struct {
+	label    string
+	thread   uint64
+	dispatch uint64
+	agent    uint64
+	count    int64   // replay_pass_count's answer; -1: not installed
+	cont     []int64 // replay_continue's answers after passes 0, 1, ...; nil: not installed
+	userData uint64
+	services []string // dispatch-scoped services of context 10 (default kernel_trace)
+	agentPCS bool     // context 11 runs pc_sampling
+	locals   map[int][]trace.Event
+}
+
+func (l loop) withDefaults() loop {
+	if l.thread == 0 {
+		l.thread = 1
+	}
+	if l.agent == 0 {
+		l.agent = 1
+	}
+	if l.services == nil {
+		l.services = []string{svcKernelTrace}
+	}
+	if l.userData == 0 {
+		l.userData = 40 + l.dispatch
+	}
+	return l
+}
+
+// passes is how many passes the plan runs.
+func (l loop) passes() int {
+	switch {
+	case l.count == 0 && l.cont == nil, l.count == 1, l.count < 0:
+		return 0
+	}
+	n := 0
+	for {
+		n++
+		if l.count > 1 && n == int(l.count) {
+			return n
+		}
+		if l.count > 1 && l.cont != nil && n-1 < len(l.cont) && l.cont[n-1] == 0 {
+			return n
+		}
+		if l.count == 0 && (n >= len(l.cont) || l.cont[n-1] == 0) {
+			return n
+		}
+	}
+}
+
+var passFlags = func(p int) []string {
+	f := []string{"total_passes", "replay_start_context", "replay_stop_context"}
+	if p > 0 {
+		f = append([]string{"current_pass"}, f...)
+	}
+	return f
+}
+
+// dispatch emits the whole life of one application dispatch.
+func (b *builder) dispatch(l loop) *builder {
+	l = l.withDefaults()
+	sig := 500 + l.dispatch
+	corr := &trace.Corr{Internal: 100 + l.dispatch, Ancestor: 7}
+	ud := func(v uint64) *uint64 { return trace.U64(v) }
+	at := trace.Event{Thread: l.thread, Dispatch: l.dispatch, Agent: l.agent}
+	with := func(e trace.Event) trace.Event {
+		e.Thread, e.Dispatch, e.Agent = at.Thread, at.Dispatch, at.Agent
+		return e
+	}
+	b.add(trace.Event{Type: trace.AppDispatch, Thread: l.thread, Label: l.label, Kernel: "increment", Agent: l.agent, Signal: sig})
+	b.add(with(trace.Event{Type: trace.DispatchID, Kernel: "increment"}))
+	b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opConfig, Phase: enter, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(0)}))
+	n := l.passes()
+	total := uint64(0)
+	if l.count > 1 {
+		total = uint64(l.count)
+	}
+	if l.count >= 0 {
+		b.add(with(trace.Event{Type: trace.PassCount, UserData: ud(l.userData), Result: trace.I64(l.count)}))
+		if l.count == 0 && l.cont == nil {
+			b.add(trace.Event{Type: trace.Warning, Code: codePassCountZero, Dispatch: l.dispatch, Message: "replay_pass_count returned 0 without replay_continue"})
+		}
+	}
+	run := func(p int, signal uint64) {
+		ext := uint64(900 + 10*l.dispatch + uint64(p))
+		b.add(with(trace.Event{Type: trace.Correlation, Result: trace.I64(int64(ext))}))
+		start := b.clock + 1
+		b.add(with(trace.Event{Type: trace.Kernel, Kernel: "increment", Start: start, End: start + 5, Signal: signal, MemIn: fmt.Sprintf("in-%d", l.dispatch), MemOut: fmt.Sprintf("out-%d", l.dispatch)}))
+		var pass *uint64
+		if signal == 0 {
+			pass = trace.U64(uint64(p))
+		}
+		rc := &trace.Corr{Internal: corr.Internal, External: ext, Ancestor: corr.Ancestor}
+		for k, s := range l.services {
+			rec := with(trace.Event{Type: trace.Record, Service: s, Context: 10, Kernel: "increment", Corr: rc, Start: start + uint64(k), End: start + 5, Pass: pass})
+			if s == svcCounterCollection {
+				rec.Counters = []trace.Counter{{Name: fmt.Sprintf("G%da", p), Value: 1}, {Name: fmt.Sprintf("G%db", p), Value: 2}}
+			}
+			b.add(rec)
+		}
+		if l.agentPCS {
+			b.add(with(trace.Event{Type: trace.Record, Service: svcPCSampling, Context: 11, Corr: rc, Pass: pass}))
+		}
+	}
+	if n == 0 {
+		b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opConfig, Phase: exit, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(l.userData)}))
+		run(0, sig)
+	} else {
+		b.add(with(trace.Event{Type: trace.Snapshot, Bytes: 4096, Regions: 1}))
+		for p := 0; p < n; p++ {
+			if p > 0 {
+				b.add(with(trace.Event{Type: trace.Restore, Pass: trace.U64(uint64(p)), Bytes: 4096, Regions: 1}))
+			}
+			b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opPass, Phase: enter, Pass: trace.U64(uint64(p)), Total: trace.U64(total), Corr: corr, UserData: ud(l.userData), Payload: passFlags(p)}))
+			for _, e := range l.locals[p] {
+				e.Type, e.Op, e.Phase, e.Pass = trace.Local, opPass, enter, trace.U64(uint64(p))
+				if e.Status == "" {
+					e.Status = "SUCCESS"
+				}
+				b.add(with(e))
+			}
+			run(p, 0)
+			b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opPass, Phase: exit, Pass: trace.U64(uint64(p)), Total: trace.U64(total), Corr: corr, UserData: ud(l.userData), Payload: passFlags(p)}))
+			if l.cont != nil && !(l.count > 1 && p == int(l.count)-1) {
+				b.add(with(trace.Event{Type: trace.Continue, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Result: trace.I64(l.cont[p])}))
+			}
+		}
+		b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opConfig, Phase: exit, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(l.userData)}))
+	}
+	b.add(trace.Event{Type: trace.Signal, Thread: l.thread, Signal: sig, Value: trace.I64(0)})
+	b.add(trace.Event{Type: trace.AppComplete, Thread: l.thread, Label: l.label, Signal: sig})
+	return b.add(trace.Event{Type: trace.AppReadback, Thread: l.thread, Label: l.label, Digest: fmt.Sprintf("out-%d", l.dispatch)})
+}
+
+// Matching and planting mistakes.
+
+type match func(e trace.Event) bool
+
+func typ(t trace.Type) match { return func(e trace.Event) bool { return e.Type == t } }
+
+func passCB(phase string, p uint64) match {
+	return func(e trace.Event) bool {
+		q, ok := e.PassOf()
+		return e.Type == trace.Callback && e.Op == opPass && e.Phase == phase && ok && q == p
+	}
+}
+
+func configCB(phase string) match {
+	return func(e trace.Event) bool { return e.Type == trace.Callback && e.Op == opConfig && e.Phase == phase }
+}
+
+func withPass(t trace.Type, p uint64) match {
+	return func(e trace.Event) bool { q, ok := e.PassOf(); return e.Type == t && ok && q == p }
+}
+
+// inPass matches events of type t between PASS ENTER p and its EXIT.
+func inPass(tr trace.Trace, t trace.Type, p uint64) match {
+	open := false
+	set := map[uint64]bool{}
+	for _, e := range tr.Events {
+		switch {
+		case passCB(enter, p)(e):
+			open = true
+		case passCB(exit, p)(e):
+			open = false
+		case open && e.Type == t:
+			set[e.Seq] = true
+		}
+	}
+	return func(e trace.Event) bool { return set[e.Seq] }
+}
+
+func and(ms ...match) match {
+	return func(e trace.Event) bool {
+		for _, m := range ms {
+			if !m(e) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func dispatchIs(d uint64) match { return func(e trace.Event) bool { return e.Dispatch == d } }
+
+func edit(t trace.Trace, m match, f func(e *trace.Event)) trace.Trace {
+	out := clone(t)
+	for i := range out.Events {
+		if m(out.Events[i]) {
+			f(&out.Events[i])
+		}
+	}
+	return out
+}
+
+func drop(t trace.Trace, m match) trace.Trace {
+	out := clone(t)
+	out.Events = out.Events[:0]
+	for _, e := range t.Events {
+		if !m(e) {
+			out.Events = append(out.Events, e)
+		}
+	}
+	return out
+}
+
+// insertAfter puts es after the last event that matches (or at the end).
+func insertAfter(t trace.Trace, m match, es ...trace.Event) trace.Trace {
+	out := clone(t)
+	at := len(out.Events)
+	for i, e := range out.Events {
+		if m(e) {
+			at = i + 1
+		}
+	}
+	out.Events = append(out.Events[:at], append(es, out.Events[at:]...)...)
+	return out
+}
+
+// insertBefore puts es before the first event that matches.
+func insertBefore(t trace.Trace, m match, es ...trace.Event) trace.Trace {
+	out := clone(t)
+	for i, e := range out.Events {
+		if m(e) {
+			out.Events = append(out.Events[:i], append(es, out.Events[i:]...)...)
+			return out
+		}
+	}
+	return out
+}
+
+func clone(t trace.Trace) trace.Trace {
+	return trace.Trace{Header: t.Header, Events: append([]trace.Event(nil), t.Events...)}
+}
+
+// renumber gives events their positions as seq after planting.
+func renumber(t trace.Trace) trace.Trace {
+	for i := range t.Events {
+		t.Events[i].Seq = uint64(i + 1)
+	}
+	return t
+}

@@ -1,0 +1,152 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// checkCMP judges completion as the application sees it.
+func checkCMP(x *index) []Violation {
+	var vs []Violation
+	signals := &signalIndex{decs: map[uint64][]int{}, shared: sharedSignals(x.apps)}
+	for _, i := range x.byType[trace.Signal] {
+		signals.decs[x.ev[i].Signal] = append(signals.decs[x.ev[i].Signal], i)
+	}
+	for _, a := range x.apps {
+		d := x.dispatches[a.dispatch]
+		if d != nil && len(d.neverEnded) > 0 {
+			vs = append(vs, x.checkNeverCompletes(a, d, signals)...)
+			continue
+		}
+		vs = append(vs, x.checkOneCompletion(a, d, signals)...)
+	}
+	return vs
+}
+
+// signalIndex holds signal decrements by signal id, and the application
+// dispatches whose signal another in-flight dispatch also uses.
+type signalIndex struct {
+	decs   map[uint64][]int
+	shared map[*appView]bool
+}
+
+// sharedSignals finds dispatches in flight together on one signal: their
+// decrements cannot be told apart, so they are not counted.
+func sharedSignals(apps []*appView) map[*appView]bool {
+	shared := map[*appView]bool{}
+	last := map[uint64]*appView{} // per signal, the open dispatch reaching furthest
+	for _, a := range apps {      // apps are in trace order
+		if prev := last[a.signal]; prev != nil && a.at < prev.end {
+			shared[a], shared[prev] = true, true
+		}
+		if prev := last[a.signal]; prev == nil || a.end > prev.end {
+			last[a.signal] = a
+		}
+	}
+	return shared
+}
+
+// decrements lists the decrements of a's signal while a is in flight; ok
+// is false when they cannot be attributed to a.
+func (x *index) decrements(a *appView, signals *signalIndex, until int) (out []int, ok bool) {
+	if a.signal == 0 || signals.shared[a] {
+		return nil, false
+	}
+	list := signals.decs[a.signal]
+	for j := sort.SearchInts(list, a.at); j < len(list) && list[j] < until; j++ {
+		out = append(out, list[j])
+	}
+	return out, true
+}
+
+// CMP-1, CMP-2, CMP-3: one completion, one decrement after the loop, one
+// readback.
+func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalIndex) []Violation {
+	var vs []Violation
+	v := func(rule, msg string, at ...int) {
+		w := x.violation(rule, a.dispatch, msg, at...)
+		w.Label = a.label
+		vs = append(vs, w)
+	}
+	if len(a.timeout) > 0 {
+		v("CMP-1", fmt.Sprintf("%s never completed (the application timed out) though its loop was not reported as never ending", a.label), a.at, a.timeout[0])
+	}
+	if len(a.complete) != 1 && len(a.timeout) == 0 {
+		v("CMP-1", fmt.Sprintf("the application saw %d completions of %s, want 1", len(a.complete), a.label), append([]int{a.at}, a.complete...)...)
+	}
+	if x.has(trace.Signal) {
+		if decs, ok := x.decrements(a, signals, a.end); ok {
+			if len(decs) != 1 {
+				v("CMP-1", fmt.Sprintf("%s's completion signal %d was decremented %d times, want once", a.label, a.signal, len(decs)), append([]int{a.at}, decs...)...)
+			}
+			if len(decs) > 0 && d != nil {
+				vs = append(vs, x.checkCompletionAfterLoop(a, d, decs[0])...)
+			}
+		}
+	}
+	if d != nil && d.replayed() {
+		for _, k := range d.kernels {
+			if w := x.window[k]; w.open && x.ev[k].Signal == a.signal && a.signal != 0 {
+				v("CMP-2", fmt.Sprintf("the kernel of pass %d carried the application's completion signal %d", w.pass, a.signal), w.enter, k)
+				break
+			}
+		}
+	}
+	if x.has(trace.AppReadback) && len(a.timeout) == 0 {
+		switch {
+		case len(a.readback) != 1:
+			v("CMP-3", fmt.Sprintf("the application read %s back %d times, want once", a.label, len(a.readback)), append([]int{a.at}, a.readback...)...)
+		case len(a.complete) > 0 && a.readback[0] < a.complete[0]:
+			v("CMP-3", fmt.Sprintf("%s was read back before it completed", a.label), a.readback[0], a.complete[0])
+		}
+	}
+	return vs
+}
+
+// CMP-2: the decrement follows CONFIG EXIT and the last PASS EXIT.
+func (x *index) checkCompletionAfterLoop(a *appView, d *dispatchView, dec int) []Violation {
+	var vs []Violation
+	after := concat(d.configExit, d.passExit)
+	for _, i := range after {
+		if dec < i {
+			w := x.violation("CMP-2", d.id, fmt.Sprintf("%s's completion fired before the loop ended (before %s of dispatch %d)", a.label, kindText(x.ev[i])+passSuffix(x.ev[i]), d.id), dec, i)
+			w.Label = a.label
+			return append(vs, w)
+		}
+	}
+	return vs
+}
+
+func passSuffix(e trace.Event) string {
+	if e.Op == opPass {
+		return " of pass " + passText(e)
+	}
+	return ""
+}
+
+// CMP-4: a loop the harness had to cut off never completes, and only an
+// indefinite loop may be cut off.
+func (x *index) checkNeverCompletes(a *appView, d *dispatchView, signals *signalIndex) []Violation {
+	var vs []Violation
+	v := func(msg string, at ...int) {
+		w := x.violation("CMP-4", d.id, msg, at...)
+		w.Label = a.label
+		vs = append(vs, w)
+	}
+	ne := d.neverEnded[0]
+	if r, ok := x.passCount(d); ok && r != 0 {
+		v(fmt.Sprintf("dispatch %d was reported never ending, but replay_pass_count returned %d (a bounded loop)", d.id, r), d.passCounts[0], ne)
+	}
+	if len(a.complete) > 0 {
+		v(fmt.Sprintf("%s never ended, yet the application saw it complete", a.label), ne, a.complete[0])
+	}
+	if len(a.timeout) == 0 {
+		v(fmt.Sprintf("%s never ended, yet the application did not report a timeout", a.label), ne)
+	}
+	if decs, ok := x.decrements(a, signals, a.end); ok && len(decs) > 0 {
+		v(fmt.Sprintf("%s never ended, yet its completion signal %d was decremented", a.label, a.signal), ne, decs[0])
+	}
+	return vs
+}

@@ -1,0 +1,75 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// checkCOR judges correlation ids across passes.
+func checkCOR(x *index) []Violation {
+	var vs []Violation
+	x.eachDispatch(func(d *dispatchView) {
+		vs = append(vs, x.checkWindowCorrelation(d)...)
+	})
+	return append(vs, x.checkExternalIDs()...)
+}
+
+// COR-1, COR-2: one internal and ancestor id per window, shared by every
+// callback and every record of the dispatch.
+func (x *index) checkWindowCorrelation(d *dispatchView) []Violation {
+	ref := -1
+	for _, i := range concat(d.configEnter, d.passEnter, d.passExit, d.configExit) {
+		c := x.ev[i].Corr
+		if c == nil {
+			continue
+		}
+		if ref < 0 {
+			ref = i
+			continue
+		}
+		if r := x.ev[ref].Corr; c.Internal != r.Internal || c.Ancestor != r.Ancestor {
+			return []Violation{x.violation("COR-1", d.id, fmt.Sprintf("%s%s of dispatch %d has correlation %d/%d, the window opened with %d/%d", kindText(x.ev[i]), passSuffix(x.ev[i]), d.id, c.Internal, c.Ancestor, r.Internal, r.Ancestor), ref, i)}
+		}
+	}
+	for _, i := range d.records {
+		c := x.ev[i].Corr
+		if c == nil || c.Internal == 0 {
+			continue
+		}
+		if ref < 0 {
+			ref = i
+			continue
+		}
+		if r := x.ev[ref].Corr; c.Internal != r.Internal || c.Ancestor != r.Ancestor {
+			return []Violation{x.violation("COR-2", d.id, fmt.Sprintf("a %s record of dispatch %d has correlation %d/%d, the dispatch's is %d/%d", x.ev[i].Service, d.id, c.Internal, c.Ancestor, r.Internal, r.Ancestor), ref, i)}
+		}
+	}
+	return nil
+}
+
+// COR-3: a record's external id is the one the tool's correlation callback
+// returned for the submit that produced it (the last one on its thread).
+func (x *index) checkExternalIDs() []Violation {
+	var vs []Violation
+	last := map[uint64]int{} // thread -> position of the last correlation event
+	for i, e := range x.ev {
+		switch e.Type {
+		case trace.Correlation:
+			last[e.Thread] = i
+		case trace.Record:
+			c, ok := last[e.Thread]
+			if !ok || e.Corr == nil || agentWide(e.Service) {
+				continue
+			}
+			ce := x.ev[c]
+			if ce.Result == nil || ce.Dispatch != e.Dispatch {
+				continue
+			}
+			if int64(e.Corr.External) != *ce.Result {
+				vs = append(vs, x.violation("COR-3", e.Dispatch, fmt.Sprintf("a %s record carries external id %d, its submit was given %d", e.Service, e.Corr.External, *ce.Result), c, i))
+			}
+		}
+	}
+	return vs
+}

@@ -1,0 +1,186 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// checkDID judges dispatch identity: one id per logical dispatch, carried
+// by everything the dispatch causes, with passes told apart by pass index.
+func checkDID(x *index) []Violation {
+	var vs []Violation
+	for _, a := range x.apps {
+		vs = append(vs, x.checkAppIdentity(a)...)
+	}
+	vs = append(vs, x.checkIDCounter()...)
+	x.eachDispatch(func(d *dispatchView) {
+		if d.replayed() {
+			vs = append(vs, x.checkPassTimestamps(d)...)
+			vs = append(vs, x.checkRecordPasses(d)...)
+		}
+	})
+	return vs
+}
+
+// DID-3, DID-1, DID-2 for one application dispatch: one reservation, and
+// every replay event in its window carries that id.
+func (x *index) checkAppIdentity(a *appView) []Violation {
+	if len(a.reserves) > 1 {
+		return []Violation{x.violation("DID-3", a.dispatch, fmt.Sprintf("%s reserved %d dispatch ids for one logical dispatch", a.label, len(a.reserves)), append([]int{a.at}, a.reserves...)...)}
+	}
+	if a.dispatch == 0 {
+		return nil
+	}
+	pos := x.byThread[a.thread]
+	for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < a.end; j++ {
+		i := pos[j]
+		e := x.ev[i]
+		switch e.Type {
+		case trace.Callback, trace.PassCount, trace.Continue, trace.Kernel, trace.Record, trace.Snapshot, trace.Restore:
+		default:
+			continue
+		}
+		if e.Dispatch == 0 && (e.Type == trace.Kernel || e.Type == trace.Record) {
+			continue // untagged work (a barrier, an agent-wide sample)
+		}
+		if e.Dispatch != a.dispatch {
+			rule := "DID-2"
+			if e.Type == trace.Kernel || e.Type == trace.Snapshot || e.Type == trace.Restore {
+				rule = "DID-1" // a submit of this dispatch did not reuse the id
+			}
+			v := x.violation(rule, a.dispatch, fmt.Sprintf("%s of %s carries dispatch id %d, the reserved id is %d", kindText(e), a.label, e.Dispatch, a.dispatch), firstOr(a.reserves, a.at), i)
+			v.Label = a.label
+			return []Violation{v}
+		}
+	}
+	return nil
+}
+
+func firstOr(list []int, def int) int {
+	if len(list) > 0 {
+		return list[0]
+	}
+	return def
+}
+
+// DID-3, DID-1: reserved ids are unique and consecutive, and every id in
+// use was reserved.
+func (x *index) checkIDCounter() []Violation {
+	res := x.byType[trace.DispatchID]
+	if len(res) == 0 {
+		return nil
+	}
+	var vs []Violation
+	seen := map[uint64]int{}
+	var ids []uint64
+	for _, i := range res {
+		id := x.ev[i].Dispatch
+		if prev, dup := seen[id]; dup {
+			vs = append(vs, x.violation("DID-3", id, fmt.Sprintf("dispatch id %d was reserved twice", id), prev, i))
+			continue
+		}
+		seen[id] = i
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for k := 1; k < len(ids); k++ {
+		if ids[k] != ids[k-1]+1 {
+			vs = append(vs, x.violation("DID-3", ids[k], fmt.Sprintf("dispatch ids jump from %d to %d: the counter advanced without a logical dispatch", ids[k-1], ids[k]), seen[ids[k-1]], seen[ids[k]]))
+			break
+		}
+	}
+	x.eachDispatch(func(d *dispatchView) {
+		if len(d.reserves) > 0 {
+			return
+		}
+		for _, list := range [][]int{d.configEnter, d.passEnter, d.passCounts, d.kernels} {
+			if len(list) > 0 {
+				vs = append(vs, x.violation("DID-1", d.id, fmt.Sprintf("dispatch id %d is used but was never reserved", d.id), list[0]))
+				return
+			}
+		}
+	})
+	return vs
+}
+
+// dispatchScoped services make one record per dispatch run.
+func dispatchScoped(service string) bool {
+	switch service {
+	case svcKernelTrace, svcCounterCollection, svcSPM, svcThreadTrace:
+		return true
+	}
+	return false
+}
+
+type span struct{ start, end uint64 }
+
+// DID-4: each pass's kernel and records have their own timestamps.
+func (x *index) checkPassTimestamps(d *dispatchView) []Violation {
+	var vs []Violation
+	kernelAt := map[span]int{}
+	for _, k := range d.kernels {
+		e := x.ev[k]
+		s := span{e.Start, e.End}
+		if s == (span{}) {
+			continue
+		}
+		if prev, dup := kernelAt[s]; dup {
+			vs = append(vs, x.violation("DID-4", d.id, fmt.Sprintf("two passes of dispatch %d report the same kernel time %d..%d", d.id, s.start, s.end), prev, k))
+			break
+		}
+		kernelAt[s] = k
+	}
+	type key struct {
+		service string
+		context uint64
+		s       span
+	}
+	recordAt := map[key]int{}
+	for _, i := range d.records {
+		e := x.ev[i]
+		s := span{e.Start, e.End}
+		if !dispatchScoped(e.Service) || s == (span{}) {
+			continue
+		}
+		p, ok := x.recordPass(i)
+		k := key{e.Service, e.Context, s}
+		if prev, dup := recordAt[k]; dup {
+			if q, okq := x.recordPass(prev); ok && okq && p != q {
+				vs = append(vs, x.violation("DID-4", d.id, fmt.Sprintf("%s records of passes %d and %d share the time %d..%d", e.Service, q, p, s.start, s.end), prev, i))
+				break
+			}
+		}
+		recordAt[k] = i
+	}
+	return vs
+}
+
+// DID-5: the records of a replayed dispatch name their pass, one record
+// per pass per service and context.
+func (x *index) checkRecordPasses(d *dispatchView) []Violation {
+	type key struct {
+		service string
+		context uint64
+		pass    uint64
+	}
+	seen := map[key]int{}
+	for _, i := range d.records {
+		e := x.ev[i]
+		if e.Service != svcKernelTrace && e.Service != svcCounterCollection {
+			continue
+		}
+		p, ok := e.PassOf()
+		if !ok {
+			return []Violation{x.violation("DID-5", d.id, fmt.Sprintf("a %s record of replayed dispatch %d carries no pass index", e.Service, d.id), i)}
+		}
+		k := key{e.Service, e.Context, p}
+		if prev, dup := seen[k]; dup {
+			return []Violation{x.violation("DID-5", d.id, fmt.Sprintf("two %s records of context %d claim pass %d", e.Service, e.Context, p), prev, i)}
+		}
+		seen[k] = i
+	}
+	return nil
+}

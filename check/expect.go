@@ -1,0 +1,280 @@
+package check
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// ExpectRule is the rule name of a failed spec expectation.
+const ExpectRule = "EXPECT"
+
+// Expectations checks the spec's own expect block against the trace.
+// expect.violations (expected oracle failures) is the caller's business.
+func Expectations(s spec.Spec, t trace.Trace) []Violation {
+	x := newIndex(t)
+	c := expectChecker{x: x, s: s}
+	ex := s.Expect
+	for _, label := range slices.Sorted(maps.Keys(ex.Passes)) {
+		c.passes(label, ex.Passes[label])
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.ContinueConsulted)) {
+		c.continueConsulted(label, ex.ContinueConsulted[label])
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Completions)) {
+		c.completions(label, ex.Completions[label])
+	}
+	for _, buf := range slices.Sorted(maps.Keys(ex.Memory)) {
+		c.memory(buf, ex.Memory[buf])
+	}
+	for _, svc := range slices.Sorted(maps.Keys(ex.Records)) {
+		c.records(svc, ex.Records[svc])
+	}
+	for _, st := range ex.Statuses {
+		c.status(st)
+	}
+	for _, code := range ex.Warnings {
+		c.warning(code)
+	}
+	if ex.NoWarnings {
+		c.noWarnings()
+	}
+	for _, label := range ex.NeverEnds {
+		c.neverEnds(label)
+	}
+	if ex.Timestamps != "" {
+		c.timestamps(ex.Timestamps)
+	}
+	return sortViolations(c.vs)
+}
+
+type expectChecker struct {
+	x  *index
+	s  spec.Spec
+	vs []Violation
+}
+
+func (c *expectChecker) fail(key, label, requires, msg string, at ...int) {
+	v := c.x.violation(ExpectRule, 0, msg, at...)
+	v.Requires = "expect." + key + ": " + requires
+	v.Label = label
+	if a := c.x.appLabel[label]; a != nil {
+		v.Dispatch = a.dispatch
+	}
+	c.vs = append(c.vs, v)
+}
+
+// app finds the application dispatch of label, failing the key if absent.
+func (c *expectChecker) app(key, label, requires string) (*appView, *dispatchView) {
+	a := c.x.appLabel[label]
+	if a == nil {
+		c.fail(key, label, requires, fmt.Sprintf("the trace has no app_dispatch labelled %q", label))
+		return nil, nil
+	}
+	d := c.x.dispatches[a.dispatch]
+	if d == nil {
+		d = &dispatchView{id: a.dispatch}
+	}
+	return a, d
+}
+
+func (c *expectChecker) passes(label string, want spec.Count) {
+	req := fmt.Sprintf("%s runs %s passes", label, want)
+	a, d := c.app("passes", label, req)
+	if a == nil {
+		return
+	}
+	if n := uint64(len(d.passEnter)); !want.Holds(n) {
+		c.fail("passes", label, req, fmt.Sprintf("%s ran %d passes", label, n), firstOr(d.passEnter, a.at))
+	}
+}
+
+func (c *expectChecker) continueConsulted(label string, want []uint64) {
+	req := fmt.Sprintf("replay_continue is consulted after passes %v of %s", want, label)
+	a, d := c.app("continue_consulted", label, req)
+	if a == nil {
+		return
+	}
+	var got []uint64
+	for _, i := range d.continues {
+		p, _ := c.x.ev[i].PassOf()
+		got = append(got, p)
+	}
+	if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+		c.fail("continue_consulted", label, req, fmt.Sprintf("it was consulted after passes %v", got), concat([]int{a.at}, d.continues)...)
+	}
+}
+
+func (c *expectChecker) completions(label string, want spec.Count) {
+	req := fmt.Sprintf("the application sees %s completions of %s", want, label)
+	a, _ := c.app("completions", label, req)
+	if a == nil {
+		return
+	}
+	if n := uint64(len(a.complete)); !want.Holds(n) {
+		c.fail("completions", label, req, fmt.Sprintf("it saw %d", n), concat([]int{a.at}, a.complete)...)
+	}
+}
+
+func (c *expectChecker) memory(buf string, want spec.MemoryExpect) {
+	last := -1
+	for _, i := range c.x.byType[trace.AppMemory] {
+		if c.x.ev[i].Label == buf {
+			last = i
+		}
+	}
+	req := fmt.Sprintf("buffer %s holds %s at the end", buf, memoryText(want))
+	if last < 0 {
+		c.fail("memory", buf, req, fmt.Sprintf("the application never read buffer %s back (no app_memory)", buf))
+		return
+	}
+	got := c.x.ev[last].Values
+	switch {
+	case want.All != nil:
+		if len(got) == 0 {
+			c.fail("memory", buf, req, "the app_memory event carries no values", last)
+		}
+		for k, v := range got {
+			if v != *want.All {
+				c.fail("memory", buf, req, fmt.Sprintf("element %d is %d (leading values %v)", k, v, got), last)
+				break
+			}
+		}
+	case want.Values != nil:
+		if len(got) < len(want.Values) || !slices.Equal(got[:len(want.Values)], want.Values) {
+			c.fail("memory", buf, req, fmt.Sprintf("the leading values are %v", got), last)
+		}
+	}
+}
+
+func memoryText(m spec.MemoryExpect) string {
+	if m.All != nil {
+		return fmt.Sprintf("%d in every element", *m.All)
+	}
+	return fmt.Sprintf("leading values %v", m.Values)
+}
+
+func (c *expectChecker) records(service string, want spec.Count) {
+	var at []int
+	for _, i := range c.x.byType[trace.Record] {
+		if c.x.ev[i].Service == service {
+			at = append(at, i)
+		}
+	}
+	if !want.Holds(uint64(len(at))) {
+		c.fail("records", "", fmt.Sprintf("%s %s records over the run", want, service), fmt.Sprintf("the run delivered %d %s records", len(at), service), at...)
+	}
+}
+
+// status: every matching api or local call returned the status. Contexts
+// are named by the spec and numbered 1.. in the order of spec.contexts.
+func (c *expectChecker) status(st spec.StatusExpect) {
+	req := fmt.Sprintf("%s returns %s", st.Call, st.Status)
+	typ, call := trace.API, st.Call
+	switch st.Call {
+	case "local_start":
+		typ, call = trace.Local, "start"
+	case "local_stop":
+		typ, call = trace.Local, "stop"
+	}
+	ctx, haveCtx := uint64(0), st.Context != ""
+	if haveCtx {
+		req += " for context " + st.Context
+		id, ok := c.contextID(st.Context)
+		if !ok {
+			c.fail("statuses", "", req, fmt.Sprintf("the spec has no context %q", st.Context))
+			return
+		}
+		ctx = id
+	}
+	var matched, wrong []int
+	for _, i := range c.x.byType[typ] {
+		e := c.x.ev[i]
+		if e.Call != call || (haveCtx && e.Context != ctx) {
+			continue
+		}
+		matched = append(matched, i)
+		if !statusIs(e.Status, st.Status) {
+			wrong = append(wrong, i)
+		}
+	}
+	switch {
+	case len(matched) == 0:
+		c.fail("statuses", "", req, "no such call is in the trace")
+	case len(wrong) > 0:
+		c.fail("statuses", "", req, fmt.Sprintf("%d of %d calls returned otherwise (first: %s)", len(wrong), len(matched), c.x.ev[wrong[0]].Status), wrong...)
+	}
+}
+
+func (c *expectChecker) contextID(name string) (uint64, bool) {
+	for k, ctx := range c.s.Contexts {
+		if ctx.Name == name {
+			return uint64(k + 1), true
+		}
+	}
+	id, err := strconv.ParseUint(name, 10, 64)
+	return id, err == nil
+}
+
+func (c *expectChecker) warning(code string) {
+	var at []int
+	for _, i := range c.x.byType[trace.Warning] {
+		if c.x.ev[i].Code == code {
+			at = append(at, i)
+		}
+	}
+	if len(at) != 1 {
+		c.fail("warnings", "", fmt.Sprintf("warning %s is printed once", code), fmt.Sprintf("it was printed %d times", len(at)), at...)
+	}
+}
+
+func (c *expectChecker) noWarnings() {
+	if ws := c.x.byType[trace.Warning]; len(ws) > 0 {
+		var codes []string
+		for _, i := range ws {
+			codes = append(codes, c.x.ev[i].Code)
+		}
+		c.fail("no_warnings", "", "no warning is printed", "warnings were printed: "+strings.Join(codes, ", "), ws...)
+	}
+}
+
+func (c *expectChecker) neverEnds(label string) {
+	req := fmt.Sprintf("the loop of %s never ends", label)
+	a, d := c.app("never_ends", label, req)
+	if a == nil {
+		return
+	}
+	if len(d.neverEnded) == 0 {
+		c.fail("never_ends", label, req, fmt.Sprintf("dispatch %d has no never_ended event", d.id), concat([]int{a.at}, d.configExit, a.complete)...)
+	}
+	if len(a.timeout) == 0 {
+		c.fail("never_ends", label, req, "the application did not time out waiting for it", concat([]int{a.at}, a.complete)...)
+	}
+}
+
+func (c *expectChecker) timestamps(mode string) {
+	req := "kernel and record timestamps differ from pass to pass"
+	if mode != "differ_per_pass" {
+		c.fail("timestamps", "", req, fmt.Sprintf("unknown timestamps expectation %q", mode))
+		return
+	}
+	replayed := false
+	c.x.eachDispatch(func(d *dispatchView) {
+		if !d.replayed() {
+			return
+		}
+		replayed = true
+		for _, v := range c.x.checkPassTimestamps(d) {
+			c.fail("timestamps", v.Label, req, v.Message)
+			c.vs[len(c.vs)-1].Events = v.Events
+		}
+	})
+	if !replayed {
+		c.fail("timestamps", "", req, "no dispatch was replayed, so no timestamps could differ")
+	}
+}

@@ -1,0 +1,286 @@
+package check
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// Operation, phase, service and status names as traces write them.
+const (
+	opConfig = "CONFIG"
+	opPass   = "PASS"
+	enter    = "ENTER"
+	exit     = "EXIT"
+
+	svcKernelTrace       = "kernel_trace"
+	svcCounterCollection = "counter_collection"
+	svcDeviceCounting    = "device_counting"
+	svcPCSampling        = "pc_sampling"
+	svcSPM               = "spm"
+	svcThreadTrace       = "thread_trace"
+
+	statusSuccess = "SUCCESS"
+)
+
+// index groups a trace's events once so that every oracle is linear in the
+// trace. Positions (ints) index into ev; the order of ev is the order of
+// the trace, which oracles trust over the seq field.
+type index struct {
+	ev []trace.Event
+
+	dispatches map[uint64]*dispatchView
+	order      []uint64 // dispatch ids by first appearance
+
+	apps     []*appView // one per app_dispatch, in trace order
+	appLabel map[string]*appView
+
+	byThread map[uint64][]int
+	byType   map[trace.Type][]int
+
+	// window[i] is the PASS window open on event i's thread when it
+	// happened (zero value: none).
+	window []passRef
+
+	// payloads is true when some callback carries payload flags, i.e. the
+	// implementation records them (API-6 is judged only then).
+	payloads bool
+}
+
+type passRef struct {
+	dispatch uint64
+	pass     uint64
+	open     bool
+	enter    int // position of the PASS ENTER
+}
+
+// dispatchView is everything the trace says about one SDK dispatch id.
+type dispatchView struct {
+	id     uint64
+	label  string
+	thread uint64 // thread of CONFIG ENTER, else of the reservation
+	agent  uint64
+
+	configEnter, configExit []int
+	passEnter, passExit     []int
+	passCounts, continues   []int
+	locals, records         []int
+	correlations, reserves  []int
+	snapshots, restores     []int
+	kernels, neverEnded     []int
+	warnings                []int
+}
+
+// appView is one application dispatch joined to its SDK dispatch id.
+type appView struct {
+	label    string
+	thread   uint64
+	signal   uint64
+	at       int // position of app_dispatch
+	end      int // position of the thread's next app_dispatch, or len(ev)
+	dispatch uint64
+	reserves []int // dispatch_id events in the window
+	complete []int
+	timeout  []int
+	readback []int
+}
+
+func (d *dispatchView) replayed() bool { return len(d.passEnter) > 0 }
+
+// passCount is the answer of the (first) replay_pass_count call.
+func (x *index) passCount(d *dispatchView) (int64, bool) {
+	if len(d.passCounts) == 0 || x.ev[d.passCounts[0]].Result == nil {
+		return 0, false
+	}
+	return *x.ev[d.passCounts[0]].Result, true
+}
+
+// recordPass is the pass a record belongs to: the PASS window of its own
+// dispatch it arrived in, else the pass the tool had published.
+func (x *index) recordPass(i int) (uint64, bool) {
+	if w := x.window[i]; w.open && w.dispatch == x.ev[i].Dispatch {
+		return w.pass, true
+	}
+	return x.ev[i].PassOf()
+}
+
+func (x *index) has(t trace.Type) bool { return len(x.byType[t]) > 0 }
+
+func (x *index) dispatch(id uint64) *dispatchView {
+	d := x.dispatches[id]
+	if d == nil {
+		d = &dispatchView{id: id}
+		x.dispatches[id] = d
+		x.order = append(x.order, id)
+	}
+	return d
+}
+
+func newIndex(t trace.Trace) *index {
+	x := &index{
+		ev:         t.Events,
+		dispatches: map[uint64]*dispatchView{},
+		appLabel:   map[string]*appView{},
+		byThread:   map[uint64][]int{},
+		byType:     map[trace.Type][]int{},
+		window:     make([]passRef, len(t.Events)),
+	}
+	open := map[uint64]passRef{} // per thread
+	for i, e := range t.Events {
+		x.byThread[e.Thread] = append(x.byThread[e.Thread], i)
+		x.byType[e.Type] = append(x.byType[e.Type], i)
+		x.window[i] = open[e.Thread]
+		if e.Type == trace.Callback && e.Op == opPass {
+			p, _ := e.PassOf()
+			switch e.Phase {
+			case enter:
+				open[e.Thread] = passRef{dispatch: e.Dispatch, pass: p, open: true, enter: i}
+			case exit:
+				delete(open, e.Thread)
+			}
+		}
+		if e.Type == trace.Callback && len(e.Payload) > 0 {
+			x.payloads = true
+		}
+		x.file(i, e)
+	}
+	x.joinApps()
+	return x
+}
+
+// file puts event i into its dispatch's lists.
+func (x *index) file(i int, e trace.Event) {
+	if e.Dispatch == 0 {
+		return
+	}
+	d := x.dispatch(e.Dispatch)
+	if d.agent == 0 && e.Agent != 0 && e.Type != trace.Record {
+		d.agent = e.Agent
+	}
+	switch e.Type {
+	case trace.Callback:
+		switch {
+		case e.Op == opConfig && e.Phase == enter:
+			d.configEnter = append(d.configEnter, i)
+			if len(d.configEnter) == 1 {
+				d.thread = e.Thread
+			}
+		case e.Op == opConfig && e.Phase == exit:
+			d.configExit = append(d.configExit, i)
+		case e.Op == opPass && e.Phase == enter:
+			d.passEnter = append(d.passEnter, i)
+		case e.Op == opPass && e.Phase == exit:
+			d.passExit = append(d.passExit, i)
+		}
+	case trace.PassCount:
+		d.passCounts = append(d.passCounts, i)
+	case trace.Continue:
+		d.continues = append(d.continues, i)
+	case trace.Local:
+		d.locals = append(d.locals, i)
+	case trace.Record:
+		d.records = append(d.records, i)
+	case trace.Correlation:
+		d.correlations = append(d.correlations, i)
+	case trace.DispatchID:
+		d.reserves = append(d.reserves, i)
+		if len(d.configEnter) == 0 && d.thread == 0 {
+			d.thread = e.Thread
+		}
+	case trace.Snapshot:
+		d.snapshots = append(d.snapshots, i)
+	case trace.Restore:
+		d.restores = append(d.restores, i)
+	case trace.Kernel:
+		d.kernels = append(d.kernels, i)
+	case trace.NeverEnded:
+		d.neverEnded = append(d.neverEnded, i)
+	case trace.Warning:
+		d.warnings = append(d.warnings, i)
+	}
+}
+
+// joinApps joins application dispatches to SDK dispatch ids as
+// docs/trace.md says: on one thread, the events between an app_dispatch
+// and the next belong to it, and the first dispatch_id among them names it.
+func (x *index) joinApps() {
+	for _, pos := range x.byThread {
+		var cur *appView
+		for _, i := range pos {
+			e := x.ev[i]
+			switch e.Type {
+			case trace.AppDispatch:
+				if cur != nil {
+					cur.end = i
+				}
+				cur = &appView{label: e.Label, thread: e.Thread, signal: e.Signal, at: i, end: len(x.ev)}
+				x.apps = append(x.apps, cur)
+			case trace.DispatchID:
+				if cur != nil {
+					cur.reserves = append(cur.reserves, i)
+					if cur.dispatch == 0 {
+						cur.dispatch = e.Dispatch
+					}
+				}
+			case trace.Callback, trace.Kernel:
+				// A trace without dispatch_id events still names the
+				// dispatch through its first tagged event.
+				if cur != nil && cur.dispatch == 0 && e.Dispatch != 0 && !x.has(trace.DispatchID) {
+					cur.dispatch = e.Dispatch
+				}
+			}
+		}
+	}
+	// Threads came from a map: restore trace order for determinism.
+	slices.SortFunc(x.apps, func(a, b *appView) int { return a.at - b.at })
+	for _, a := range x.apps {
+		if _, dup := x.appLabel[a.label]; !dup {
+			x.appLabel[a.label] = a
+		}
+	}
+	// Application events carry the label, not the thread window.
+	for _, i := range x.byType[trace.AppComplete] {
+		if a := x.appLabel[x.ev[i].Label]; a != nil {
+			a.complete = append(a.complete, i)
+		}
+	}
+	for _, i := range x.byType[trace.AppTimeout] {
+		if a := x.appLabel[x.ev[i].Label]; a != nil {
+			a.timeout = append(a.timeout, i)
+		}
+	}
+	for _, i := range x.byType[trace.AppReadback] {
+		if a := x.appLabel[x.ev[i].Label]; a != nil {
+			a.readback = append(a.readback, i)
+		}
+	}
+	for _, a := range x.apps {
+		if d := x.dispatches[a.dispatch]; d != nil && d.label == "" {
+			d.label = a.label
+		}
+	}
+}
+
+// appOf returns the application dispatch joined to d, if any.
+func (x *index) appOf(d *dispatchView) *appView {
+	if d.label == "" {
+		return nil
+	}
+	a := x.appLabel[d.label]
+	if a == nil || a.dispatch != d.id {
+		return nil
+	}
+	return a
+}
+
+// statusIs compares status names with or without the SDK's prefix.
+func statusIs(got, want string) bool {
+	return normStatus(got) == normStatus(want)
+}
+
+func normStatus(s string) string {
+	return strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "ROCPROFILER_STATUS_")
+}
+
+func in(i int, lo, hi int) bool { return i > lo && i < hi }

@@ -1,0 +1,274 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// checkLCX judges localized context control: where the calls are legal,
+// what they return, and which records they mask, for how long, for whom.
+func checkLCX(x *index) []Violation {
+	var vs []Violation
+	x.eachDispatch(func(d *dispatchView) {
+		vs = append(vs, x.checkLocalStatuses(d)...)
+		if d.replayed() {
+			vs = append(vs, x.checkMasking(d)...)
+		}
+	})
+	vs = append(vs, x.checkMaskScope()...)
+	return append(vs, x.checkNoGlobalToggles()...)
+}
+
+// LCX-2, LCX-7: outside PASS ENTER a call fails with CONTEXT_ERROR; inside,
+// starting a context that was not active before the loop fails with
+// CONTEXT_NOT_STARTED and the legal calls succeed.
+func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
+	var vs []Violation
+	for _, i := range d.locals {
+		e := x.ev[i]
+		if e.Op != opPass || e.Phase != enter {
+			if !statusIs(e.Status, "ERROR_CONTEXT_ERROR") {
+				vs = append(vs, x.violation("LCX-2", d.id, fmt.Sprintf("local %s of context %d from %s %s returned %s, want ERROR_CONTEXT_ERROR", e.Call, e.Context, e.Op, e.Phase, e.Status), i))
+			}
+			continue
+		}
+		if len(d.configEnter) == 0 {
+			continue
+		}
+		active, known := x.contextActive(e.Context, d.configEnter[0])
+		if !known {
+			continue
+		}
+		switch {
+		case !active && e.Call == "start" && !statusIs(e.Status, "ERROR_CONTEXT_NOT_STARTED"):
+			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local start of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Context, e.Status), i))
+		case active && !statusIs(e.Status, statusSuccess):
+			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of active context %d in PASS ENTER returned %s, want SUCCESS", e.Call, e.Context, e.Status), i))
+		}
+	}
+	return vs
+}
+
+// maskState is one context's local override within one loop.
+type maskState struct {
+	stopped     bool // the last successful call was a stop
+	everStopped bool // a stop succeeded earlier in this loop
+	stopAt      int  // position of the last successful stop
+}
+
+// off says whether a service of the context is masked: counters and SPM
+// follow the last call, tracing and thread trace stay off once stopped
+// (SVC-1).
+func (m maskState) off(service string) bool {
+	if service == svcCounterCollection || service == svcSPM {
+		return m.stopped
+	}
+	return m.everStopped
+}
+
+// LCX-3, SVC-1: within a loop the masks persist from pass to pass and
+// decide which dispatch-scoped records each pass delivers.
+func (x *index) checkMasking(d *dispatchView) []Violation {
+	var vs []Violation
+	type cs struct {
+		context uint64
+		service string
+	}
+	byPass := map[uint64][]int{}
+	for _, i := range d.records {
+		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
+			byPass[p] = append(byPass[p], i)
+		}
+	}
+	localsByPass := map[uint64][]int{}
+	for _, i := range d.locals {
+		e := x.ev[i]
+		if p, ok := e.PassOf(); ok && e.Op == opPass && e.Phase == enter && statusIs(e.Status, statusSuccess) {
+			localsByPass[p] = append(localsByPass[p], i)
+		}
+	}
+	masks := map[uint64]maskState{}
+	producing := map[cs]bool{} // what records while unmasked
+	type passView struct {
+		pass  uint64
+		enter int
+		masks map[uint64]maskState
+		got   map[cs]bool
+	}
+	var passes []passView
+	for _, pe := range d.passEnter {
+		p, _ := x.ev[pe].PassOf()
+		for _, l := range localsByPass[p] {
+			e := x.ev[l]
+			m := masks[e.Context]
+			switch e.Call {
+			case "stop":
+				m.stopped, m.everStopped, m.stopAt = true, true, l
+			case "start":
+				m.stopped = false
+			}
+			masks[e.Context] = m
+		}
+		got := map[cs]bool{}
+		for _, i := range byPass[p] {
+			e := x.ev[i]
+			m := masks[e.Context]
+			got[cs{e.Context, e.Service}] = true
+			if !m.off(e.Service) {
+				producing[cs{e.Context, e.Service}] = true
+				continue
+			}
+			rule, why := "LCX-3", fmt.Sprintf("context %d was stopped locally in an earlier pass and not started again", e.Context)
+			if !m.stopped {
+				rule, why = "SVC-1", fmt.Sprintf("%s honours a local stop only, and context %d was stopped earlier in this loop", e.Service, e.Context)
+			} else if x.ev[m.stopAt].Pass != nil && *x.ev[m.stopAt].Pass == p {
+				rule, why = "SVC-1", fmt.Sprintf("context %d was stopped locally in this pass", e.Context)
+			}
+			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("pass %d delivered a %s record: %s", p, e.Service, why), m.stopAt, i))
+		}
+		snapshot := make(map[uint64]maskState, len(masks))
+		for k, v := range masks {
+			snapshot[k] = v
+		}
+		passes = append(passes, passView{p, pe, snapshot, got})
+	}
+	// LCX-3 the other way round: an unmasked context keeps recording.
+	if x.serviceConflictWarned() {
+		return vs
+	}
+	for _, pv := range passes {
+		for k := range producing {
+			if !pv.masks[k.context].off(k.service) && !pv.got[k] {
+				vs = append(vs, x.violation("LCX-3", d.id, fmt.Sprintf("context %d is not masked in pass %d, yet delivered no %s record there (it does in other passes)", k.context, pv.pass, k.service), pv.enter))
+				break
+			}
+		}
+	}
+	return vs
+}
+
+func (x *index) serviceConflictWarned() bool {
+	for _, i := range x.byType[trace.Warning] {
+		if x.ev[i].Code == codeServiceConflict {
+			return true
+		}
+	}
+	return false
+}
+
+// LCX-4, LCX-6: a local stop never masks a dispatch outside its loop: not
+// the thread's next dispatches, not another thread's concurrent one.
+func (x *index) checkMaskScope() []Violation {
+	type key struct {
+		context uint64
+		service string
+		agent   uint64
+	}
+	// What contexts record when no local call touched them, per agent:
+	// on plain runs, and in loops before their first local call.
+	plain := map[key]bool{}
+	x.eachDispatch(func(d *dispatchView) {
+		touched := map[uint64]int{}
+		for _, l := range d.locals {
+			if _, seen := touched[x.ev[l].Context]; !seen && statusIs(x.ev[l].Status, statusSuccess) {
+				touched[x.ev[l].Context] = l
+			}
+		}
+		for _, i := range d.records {
+			e := x.ev[i]
+			if at, seen := touched[e.Context]; dispatchScoped(e.Service) && (!seen || i < at) {
+				plain[key{e.Context, e.Service, d.agent}] = true
+			}
+		}
+	})
+	// Loops that stopped a context locally.
+	type stopped struct {
+		d       *dispatchView
+		context uint64
+		stop    int
+	}
+	var stops []stopped
+	x.eachDispatch(func(d *dispatchView) {
+		for _, l := range d.locals {
+			if e := x.ev[l]; e.Call == "stop" && e.Op == opPass && e.Phase == enter && statusIs(e.Status, statusSuccess) {
+				stops = append(stops, stopped{d, e.Context, l})
+			}
+		}
+	})
+	if len(stops) == 0 {
+		return nil
+	}
+	var vs []Violation
+	x.eachDispatch(func(d *dispatchView) {
+		if d.replayed() || len(d.kernels) == 0 {
+			return
+		}
+		k := d.kernels[0]
+		have := map[key]bool{}
+		for _, i := range d.records {
+			e := x.ev[i]
+			have[key{e.Context, e.Service, d.agent}] = true
+		}
+		for want := range plain {
+			if want.agent != d.agent || have[want] {
+				continue
+			}
+			if active, known := x.contextActive(want.context, k); known && !active {
+				continue
+			}
+			for _, s := range stops {
+				if s.context != want.context || s.d == d {
+					continue
+				}
+				end := len(x.ev)
+				if len(s.d.configExit) > 0 {
+					end = s.d.configExit[0]
+				}
+				switch {
+				case s.d.thread == d.thread && k > end:
+					vs = append(vs, x.violation("LCX-4", d.id, fmt.Sprintf("dispatch %d ran after dispatch %d's loop but got no %s record from context %d, which that loop had stopped locally", d.id, s.d.id, want.service, want.context), s.stop, k))
+				case s.d.thread != d.thread && k > s.stop && k < end:
+					vs = append(vs, x.violation("LCX-6", d.id, fmt.Sprintf("dispatch %d on thread %d got no %s record from context %d while thread %d's loop had stopped it locally", d.id, d.thread, want.service, want.context, s.d.thread), s.stop, k))
+				default:
+					continue
+				}
+				return
+			}
+		}
+	})
+	return vs
+}
+
+// LCX-5: local calls never turn into a global start or stop: no
+// start_context/stop_context happens on the loop's thread inside its
+// window.
+func (x *index) checkNoGlobalToggles() []Violation {
+	byThread := map[uint64][]int{}
+	for _, i := range x.byType[trace.API] {
+		if c := x.ev[i].Call; c == callStartContext || c == callStopContext {
+			byThread[x.ev[i].Thread] = append(byThread[x.ev[i].Thread], i)
+		}
+	}
+	if len(byThread) == 0 {
+		return nil
+	}
+	var vs []Violation
+	x.eachDispatch(func(d *dispatchView) {
+		if !d.replayed() || len(d.configEnter) == 0 {
+			return
+		}
+		from := d.configEnter[0]
+		until := len(x.ev)
+		if len(d.configExit) > 0 {
+			until = d.configExit[0]
+		}
+		list := byThread[d.thread]
+		if j := sort.SearchInts(list, from); j < len(list) && list[j] < until {
+			e := x.ev[list[j]]
+			vs = append(vs, x.violation("LCX-5", d.id, fmt.Sprintf("global %s of context %d happened inside dispatch %d's replay window", e.Call, e.Context, d.id), from, list[j]))
+		}
+	})
+	return vs
+}

@@ -1,0 +1,168 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// checkMEM judges snapshot, restore and the memory a loop leaves behind.
+func checkMEM(x *index) []Violation {
+	var vs []Violation
+	memKnown := x.has(trace.Snapshot) || x.has(trace.Restore)
+	kernelsByAgent := map[uint64][]int{}
+	for _, k := range x.byType[trace.Kernel] {
+		kernelsByAgent[x.ev[k].Agent] = append(kernelsByAgent[x.ev[k].Agent], k)
+	}
+	x.eachDispatch(func(d *dispatchView) {
+		if len(d.configEnter) == 0 {
+			return
+		}
+		if d.replayed() {
+			if memKnown {
+				vs = append(vs, x.checkSnapshot(d)...)
+				vs = append(vs, x.checkRestores(d)...)
+			}
+			vs = append(vs, x.checkSameInput(d)...)
+			vs = append(vs, x.checkExclusiveAgent(d, kernelsByAgent)...)
+		} else if len(d.snapshots) > 0 {
+			vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d is not replayed, yet memory was snapshotted", d.id), d.snapshots...))
+		}
+		vs = append(vs, x.checkOneRunResult(d)...)
+	})
+	return append(vs, x.checkWarnedNotReplayed("MEM-5", "snapshot_incomplete")...)
+}
+
+// kernelsOfPass returns d's kernel events inside its pass p.
+func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
+	var out []int
+	for _, k := range d.kernels {
+		if w := x.window[k]; w.open && w.dispatch == d.id && w.pass == p {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// MEM-1: one snapshot, after CONFIG ENTER and before the first kernel.
+func (x *index) checkSnapshot(d *dispatchView) []Violation {
+	if len(d.snapshots) != 1 {
+		return []Violation{x.violation("MEM-1", d.id, fmt.Sprintf("replayed dispatch %d took %d snapshots, want 1", d.id, len(d.snapshots)), concat(d.snapshots, d.passEnter[:1])...)}
+	}
+	s := d.snapshots[0]
+	first := d.passEnter[0]
+	if len(d.kernels) > 0 && d.kernels[0] < first {
+		first = d.kernels[0]
+	}
+	if s > first || s < d.configEnter[0] {
+		return []Violation{x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d's snapshot is not between CONFIG ENTER and its first kernel", d.id), d.configEnter[0], s, first)}
+	}
+	return nil
+}
+
+// MEM-2, MEM-3: one restore before each pass after the first, none after
+// the last.
+func (x *index) checkRestores(d *dispatchView) []Violation {
+	var vs []Violation
+	passes := uint64(len(d.passEnter))
+	byPass := map[uint64][]int{}
+	lastExit := len(x.ev)
+	if len(d.passExit) > 0 {
+		lastExit = d.passExit[len(d.passExit)-1]
+	}
+	for _, r := range d.restores {
+		p, ok := x.ev[r].PassOf()
+		if (ok && p >= passes) || r > lastExit {
+			vs = append(vs, x.violation("MEM-3", d.id, fmt.Sprintf("memory was restored after the last pass (%d passes ran)", passes), lastExit, r))
+			continue
+		}
+		if ok {
+			byPass[p] = append(byPass[p], r)
+		}
+	}
+	for p := uint64(1); p < passes; p++ {
+		rs := byPass[p]
+		prevExit := x.exitOf(d, p-1)
+		start := d.passEnter[p]
+		if ks := x.kernelsOfPass(d, p); len(ks) > 0 {
+			start = ks[0]
+		}
+		switch {
+		case len(rs) == 0:
+			vs = append(vs, x.violation("MEM-2", d.id, fmt.Sprintf("no restore before pass %d", p), prevExit, start))
+		case len(rs) > 1:
+			vs = append(vs, x.violation("MEM-2", d.id, fmt.Sprintf("%d restores before pass %d", len(rs), p), rs...))
+		case rs[0] < prevExit || rs[0] > start:
+			vs = append(vs, x.violation("MEM-2", d.id, fmt.Sprintf("the restore for pass %d is not between pass %d's EXIT and pass %d's kernel", p, p-1, p), prevExit, rs[0], start))
+		}
+	}
+	return vs
+}
+
+// MEM-2: every pass starts from the same memory.
+func (x *index) checkSameInput(d *dispatchView) []Violation {
+	first := -1
+	for _, k := range d.kernels {
+		if x.ev[k].MemIn == "" {
+			continue
+		}
+		if first < 0 {
+			first = k
+			continue
+		}
+		if x.ev[k].MemIn != x.ev[first].MemIn {
+			return []Violation{x.violation("MEM-2", d.id, fmt.Sprintf("a later pass of dispatch %d started from memory %s, the first from %s", d.id, x.ev[k].MemIn, x.ev[first].MemIn), first, k)}
+		}
+	}
+	return nil
+}
+
+// MEM-3: the application reads what one run produced: the last run's
+// output, equal to the first pass's output.
+func (x *index) checkOneRunResult(d *dispatchView) []Violation {
+	a := x.appOf(d)
+	if a == nil || len(d.kernels) == 0 {
+		return nil
+	}
+	var vs []Violation
+	lastK := d.kernels[len(d.kernels)-1]
+	firstK := d.kernels[0]
+	for _, rb := range a.readback {
+		got := x.ev[rb].Digest
+		if got == "" {
+			continue
+		}
+		if out := x.ev[lastK].MemOut; out != "" && out != got {
+			vs = append(vs, x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, the last run left %s", got, a.label, out), lastK, rb))
+		} else if out := x.ev[firstK].MemOut; out != "" && out != got {
+			vs = append(vs, x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, one run (the first pass) gives %s", got, a.label, out), firstK, rb))
+		}
+	}
+	return vs
+}
+
+// MEM-6: from the snapshot to CONFIG EXIT no other dispatch's kernel runs
+// on the replaying agent.
+func (x *index) checkExclusiveAgent(d *dispatchView, kernelsByAgent map[uint64][]int) []Violation {
+	if d.agent == 0 {
+		return nil
+	}
+	from := d.passEnter[0]
+	if len(d.snapshots) > 0 && d.snapshots[0] < from {
+		from = d.snapshots[0]
+	}
+	until := len(x.ev)
+	if len(d.configExit) > 0 {
+		until = d.configExit[0]
+	} else if len(d.passExit) > 0 {
+		until = d.passExit[len(d.passExit)-1]
+	}
+	ks := kernelsByAgent[d.agent]
+	for j := sort.SearchInts(ks, from); j < len(ks) && ks[j] < until; j++ {
+		if other := x.ev[ks[j]]; other.Dispatch != d.id {
+			return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("dispatch %d's kernel ran on agent %d while dispatch %d was replaying there", other.Dispatch, d.agent, d.id), from, ks[j], until)}
+		}
+	}
+	return nil
+}

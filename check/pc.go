@@ -1,0 +1,113 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+const codePassCountZero = "pass_count_zero_without_continue"
+
+// checkPC judges the pass-count table: what each answer of
+// replay_pass_count makes the SDK do.
+func checkPC(x *index) []Violation {
+	var vs []Violation
+	zeroWarned := false
+	for _, i := range x.byType[trace.Warning] {
+		zeroWarned = zeroWarned || x.ev[i].Code == codePassCountZero
+	}
+	x.eachDispatch(func(d *dispatchView) {
+		if len(d.configEnter) == 0 {
+			return
+		}
+		r, ok := x.passCount(d)
+		switch {
+		case len(d.passCounts) == 0:
+			vs = append(vs, x.checkNotReplayed("PC-1", d, "replay_pass_count was not installed")...)
+		case !ok:
+			// The call was recorded without its answer: nothing to judge.
+		case r == 1:
+			vs = append(vs, x.checkNotReplayed("PC-2", d, "replay_pass_count returned 1")...)
+		case r == 0 && !d.replayed():
+			// Without replay_continue: refused, with a warning (PC-6).
+			if !zeroWarned {
+				vs = append(vs, x.violation("PC-6", d.id, fmt.Sprintf("replay_pass_count returned 0 and dispatch %d ran unreplayed, but no %s warning was printed", d.id, codePassCountZero), d.passCounts[0]))
+			}
+			vs = append(vs, x.checkNotReplayed("PC-6", d, "replay_pass_count returned 0 without replay_continue")...)
+		case r == 0:
+			vs = append(vs, x.checkIndefiniteTotals(d)...)
+		case r > 1:
+			vs = append(vs, x.checkFixedPasses(d, uint64(r))...)
+		}
+		vs = append(vs, x.checkPassIndices(d)...)
+	})
+	return append(vs, x.checkWarnedNotReplayed("PC-6", codePassCountZero)...)
+}
+
+// checkNotReplayed: no PASS, no snapshot or restore, one plain run.
+func (x *index) checkNotReplayed(rule string, d *dispatchView, why string) []Violation {
+	var vs []Violation
+	if extra := concat(d.passEnter, d.snapshots, d.restores); len(extra) > 0 {
+		vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("%s, yet dispatch %d shows %d PASS callbacks, %d snapshots, %d restores", why, d.id, len(d.passEnter), len(d.snapshots), len(d.restores)), append(extra, d.passCounts...)...))
+	}
+	if x.has(trace.Kernel) && len(d.kernels) != 1 {
+		vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("%s, yet dispatch %d's kernel ran %d times, not once", why, d.id, len(d.kernels)), concat(d.passCounts, d.kernels)...))
+	}
+	return vs
+}
+
+// PC-5: an indefinite loop reports total_passes 0 in every PASS.
+func (x *index) checkIndefiniteTotals(d *dispatchView) []Violation {
+	for _, i := range concat(d.passEnter, d.passExit) {
+		if t := x.ev[i].Total; t != nil && *t != 0 {
+			return []Violation{x.violation("PC-5", d.id, fmt.Sprintf("replay_pass_count returned 0, yet PASS %s of pass %s reports total_passes %d", x.ev[i].Phase, passText(x.ev[i]), *t), d.passCounts[0], i)}
+		}
+	}
+	return nil
+}
+
+// PC-3, PC-4, PC-7: a fixed loop of n runs n passes, fewer only when
+// continue said 0, and reports total_passes n.
+func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
+	var vs []Violation
+	passes := uint64(len(d.passEnter))
+	pc := d.passCounts[0]
+	stop := -1
+	for _, i := range d.continues {
+		if r := x.ev[i].Result; r != nil && *r == 0 {
+			stop = i
+			break
+		}
+	}
+	switch {
+	case passes > n:
+		vs = append(vs, x.violation("PC-4", d.id, fmt.Sprintf("replay_pass_count returned %d but %d passes ran", n, passes), pc, d.passEnter[n]))
+	case stop >= 0:
+		if p, ok := x.ev[stop].PassOf(); ok && passes != p+1 {
+			vs = append(vs, x.violation("PC-4", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, so %d passes should have run, not %d", p, p+1, passes), pc, stop))
+		}
+	case passes != n && len(d.neverEnded) == 0:
+		at := []int{pc}
+		if passes > 0 {
+			at = append(at, d.passEnter[passes-1])
+		}
+		vs = append(vs, x.violation("PC-3", d.id, fmt.Sprintf("replay_pass_count returned %d and continue never said 0, but %d passes ran", n, passes), at...))
+	}
+	for _, i := range concat(d.passEnter, d.passExit) {
+		if t := x.ev[i].Total; t != nil && *t != n {
+			vs = append(vs, x.violation("PC-7", d.id, fmt.Sprintf("PASS %s of pass %s reports total_passes %d, the fixed count is %d", x.ev[i].Phase, passText(x.ev[i]), *t, n), pc, i))
+			break
+		}
+	}
+	return vs
+}
+
+// PC-7: the passes entered are 0, 1, 2, ... in order.
+func (x *index) checkPassIndices(d *dispatchView) []Violation {
+	for k, i := range d.passEnter {
+		if p, ok := x.ev[i].PassOf(); !ok || p != uint64(k) {
+			return []Violation{x.violation("PC-7", d.id, fmt.Sprintf("pass number %d entered reports current_pass %s, want %d", k+1, passText(x.ev[i]), k), i)}
+		}
+	}
+	return nil
+}

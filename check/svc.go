@@ -1,0 +1,108 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+)
+
+const codeServiceConflict = "service_conflict"
+
+// checkSVC judges the services that ignore local toggles and the pairs of
+// services that cannot share a pass.
+func checkSVC(x *index) []Violation {
+	var vs []Violation
+	x.eachDispatch(func(d *dispatchView) {
+		if d.replayed() {
+			vs = append(vs, x.checkAgentWideEveryPass(d)...)
+			vs = append(vs, x.checkConflictingServices(d)...)
+		}
+	})
+	return append(vs, x.checkWarnedOnce("SVC-3", codeServiceConflict)...)
+}
+
+// SVC-2: PC sampling and device counting collect in every pass, local
+// stop or not.
+func (x *index) checkAgentWideEveryPass(d *dispatchView) []Violation {
+	type cs struct {
+		context uint64
+		service string
+	}
+	seen := map[cs]map[uint64]bool{}
+	var order []cs
+	for _, i := range d.records {
+		e := x.ev[i]
+		p, ok := x.recordPass(i)
+		if !agentWide(e.Service) || !ok {
+			continue
+		}
+		k := cs{e.Context, e.Service}
+		if seen[k] == nil {
+			seen[k] = map[uint64]bool{}
+			order = append(order, k)
+		}
+		seen[k][p] = true
+	}
+	for _, k := range order {
+		for n, pe := range d.passEnter {
+			if !seen[k][uint64(n)] {
+				return []Violation{x.violation("SVC-2", d.id, fmt.Sprintf("context %d's %s collected in some passes of dispatch %d but not in pass %d", k.context, k.service, d.id, n), concat([]int{pe}, x.localStopsOf(d, k.context))...)}
+			}
+		}
+	}
+	return nil
+}
+
+func (x *index) localStopsOf(d *dispatchView, ctx uint64) []int {
+	var out []int
+	for _, l := range d.locals {
+		if e := x.ev[l]; e.Call == "stop" && e.Context == ctx {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// conflicts are the service pairs that may not share a pass on an agent
+// (SVC-3). The trace does not say the agent's family, so counters with PC
+// sampling are judged on every agent.
+var conflicts = [][2]string{
+	{svcCounterCollection, svcPCSampling},
+	{svcSPM, svcThreadTrace},
+}
+
+// SVC-3: no pass has records of both services of a conflicting pair.
+func (x *index) checkConflictingServices(d *dispatchView) []Violation {
+	type pa struct{ pass, agent uint64 }
+	services := map[pa]map[string]int{}
+	var order []pa
+	for _, i := range d.records {
+		e := x.ev[i]
+		p, ok := x.recordPass(i)
+		if !ok {
+			continue
+		}
+		agent := e.Agent
+		if agent == 0 {
+			agent = d.agent
+		}
+		k := pa{p, agent}
+		if services[k] == nil {
+			services[k] = map[string]int{}
+			order = append(order, k)
+		}
+		if _, dup := services[k][e.Service]; !dup {
+			services[k][e.Service] = i
+		}
+	}
+	slices.SortFunc(order, func(a, b pa) int { return int(a.pass) - int(b.pass) })
+	for _, k := range order {
+		for _, c := range conflicts {
+			a, okA := services[k][c[0]]
+			b, okB := services[k][c[1]]
+			if okA && okB {
+				return []Violation{x.violation("SVC-3", d.id, fmt.Sprintf("pass %d of dispatch %d on agent %d ran both %s and %s", k.pass, d.id, k.agent, c[0], c[1]), a, b)}
+			}
+		}
+	}
+	return nil
+}
