@@ -16,6 +16,8 @@ type queue struct {
 	stream     uintptr
 	start, end uintptr // driver thread only
 
+	writeFn hsa.WriteFunc // q.write, made once
+
 	mu   sync.Mutex
 	icpt hsa.WriteInterceptor
 }
@@ -27,6 +29,7 @@ func (r *Runtime) CreateQueue(agent hsa.AgentID) (hsa.Queue, error) {
 		return nil, err
 	}
 	q := &queue{rt: r}
+	q.writeFn = q.write
 	err := r.w.do(func() error {
 		d := r.drv
 		if err := call("cuStreamCreate", d.streamCreate, uintptr(unsafe.Pointer(&q.stream)), 0); err != nil {
@@ -63,11 +66,10 @@ func (q *queue) Submit(thread hsa.ThreadID, packets ...hsa.Packet) error {
 	q.mu.Lock()
 	icpt := q.icpt
 	q.mu.Unlock()
-	write := func(p []hsa.Packet) error { return q.write(thread, p) }
 	if icpt != nil {
-		return icpt(q, thread, packets, write)
+		return icpt(q, thread, packets, q.write)
 	}
-	return write(packets)
+	return q.write(thread, packets)
 }
 
 // write runs packets on the hardware in order. Each dispatch completes

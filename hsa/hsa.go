@@ -161,7 +161,11 @@ type Profile struct {
 // WriteInterceptor sees every packet batch written to a queue, on the
 // writing thread, before it reaches the hardware. It must call write (zero,
 // one or several times) to pass packets on; ThreadID is the writer.
-type WriteInterceptor func(q Queue, thread ThreadID, packets []Packet, write func([]Packet) error) error
+type WriteInterceptor func(q Queue, thread ThreadID, packets []Packet, write WriteFunc) error
+
+// WriteFunc writes packets to the hardware queue on behalf of thread. A
+// queue makes it once (a method value), so that passing it costs nothing.
+type WriteFunc func(thread ThreadID, packets []Packet) error
 
 // Queue is a user-mode AQL queue bound to one agent.
 type Queue interface {

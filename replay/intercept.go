@@ -22,10 +22,10 @@ const (
 // every queue the application creates.
 func (s *SDK) Intercept(q hsa.Queue) { q.SetWriteInterceptor(s.onWrite) }
 
-func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write func([]hsa.Packet) error) error {
+func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
 	act := s.active.Load()
 	if act.empty() {
-		return write(packets) // ACT-4: nothing started, nothing to do
+		return write(thread, packets) // ACT-4: nothing started, nothing to do
 	}
 	if len(packets) == 1 && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
 		return s.dispatch(act, q, thread, packets[0], write)
@@ -35,7 +35,7 @@ func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, wr
 
 // submitUnreplayed runs a multi-packet or graph submission once (ACT-6):
 // each kernel packet still gets its dispatch id and ordinary services.
-func (s *SDK) submitUnreplayed(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write func([]hsa.Packet) error) error {
+func (s *SDK) submitUnreplayed(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
 	if act.replay != nil {
 		code := WarnMultiPacketSubmission
 		for _, p := range packets {
@@ -67,7 +67,7 @@ func (s *SDK) submitUnreplayed(act *activeSet, q hsa.Queue, thread hsa.ThreadID,
 	}
 	lk := s.agentLocks.of(q.Agent())
 	lk.RLock(thread)
-	err := write(out)
+	err := write(thread, out)
 	lk.RUnlock(thread)
 	if err != nil {
 		return err
@@ -112,13 +112,13 @@ func (s *SDK) externalCorrelation(act *activeSet, thread hsa.ThreadID, info Disp
 
 // runOnce is the ordinary single-dispatch path: the application's packet,
 // its completion signal included, with the reserved id (DID-1).
-func (s *SDK) runOnce(act *activeSet, ts *threadState, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, info DispatchInfo, corr CorrelationID, write func([]hsa.Packet) error) error {
+func (s *SDK) runOnce(act *activeSet, ts *threadState, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, info DispatchInfo, corr CorrelationID, write hsa.WriteFunc) error {
 	corr.External.Value = s.externalCorrelation(act, thread, info, corr.Internal)
 	sub := s.prepare(act, ts, thread, info, corr)
 	p.Tag, p.Profile = info.DispatchID, sub.profile
 	lk := s.agentLocks.of(info.AgentID)
 	lk.RLock(thread) // MEM-6: wait while a loop owns the agent
-	err := write([]hsa.Packet{p})
+	err := write(thread, []hsa.Packet{p})
 	lk.RUnlock(thread)
 	if err != nil {
 		return err

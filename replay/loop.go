@@ -40,7 +40,7 @@ func (s *SDK) decide(payload *KernelReplayData, info DispatchInfo, seq UserData)
 
 // dispatch handles one single-packet kernel dispatch while some context is
 // started: the replay window of the reference's write interceptor.
-func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, write func([]hsa.Packet) error) error {
+func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
 	ts := s.thread(thread)
 	info := s.reserveDispatch(q, thread, p) // DID-1: before CONFIG
 	corr := s.correlation(ts)               // COR-1: captured once
@@ -129,7 +129,7 @@ func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa
 // spends the caller's budget is reported as never-ended (CMP-4) and its
 // completion is not fired.
 func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queue, thread hsa.ThreadID, corr CorrelationID,
-	p hsa.Packet, info DispatchInfo, pl plan, seq UserData, snap hsa.Snapshot, write func([]hsa.Packet) error) (bool, error) {
+	p hsa.Packet, info DispatchInfo, pl plan, seq UserData, snap hsa.Snapshot, write hsa.WriteFunc) (bool, error) {
 	faults := s.opts.Faults
 	ts.beginLoop(act)
 	defer ts.endLoop(faults.Has(FaultLocalToggleLeaks))
@@ -175,7 +175,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		recCorr.External.Value = extern
 		svc := s.prepare(act, ts, thread, info, recCorr)
 		pass1.Tag, pass1.Profile = info.DispatchID, svc.profile
-		if err := write([]hsa.Packet{pass1}); err != nil {
+		if err := write(thread, []hsa.Packet{pass1}); err != nil {
 			return false, err
 		}
 		if svc.profile != nil {

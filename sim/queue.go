@@ -15,6 +15,11 @@ type queue struct {
 
 	mu        sync.Mutex
 	intercept hsa.WriteInterceptor
+	write     hsa.WriteFunc // q.execute, made once so a submit allocates nothing
+}
+
+func (q *queue) execute(thread hsa.ThreadID, packets []hsa.Packet) error {
+	return q.rt.execute(q, thread, packets)
 }
 
 func (q *queue) ID() hsa.QueueID    { return q.id }
@@ -29,7 +34,7 @@ func (q *queue) Submit(thread hsa.ThreadID, packets ...hsa.Packet) error {
 	if intercept == nil {
 		return q.rt.execute(q, thread, packets)
 	}
-	return intercept(q, thread, packets, func(p []hsa.Packet) error { return q.rt.execute(q, thread, p) })
+	return intercept(q, thread, packets, q.write)
 }
 
 func (q *queue) SetWriteInterceptor(w hsa.WriteInterceptor) {

@@ -95,7 +95,9 @@ func (r *Runtime) CreateQueue(agent hsa.AgentID) (hsa.Queue, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
 	}
-	return &queue{rt: r, id: hsa.QueueID(r.nextQueue.Add(1)), agent: a}, nil
+	q := &queue{rt: r, id: hsa.QueueID(r.nextQueue.Add(1)), agent: a}
+	q.write = q.execute
+	return q, nil
 }
 
 // CreateSignal implements hsa.Runtime.

@@ -1,0 +1,52 @@
+# replayspec: the two commands a newcomer needs are `make run` and `make test`.
+GO      ?= go
+BIN     := bin/replayspec
+PKGS    := ./...
+
+.PHONY: run test build lint bench golden bdd bdd-report fuzz gpu-check clean
+
+## run: build the CLI and run the whole spec library on the simulator
+run: build
+	./$(BIN) run specs/
+
+## test: vet and every test, with the race detector
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 $(PKGS)
+
+build:
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/replayspec
+
+## lint: formatting and vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+## bench: the benchmarks recorded in docs/benchmarks.md
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./replay ./sim
+
+## golden: rewrite the golden files from the current engine (review the diff!)
+golden:
+	$(GO) test ./golden -update
+
+## bdd: the Gherkin features, printed as documentation
+bdd:
+	$(GO) test ./steps -run TestFeatures -v -godog.format=pretty
+
+## bdd-report: JUnit and cucumber JSON of the features, for CI
+bdd-report:
+	mkdir -p out/bdd
+	$(GO) test ./steps -run TestFeatures -godog.format=junit:out/bdd/features.xml,cucumber:out/bdd/features.json
+
+## fuzz: run each fuzz target for a while
+fuzz:
+	$(GO) test ./spec -run '^$$' -fuzz FuzzParse -fuzztime 60s
+	$(GO) test ./trace -run '^$$' -fuzz FuzzRead -fuzztime 60s
+
+## gpu-check: the CUDA target's checks and benchmarks, on a machine with an NVIDIA GPU
+gpu-check:
+	bash scripts/gpu-check.sh
+
+clean:
+	rm -rf bin out

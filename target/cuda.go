@@ -1,0 +1,5 @@
+package target
+
+func openCUDA() (Target, error) {
+	return nil, &Unavailable{"target cuda: not built yet"}
+}

@@ -1,0 +1,57 @@
+package target
+
+import (
+	"context"
+	"errors"
+
+	"github.com/replayspec/replayspec/harness"
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/sim"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// Sim is the reference engine on the deterministic simulator.
+type Sim struct{}
+
+// Name implements Target.
+func (Sim) Name() string { return "sim" }
+
+// Capabilities implements Capable: the reference claims everything.
+func (Sim) Capabilities() []string {
+	return []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace",
+		"device-counting", "multi-agent", "counters", "snapshot-failure"}
+}
+
+// Run implements Target.
+func (Sim) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace, error) {
+	cfg := sim.Config{Scheduled: true}
+	for _, a := range s.Agents {
+		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
+	}
+	rt, err := sim.New(cfg)
+	if err != nil {
+		return trace.Trace{}, err
+	}
+	rec := trace.NewRecorder(rt.Clock)
+	if opts.Sink != nil {
+		rec.SetSink(opts.Sink)
+	}
+	rt.SetRecorder(rec)
+	stop := context.AfterFunc(ctx, rt.Cancel)
+	defer stop()
+	runErr := harness.Run(rt, simThreads{rt}, s, harness.Options{Recorder: rec, Faults: opts.Faults, Context: ctx})
+	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine"}, Events: rec.Events()}
+	return t, errors.Join(runErr, errors.Join(rt.Faults()...))
+}
+
+// simThreads adapts the simulator's scheduler to harness.Threads.
+type simThreads struct{ rt *sim.Runtime }
+
+func (t simThreads) Go(id hsa.ThreadID, fn func()) {
+	if err := t.rt.Go(id, fn); err != nil {
+		panic(err) // only for a duplicate thread id, which the harness never makes
+	}
+}
+func (t simThreads) Wait()                                        { _ = t.rt.Wait() }
+func (t simThreads) WaitUntil(id hsa.ThreadID, c func() bool) bool { return t.rt.WaitUntil(id, c) }
