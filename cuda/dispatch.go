@@ -110,6 +110,9 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 		ev.Signal = uint64(p.Completion.ID())
 	}
 	digest := r.rec != nil && digestable(l.buffers)
+	// Timestamps go to the kernel event and the profile; with neither the
+	// two event records and elapsed-time queries are skipped.
+	timed := r.rec != nil || p.Profile != nil
 	err = r.w.do(func() error {
 		d := r.drv
 		if digest {
@@ -119,24 +122,30 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 			}
 			ev.MemIn = in
 		}
-		if err := r.clock.maybeReanchor(d); err != nil {
-			return err
-		}
-		if err := d.record(q.start, q.stream); err != nil {
-			return err
+		if timed {
+			if err := r.clock.maybeReanchor(d); err != nil {
+				return err
+			}
+			if err := d.record(q.start, q.stream); err != nil {
+				return err
+			}
 		}
 		if err := d.cuLaunch(l.fn, l.blocks, l.block, l.values, q.stream); err != nil {
 			return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 		}
-		if err := d.record(q.end, q.stream); err != nil {
-			return err
+		if timed {
+			if err := d.record(q.end, q.stream); err != nil {
+				return err
+			}
 		}
 		if err := d.syncStream(q.stream); err != nil {
 			return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 		}
 		var err error
-		if ev.Start, ev.End, err = r.clock.span(d, q.start, q.end); err != nil {
-			return err
+		if timed {
+			if ev.Start, ev.End, err = r.clock.span(d, q.start, q.end); err != nil {
+				return err
+			}
 		}
 		if digest {
 			ev.MemOut, err = r.digestBuffers(l.buffers)

@@ -33,6 +33,10 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 		switch {
 		case isDevice(kind):
 			ptr, err = r.drv.alloc(size)
+			if isOutOfMemory(err) { // idle snapshot buffers go first
+				r.pool.drain(r.drv)
+				ptr, err = r.drv.alloc(size)
+			}
 		case kind == hsa.Host || kind == hsa.KernArg:
 			var p uintptr
 			err = call("cuMemAllocHost", r.drv.memAllocHost, uintptr(unsafe.Pointer(&p)), uintptr(size))

@@ -67,7 +67,7 @@ func (q *queue) Submit(thread hsa.ThreadID, packets ...hsa.Packet) error {
 	icpt := q.icpt
 	q.mu.Unlock()
 	if icpt != nil {
-		return icpt(q, thread, packets, q.write)
+		return icpt(q, thread, packets, q.writeFn)
 	}
 	return q.write(thread, packets)
 }

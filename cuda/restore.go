@@ -32,7 +32,7 @@ func (s *snapshot) Restore() (uint64, error) {
 			}
 			restored += n
 		}
-		return s.rt.drv.syncStream(0)
+		return nil // ordered like Snapshot's copies
 	})
 	return restored, err
 }
@@ -46,7 +46,7 @@ const maxCompareBytes = 16 << 32
 func (s *snapshot) findChanges(regions []*savedRegion, keep bool) error {
 	d := s.rt.drv
 	if s.flags == 0 {
-		f, err := d.alloc(s.nflags * 4)
+		f, err := s.rt.pool.alloc(d, s.nflags*4)
 		if err != nil {
 			return fmt.Errorf("cuda: restore flags: %w", err)
 		}

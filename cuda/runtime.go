@@ -23,6 +23,7 @@ type Runtime struct {
 	rec   *trace.Recorder
 	agent hsa.Agent
 	clock *deviceClock
+	pool  *bufferPool // driver thread only
 
 	ctx     uintptr
 	dev     int32
@@ -59,6 +60,7 @@ func Open(rec *trace.Recorder) (*Runtime, error) {
 	r := &Runtime{
 		drv: drv, w: newWorker(), rec: rec,
 		allocs: map[uint64]*allocation{}, kernels: map[string]uintptr{},
+		pool:          newBufferPool(defaultPoolLimit),
 		SignalTimeout: 30 * time.Second,
 	}
 	if err := r.w.do(r.start); err != nil {
@@ -176,6 +178,7 @@ func (r *Runtime) Close() error {
 		for _, a := range allocs {
 			_ = r.freeMemory(a)
 		}
+		r.pool.drain(d)
 		r.clock.destroy(d)
 		if d.moduleUnload != 0 {
 			_ = call("cuModuleUnload", d.moduleUnload, r.module)

@@ -75,7 +75,7 @@ func (r *Runtime) Snapshot(agent hsa.AgentID, regions []hsa.Allocation) (hsa.Sna
 	err := r.w.do(func() error {
 		d := r.drv
 		for _, g := range s.regions {
-			dev, err := d.alloc(g.alloc.Size)
+			dev, err := r.pool.alloc(d, g.alloc.Size)
 			if err != nil { // no device memory: keep this region on the host
 				g.host = make([]byte, g.alloc.Size)
 				if err := d.dtoh(g.host, g.alloc.Handle); err != nil {
@@ -88,7 +88,9 @@ func (r *Runtime) Snapshot(agent hsa.AgentID, regions []hsa.Allocation) (hsa.Sna
 				return err
 			}
 		}
-		return d.syncStream(0)
+		// No wait: later work on any queue, copies and frees are ordered
+		// after the legacy default stream the copies are on.
+		return nil
 	})
 	if err != nil {
 		s.Release()
@@ -104,13 +106,13 @@ func (s *snapshot) Release() {
 	_ = s.rt.w.do(func() error {
 		for _, g := range s.regions {
 			if g.dev != 0 {
-				_ = s.rt.drv.free(g.dev)
+				s.rt.pool.release(s.rt.drv, g.dev, g.alloc.Size)
 				g.dev = 0
 			}
 			g.host = nil
 		}
 		if s.flags != 0 {
-			_ = s.rt.drv.free(s.flags)
+			s.rt.pool.release(s.rt.drv, s.flags, s.nflags*4)
 			s.flags = 0
 		}
 		return nil
