@@ -125,7 +125,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	if rec != nil {
 		memIn = trace.Digest(bufs[:k.Buffers]...)
 	}
-	k.run(&bufs, scalar, items, grid)
+	k.run(bufs, scalar, items, grid)
 	written := items * 4
 	if k.Name == "atomic_counter" {
 		written = 4

@@ -22,43 +22,43 @@ type kernelDef struct {
 	valuPerItem uint64 // vector instructions per work item
 	// run applies the kernel to items elements; grid is the launch size
 	// (atomic_counter counts every work item, in range or not).
-	run func(bufs *[maxBuffers][]byte, scalar int32, items, grid uint64)
+	run func(bufs [maxBuffers][]byte, scalar int32, items, grid uint64)
 }
 
 // maxBuffers is the most buffer arguments a library kernel takes; a fixed
-// array keeps dispatch free of allocations.
+// array, passed by value, keeps dispatch free of allocations.
 const maxBuffers = 2
 
 var library = map[string]*kernelDef{
 	"increment": {KernelInfo: KernelInfo{Name: "increment", Buffers: 1, Effect: "x[i] += 1"},
 		nsPerWave: 40, valuPerItem: 3,
-		run: func(b *[maxBuffers][]byte, _ int32, items, _ uint64) {
+		run: func(b [maxBuffers][]byte, _ int32, items, _ uint64) {
 			for i := range items {
 				set(b[0], i, get(b[0], i)+1)
 			}
 		}},
 	"accumulate": {KernelInfo: KernelInfo{Name: "accumulate", Buffers: 2, Effect: "y[i] += x[i]"},
 		nsPerWave: 60, valuPerItem: 4,
-		run: func(b *[maxBuffers][]byte, _ int32, items, _ uint64) {
+		run: func(b [maxBuffers][]byte, _ int32, items, _ uint64) {
 			for i := range items {
 				set(b[0], i, get(b[0], i)+get(b[1], i))
 			}
 		}},
 	"atomic_counter": {KernelInfo: KernelInfo{Name: "atomic_counter", Buffers: 1, Effect: "atomic c[0] += 1"},
 		nsPerWave: 80, valuPerItem: 2,
-		run: func(b *[maxBuffers][]byte, _ int32, _, grid uint64) {
+		run: func(b [maxBuffers][]byte, _ int32, _, grid uint64) {
 			set(b[0], 0, get(b[0], 0)+int32(uint32(grid))) // one atomic add per work item, wrapping
 		}},
 	"fill": {KernelInfo: KernelInfo{Name: "fill", Buffers: 1, Scalar: true, Effect: "x[i] = scalar"},
 		nsPerWave: 30, valuPerItem: 2,
-		run: func(b *[maxBuffers][]byte, s int32, items, _ uint64) {
+		run: func(b [maxBuffers][]byte, s int32, items, _ uint64) {
 			for i := range items {
 				set(b[0], i, s)
 			}
 		}},
 	"saxpy": {KernelInfo: KernelInfo{Name: "saxpy", Buffers: 2, Scalar: true, Effect: "y[i] = a*x[i] + y[i]"},
 		nsPerWave: 70, valuPerItem: 5,
-		run: func(b *[maxBuffers][]byte, a int32, items, _ uint64) {
+		run: func(b [maxBuffers][]byte, a int32, items, _ uint64) {
 			for i := range items {
 				set(b[0], i, a*get(b[1], i)+get(b[0], i))
 			}

@@ -9,13 +9,16 @@ import (
 
 // threadLock is a reader/writer lock held by threads (MEM-6). A thread
 // that cannot take it waits through the runner: under the scheduler it is
-// not runnable and the baton moves on; otherwise it polls. Unlocking a
-// lock one does not hold is recorded as a fault, never a crash.
+// not runnable and the baton moves on; otherwise it polls. A waiting
+// writer keeps new readers out, so a replay is not starved by a stream of
+// ordinary dispatches. Unlocking a lock one does not hold is recorded as a
+// fault, never a crash.
 type threadLock struct {
-	threads threadRunner
-	mu      sync.Mutex
-	writer  hsa.ThreadID
-	readers map[hsa.ThreadID]int
+	threads        threadRunner
+	mu             sync.Mutex
+	writer         hsa.ThreadID
+	readers        map[hsa.ThreadID]int
+	waitingWriters int
 }
 
 func newThreadLock(threads threadRunner) *threadLock {
@@ -32,7 +35,7 @@ func (l *threadLock) acquire(t hsa.ThreadID, write bool) {
 	take := func() bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.writer != 0 || (write && len(l.readers) > 0) {
+		if l.writer != 0 || (write && len(l.readers) > 0) || (!write && l.waitingWriters > 0) {
 			return false
 		}
 		if write {
@@ -48,6 +51,14 @@ func (l *threadLock) acquire(t hsa.ThreadID, write bool) {
 	what := "a read lock"
 	if write {
 		what = "a write lock"
+		l.mu.Lock()
+		l.waitingWriters++
+		l.mu.Unlock()
+		defer func() {
+			l.mu.Lock()
+			l.waitingWriters--
+			l.mu.Unlock()
+		}()
 	}
 	l.threads.waitUntil(t, take, what)
 }

@@ -7,8 +7,13 @@ import (
 	"github.com/replayspec/replayspec/hsa"
 )
 
-// pageSize is the granularity of dirty tracking.
-const pageSize = 4096
+// pageSize is the granularity of dirty tracking; a chunk of pages has a
+// stamp of its own so that a restore skips clean chunks without reading
+// their page stamps.
+const (
+	pageSize      = 4096
+	pagesPerChunk = 64
+)
 
 // allocation is one live (or freed) block of simulated memory.
 type allocation struct {
@@ -18,6 +23,8 @@ type allocation struct {
 	// pageStamp[i] is the memory version of the last write to page i;
 	// a snapshot restores the pages stamped after its own mark.
 	pageStamp []uint64
+	// chunkStamp[c] is the newest page stamp in chunk c.
+	chunkStamp []uint64
 }
 
 // memory holds every allocation. One mutex guards data, stamps and the
@@ -57,6 +64,7 @@ func (m *memory) markWritten(al *allocation, off, n uint64) {
 	m.version++
 	for p := off / pageSize; p <= (off+n-1)/pageSize; p++ {
 		al.pageStamp[p] = m.version
+		al.chunkStamp[p/pagesPerChunk] = m.version
 	}
 }
 
@@ -89,10 +97,12 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 	}
 	m.nextID++
 	meta := hsa.Allocation{Handle: m.nextID, Agent: agent, Kind: kind, Size: size}
+	pages := (size + pageSize - 1) / pageSize
 	m.byHandle[meta.Handle] = &allocation{
-		meta:      meta,
-		data:      make([]byte, size),
-		pageStamp: make([]uint64, (size+pageSize-1)/pageSize),
+		meta:       meta,
+		data:       make([]byte, size),
+		pageStamp:  make([]uint64, pages),
+		chunkStamp: make([]uint64, (pages+pagesPerChunk-1)/pagesPerChunk),
 	}
 	m.liveBytes[agent] += size
 	m.mu.Unlock()
@@ -113,7 +123,7 @@ func (r *Runtime) Free(a hsa.Allocation) error {
 		return err
 	}
 	al.freed = true
-	al.data, al.pageStamp = nil, nil
+	al.data, al.pageStamp, al.chunkStamp = nil, nil, nil
 	m.liveBytes[al.meta.Agent] -= al.meta.Size
 	meta := al.meta
 	m.mu.Unlock()

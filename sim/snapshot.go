@@ -99,28 +99,35 @@ func (s *snapshot) Restore() (uint64, error) {
 }
 
 // restoreRegion copies back the dirty pages (all of them under
-// Config.RestoreAll), a run of dirty pages at a time, and returns the
-// bytes written.
+// Config.RestoreAll), a run of dirty pages at a time, skipping clean
+// chunks whole, and returns the bytes written.
 func (s *snapshot) restoreRegion(al *allocation, saved []byte, version uint64) uint64 {
 	all := s.rt.cfg.RestoreAll
-	dirty := func(p int) bool { return all || al.pageStamp[p] > s.mark }
 	var n uint64
 	pages := len(al.pageStamp)
-	for p := 0; p < pages; {
-		if !dirty(p) {
-			p++
+	for c, stamp := range al.chunkStamp {
+		if !all && stamp <= s.mark {
 			continue
 		}
-		q := p + 1
-		for q < pages && dirty(q) {
-			q++
+		dirty := func(p int) bool { return all || al.pageStamp[p] > s.mark }
+		end := min((c+1)*pagesPerChunk, pages)
+		for p := c * pagesPerChunk; p < end; {
+			if !dirty(p) {
+				p++
+				continue
+			}
+			q := p + 1
+			for q < end && dirty(q) {
+				q++
+			}
+			lo, hi := p*pageSize, min(q*pageSize, len(saved))
+			n += uint64(copy(al.data[lo:hi], saved[lo:hi]))
+			for i := p; i < q; i++ {
+				al.pageStamp[i] = version
+			}
+			p = q
 		}
-		lo, hi := p*pageSize, min(q*pageSize, len(saved))
-		n += uint64(copy(al.data[lo:hi], saved[lo:hi]))
-		for i := p; i < q; i++ {
-			al.pageStamp[i] = version
-		}
-		p = q
+		al.chunkStamp[c] = version
 	}
 	return n
 }
