@@ -82,7 +82,7 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 	if _, ok := r.agent(agent); !ok {
 		return hsa.Allocation{}, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
 	}
-	if _, ok := memoryKindNames[kind]; !ok {
+	if _, ok := knownMemoryKinds[kind]; !ok {
 		return hsa.Allocation{}, fmt.Errorf("sim: allocate: unknown memory kind %v", kind)
 	}
 	if size == 0 {
@@ -110,7 +110,7 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 	return meta, nil
 }
 
-var memoryKindNames = map[hsa.MemoryKind]bool{hsa.DeviceCoarse: true, hsa.DeviceFine: true, hsa.Host: true, hsa.KernArg: true}
+var knownMemoryKinds = map[hsa.MemoryKind]bool{hsa.DeviceCoarse: true, hsa.DeviceFine: true, hsa.Host: true, hsa.KernArg: true}
 
 // Free implements hsa.Runtime. Handles are never reused, so a snapshot can
 // tell a freed region from a new one at the same place (MEM-4).
