@@ -57,17 +57,16 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 		return sub
 	}
 	// SVC-3: on MI2xx/MI3xx dispatch counters and PC sampling cannot share a
-	// pass, nor can thread trace and SPM. Our decision (docs/decisions.md):
+	// pass; thread trace and SPM never can. Our decision (docs/decisions.md):
 	// warn once and leave the second service out of the pass.
-	if s.agents[info.AgentID].Family.DataCenter() {
-		if counters && pcs {
-			s.warn(WarnServiceConflict, info.DispatchID, "counter_collection and pc_sampling on "+s.agents[info.AgentID].Arch+": pc_sampling left out")
-			sub.drop(PCSampling)
-		}
-		if att && spm {
-			s.warn(WarnServiceConflict, info.DispatchID, "thread_trace and spm on "+s.agents[info.AgentID].Arch+": spm left out")
-			sub.drop(SPM)
-		}
+	agent := s.agents[info.AgentID]
+	if counters && pcs && agent.Family.DataCenter() {
+		s.warn(WarnServiceConflict, info.DispatchID, "counter_collection and pc_sampling on "+agent.Arch+": pc_sampling left out")
+		sub.drop(PCSampling)
+	}
+	if att && spm { // both inject AQL instrumentation, on any agent
+		s.warn(WarnServiceConflict, info.DispatchID, "thread_trace and spm: spm left out")
+		sub.drop(SPM)
 	}
 	sub.profile = &hsa.Profile{}
 	for _, u := range sub.uses {

@@ -11,8 +11,10 @@ import (
 	"github.com/replayspec/replayspec/trace"
 )
 
-// Sim is the reference engine on the deterministic simulator.
-type Sim struct{}
+// Sim is the reference engine on the simulator. By default threads are
+// scheduled deterministically (same spec, same trace); Parallel runs them
+// truly in parallel, for race and stress tests.
+type Sim struct{ Parallel bool }
 
 // Name implements Target.
 func (Sim) Name() string { return "sim" }
@@ -24,8 +26,8 @@ func (Sim) Capabilities() []string {
 }
 
 // Run implements Target.
-func (Sim) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace, error) {
-	cfg := sim.Config{Scheduled: true}
+func (sim0 Sim) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace, error) {
+	cfg := sim.Config{Scheduled: !sim0.Parallel}
 	for _, a := range s.Agents {
 		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
 	}
