@@ -1,0 +1,189 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/replayspec/replayspec/report"
+	"github.com/replayspec/replayspec/runner"
+)
+
+// help describes a command for its --help: a synopsis, a paragraph and a
+// few examples.
+type help struct {
+	name     string
+	synopsis string // arguments after the command name
+	about    string
+	examples []string
+}
+
+// newFlags returns a FlagSet that reports errors to nobody: parseFlags
+// words them itself, so that every message says what to do next.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// printHelp writes the command's usage, options and examples.
+func printHelp(w io.Writer, fs *flag.FlagSet, h help) {
+	fmt.Fprintf(w, "Usage: replayspec %s %s\n\n%s\n", h.name, h.synopsis, strings.TrimSpace(h.about))
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintln(w, "\nOptions:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	if len(h.examples) > 0 {
+		fmt.Fprintln(w, "\nExamples:")
+		for _, e := range h.examples {
+			fmt.Fprintln(w, "  "+e)
+		}
+	}
+	fmt.Fprintln(w, "\nExit status: 0 all checks hold, 1 a check failed, 2 bad input or usage.")
+}
+
+// parseFlags parses args, allowing flags after the positional arguments
+// (`run specs/ --format json`); "--" ends the flags. On --help it prints
+// the usage to stdout; on an error it says what was wrong. ok is false
+// when the command should return code.
+func parseFlags(fs *flag.FlagSet, h help, args []string, stdout, stderr io.Writer) (rest []string, code int, ok bool) {
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(stdout, fs, h)
+			return nil, exitOK, false
+		}
+		if err != nil {
+			return nil, usageError(stderr, h.name, "%v", err), false
+		}
+		left := fs.Args()
+		consumed := len(args) - len(left)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(rest, left...), 0, true
+		}
+		if len(left) == 0 {
+			return rest, 0, true
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
+	}
+}
+
+// usageError reports a usage problem and returns exitUsage.
+func usageError(stderr io.Writer, cmd, format string, a ...any) int {
+	fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, fmt.Sprintf(format, a...))
+	fmt.Fprintf(stderr, "Run 'replayspec %s --help' for its options and examples.\n", cmd)
+	return exitUsage
+}
+
+// inputError reports bad input (a file that is missing or wrong) with a
+// hint, and returns exitUsage.
+func inputError(stderr io.Writer, cmd string, err error, hint string) int {
+	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	if len(lines) == 1 {
+		fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, lines[0])
+	} else {
+		fmt.Fprintf(stderr, "replayspec %s: %d problems:\n%s\n", cmd, len(lines), indent(strings.Join(lines, "\n"), "  "))
+	}
+	if hint != "" {
+		fmt.Fprintln(stderr, hint)
+	}
+	return exitUsage
+}
+
+// specFiles expands spec paths like runner.Collect does: a file stands for
+// itself, a directory for its *.yaml and *.yml files (not sub-directories).
+func specFiles(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(p, "*.yaml"))
+		more, _ := filepath.Glob(filepath.Join(p, "*.yml"))
+		found = append(found, more...)
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no spec files (*.yaml) in this directory", p)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	return files, nil
+}
+
+// formats are the report formats of run and check.
+var formats = []string{"text", "json", "junit"}
+
+func checkFormat(f string, allowed []string) error {
+	for _, a := range allowed {
+		if f == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown format %q: use %s", f, strings.Join(allowed, ", "))
+}
+
+// writeReport writes results in format to w.
+func writeReport(w io.Writer, format string, results []runner.Result, opts report.Options) error {
+	switch format {
+	case "json":
+		return report.JSON(w, results, opts)
+	case "junit":
+		return report.JUnit(w, results, opts)
+	}
+	return report.Text(w, results, opts)
+}
+
+// exitFor is the exit status of a set of results: 1 if any failed or
+// could not run, else 0.
+func exitFor(results []runner.Result) int {
+	for _, r := range results {
+		if v := r.Verdict(); v == runner.Fail || v == runner.Error {
+			return exitFail
+		}
+	}
+	return exitOK
+}
+
+// isTerminal reports whether w is a terminal (a character device), where a
+// progress line rewritten with \r is welcome.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// fileName makes a spec name safe as a file name.
+func fileName(name string) string {
+	if name == "" {
+		return "unnamed"
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, name)
+}

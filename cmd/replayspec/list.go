@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/replayspec/replayspec/runner"
+)
+
+func init() {
+	register(command{name: "list", summary: "list specs with the rules each shows", run: listCmd})
+}
+
+var listHelp = help{
+	name:     "list",
+	synopsis: "[DIR|SPEC...]",
+	about:    `Lists specs, one a line: name, the rules it shows (its rules: key) and its file. Default: specs/.`,
+	examples: []string{
+		"replayspec list",
+		"replayspec list specs/ | grep PC-3",
+	},
+}
+
+func listCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(listHelp.name)
+	paths, code, ok := parseFlags(fs, listHelp, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(paths) == 0 {
+		paths = []string{"specs"}
+	}
+	specs, err := runner.Collect(paths)
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	for _, s := range specs {
+		rules := strings.Join(s.Rules, ",")
+		if rules == "" {
+			rules = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, rules, s.File)
+	}
+	tw.Flush()
+	if err != nil {
+		return inputError(stderr, "list", err, "Fix the spec, or check it alone with 'replayspec validate FILE'.")
+	}
+	return exitOK
+}

@@ -1,0 +1,141 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/replayspec/replayspec/check"
+	"github.com/replayspec/replayspec/runner"
+)
+
+// JUnit types: the subset of the JUnit XML schema that CI systems read.
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Time      string        `xml:"time,attr"`
+	Failures  []junitFailed `xml:"failure,omitempty"`
+	Error     *junitFailed  `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitFailed struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+// JUnit writes one testsuite with a testcase per spec and rule family the
+// spec touches (at least one per spec, named "spec" when it names no
+// rule). A failure carries the rule ID and the message; a skipped spec is
+// <skipped>; a target error is <error> on each of its testcases.
+func JUnit(w io.Writer, results []runner.Result, opts Options) error {
+	suite := junitSuite{Name: "replayspec"}
+	if opts.Target != "" {
+		suite.Name += " (" + opts.Target + ")"
+	}
+	var total float64
+	for _, r := range results {
+		total += r.Elapsed.Seconds()
+		suite.Cases = append(suite.Cases, junitCases(r)...)
+	}
+	for _, c := range suite.Cases {
+		suite.Tests++
+		switch {
+		case c.Skipped != nil:
+			suite.Skipped++
+		case c.Error != nil:
+			suite.Errors++
+		case len(c.Failures) > 0:
+			suite.Failures++
+		}
+	}
+	suite.Time = seconds(total)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitSuites{Suites: []junitSuite{suite}}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func junitCases(r runner.Result) []junitCase {
+	fams := familiesOf(r)
+	if len(fams) == 0 {
+		fams = []string{"spec"}
+	}
+	name := r.Spec.Name
+	if name == "" {
+		name = r.Spec.File
+	}
+	byFamily := map[string][]junitFailed{}
+	for _, v := range r.Violations {
+		f := family(v.Rule)
+		byFamily[f] = append(byFamily[f], junitFailed{
+			Message: fmt.Sprintf("[%s] %s", v.Rule, v.Message),
+			Type:    v.Rule,
+			Body:    failureBody(r, v),
+		})
+	}
+	for _, id := range r.Unseen {
+		f := family(id)
+		byFamily[f] = append(byFamily[f], junitFailed{
+			Message: fmt.Sprintf("[%s] expected under expect.violations but no oracle reported it", id),
+			Type:    id,
+			Body:    requiresOf(id),
+		})
+	}
+	each := seconds(r.Elapsed.Seconds() / float64(len(fams)))
+	var cases []junitCase
+	for _, f := range fams {
+		c := junitCase{Name: name + "/" + f, Classname: "replayspec." + name, File: r.Spec.File, Time: each}
+		switch r.Verdict() {
+		case runner.Skip:
+			c.Skipped = &junitSkipped{Message: r.SkipReason}
+		case runner.Error:
+			c.Error = &junitFailed{Message: r.Err.Error(), Type: "target"}
+		}
+		c.Failures = byFamily[f]
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func failureBody(r runner.Result, v check.Violation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "spec: %s\nrule: %s: %s\nfound: %s\n", r.Spec.File, v.Rule, requires(v), v.Message)
+	if v.Label != "" {
+		fmt.Fprintf(&b, "about: %s\n", v.Label)
+	}
+	for _, e := range v.Events {
+		b.WriteString("event: " + check.FormatEvent(e) + "\n")
+	}
+	return b.String()
+}
+
+func seconds(s float64) string { return fmt.Sprintf("%.6f", s) }

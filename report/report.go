@@ -1,0 +1,150 @@
+// Package report writes the results of running specs for people (Text), for
+// machines (JSON), for CI (JUnit) and for eyes (Timeline).
+package report
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/replayspec/replayspec/check"
+	"github.com/replayspec/replayspec/rules"
+	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// Options shape a report.
+type Options struct {
+	// Target names the target the specs ran on (for headers).
+	Target string
+	// Quiet leaves passing and skipped specs out of the text report; the
+	// summary line stays.
+	Quiet bool
+	// TraceFiles maps a spec name to the file its NDJSON trace was
+	// written to, so that a failure can point at it.
+	TraceFiles map[string]string
+	// Rerun is the command that runs a spec again and writes its trace,
+	// for "where to look"; nil gives "replayspec run --trace-out
+	// NAME.ndjson FILE".
+	Rerun func(s spec.Spec) string
+}
+
+// Summary counts results by verdict.
+type Summary struct {
+	Total   int           `json:"total"`
+	Passed  int           `json:"passed"`
+	Failed  int           `json:"failed"`
+	Errors  int           `json:"errors"`
+	Skipped int           `json:"skipped"`
+	Elapsed time.Duration `json:"-"`
+}
+
+// Summarize counts results by verdict.
+func Summarize(results []runner.Result) Summary {
+	var s Summary
+	for _, r := range results {
+		s.Total++
+		s.Elapsed += r.Elapsed
+		switch r.Verdict() {
+		case runner.Pass:
+			s.Passed++
+		case runner.Fail:
+			s.Failed++
+		case runner.Error:
+			s.Errors++
+		case runner.Skip:
+			s.Skipped++
+		}
+	}
+	return s
+}
+
+// Passes counts the passes a trace ran (PASS ENTER callbacks).
+func Passes(t trace.Trace) int {
+	n := 0
+	for _, e := range t.Events {
+		if e.Type == trace.Callback && e.Op == "PASS" && e.Phase == "ENTER" {
+			n++
+		}
+	}
+	return n
+}
+
+// family is the rule family of a rule ID ("PC" for "PC-3"); expectations
+// are their own family.
+func family(id string) string {
+	if r, ok := rules.Lookup(id); ok {
+		return r.Family
+	}
+	if id == check.ExpectRule {
+		return check.ExpectRule
+	}
+	f, _, _ := strings.Cut(id, "-")
+	return f
+}
+
+// requires is what a rule requires, from the violation or the catalogue.
+func requires(v check.Violation) string {
+	if v.Requires != "" {
+		return v.Requires
+	}
+	if r, ok := rules.Lookup(v.Rule); ok {
+		return r.Text
+	}
+	return ""
+}
+
+// familiesOf lists the rule families a result touches: those of the rules
+// the spec names, of what was reported, and of the violations it expected,
+// in catalogue order.
+func familiesOf(r runner.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(id string) {
+		f := family(id)
+		if f != "" && !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, id := range r.Spec.Rules {
+		add(id)
+	}
+	for _, id := range r.Spec.Expect.Violations {
+		add(id)
+	}
+	for _, v := range r.Violations {
+		add(v.Rule)
+	}
+	for _, id := range r.Unseen {
+		add(id)
+	}
+	order := map[string]int{}
+	for i, f := range rules.Families() {
+		order[f] = i + 1
+	}
+	rank := func(f string) int {
+		if o, ok := order[f]; ok {
+			return o
+		}
+		return len(order) + 1 // EXPECT and unknown families last
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
+	})
+	return out
+}
+
+// millis renders a duration in milliseconds, e.g. "0.2 ms", "12.5 ms",
+// with more decimals below 0.1 ms so that a fast spec never reads "0.0".
+func millis(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	prec := 1
+	if ms > 0 && ms < 0.1 {
+		prec = 3
+	}
+	return strconv.FormatFloat(ms, 'f', prec, 64) + " ms"
+}

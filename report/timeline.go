@@ -1,0 +1,220 @@
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// TimelineEvent is one Chrome trace event (the JSON format Perfetto and
+// chrome://tracing open). Times are microseconds.
+type TimelineEvent struct {
+	Name  string         `json:"name"`
+	Cat   string         `json:"cat,omitempty"`
+	Phase string         `json:"ph"`
+	TS    float64        `json:"ts"`
+	Dur   *float64       `json:"dur,omitempty"`
+	PID   int            `json:"pid"`
+	TID   uint64         `json:"tid"`
+	Scope string         `json:"s,omitempty"`
+	Args  map[string]any `json:"args,omitempty"`
+}
+
+// TimelineFile is the whole Chrome trace-event document.
+type TimelineFile struct {
+	TraceEvents     []TimelineEvent `json:"traceEvents"`
+	DisplayTimeUnit string          `json:"displayTimeUnit"`
+}
+
+// queueTrackBase keeps queue tracks apart from application thread ids.
+const queueTrackBase = 1 << 20
+
+// Timeline writes the traces of results as Chrome trace-event JSON: a
+// process per spec, a track per application thread and per queue, a slice
+// per replay window (CONFIG ENTER..EXIT), per pass (PASS ENTER..EXIT) and
+// per kernel (start..end), and instants for snapshot, restore, completion
+// signals, warnings and the application's completions.
+func Timeline(w io.Writer, results []runner.Result, opts Options) error {
+	doc := TimelineFile{DisplayTimeUnit: "ns", TraceEvents: []TimelineEvent{}}
+	for i, r := range results {
+		name := r.Spec.Name
+		if name == "" {
+			name = r.Trace.Header.Spec
+		}
+		doc.TraceEvents = append(doc.TraceEvents, TimelineOf(r.Trace, i+1, name)...)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+type queueKey struct{ agent, queue uint64 }
+
+// openSlice is a callback ENTER waiting for its EXIT.
+type openSlice struct {
+	at   int // index of the ENTER event
+	name string
+}
+
+type sliceKey struct {
+	thread, dispatch uint64
+	op               string
+	pass             uint64
+}
+
+// TimelineOf renders one trace as the events of process pid.
+func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
+	var out []TimelineEvent
+	meta := func(kind string, tid uint64, args map[string]any) {
+		out = append(out, TimelineEvent{Name: kind, Phase: "M", PID: pid, TID: tid, Args: args})
+	}
+	meta("process_name", 0, map[string]any{"name": name})
+	meta("process_sort_index", 0, map[string]any{"sort_index": pid})
+
+	threads := map[uint64]bool{}
+	queues := map[queueKey]bool{}
+	for _, e := range t.Events {
+		if e.Type == trace.Kernel {
+			queues[queueKey{e.Agent, e.Queue}] = true
+		} else {
+			threads[e.Thread] = true
+		}
+	}
+	for _, th := range slices.Sorted(maps.Keys(threads)) {
+		label := fmt.Sprintf("thread %d", th)
+		if th == 0 {
+			label = "runtime / application end"
+		}
+		meta("thread_name", th, map[string]any{"name": label})
+		meta("thread_sort_index", th, map[string]any{"sort_index": th})
+	}
+	qs := slices.SortedFunc(maps.Keys(queues), func(a, b queueKey) int {
+		return cmp.Or(cmp.Compare(a.agent, b.agent), cmp.Compare(a.queue, b.queue))
+	})
+	qtid := map[queueKey]uint64{}
+	for i, q := range qs {
+		tid := uint64(queueTrackBase + i)
+		qtid[q] = tid
+		meta("thread_name", tid, map[string]any{"name": fmt.Sprintf("agent %d queue %d", q.agent, q.queue)})
+		meta("thread_sort_index", tid, map[string]any{"sort_index": tid})
+	}
+
+	open := map[sliceKey]openSlice{}
+	var lastTime uint64
+	for i, e := range t.Events {
+		lastTime = max(lastTime, e.Time)
+		switch e.Type {
+		case trace.Callback:
+			if e.Op != "CONFIG" && e.Op != "PASS" {
+				continue
+			}
+			k := sliceKey{e.Thread, e.Dispatch, e.Op, 0}
+			label := fmt.Sprintf("replay window, dispatch %d", e.Dispatch)
+			if e.Op == "PASS" {
+				k.pass, _ = e.PassOf()
+				label = fmt.Sprintf("pass %d", k.pass)
+			}
+			switch e.Phase {
+			case "ENTER":
+				open[k] = openSlice{at: i, name: label}
+			case "EXIT":
+				if o, ok := open[k]; ok {
+					out = append(out, slice(t.Events[o.at], e.Time, o.name, pid, false))
+					delete(open, k)
+				}
+			}
+		case trace.Kernel:
+			start, end := e.Start, e.End
+			if start == 0 && end == 0 {
+				start, end = e.Time, e.Time
+			}
+			d := us(end - min(start, end))
+			args := map[string]any{"dispatch": e.Dispatch, "agent": e.Agent, "queue": e.Queue, "seq": e.Seq}
+			if e.Signal != 0 {
+				args["signal"] = e.Signal
+			}
+			if e.MemIn != "" {
+				args["mem_in"], args["mem_out"] = e.MemIn, e.MemOut
+			}
+			out = append(out, TimelineEvent{Name: e.Kernel, Cat: "kernel", Phase: "X", TS: us(start), Dur: &d,
+				PID: pid, TID: qtid[queueKey{e.Agent, e.Queue}], Args: args})
+		case trace.Snapshot:
+			out = append(out, instant(e, "snapshot", pid, map[string]any{"bytes": e.Bytes, "regions": e.Regions}))
+		case trace.Restore:
+			p, _ := e.PassOf()
+			out = append(out, instant(e, fmt.Sprintf("restore before pass %d", p), pid, map[string]any{"bytes": e.Bytes, "regions": e.Regions, "pass": p}))
+		case trace.Signal:
+			label := "signal decremented"
+			if e.Value != nil && *e.Value == 0 {
+				label = "completion fired"
+			}
+			args := map[string]any{"signal": e.Signal}
+			if e.Value != nil {
+				args["value"] = *e.Value
+			}
+			out = append(out, instant(e, label, pid, args))
+		case trace.Warning:
+			out = append(out, instant(e, "warning "+e.Code, pid, map[string]any{"code": e.Code, "message": e.Message}))
+		case trace.NeverEnded:
+			p, _ := e.PassOf()
+			out = append(out, instant(e, "never ended", pid, map[string]any{"passes": p}))
+		case trace.AppDispatch:
+			out = append(out, instant(e, "app dispatch "+e.Label, pid, map[string]any{"kernel": e.Kernel, "signal": e.Signal}))
+		case trace.AppComplete:
+			out = append(out, instant(e, "app sees completion of "+e.Label, pid, nil))
+		case trace.AppTimeout:
+			out = append(out, instant(e, "app gave up on "+e.Label, pid, nil))
+		}
+	}
+	// An ENTER without its EXIT is a fault worth seeing: draw it to the
+	// end of the trace and say so.
+	var unclosed []sliceKey
+	for k := range open {
+		unclosed = append(unclosed, k)
+	}
+	slices.SortFunc(unclosed, func(a, b sliceKey) int { return cmp.Compare(open[a].at, open[b].at) })
+	for _, k := range unclosed {
+		o := open[k]
+		out = append(out, slice(t.Events[o.at], lastTime, o.name+" (no EXIT)", pid, true))
+	}
+	return out
+}
+
+func slice(enter trace.Event, end uint64, name string, pid int, unclosed bool) TimelineEvent {
+	d := us(end - min(enter.Time, end))
+	args := map[string]any{"dispatch": enter.Dispatch, "seq": enter.Seq}
+	if enter.Total != nil {
+		args["total"] = *enter.Total
+	}
+	if enter.UserData != nil {
+		args["user_data"] = *enter.UserData
+	}
+	if unclosed {
+		args["unclosed"] = true
+	}
+	cat := "pass"
+	if enter.Op == "CONFIG" {
+		cat = "config"
+	}
+	return TimelineEvent{Name: name, Cat: cat, Phase: "X", TS: us(enter.Time), Dur: &d, PID: pid, TID: enter.Thread, Args: args}
+}
+
+func instant(e trace.Event, name string, pid int, args map[string]any) TimelineEvent {
+	if args == nil {
+		args = map[string]any{}
+	}
+	args["seq"] = e.Seq
+	if e.Dispatch != 0 {
+		args["dispatch"] = e.Dispatch
+	}
+	return TimelineEvent{Name: name, Cat: string(e.Type), Phase: "i", Scope: "t", TS: us(e.Time), PID: pid, TID: e.Thread, Args: args}
+}
+
+// us converts nanoseconds to the format's microseconds.
+func us(ns uint64) float64 { return float64(ns) / 1e3 }
