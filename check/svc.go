@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"slices"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 const codeServiceConflict = "service_conflict"
@@ -62,12 +64,27 @@ func (x *index) localStopsOf(d *dispatchView, ctx uint64) []int {
 	return out
 }
 
-// conflicts are the service pairs that may not share a pass on an agent
-// (SVC-3). The trace does not say the agent's family, so counters with PC
-// sampling are judged on every agent.
-var conflicts = [][2]string{
-	{svcCounterCollection, svcPCSampling},
-	{svcSPM, svcThreadTrace},
+// conflicts are the service pairs that may not share a pass (SVC-3):
+// counters with PC sampling only on MI2xx/MI3xx agents, thread trace with
+// SPM on any.
+var conflicts = []struct {
+	a, b       string
+	dataCenter bool
+}{
+	{svcCounterCollection, svcPCSampling, true},
+	{svcSPM, svcThreadTrace, false},
+}
+
+// dataCenterAgent reports whether the trace lists agent as an MI2xx/MI3xx
+// part. Without an agent event the family is unknown and the
+// family-specific limit is not judged.
+func (x *index) dataCenterAgent(agent uint64) bool {
+	for _, i := range x.byType[trace.AgentInfo] {
+		if e := x.ev[i]; e.Agent == agent {
+			return e.Family == "MI200" || e.Family == "MI300"
+		}
+	}
+	return false
 }
 
 // SVC-3: no pass has records of both services of a conflicting pair.
@@ -97,10 +114,13 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 	slices.SortFunc(order, func(a, b pa) int { return int(a.pass) - int(b.pass) })
 	for _, k := range order {
 		for _, c := range conflicts {
-			a, okA := services[k][c[0]]
-			b, okB := services[k][c[1]]
+			if c.dataCenter && !x.dataCenterAgent(k.agent) {
+				continue
+			}
+			a, okA := services[k][c.a]
+			b, okB := services[k][c.b]
 			if okA && okB {
-				return []Violation{x.violation("SVC-3", d.id, fmt.Sprintf("pass %d of dispatch %d on agent %d ran both %s and %s", k.pass, d.id, k.agent, c[0], c[1]), a, b)}
+				return []Violation{x.violation("SVC-3", d.id, fmt.Sprintf("pass %d of dispatch %d on agent %d ran both %s and %s", k.pass, d.id, k.agent, c.a, c.b), a, b)}
 			}
 		}
 	}

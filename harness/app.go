@@ -97,7 +97,7 @@ func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
 		a.mu.Lock()
 		a.completed[d.Name] = true
 		a.mu.Unlock()
-		a.afterDispatch(d.Name)
+		a.afterDispatch(id, d.Name)
 	}
 }
 
@@ -190,7 +190,7 @@ func (a *app) read(bufs []hsa.Allocation) ([][]byte, error) {
 
 // afterDispatch frees buffers and stops contexts that the spec ties to
 // the end of this dispatch.
-func (a *app) afterDispatch(name string) {
+func (a *app) afterDispatch(thread hsa.ThreadID, name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.FreeAfter == name {
 			if err := a.rt.Free(a.buffers[b.Name]); err != nil {
@@ -204,7 +204,7 @@ func (a *app) afterDispatch(name string) {
 	for _, c := range a.s.Contexts {
 		if c.StopAfter == name {
 			id := a.tool.ctxByName[c.Name]
-			a.tool.api("stop_context", id, a.sdk.StopContext(id), c.Name)
+			a.tool.apiOn(thread, "stop_context", id, a.sdk.StopContext(id), c.Name)
 		}
 	}
 }

@@ -38,6 +38,8 @@ func Run(rt hsa.Runtime, th Threads, s spec.Spec, opts Options) error {
 		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}}
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
+		opts.Recorder.Emit(trace.Event{Type: trace.AgentInfo, Agent: uint64(agents[i].ID), Label: ag.Name,
+			Family: string(agents[i].Family), Message: agents[i].Name + " " + agents[i].Arch})
 	}
 	t.setUp() // the tool is loaded before the application allocates (ACT-4)
 	if err := a.allocate(); err != nil {

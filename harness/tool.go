@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -58,7 +61,12 @@ func (t *tool) registerThread(id hsa.ThreadID) {
 }
 
 func (t *tool) api(call string, ctx replay.ContextID, st replay.Status, msg string) {
-	t.rec.Emit(trace.Event{Type: trace.API, Call: call, Context: uint64(ctx), Status: st.String(), Message: msg})
+	t.apiOn(0, call, ctx, st, msg)
+}
+
+// apiOn records an API call made from an application thread.
+func (t *tool) apiOn(thread hsa.ThreadID, call string, ctx replay.ContextID, st replay.Status, msg string) {
+	t.rec.Emit(trace.Event{Type: trace.API, Thread: uint64(thread), Call: call, Context: uint64(ctx), Status: st.String(), Message: msg})
 }
 
 // setUp creates, configures and starts the spec's contexts.
@@ -95,17 +103,24 @@ func (t *tool) hasReplay() bool {
 	return false
 }
 
-// queryOperations asks the domain's name/id queries (API-3, API-4).
+// queryOperations asks the domain's name/id queries (API-3, API-4). The
+// message is "NAME=ID", with "?" on the side the SDK did not know.
 func (t *tool) queryOperations() {
-	for op := replay.OpNone; op <= replay.OpLast+1; op++ {
+	for op := replay.OpNone + 1; op <= replay.OpLast+1; op++ {
 		name, st := t.sdk.OperationName(replay.KindKernelReplay, op)
+		if st != replay.StatusSuccess {
+			name = "?"
+		}
 		t.rec.Emit(trace.Event{Type: trace.API, Call: "operation_name", Status: st.String(),
-			Result: trace.I64(int64(op)), Message: name})
+			Message: fmt.Sprintf("%s=%d", name, op)})
 	}
 	for _, name := range []string{"CONFIG", "PASS", "SNAPSHOT", "RESTORE"} {
 		op, st := t.sdk.OperationID(replay.KindKernelReplay, name)
-		t.rec.Emit(trace.Event{Type: trace.API, Call: "operation_id", Status: st.String(),
-			Result: trace.I64(int64(op)), Message: name})
+		id := strconv.FormatUint(uint64(op), 10)
+		if st != replay.StatusSuccess {
+			id = "?"
+		}
+		t.rec.Emit(trace.Event{Type: trace.API, Call: "operation_id", Status: st.String(), Message: name + "=" + id})
 	}
 }
 
@@ -120,7 +135,11 @@ func (t *tool) configure(id replay.ContextID, c spec.Context) {
 				ops = append(ops, replay.OpPass)
 			}
 		}
-		t.api("configure_callback_tracing", id, t.sdk.ConfigureCallbackTracing(id, replay.KindKernelReplay, ops, t.onReplay), "KERNEL_REPLAY")
+		msg := "KERNEL_REPLAY"
+		if len(r.Operations) > 0 {
+			msg += " operations=" + strings.Join(r.Operations, ",")
+		}
+		t.api("configure_callback_tracing", id, t.sdk.ConfigureCallbackTracing(id, replay.KindKernelReplay, ops, t.onReplay), msg)
 	}
 	if cc := sv.CounterCollection; cc != nil {
 		t.counterCx = append(t.counterCx, c.Name)

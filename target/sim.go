@@ -55,5 +55,5 @@ func (t simThreads) Go(id hsa.ThreadID, fn func()) {
 		panic(err) // only for a duplicate thread id, which the harness never makes
 	}
 }
-func (t simThreads) Wait()                                        { _ = t.rt.Wait() }
+func (t simThreads) Wait()                                         { _ = t.rt.Wait() }
 func (t simThreads) WaitUntil(id hsa.ThreadID, c func() bool) bool { return t.rt.WaitUntil(id, c) }

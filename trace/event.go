@@ -30,10 +30,11 @@ const (
 	NeverEnded Type = "never_ended" // the pass budget ran out in an indefinite loop
 
 	// runtime
-	Snapshot Type = "snapshot" // device memory saved
-	Restore  Type = "restore"  // device memory written back before a pass
-	Kernel   Type = "kernel"   // a kernel ran on the GPU
-	Signal   Type = "signal"   // a signal was decremented
+	AgentInfo Type = "agent"    // an agent of the machine, listed at the start
+	Snapshot  Type = "snapshot" // device memory saved
+	Restore   Type = "restore"  // device memory written back before a pass
+	Kernel    Type = "kernel"   // a kernel ran on the GPU
+	Signal    Type = "signal"   // a signal was decremented
 
 	// app
 	AppDispatch Type = "app_dispatch" // the application wrote a dispatch
@@ -72,6 +73,7 @@ type Event struct {
 	Queue    uint64 `json:"queue,omitempty"`
 	Dispatch uint64 `json:"dispatch,omitempty"` // SDK dispatch id
 	Kernel   string `json:"kernel,omitempty"`
+	Family   string `json:"family,omitempty"` // agent family (MI200, MI300, consumer, nvidia)
 	Context  uint64 `json:"context,omitempty"`
 	Label    string `json:"label,omitempty"` // the spec's name for a dispatch or buffer
 
