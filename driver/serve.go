@@ -1,0 +1,71 @@
+// Package driver is the port's side of the driver protocol
+// (docs/driver-protocol.md): the reference driver that serves a target
+// behind it, the expected-failure list a port keeps, and the compliance
+// matrix it publishes.
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/replayspec/replayspec/driver/protocol"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// SpecError is a spec the driver could not read: a usage error (exit 2).
+type SpecError struct{ Err error }
+
+func (e *SpecError) Error() string { return "reading the spec from stdin: " + e.Err.Error() }
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// Serve speaks the protocol once on in and out: it writes the handshake of
+// impl claiming the target's capabilities and every rule family, reads the
+// spec (none: a handshake probe, nothing more is written), runs it on tg
+// and writes the trace and the end line. The trace is written even when
+// the run fails; the error is returned so the caller exits non-zero.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, impl protocol.Implementation, tg target.Target, opts target.Options) error {
+	hs := protocol.Handshake{Protocol: protocol.Version, Implementation: impl, Capabilities: []string{}}
+	if c, ok := tg.(target.Capable); ok {
+		hs.Capabilities = append(hs.Capabilities, c.Capabilities()...)
+	}
+	hs.Capabilities = append(hs.Capabilities, spec.RuleFamilies...)
+	if err := writeLine(out, hs); err != nil {
+		return err
+	}
+	// out must not buffer: the runner waits for the handshake before it
+	// sends the spec.
+	body, err := io.ReadAll(in)
+	if err != nil {
+		return &SpecError{err}
+	}
+	if len(body) == 0 {
+		return nil // a probe
+	}
+	s, err := spec.ParseJSON("stdin", body)
+	if err != nil {
+		return &SpecError{err}
+	}
+	t, runErr := tg.Run(ctx, spec.Defaults(s), opts)
+	if err := trace.Write(out, t); err != nil {
+		return err
+	}
+	if err := writeLine(out, protocol.End{End: len(t.Events)}); err != nil {
+		return err
+	}
+	return runErr
+}
+
+func writeLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing to stdout: %w", err)
+	}
+	return nil
+}
