@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/replayspec/replayspec/cuda"
 	"github.com/replayspec/replayspec/hsa"
@@ -51,6 +52,8 @@ func main() {
 type bench struct {
 	rt *cuda.Runtime
 	q  hsa.Queue
+
+	lastHost, bestHost time.Duration // host time in the last timed run, and in best's pick
 }
 
 func newBench(rt *cuda.Runtime) (*bench, error) {
