@@ -3,6 +3,7 @@ module github.com/replayspec/replayspec
 go 1.26
 
 require (
+	github.com/cucumber/gherkin/go/v42 v42.0.0
 	github.com/cucumber/godog v0.16.0
 	github.com/ebitengine/purego v0.11.3
 	github.com/google/go-cmp v0.7.0
@@ -12,7 +13,6 @@ require (
 )
 
 require (
-	github.com/cucumber/gherkin/go/v42 v42.0.0 // indirect
 	github.com/cucumber/messages/go/v34 v34.2.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hashicorp/go-immutable-radix v1.3.1 // indirect
