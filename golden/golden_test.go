@@ -1,0 +1,194 @@
+package golden
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// specsGlob is the spec library, relative to this package.
+const specsGlob = "../specs/*.yaml"
+
+// library loads every spec of the library; a spec that does not load is a
+// failure here too, since it has no golden.
+func library(t *testing.T) []spec.Spec {
+	t.Helper()
+	files, err := filepath.Glob(specsGlob)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no specs match %s (err %v)", specsGlob, err)
+	}
+	var out []spec.Spec
+	for _, f := range files {
+		s, err := spec.Load(f)
+		if err != nil {
+			t.Errorf("load: %v", err)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// traceOf runs s on the simulator and returns its NDJSON trace.
+func traceOf(t *testing.T, s spec.Spec) []byte {
+	t.Helper()
+	tr, err := target.Sim{}.Run(context.Background(), spec.Defaults(s), target.Options{})
+	if err != nil {
+		// A run may fail on purpose (a never-ending loop); the trace
+		// still holds everything recorded, and that is what is pinned.
+		t.Logf("%s: the run returned %v", s.Name, err)
+	}
+	return trace.Marshal(tr)
+}
+
+func TestGolden(t *testing.T) {
+	g := goldie.New(t,
+		goldie.WithFixtureDir("."),
+		goldie.WithNameSuffix(".ndjson"),
+		goldie.WithDiffFn(firstDifferences),
+	)
+	for _, s := range library(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			got := traceOf(t, s)
+			g.Assert(t, s.Name, got)
+		})
+	}
+}
+
+// TestGoldenPassesItsSpec keeps a golden from pinning a broken run: each
+// spec must pass on the simulator through the whole pipeline.
+func TestGoldenPassesItsSpec(t *testing.T) {
+	for _, s := range library(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			r := runner.Run(context.Background(), s, runner.Options{Target: target.Sim{}})
+			if v := r.Verdict(); v != runner.Pass {
+				var msg strings.Builder
+				for _, vi := range r.Violations {
+					msg.WriteString("\n" + vi.String())
+				}
+				t.Errorf("%s: verdict %s (err %v, unseen %v)%s", s.File, v, r.Err, r.Unseen, msg.String())
+			}
+		})
+	}
+}
+
+// TestNoOrphanGoldens keeps goldens and specs in step: a golden without a
+// spec is stale (removed with -update).
+func TestNoOrphanGoldens(t *testing.T) {
+	names := map[string]bool{}
+	for _, s := range library(t) {
+		names[s.Name] = true
+	}
+	files, _ := filepath.Glob("*.ndjson")
+	for _, f := range files {
+		name := strings.TrimSuffix(f, ".ndjson")
+		if names[name] {
+			continue
+		}
+		if update() {
+			if err := os.Remove(f); err != nil {
+				t.Error(err)
+			}
+			continue
+		}
+		t.Errorf("golden/%s has no spec named %q in specs/: remove it (make golden does)", f, name)
+	}
+}
+
+// TestDeterministic runs every spec repeatedly: the trace must be the same
+// bytes every time (20 runs, 3 with -short).
+func TestDeterministic(t *testing.T) {
+	runs := 20
+	if testing.Short() {
+		runs = 3
+	}
+	for _, s := range library(t) {
+		t.Run(s.Name, func(t *testing.T) {
+			first := traceOf(t, s)
+			for i := 1; i < runs; i++ {
+				if got := traceOf(t, s); !bytes.Equal(got, first) {
+					t.Fatalf("run %d differs from run 1:\n%s", i+1, firstDifferences(string(got), string(first)))
+				}
+			}
+		})
+	}
+}
+
+func update() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// firstDifferences is the goldie diff: the first lines that differ, with
+// their line numbers, which reads better than a character diff of long
+// NDJSON lines.
+func firstDifferences(actual, expected string) string {
+	const show = 5
+	got := strings.Split(actual, "\n")
+	want := strings.Split(expected, "\n")
+	var b strings.Builder
+	fmt.Fprintf(&b, "golden has %d lines, this run %d lines (go test ./golden -update rewrites; review the diff)\n", len(want), len(got))
+	shown := 0
+	for i := 0; i < max(len(got), len(want)) && shown < show; i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g == w {
+			continue
+		}
+		shown++
+		fmt.Fprintf(&b, "line %d:\n  golden: %s\n  run:    %s\n", i+1, orMissing(w, i < len(want)), orMissing(g, i < len(got)))
+		if col := firstColumn(g, w); col > 0 {
+			fmt.Fprintf(&b, "  first difference at column %d: golden %q, run %q\n", col, around(w, col), around(g, col))
+		}
+	}
+	return b.String()
+}
+
+func orMissing(s string, present bool) string {
+	if !present {
+		return "(no line)"
+	}
+	return s
+}
+
+// firstColumn is the 1-based column of the first differing byte, 0 when
+// one line is missing.
+func firstColumn(a, b string) int {
+	if a == "" || b == "" {
+		return 0
+	}
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i + 1
+		}
+	}
+	return n + 1
+}
+
+// around is a short excerpt of s at 1-based column col.
+func around(s string, col int) string {
+	from := max(0, col-1-20)
+	to := min(len(s), col-1+20)
+	if from > to {
+		return ""
+	}
+	return s[from:to]
+}
