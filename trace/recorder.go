@@ -18,6 +18,14 @@ func NewRecorder(clock func() uint64) *Recorder {
 	return &Recorder{clock: clock}
 }
 
+// SetClock sets the clock that stamps events (for runtimes made after
+// their recorder).
+func (r *Recorder) SetClock(clock func() uint64) {
+	r.mu.Lock()
+	r.clock = clock
+	r.mu.Unlock()
+}
+
 // SetSink makes the recorder pass every event to sink as it arrives, as
 // well as keeping it (a streaming trace writer uses it).
 func (r *Recorder) SetSink(sink func(Event)) {

@@ -1,0 +1,62 @@
+package target_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// TestCUDALibrary runs the spec library on a real GPU and requires the
+// same verdicts as the simulator, and traces that agree with the
+// simulator's on everything but time and counter values. Without a CUDA
+// driver or device it skips with the reason.
+func TestCUDALibrary(t *testing.T) {
+	gpu, err := target.Open("cuda")
+	var u *target.Unavailable
+	if errors.As(err, &u) {
+		t.Skip(u.Reason)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := runner.Collect([]string{"../specs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, s := range specs {
+		onGPU := runner.Run(context.Background(), s, runner.Options{Target: gpu})
+		if onGPU.Verdict() == runner.Skip {
+			t.Logf("%s: skipped: %s", s.Name, onGPU.SkipReason)
+			continue
+		}
+		ran++
+		if onGPU.Verdict() != runner.Pass {
+			t.Errorf("%s on cuda: %s: err=%v violations=%v", s.Name, onGPU.Verdict(), onGPU.Err, onGPU.Violations)
+			continue
+		}
+		onSim := runner.Run(context.Background(), s, runner.Options{Target: target.Sim{}})
+		if a, b := comparable(onSim.Trace), comparable(onGPU.Trace); a != b {
+			t.Errorf("%s: the cuda trace differs from the simulator's beyond time and counters", s.Name)
+		}
+	}
+	t.Logf("%d specs ran on the GPU", ran)
+}
+
+// comparable strips what real hardware legitimately changes: clocks,
+// counter values and the agent's identity.
+func comparable(t trace.Trace) string {
+	var out []trace.Event
+	for _, e := range t.Events {
+		if e.Type == trace.AgentInfo {
+			continue
+		}
+		e.Time, e.Start, e.End, e.Counters, e.Seq = 0, 0, 0, nil, 0
+		out = append(out, e)
+	}
+	return string(trace.Marshal(trace.Trace{Events: out}))
+}
