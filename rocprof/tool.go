@@ -136,7 +136,7 @@ func Run(o Options, s spec.Spec) (*Result, error) {
 func simConfig(s spec.Spec) sim.Config {
 	cfg := sim.Config{Scheduled: true}
 	for _, a := range s.Agents {
-		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
+		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Kind: a.Kind}) // product names, as rocprofv3 reports
 	}
 	return cfg
 }

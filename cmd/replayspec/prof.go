@@ -52,7 +52,7 @@ func runProf(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		if a == "-h" || a == "--help" {
-			fmt.Fprint(stdout, profUsage)
+			io.WriteString(stdout, profUsage)
 			return exitOK
 		}
 	}
