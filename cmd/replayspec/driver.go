@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,57 +16,49 @@ import (
 func init() {
 	register(command{
 		name:    "driver",
-		summary: "serve the reference engine behind the driver protocol (stdin: spec, stdout: trace)",
+		summary: "serve the reference engine behind the driver protocol (spec on stdin, trace on stdout)",
 		run:     runDriver,
 	})
 }
 
-// driverStdin is where the driver reads its spec; tests replace it.
+var driverHelp = help{
+	name:     "driver",
+	synopsis: "[--fault NAME,...]",
+	about: `Speaks the driver protocol (docs/driver-protocol.md) once: writes its handshake,
+reads one spec as JSON on stdin, runs it on the reference engine on the
+simulator, writes the trace as NDJSON on stdout, then the end line {"end":N}.
+With stdin closed empty it writes the handshake only (the runner's probe).
+The engine failing is exit 1, the trace still written; an unreadable spec is 2.`,
+	examples: []string{
+		`replayspec run --target exec:"replayspec driver" specs/`,
+		`replayspec run --target exec:"replayspec driver --fault skip_restore" specs/   # a port with a known bug`,
+		`replayspec driver < /dev/null   # the handshake alone`,
+	},
+}
+
+// driverStdin is where the driver reads its spec.
 var driverStdin io.Reader = os.Stdin
 
 // driverVersion is this build's version, named in the driver's handshake.
 var driverVersion = "dev"
 
 func runDriver(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("driver", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	faultList := fs.String("fault", "", "plant known bugs in the reference engine: comma-separated fault names (docs/faults.md)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: replayspec driver [--fault NAME,...]
-
-Speaks the driver protocol (docs/driver-protocol.md) once: writes its
-handshake, reads one spec as JSON on stdin, runs it on the reference engine
-on the simulator and writes the trace as NDJSON on stdout, then an end line.
-With stdin closed empty it writes the handshake only.
-
-  replayspec run --target exec:"replayspec driver" specs/
-  replayspec run --target exec:"replayspec driver --fault skip_restore" specs/
-
-Exit status: 0 the trace was written, 1 the engine failed (the trace is still
-written), 2 bad usage or an unreadable spec.
-
-Options:
-`)
-		fs.PrintDefaults()
+	fs := newFlags(driverHelp.name)
+	faultList := fs.String("fault", "", "plant known engine bugs, comma-separated `NAME,...` (docs/faults.md)")
+	rest, code, ok := parseFlags(fs, driverHelp, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "replayspec driver: unexpected arguments %q: the spec comes on stdin\n", fs.Args())
-		return exitUsage
+	if len(rest) > 0 {
+		return usageError(stderr, "driver", "unexpected arguments %q: the spec comes on stdin", rest)
 	}
 	faults, err := replay.ParseFaults(*faultList)
 	if err != nil {
-		fmt.Fprintf(stderr, "replayspec driver: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "driver", "--fault: %v", err)
 	}
 	impl := protocol.Implementation{Name: "replayspec reference engine", Version: driverVersion}
 	if *faultList != "" {
-		impl.Name += " (faults: " + *faultList + ")"
+		impl.Name += " with faults " + *faultList
 	}
 	err = driver.Serve(context.Background(), driverStdin, stdout, impl, target.Sim{}, target.Options{Faults: faults})
 	var se *driver.SpecError

@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/replayspec/replayspec/driver"
 	"github.com/replayspec/replayspec/driver/protocol"
@@ -24,58 +23,57 @@ func init() {
 	})
 }
 
+var reportHelp = help{
+	name:     "report",
+	synopsis: "[--target T] [--xfail FILE] [--format markdown|json] [--out FILE] SPEC|DIR...",
+	about: `Runs the specs on the target and writes the compliance matrix: every rule of
+the catalogue with its status (passed, failed, expected failure, skipped, error,
+not claimed, not covered) over the specs that name it or fail it, then every
+spec (docs/compliance.md). --xfail names the port's known failures: a rule ID
+or spec name a line, with a reason; a listed one that passes is an error.
+Failures and errors are also told on stderr. Exit 1 when anything failed that
+the list does not name, or a listed failure passed.`,
+	examples: []string{
+		"replayspec report specs/",
+		`replayspec report --target exec:"python3 my_driver.py" --xfail known-failures.txt --out COMPLIANCE.md specs/`,
+		`replayspec report --target exec:"replayspec driver" --format json --out compliance.json specs/`,
+	},
+}
+
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags(reportHelp.name)
 	targetName := fs.String("target", "sim", "the implementation under test: sim, cuda, rocr or exec:COMMAND")
-	xfailFile := fs.String("xfail", "", "the port's expected failures: a file of rule IDs or spec names, each with a reason")
+	xfailFile := fs.String("xfail", "", "the port's expected failures: `FILE` of rule IDs or spec names, each with a reason")
 	format := fs.String("format", "markdown", "markdown or json")
-	outFile := fs.String("out", "", "write the matrix to this file instead of stdout")
-	timeout := fs.Duration("timeout", 0, "bound on one spec (default 60s)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: replayspec report [--target T] [--xfail FILE] [--format markdown|json] [--out FILE] SPEC|DIR...
-
-Runs the specs on the target and writes the compliance matrix: every rule of
-the catalogue with its status (passed, failed, expected failure, skipped,
-error, not claimed, not covered) over the specs that name it or fail it, then
-every spec. docs/compliance.md explains it.
-
-  replayspec report --target exec:"python3 my_driver.py" --xfail known.txt --out COMPLIANCE.md specs/
-
-Exit status: 0 nothing failed unexpectedly, 1 a failure not listed or a listed
-failure that passed, 2 bad input or usage.
-
-Options:
-`)
-		fs.PrintDefaults()
+	outFile := fs.String("out", "", "write the matrix to `FILE` instead of stdout")
+	timeout := fs.Duration("timeout", 60*time.Second, "give up on a spec after this `duration`")
+	paths, code, ok := parseFlags(fs, reportHelp, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if err := checkFormat(*format, []string{"markdown", "json"}); err != nil {
+		return usageError(stderr, "report", "--format: %v", err)
 	}
-	if *format != "markdown" && *format != "json" {
-		fmt.Fprintf(stderr, "replayspec report: --format %q: use markdown or json\n", *format)
-		return exitUsage
+	if len(paths) == 0 {
+		return usageError(stderr, "report", "no spec given: name spec files or directories, e.g. replayspec report specs/")
+	}
+	if *timeout <= 0 {
+		return usageError(stderr, "report", "--timeout %s: want a positive duration such as 30s or 2m", *timeout)
 	}
 	var xf driver.XFail
 	if *xfailFile != "" {
 		var err error
 		if xf, err = driver.LoadXFail(*xfailFile); err != nil {
-			fmt.Fprintf(stderr, "replayspec report: --xfail: %v\n", err)
-			return exitUsage
+			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
-	specs, err := runner.Collect(fs.Args())
+	specs, err := runner.Collect(paths)
 	if err != nil {
-		fmt.Fprintf(stderr, "replayspec report: %v\n", err)
-		return exitUsage
+		return inputError(stderr, "report", err, "")
 	}
 	tg, err := target.Open(*targetName)
 	if err != nil {
-		fmt.Fprintf(stderr, "replayspec report: %v\n", err)
-		return exitUsage
+		return inputError(stderr, "report", err, "")
 	}
 	results := runner.RunAll(context.Background(), specs, runner.Options{Target: tg, Timeout: *timeout}, nil)
 	outcomes := xf.Apply(results)

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// driverHelperEnv makes TestDriverHelperProcess be `replayspec ARGS...`:
+// the test binary is the driver program, so the test needs no build.
+const driverHelperEnv = "REPLAYSPEC_DRIVER_HELPER"
+
+func TestDriverHelperProcess(t *testing.T) {
+	if os.Getenv(driverHelperEnv) != "1" {
+		return
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	os.Exit(mainWith(args, os.Stdout, os.Stderr))
+}
+
+// driverCommand is `replayspec ARGS` as an exec: command.
+func driverCommand(t *testing.T, args ...string) string {
+	t.Helper()
+	t.Setenv(driverHelperEnv, "1")
+	t.Setenv("GORACE", "atexit_sleep_ms=0") // a -race binary otherwise waits 1 s at exit
+	return fmt.Sprintf("'%s' -test.run=^TestDriverHelperProcess$ -- %s", os.Args[0], strings.Join(args, " "))
+}
+
+// TestDriverLibraryThroughExec: the whole library through the protocol
+// and `replayspec driver` gives the in-process verdicts and the same trace
+// byte for byte.
+func TestDriverLibraryThroughExec(t *testing.T) {
+	specs, err := runner.Collect([]string{library})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := target.NewExec(driverCommand(t, "driver"), target.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	viaExec := runner.RunAll(context.Background(), specs, runner.Options{Target: tg}, nil)
+	elapsed := time.Since(start)
+	inProc := runner.RunAll(context.Background(), specs, runner.Options{Target: target.Sim{}}, nil)
+	for i, want := range inProc {
+		got := viaExec[i]
+		t.Run(want.Spec.Name, func(t *testing.T) {
+			if got.Verdict() != want.Verdict() {
+				t.Errorf("verdict through exec %s, in-process %s\nexec error: %v", got.Verdict(), want.Verdict(), got.Err)
+			}
+			if g, w := trace.Marshal(got.Trace), trace.Marshal(want.Trace); !bytes.Equal(g, w) {
+				t.Errorf("trace through exec (%d bytes) differs from in-process (%d bytes)", len(g), len(w))
+			}
+		})
+	}
+	t.Logf("%d specs through exec:%q in %s (%s a spec)", len(specs), "replayspec driver", elapsed.Round(time.Millisecond), (elapsed / time.Duration(max(1, len(specs)))).Round(time.Millisecond))
+}
+
+// TestDriverFaultThroughExec: a fault planted in the driver process is
+// caught by the oracles of the runner process.
+func TestDriverFaultThroughExec(t *testing.T) {
+	tg, err := target.NewExec(driverCommand(t, "driver", "--fault", "skip_restore"), target.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := tg.Handshake().Implementation.Name; !strings.Contains(name, "skip_restore") {
+		t.Errorf("implementation %q does not say its fault", name)
+	}
+	specs, err := runner.Collect([]string{library + "/fixed-three-passes.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runner.Run(context.Background(), specs[0], runner.Options{Target: tg})
+	if r.Verdict() != runner.Fail {
+		t.Fatalf("verdict %s, want fail (err %v)", r.Verdict(), r.Err)
+	}
+	var rules []string
+	for _, v := range r.Violations {
+		rules = append(rules, v.Rule)
+	}
+	if !strings.Contains(strings.Join(rules, " "), "MEM-2") {
+		t.Errorf("violations %v do not name MEM-2", rules)
+	}
+}
+
+func TestDriverCommand(t *testing.T) {
+	old := driverStdin
+	t.Cleanup(func() { driverStdin = old })
+	cases := []struct {
+		name, stdin string
+		args        []string
+		code        int
+		out, errs   string
+	}{
+		{name: "probe", code: exitOK, out: `{"protocol":"replayspec.driver/v1","implementation":{"name":"replayspec reference engine"`},
+		{name: "bad spec", stdin: `{"version":1,"name":"x","agents":[],"application":{"dispatches":[]},"nope":1}`, code: exitUsage, errs: "reading the spec from stdin: stdin:1"},
+		{name: "not JSON", stdin: "version: [", code: exitUsage, errs: "JSON syntax"},
+		{name: "unknown fault", args: []string{"--fault", "nope"}, code: exitUsage, errs: `unknown fault "nope"`},
+		{name: "arguments", args: []string{"specs/"}, code: exitUsage, errs: "the spec comes on stdin"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			driverStdin = strings.NewReader(c.stdin)
+			code, out, errs := cli(t, append([]string{"driver"}, c.args...)...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr %s", code, c.code, errs)
+			}
+			wantAll(t, "stdout", out, c.out)
+			wantAll(t, "stderr", errs, c.errs)
+		})
+	}
+}
