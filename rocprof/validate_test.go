@@ -195,3 +195,14 @@ func TestValidateDir(t *testing.T) {
 		t.Error("an empty directory validated")
 	}
 }
+
+// A huge pass index is reported, not walked.
+func TestValidateHugePass(t *testing.T) {
+	in := `{"rocprofiler-sdk-tool":[{"callback_records":{"counter_collection":[` +
+		`{"dispatch_data":{"dispatch_info":{"dispatch_id":1}},"replay_pass":0},` +
+		`{"dispatch_data":{"dispatch_info":{"dispatch_id":1}},"replay_pass":9223372036854775807}]}}]}`
+	ps := ValidateJSON(strings.NewReader(in))
+	if len(ps) != 1 || !strings.Contains(ps[0].Msg, "replay_pass 1, 2, 3") {
+		t.Errorf("%v", ps)
+	}
+}
