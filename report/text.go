@@ -9,6 +9,7 @@ import (
 	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // Text writes a report for people: one line per spec, and for each failure
@@ -37,6 +38,9 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 		if opts.Quiet {
 			return
 		}
+		for _, ne := range neverEnded(r.Trace) {
+			stats += fmt.Sprintf("; %s never ended, as expected, after %d passes", ne.label, ne.passes)
+		}
 		if len(r.Expected) > 0 {
 			stats += "; caught as expected: " + strings.Join(ruleIDs(r.Expected), ", ")
 		}
@@ -56,6 +60,9 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 	}
 	if r.Spec.File != "" {
 		fmt.Fprintf(w, "  spec: %s\n", r.Spec.File)
+	}
+	for _, ne := range neverEnded(r.Trace) {
+		fmt.Fprintf(w, "  note: %s never ended: its indefinite loop ran %d passes, the run's pass budget (limits.max_passes, or --max-passes), and was stopped there\n", ne.label, ne.passes)
 	}
 	for _, vi := range r.Violations {
 		writeViolation(w, vi)
@@ -137,4 +144,31 @@ func plural(n int, one, many string) string {
 // indentRest indents every line of s but the first.
 func indentRest(s, prefix string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
+
+// endless is a dispatch whose indefinite loop spent the pass budget.
+type endless struct {
+	label  string
+	passes uint64
+}
+
+// neverEnded lists the dispatches of t that never ended, named by the
+// spec's label when an event of the dispatch carries it.
+func neverEnded(t trace.Trace) []endless {
+	var out []endless
+	for _, e := range t.Events {
+		if e.Type != trace.NeverEnded {
+			continue
+		}
+		ne := endless{label: fmt.Sprintf("dispatch %d", e.Dispatch)}
+		ne.passes, _ = e.PassOf()
+		for _, o := range t.Events {
+			if o.Dispatch == e.Dispatch && o.Label != "" {
+				ne.label = o.Label
+				break
+			}
+		}
+		out = append(out, ne)
+	}
+	return out
 }

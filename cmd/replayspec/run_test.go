@@ -1,0 +1,311 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replayspec/replayspec/report"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// neverEnds is an indefinite loop whose continue always says go on: the
+// SDK has no cap of its own, so only the run's pass budget ends it.
+const neverEnds = `version: 1
+name: forever
+rules: [CMP-4]
+agents:
+  - {name: gpu0, kind: MI300}
+contexts:
+  - name: replay
+    services:
+      kernel_replay: {}
+tool:
+  plan:
+    passes: 0
+    continue: {always: true}
+application:
+  buffers:
+    - {name: x, agent: gpu0, elements: 16}
+  dispatches:
+    - {name: d, kernel: increment, agent: gpu0, args: [x]}
+`
+
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	good := tempFile(t, dir, "tiny.yaml", okSpec)
+	malformed := tempFile(t, dir, "malformed.yaml", "version: 1\nname: [unclosed\n")
+	badKey := tempFile(t, dir, "badkey.yaml", strings.Replace(okSpec, "    passes: 3\n", "    passes: 3\n    pases: 4\n", 1))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // in stderr
+	}{
+		{"no spec", []string{"run"}, []string{"no spec given", "replayspec run specs/"}},
+		{"missing file", []string{"run", filepath.Join(dir, "nope.yaml")}, []string{"nope.yaml", "no such file"}},
+		{"empty directory", []string{"run", empty}, []string{empty, "no spec files"}},
+		{"malformed YAML", []string{"run", malformed}, []string{malformed + ":1:", "YAML"}},
+		{"bad key", []string{"run", badKey}, []string{badKey + ":13:5:", "pases", "validate"}},
+		{"unknown target", []string{"run", "--target", "vulkan", good}, []string{"unknown target \"vulkan\"", "sim, cuda, rocr"}},
+		{"unavailable target", []string{"run", "--target", "rocr", good}, []string{"target rocr is not available", "--target sim"}},
+		{"bad shard", []string{"run", "--shard", "3/2", good}, []string{"--shard \"3/2\"", "1 <= k <= n"}},
+		{"shard not numbers", []string{"run", "--shard", "a", good}, []string{"want k/n"}},
+		{"shard zero", []string{"run", "--shard", "0/0", good}, []string{"1 <= k <= n"}},
+		{"unknown fault", []string{"run", "--fault", "no_such_fault", good}, []string{"unknown fault \"no_such_fault\"", "completion_every_pass"}},
+		{"unknown format", []string{"run", "--format", "yaml", good}, []string{"unknown format \"yaml\"", "text, json, junit"}},
+		{"bad timeout", []string{"run", "--timeout", "-1s", good}, []string{"--timeout"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := cli(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want 2; stderr:\n%s", code, errs)
+			}
+			wantAll(t, "stderr", errs, tc.want...)
+		})
+	}
+}
+
+func TestRunPasses(t *testing.T) {
+	dir := t.TempDir()
+	good := tempFile(t, dir, "tiny.yaml", okSpec)
+	code, out, errs := cli(t, "run", good)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s%s", code, out, errs)
+	}
+	wantAll(t, "report", out, "PASS tiny (3 passes,", "1 spec: 1 passed, 0 failed")
+}
+
+func TestRunNeverEndingLoop(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		spec   string
+		args   []string
+		code   int
+		report []string
+	}{
+		{"default budget", neverEnds + "expect: {never_ends: [d]}\n", nil, exitOK, []string{"PASS forever (10000 passes", "d never ended"}},
+		{"expected to never end", neverEnds + "expect: {never_ends: [d]}\n", []string{"--max-passes", "100"}, exitOK, []string{"PASS forever (100 passes", "d never ended"}},
+		{"budget from the command line", neverEnds + "expect: {never_ends: [d], passes: {d: 25}}\n", []string{"--max-passes", "25"}, exitOK, []string{"PASS forever (25 passes"}},
+		{"expected to end", neverEnds + "expect: {completions: {d: 1}}\n", []string{"--max-passes", "20"}, exitFail, []string{"FAIL forever", "expect.completions", "d never ended: its indefinite loop ran 20 passes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.args == nil && (raceDetector || testing.Short()) {
+				t.Skip("spends the default budget of 10000 passes: slow under -race and -short")
+			}
+			f := tempFile(t, dir, "forever.yaml", tc.spec)
+			start := time.Now()
+			code, out, errs := cli(t, append(append([]string{"run"}, tc.args...), f)...)
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("a never-ending loop took %s to report", took)
+			}
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.code, out, errs)
+			}
+			wantAll(t, "report", out, tc.report...)
+		})
+	}
+}
+
+func TestRunExpectationContradictsRules(t *testing.T) {
+	dir := t.TempDir()
+	f := tempFile(t, dir, "five.yaml", strings.Replace(okSpec, "passes: {inc: 3}", "passes: {inc: 5}", 1))
+	code, out, _ := cli(t, "run", f)
+	if code != exitFail {
+		t.Errorf("exit %d, want 1", code)
+	}
+	wantAll(t, "report", out, "FAIL tiny", "[EXPECT] expect.passes: inc runs 5 passes", "inc ran 3 passes", "spec: "+f, "where to look", "--trace-out")
+}
+
+func TestRunFaultIsCaught(t *testing.T) {
+	dir := t.TempDir()
+	good := tempFile(t, dir, "tiny.yaml", okSpec)
+	tr := filepath.Join(dir, "out", "tiny.ndjson")
+	code, out, _ := cli(t, "run", "--fault", "completion_every_pass", "--trace-out", tr, good)
+	if code != exitFail {
+		t.Errorf("exit %d, want 1", code)
+	}
+	wantAll(t, "report", out, "FAIL tiny", "[CMP-1]", "[CMP-2]", "events:", "seq ", "the whole trace in "+tr)
+	// A failing run still writes its whole trace, and check judges it the
+	// same way.
+	data, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"app_memory"`) {
+		t.Errorf("the trace of the failing run is not whole: no app_memory event")
+	}
+	code, out, _ = cli(t, "check", tr)
+	if code != exitFail {
+		t.Errorf("check: exit %d, want 1", code)
+	}
+	wantAll(t, "check report", out, "[CMP-1]", "the whole trace in "+tr)
+}
+
+func TestRunTraceOut(t *testing.T) {
+	dir := t.TempDir()
+	one := tempFile(t, dir, "tiny.yaml", okSpec)
+	two := tempFile(t, dir, "tiny2.yaml", strings.Replace(okSpec, "name: tiny", "name: tiny2", 1))
+
+	file := filepath.Join(dir, "one.ndjson")
+	if code, out, errs := cli(t, "run", "--trace-out", file, one); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	readTraceFile(t, file)
+
+	outDir := filepath.Join(dir, "traces")
+	if code, out, errs := cli(t, "run", "--trace-out", outDir, one, two); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, n := range []string{"tiny", "tiny2"} {
+		tr := readTraceFile(t, filepath.Join(outDir, n+".ndjson"))
+		if tr.Header.Spec != n {
+			t.Errorf("%s.ndjson holds the trace of %q", n, tr.Header.Spec)
+		}
+	}
+}
+
+func readTraceFile(t *testing.T, path string) trace.Trace {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(tr.Events) == 0 {
+		t.Errorf("%s: no events", path)
+	}
+	return tr
+}
+
+func TestRunFormats(t *testing.T) {
+	dir := t.TempDir()
+	good := tempFile(t, dir, "tiny.yaml", okSpec)
+	t.Run("json", func(t *testing.T) {
+		code, out, _ := cli(t, "run", "--format", "json", "--fault", "completion_every_pass", good)
+		if code != exitFail {
+			t.Errorf("exit %d, want 1", code)
+		}
+		var rep report.JSONReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		if rep.Report != report.JSONVersion || rep.Summary.Failed != 1 || len(rep.Results) != 1 {
+			t.Fatalf("unexpected report: %+v", rep)
+		}
+		r := rep.Results[0]
+		if r.Verdict != "fail" || r.Passes != 3 || len(r.Violations) == 0 || r.Violations[0].Family == "" || len(r.Violations[0].Events) == 0 {
+			t.Errorf("unexpected result: %+v", r)
+		}
+	})
+	t.Run("junit", func(t *testing.T) {
+		code, out, _ := cli(t, "run", "--format", "junit", "--fault", "completion_every_pass", good)
+		if code != exitFail {
+			t.Errorf("exit %d, want 1", code)
+		}
+		var doc struct {
+			Suites []struct {
+				Tests    int `xml:"tests,attr"`
+				Failures int `xml:"failures,attr"`
+				Cases    []struct {
+					Name     string `xml:"name,attr"`
+					Failures []struct {
+						Type    string `xml:"type,attr"`
+						Message string `xml:"message,attr"`
+					} `xml:"failure"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("not XML: %v\n%s", err, out)
+		}
+		if len(doc.Suites) != 1 {
+			t.Fatalf("%d testsuites, want 1", len(doc.Suites))
+		}
+		s := doc.Suites[0]
+		names := map[string]bool{}
+		var cmp []string
+		for _, c := range s.Cases {
+			names[c.Name] = true
+			for _, f := range c.Failures {
+				if strings.HasPrefix(f.Type, "CMP-") {
+					cmp = append(cmp, c.Name)
+				}
+			}
+		}
+		if !names["tiny/PC"] || !names["tiny/CMP"] || s.Tests != len(s.Cases) || s.Failures == 0 {
+			t.Errorf("testcases %v, tests %d, failures %d", names, s.Tests, s.Failures)
+		}
+		for _, n := range cmp {
+			if n != "tiny/CMP" {
+				t.Errorf("a CMP failure is filed under %s", n)
+			}
+		}
+	})
+	t.Run("timeline", func(t *testing.T) {
+		tl := filepath.Join(dir, "timeline.json")
+		if code, out, errs := cli(t, "run", "--timeline", tl, "--quiet", good); code != exitOK {
+			t.Fatalf("exit %d\n%s%s", code, out, errs)
+		}
+		data, err := os.ReadFile(tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			TraceEvents []map[string]any `json:"traceEvents"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("timeline is not JSON: %v", err)
+		}
+		passes, kernels := 0, 0
+		for _, e := range doc.TraceEvents {
+			if e["ph"] == "X" && e["cat"] == "pass" {
+				passes++
+			}
+			if e["ph"] == "X" && e["cat"] == "kernel" {
+				kernels++
+			}
+		}
+		if passes != 3 || kernels != 3 {
+			t.Errorf("timeline has %d pass slices and %d kernel slices, want 3 and 3", passes, kernels)
+		}
+	})
+}
+
+func TestRunQuietAndShard(t *testing.T) {
+	dir := t.TempDir()
+	tempFile(t, dir, "a.yaml", strings.Replace(okSpec, "name: tiny", "name: a", 1))
+	tempFile(t, dir, "b.yaml", strings.Replace(okSpec, "name: tiny", "name: b", 1))
+	code, out, _ := cli(t, "run", "--shard", "2/2", dir, "--quiet")
+	if code != exitOK {
+		t.Errorf("exit %d", code)
+	}
+	if strings.Contains(out, "PASS") || !strings.Contains(out, "1 spec: 1 passed") {
+		t.Errorf("quiet shard 2/2 of two specs:\n%s", out)
+	}
+	code, out, _ = cli(t, "run", "--shard", "1/2", dir)
+	if code != exitOK || !strings.Contains(out, "PASS a ") || strings.Contains(out, "PASS b ") {
+		t.Errorf("shard 1/2 (exit %d):\n%s", code, out)
+	}
+}
+
+// TestRunLibrary runs the whole spec library: it must hold on the
+// simulator (make run).
+func TestRunLibrary(t *testing.T) {
+	code, out, errs := cli(t, "run", "--quiet", library)
+	if code != exitOK {
+		t.Errorf("replayspec run specs/: exit %d\n%s%s", code, out, errs)
+	}
+}
