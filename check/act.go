@@ -16,8 +16,38 @@ func checkACT(x *index) []Violation {
 	vs = append(vs, x.checkActivatingContext()...)
 	for _, code := range []string{"multi_packet_submission", "graph_launch"} {
 		vs = append(vs, x.checkWarnedNotReplayed("ACT-6", code)...)
+		vs = append(vs, x.checkWarnedOnlyWhenActive(code)...)
 	}
 	return vs
+}
+
+// ACT-3: the "not replayed" warnings of ACT-6 speak of replay, so they may
+// only come while a started context's subscription covers CONFIG; one
+// printed with no such context shows replay was switched on without it.
+func (x *index) checkWarnedOnlyWhenActive(code string) []Violation {
+	configs := x.replayConfigs()
+	if len(configs) == 0 {
+		return nil
+	}
+	for _, w := range x.byType[trace.Warning] {
+		if x.ev[w].Code != code {
+			continue
+		}
+		active, judged := false, false
+		for _, c := range configs {
+			e := x.ev[c]
+			if c > w || !statusIs(e.Status, statusSuccess) {
+				continue
+			}
+			on, known := x.contextActive(e.Context, w)
+			judged = judged || known
+			active = active || (on && coversConfig(e.Message))
+		}
+		if judged && !active {
+			return []Violation{x.violation("ACT-3", x.ev[w].Dispatch, fmt.Sprintf("warning %s about replay was printed although no started context's KERNEL_REPLAY subscription covers CONFIG", code), w)}
+		}
+	}
+	return nil
 }
 
 // ACT-1: PASS, continue, snapshot and restore only follow a

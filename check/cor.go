@@ -66,6 +66,14 @@ func (x *index) checkExternalIDs() []Violation {
 			if ce.Result == nil || ce.Dispatch != e.Dispatch {
 				continue
 			}
+			// Each pass is its own submit: inside a pass, the id must have
+			// been asked for in that same pass, not reused from an earlier one.
+			if w := x.window[i]; w.open && w.dispatch == e.Dispatch {
+				if cw := x.window[c]; !cw.open || cw.dispatch != w.dispatch || cw.pass != w.pass {
+					vs = append(vs, x.violation("COR-3", e.Dispatch, fmt.Sprintf("a %s record of pass %d carries external id %d, but the external correlation callback was not asked for that pass's submit (the last answer came before the pass began)", e.Service, w.pass, e.Corr.External), c, i))
+					continue
+				}
+			}
 			if int64(e.Corr.External) != *ce.Result {
 				vs = append(vs, x.violation("COR-3", e.Dispatch, fmt.Sprintf("a %s record carries external id %d, its submit was given %d", e.Service, e.Corr.External, *ce.Result), c, i))
 			}

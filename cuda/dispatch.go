@@ -172,13 +172,19 @@ func digestable(bufs []*allocation) bool {
 
 // digestBuffers copies the buffers to the host (driver thread) and digests
 // them in argument order.
+// Only coarse-grained device buffers count: the memory replay saves and
+// restores (MEM-4), as docs/trace.md says of mem_in and mem_out.
 func (r *Runtime) digestBuffers(bufs []*allocation) (string, error) {
-	data := make([][]byte, len(bufs))
-	for i, b := range bufs {
-		data[i] = make([]byte, b.Size)
-		if err := r.readLive(b, 0, data[i]); err != nil {
+	var data [][]byte
+	for _, b := range bufs {
+		if b.Kind != hsa.DeviceCoarse {
+			continue
+		}
+		buf := make([]byte, b.Size)
+		if err := r.readLive(b, 0, buf); err != nil {
 			return "", err
 		}
+		data = append(data, buf)
 	}
 	return trace.Digest(data...), nil
 }

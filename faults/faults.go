@@ -52,16 +52,7 @@ var Catches = map[replay.Fault][]string{
 // OracleGaps lists the faults no oracle of check/ can report today, with
 // what the oracle lacks. TestMatrix logs them instead of failing, and fails
 // once one is caught, so that the list stays true (docs/faults.md).
-var OracleGaps = map[replay.Fault]string{
-	replay.FaultExternalCorrelationReused: "COR-3 (check/cor.go checkExternalIDs) compares a record's external id with " +
-		"the last correlation event on its thread, not with the one of its own pass: when pass 1+ never asks the " +
-		"tool's callback, the stale pass-0 id still matches. It should require one correlation event inside every " +
-		"PASS window of a replayed dispatch and match records to the event of their pass.",
-	replay.FaultActivateWithoutConfig: "ACT-3 (check/act.go) judges CONFIG ENTER callbacks only; a PASS-only " +
-		"subscription that wrongly activates replay delivers none (the tool cannot install replay_pass_count), and the " +
-		"one visible effect, a multi_packet_submission/graph_launch warning with no CONFIG-covering subscription " +
-		"active, is not judged, although the configure event now says operations=PASS.",
-}
+var OracleGaps = map[replay.Fault]string{}
 
 // Outcome is one spec run with some faults planted.
 type Outcome struct {

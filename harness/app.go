@@ -169,7 +169,7 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 		return nil
 	}
 	a.rec.Emit(trace.Event{Type: trace.AppComplete, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
-	contents, err := a.read(bufs)
+	contents, err := a.read(savedOnly(bufs))
 	if err != nil {
 		return err
 	}
@@ -227,4 +227,16 @@ func (a *app) readBack() {
 		}
 		a.rec.Emit(trace.Event{Type: trace.AppMemory, Label: b.Name, Digest: trace.Digest(data), Values: vals})
 	}
+}
+
+// savedOnly keeps the coarse-grained device buffers, the ones the runtime's
+// mem_in/mem_out digests describe (docs/trace.md).
+func savedOnly(bufs []hsa.Allocation) []hsa.Allocation {
+	var out []hsa.Allocation
+	for _, b := range bufs {
+		if b.Kind == hsa.DeviceCoarse {
+			out = append(out, b)
+		}
+	}
+	return out
 }

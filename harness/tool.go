@@ -180,15 +180,22 @@ func (t *tool) groups(agent hsa.AgentID, counters []string) [][]string {
 	return g
 }
 
-// selectCounters picks the group of the pass published on this thread:
-// pass i collects group i, with no wrap (AGT-1); outside a loop, group 0.
+// selectCounters picks the group of the pass published on this thread. A
+// tool that splits counters over passes ("passes: groups", or a list of
+// several groups) collects group i in pass i, with no wrap (AGT-1); a list
+// that fits one group is collected on every pass, as a tool sampling the
+// same counters until they converge does. Outside a loop: group 0.
 func (t *tool) selectCounters(counters []string) replay.CounterSelectFunc {
 	return func(thread hsa.ThreadID, info replay.DispatchInfo, _ replay.CorrelationID) []string {
 		g := t.groups(info.AgentID, counters)
 		t.mu.Lock()
 		pass, inLoop := t.published[t.threadOfLocked(thread)]
+		label := t.labelOf[info.DispatchID]
 		t.mu.Unlock()
-		if !inLoop {
+		switch {
+		case !inLoop:
+			pass = 0
+		case len(g) == 1 && t.planFor(label).Passes != spec.PassesGroups:
 			pass = 0
 		}
 		if pass >= uint64(len(g)) {

@@ -123,7 +123,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	items := min(grid, elements) // work items past the end of a buffer do nothing
 	var memIn, memOut string
 	if rec != nil {
-		memIn = trace.Digest(bufs[:k.Buffers]...)
+		memIn = trace.Digest(savedBuffers(bufs[:k.Buffers], lives[:k.Buffers])...)
 	}
 	k.run(bufs, scalar, items, grid)
 	written := items * 4
@@ -132,7 +132,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	}
 	m.markWritten(lives[0], 0, written) // every kernel writes its first buffer only
 	if rec != nil {
-		memOut = trace.Digest(bufs[:k.Buffers]...)
+		memOut = trace.Digest(savedBuffers(bufs[:k.Buffers], lives[:k.Buffers])...)
 	}
 	shape := dispatchShape(k, q.agent.kind, grid, p.Workgroup.Size(), items)
 	// The clock moves under the memory lock so that times follow the order
@@ -155,4 +155,17 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	}
 	r.completeSignal(thread, p.Completion)
 	return nil
+}
+
+// savedBuffers keeps the coarse-grained device buffers: the memory kernel
+// replay saves and restores (MEM-4), and so the memory mem_in and mem_out
+// describe (docs/trace.md).
+func savedBuffers(bufs [][]byte, lives []*allocation) [][]byte {
+	var out [][]byte
+	for i, b := range bufs {
+		if lives[i].meta.Kind == hsa.DeviceCoarse {
+			out = append(out, b)
+		}
+	}
+	return out
 }
