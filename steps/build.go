@@ -144,15 +144,43 @@ func (w *world) plan(dispatch string) (*spec.Plan, error) {
 	if dispatch == "" {
 		return &w.s.Tool.Plan, nil
 	}
-	d, err := w.dispatch(dispatch)
-	if err != nil {
-		return nil, err
+	// A dispatch's own plan starts from the tool's plan as the scenario
+	// left it; it is merged in when the spec is complete (applyPlans), so
+	// that steps may name a dispatch before the application makes it.
+	if w.plans == nil {
+		w.plans = map[string]*spec.Plan{}
 	}
-	if d.Plan == nil {
+	if p, ok := w.plans[dispatch]; ok {
+		return p, nil
+	}
+	p := &spec.Plan{}
+	w.plans[dispatch] = p
+	w.planOrder = append(w.planOrder, dispatch)
+	return p, nil
+}
+
+// applyPlans gives each dispatch its own plan: the tool's plan with what
+// the scenario changed for that dispatch.
+func (w *world) applyPlans() error {
+	for _, name := range w.planOrder {
+		d, err := w.dispatch(name)
+		if err != nil {
+			return err
+		}
+		own := w.plans[name]
 		p := w.s.Tool.Plan
+		if own.Passes != "" {
+			p.Passes = own.Passes
+		}
+		if own.Continue != nil || own.Passes != "" {
+			p.Continue = own.Continue
+		}
+		if own.UserData != nil {
+			p.UserData = own.UserData
+		}
 		d.Plan = &p
 	}
-	return d.Plan, nil
+	return nil
 }
 
 func (w *world) dispatch(name string) (*spec.Dispatch, error) {

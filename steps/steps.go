@@ -32,7 +32,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 
 	// The machine and the engine.
-	sc.Step(`^a machine with (an? .+ agents?)$`, machine)
+	sc.Step(`^a machine with (an? .+ agents?)(?: as well)?$`, machine)
 	sc.Step(`^the engine has the planted faults? ([a-z_, ]+)$`, plantFaults)
 	sc.Step(`^the machine cannot save more than (\d+) bytes of device memory at once$`, snapshotLimit)
 	sc.Step(`^the machine fails part-way through its restore number (\d+)$`, restoreFails)
@@ -100,7 +100,7 @@ func registerThen(sc *godog.ScenarioContext) {
 	sc.Step(`^each pass opens with PASS ENTER and closes with PASS EXIT, in order$`, passesBracketed)
 	sc.Step(`^the pass count is asked once, after CONFIG ENTER and before the first pass$`, passCountOnce)
 
-	sc.Step(`^continue is consulted after passes? `+nums+optOf+`$`, func(ctx context.Context, which, label string) error { return continueAfter(ctx, label, which) })
+	sc.Step(`^continue is consulted after pass(?:es)? `+nums+optOf+`$`, func(ctx context.Context, which, label string) error { return continueAfter(ctx, label, which) })
 	sc.Step(`^continue is never consulted$`, continueNever)
 	sc.Step(`^each consultation of continue follows the PASS EXIT of the pass it judges$`, continueAfterExit)
 
@@ -114,7 +114,7 @@ func registerThen(sc *godog.ScenarioContext) {
 	sc.Step(`^the buffer `+name+` holds the result of one run$`, holdsOneRun)
 	sc.Step(`^memory is saved once, before the first pass$`, snapshotOnce)
 	sc.Step(`^no memory is saved or restored(?: for "([\w-]+)")?$`, noSnapshot)
-	sc.Step(`^memory is restored before passes? `+nums+` only$`, restoredBefore)
+	sc.Step(`^memory is restored before pass(?:es)? `+nums+` only$`, restoredBefore)
 	sc.Step(`^memory is never restored$`, func(ctx context.Context) error { return restoredBefore(ctx, "") })
 	sc.Step(`^every pass starts from the memory the application left before the dispatch$`, sameInput)
 	sc.Step(`^the snapshot(?: of "([\w-]+)")? saves (\d+) regions? of device memory$`, snapshotRegions)

@@ -114,7 +114,7 @@ func notReplayed(ctx context.Context, label string) error {
 	if s := append(v.of(trace.Snapshot), v.of(trace.Restore)...); len(s) > 0 {
 		return w.failf("%s should not be replayed, yet memory was saved or restored:\n%s", v.label, show(s...))
 	}
-	if k := v.of(trace.Kernel); len(k) != 1 {
+	if k := byType(v.window(), trace.Kernel); len(k) != 1 {
 		return w.failf("%s should run once, its kernel ran %d times:\n%s", v.label, len(k), show(k...))
 	}
 	return nil
@@ -126,7 +126,7 @@ func kernelRuns(ctx context.Context, label string, n int) error {
 	if err != nil {
 		return err
 	}
-	if k := v.of(trace.Kernel); len(k) != n {
+	if k := byType(v.window(), trace.Kernel); len(k) != n {
 		return w.failf("the kernel of %s should run %d times on the GPU, it ran %d times:\n%s", v.label, n, len(k), show(k...))
 	}
 	return nil

@@ -26,6 +26,9 @@ type world struct {
 	faults  replay.Faults
 	machine machineFaults
 	envSet  []string // environment variables a step set, unset after
+	// plans are what the scenario changed of one dispatch's plan.
+	plans     map[string]*spec.Plan
+	planOrder []string
 
 	ran bool
 	res runner.Result
@@ -59,6 +62,9 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 		return &w.res, nil
 	}
 	w.ran = true
+	if err := w.applyPlans(); err != nil {
+		return nil, err
+	}
 	if err := spec.Validate(w.s); err != nil {
 		return nil, fmt.Errorf("the scenario builds an invalid spec: %w", err)
 	}
