@@ -62,7 +62,7 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 		fmt.Fprintf(w, "  spec: %s\n", r.Spec.File)
 	}
 	for _, ne := range neverEnded(r.Trace) {
-		fmt.Fprintf(w, "  note: %s never ended: its indefinite loop ran %d passes, the run's pass budget (limits.max_passes, or --max-passes), and was stopped there\n", ne.label, ne.passes)
+		fmt.Fprintf(w, "  note: %s never ended: its indefinite loop was stopped after %d passes, when the run's pass budget (limits.max_passes, --max-passes) or time (--timeout) ran out\n", ne.label, ne.passes)
 	}
 	for _, vi := range r.Violations {
 		writeViolation(w, vi)

@@ -117,6 +117,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	results := runner.RunAll(context.Background(), specs, opts, progress)
+	for i, r := range results {
+		// The engine stops a loop when the time is up and may still
+		// return cleanly; a spec that used all its time did not finish.
+		if r.Err == nil && r.SkipReason == "" && r.Elapsed >= *timeout {
+			results[i].Err = fmt.Errorf("no result within --timeout %s; the trace holds what was recorded until then", *timeout)
+		}
+	}
 
 	ropts := report.Options{Target: tg.Name(), Quiet: *quiet, Rerun: func(s spec.Spec) string {
 		cmd := "replayspec run"

@@ -95,7 +95,7 @@ func TestRunNeverEndingLoop(t *testing.T) {
 		{"default budget", neverEnds + "expect: {never_ends: [d]}\n", nil, exitOK, []string{"PASS forever (10000 passes", "d never ended"}},
 		{"expected to never end", neverEnds + "expect: {never_ends: [d]}\n", []string{"--max-passes", "100"}, exitOK, []string{"PASS forever (100 passes", "d never ended"}},
 		{"budget from the command line", neverEnds + "expect: {never_ends: [d], passes: {d: 25}}\n", []string{"--max-passes", "25"}, exitOK, []string{"PASS forever (25 passes"}},
-		{"expected to end", neverEnds + "expect: {completions: {d: 1}}\n", []string{"--max-passes", "20"}, exitFail, []string{"FAIL forever", "expect.completions", "d never ended: its indefinite loop ran 20 passes"}},
+		{"expected to end", neverEnds + "expect: {completions: {d: 1}}\n", []string{"--max-passes", "20"}, exitFail, []string{"FAIL forever", "expect.completions", "d never ended: its indefinite loop was stopped after 20 passes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.args == nil && (raceDetector || testing.Short()) {
@@ -308,4 +308,22 @@ func TestRunLibrary(t *testing.T) {
 	if code != exitOK {
 		t.Errorf("replayspec run specs/: exit %d\n%s%s", code, out, errs)
 	}
+}
+
+// TestRunTimeout: a spec that outlives --timeout is an error, reported
+// promptly, and its trace is still written.
+func TestRunTimeout(t *testing.T) {
+	dir := t.TempDir()
+	f := tempFile(t, dir, "forever.yaml", neverEnds+"expect: {never_ends: [d]}\n")
+	tr := filepath.Join(dir, "forever.ndjson")
+	start := time.Now()
+	code, out, _ := cli(t, "run", "--max-passes", "100000000", "--timeout", "200ms", "--trace-out", tr, f)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s with --timeout 200ms", took)
+	}
+	if code != exitFail {
+		t.Errorf("exit %d, want 1", code)
+	}
+	wantAll(t, "report", out, "ERROR forever", "no result within --timeout 200ms")
+	readTraceFile(t, tr)
 }
