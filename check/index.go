@@ -68,6 +68,7 @@ type dispatchView struct {
 	locals, records         []int
 	correlations, reserves  []int
 	snapshots, restores     []int
+	failedSnapshots         []int // snapshots that could not be completed
 	kernels, neverEnded     []int
 	warnings                []int
 }
@@ -189,7 +190,11 @@ func (x *index) file(i int, e trace.Event) {
 			d.thread = e.Thread
 		}
 	case trace.Snapshot:
-		d.snapshots = append(d.snapshots, i)
+		if e.Status != "" && !statusIs(e.Status, statusSuccess) {
+			d.failedSnapshots = append(d.failedSnapshots, i) // MEM-5
+		} else {
+			d.snapshots = append(d.snapshots, i)
+		}
 	case trace.Restore:
 		d.restores = append(d.restores, i)
 	case trace.Kernel:

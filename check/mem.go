@@ -31,7 +31,32 @@ func checkMEM(x *index) []Violation {
 		}
 		vs = append(vs, x.checkOneRunResult(d)...)
 	})
+	vs = append(vs, x.checkFailedSnapshots()...)
 	return append(vs, x.checkWarnedNotReplayed("MEM-5", "snapshot_incomplete")...)
+}
+
+// MEM-5: a snapshot that could not be completed makes the SDK warn and run
+// the dispatch once, without replay.
+func (x *index) checkFailedSnapshots() []Violation {
+	var vs []Violation
+	warned := false
+	for _, i := range x.byType[trace.Warning] {
+		warned = warned || x.ev[i].Code == "snapshot_incomplete"
+	}
+	x.eachDispatch(func(d *dispatchView) {
+		if len(d.failedSnapshots) == 0 {
+			return
+		}
+		switch {
+		case !warned:
+			vs = append(vs, x.violation("MEM-5", d.id, fmt.Sprintf("the snapshot of dispatch %d failed and no snapshot_incomplete warning was printed", d.id), d.failedSnapshots...))
+		case d.replayed():
+			vs = append(vs, x.violation("MEM-5", d.id, fmt.Sprintf("the snapshot of dispatch %d failed, yet it was replayed (%d passes)", d.id, len(d.passEnter)), append(d.failedSnapshots, d.passEnter...)...))
+		case len(d.kernels) != 1:
+			vs = append(vs, x.violation("MEM-5", d.id, fmt.Sprintf("the snapshot of dispatch %d failed; it must run once, but the kernel ran %d times", d.id, len(d.kernels)), append(d.failedSnapshots, d.kernels...)...))
+		}
+	})
+	return vs
 }
 
 // kernelsOfPass returns d's kernel events inside its pass p.

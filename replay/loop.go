@@ -79,7 +79,10 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	defer unlock()
 	snap, err := s.snapshot(q, thread, info)
 	if err != nil {
-		// MEM-5: warn and run once without replay.
+		// MEM-5: warn (once) and run once without replay. The failed
+		// snapshot itself is recorded every time, for the trace's readers.
+		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
+			Agent: uint64(info.AgentID), Status: StatusError.String(), Message: err.Error()})
 		s.warn(WarnSnapshotIncomplete, info.DispatchID, err.Error())
 		unlock()
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq)

@@ -411,3 +411,24 @@ func TestSnapshotFailureRunsOnce(t *testing.T) {
 		t.Errorf("err=%v signal=%d passes=%d warnings=%d; want one plain run and one warning", err, sig, len(tool.passes), b.count(trace.Warning))
 	}
 }
+
+// TestRestoreFailureIsFatal: a restore that fails part-way stops the
+// dispatch with an error and no completion, never a silent wrong result
+// (MEM-5).
+func TestRestoreFailureIsFatal(t *testing.T) {
+	rt, err := sim.New(sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}, FailRestoreAt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bench{t: t, rt: rt, sdk: replay.New(rt, replay.Options{})}
+	tool := &replayTool{passCount: fixed(3)}
+	tool.install(b)
+	agent := rt.Agents()[0].ID
+	b.buf, _ = rt.Allocate(agent, hsa.DeviceCoarse, 256)
+	b.q, _ = rt.CreateQueue(agent)
+	b.sdk.Intercept(b.q)
+	sig, _, err := b.dispatch()
+	if err == nil || sig != 1 {
+		t.Errorf("err=%v signal=%d; want an error and no completion", err, sig)
+	}
+}

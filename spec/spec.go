@@ -34,6 +34,10 @@ type Agent struct {
 	Name string `yaml:"name" json:"name"`
 	// Kind is MI200, MI300 or consumer (the simulator's agent kinds).
 	Kind string `yaml:"kind" json:"kind"`
+	// SnapshotLimit makes a snapshot of more than this many bytes fail on
+	// this agent (MEM-5); 0 means no limit. Needs the snapshot-failure
+	// capability.
+	SnapshotLimit uint64 `yaml:"snapshot_limit,omitempty" json:"snapshot_limit,omitempty"`
 }
 
 // Context is one SDK context the tool creates, configures and (by default)

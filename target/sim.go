@@ -30,6 +30,9 @@ func (sim0 Sim) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace
 	cfg := sim.Config{Scheduled: !sim0.Parallel}
 	for _, a := range s.Agents {
 		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
+		if a.SnapshotLimit > 0 && (cfg.FailSnapshotOver == 0 || a.SnapshotLimit < cfg.FailSnapshotOver) {
+			cfg.FailSnapshotOver = a.SnapshotLimit // the simulator has one limit for all agents
+		}
 	}
 	rt, err := sim.New(cfg)
 	if err != nil {
