@@ -51,9 +51,10 @@ type SpecRow struct {
 
 // BuildMatrix sums outcomes up per rule. families are the rule families
 // the port claims (nil: all). A spec counts for a rule it names or fails:
-// a violation counts against its own rule; a failed expectation of the
-// spec ("EXPECT") or a breakdown counts against every rule the spec names,
-// since nothing narrower is known.
+// a violation counts against its own rule; a breakdown, a spec listed as
+// failing, or a failed expectation ("EXPECT") with no oracle violation
+// beside it counts against every rule the spec names, since nothing
+// narrower is known.
 func BuildMatrix(outcomes []Outcome, families []string) Matrix {
 	m := Matrix{Protocol: protocol.Version, Totals: map[Status]int{}}
 	rows := map[string]*RuleRow{}
@@ -82,7 +83,10 @@ func BuildMatrix(outcomes []Outcome, families []string) Matrix {
 			sr.Fails = append(sr.Fails, id)
 		}
 		m.Specs = append(m.Specs, sr)
-		wholeSpec := slices.Contains(failing, "EXPECT") || o.Result.Err != nil || specListed(o)
+		// Only an expectation failed: nothing narrower than the spec's
+		// rules is known. With oracle violations, those say what broke.
+		onlyExpect := slices.Equal(failing, []string{"EXPECT"})
+		wholeSpec := onlyExpect || o.Result.Err != nil || specListed(o)
 		ids := slices.Clone(s.Rules)
 		for _, id := range failing {
 			if id != "EXPECT" && !slices.Contains(ids, id) {

@@ -342,7 +342,10 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (protocol.
 		exitErr = <-waited
 	}
 	_ = killGroup(cmd) // leave nothing of the driver running
-	<-wrote
+	select {
+	case <-wrote:
+	case <-time.After(time.Second): // Wait closed stdin; the write ends soon
+	}
 	stderr := tail.String()
 	if body != nil {
 		e.mu.Lock()
@@ -352,6 +355,11 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (protocol.
 
 	// 5. What we have, and what went wrong first.
 	t, parseErr := rd.trace()
+	var pe *trace.ParseError
+	if errors.As(parseErr, &pe) {
+		// Count lines as the driver wrote them: the handshake is line 1.
+		parseErr = fmt.Errorf("stdout line %d (trace line %d): %w", pe.Line+1, pe.Line, pe.Err)
+	}
 	x := killed
 	switch {
 	case x != nil:

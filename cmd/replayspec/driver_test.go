@@ -46,7 +46,12 @@ func driverCommand(t *testing.T, args ...string) string {
 func TestDriverLibraryThroughExec(t *testing.T) {
 	specs, err := runner.Collect([]string{library})
 	if err != nil {
-		t.Fatal(err)
+		// The library's own tests report a spec that does not load;
+		// here the protocol is tested on those that do.
+		t.Logf("specs left out: %v", err)
+	}
+	if len(specs) == 0 {
+		t.Fatal("no spec loaded")
 	}
 	tg, err := target.NewExec(driverCommand(t, "driver"), target.ExecOptions{})
 	if err != nil {

@@ -4,8 +4,8 @@
 It speaks replayspec.driver/v1 (docs/driver-protocol.md) with nothing but the
 standard library: handshake on stdout, the spec as JSON on stdin, the trace as
 NDJSON on stdout, then {"end": N}. It has no engine: it looks the spec up by
-name in golden/ and examples/trace-replayer/traces/ (or the --traces DIRs
-given) and prints what the reference engine recorded. A real port would run
+name in golden/ (the library's goldens, or the --traces DIRs given) and
+prints what the reference engine recorded. A real port would run
 the spec on its runtime here instead.
 
     replayspec run --target exec:"python3 examples/trace-replayer/driver.py" specs/
@@ -29,7 +29,7 @@ CAPABILITIES = [
 
 def trace_dirs(argv):
     dirs = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--traces"]
-    return dirs or [os.path.join(ROOT, "golden"), os.path.join(HERE, "traces")]
+    return dirs or [os.path.join(ROOT, "golden")]
 
 
 def main(argv):
