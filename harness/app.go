@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/replayspec/replayspec/hsa"
@@ -12,15 +13,64 @@ import (
 	"github.com/replayspec/replayspec/trace"
 )
 
-// app plays the spec's application: buffers, queues and dispatches on
-// threads, and what it observes.
+// Hooks connect the application to the tool that profiles it: the tool
+// learns which thread is which, what each thread is submitting, and says
+// which pass a dispatch is in (for dispatches that start "during" one).
+type Hooks interface {
+	ThreadStarted(thread hsa.ThreadID)
+	Submitting(thread hsa.ThreadID, dispatch string)
+	InPass(dispatch string) (pass uint64, ok bool)
+	Completed(thread hsa.ThreadID, dispatch string)
+}
+
+// RunApplication plays s's application (buffers, queues, threads and
+// dispatches) on rt under sdk, recording what the application observes,
+// and returns once every thread is done. Agents of rt are matched to the
+// spec's agents in order. Any tool, the spec's own or rocprofv3's, drives
+// it through hooks.
+func RunApplication(rt hsa.Runtime, th Threads, sdk *replay.SDK, rec *trace.Recorder, s spec.Spec, hooks Hooks) error {
+	agents := rt.Agents()
+	if len(agents) < len(s.Agents) {
+		return fmt.Errorf("the spec needs %d agents; the runtime has %d", len(s.Agents), len(agents))
+	}
+	a := &app{rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
+		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
+		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}}
+	for i, ag := range s.Agents {
+		a.agents[ag.Name] = agents[i].ID
+	}
+	if err := a.allocate(); err != nil {
+		return err
+	}
+	byThread := map[hsa.ThreadID][]spec.Dispatch{}
+	for _, d := range s.Application.Dispatches {
+		byThread[hsa.ThreadID(d.Thread)] = append(byThread[hsa.ThreadID(d.Thread)], d)
+	}
+	ids := make([]hsa.ThreadID, 0, len(byThread))
+	for id := range byThread {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		if err := th.Go(id, func() { a.runThread(id, byThread[id]) }); err != nil {
+			return err
+		}
+	}
+	waitErr := th.Wait()
+	a.readBack()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return errors.Join(append(a.errs, waitErr)...)
+}
+
+// app is one run of an application.
 type app struct {
-	rt   hsa.Runtime
-	sdk  *replay.SDK
-	tool *tool
-	rec  *trace.Recorder
-	s    spec.Spec
-	th   Threads
+	rt    hsa.Runtime
+	sdk   *replay.SDK
+	hooks Hooks
+	rec   *trace.Recorder
+	s     spec.Spec
+	th    Threads
 
 	agents  map[string]hsa.AgentID
 	buffers map[string]hsa.Allocation
@@ -85,7 +135,7 @@ func (a *app) queue(agent, name string) (hsa.Queue, error) {
 
 // runThread runs one thread's dispatches in order.
 func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
-	a.tool.registerThread(id)
+	a.hooks.ThreadStarted(id)
 	for _, d := range ds {
 		if !a.waitToStart(id, d) {
 			a.fail(fmt.Errorf("dispatch %s: what it waits for never happened", d.Name))
@@ -97,7 +147,8 @@ func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
 		a.mu.Lock()
 		a.completed[d.Name] = true
 		a.mu.Unlock()
-		a.afterDispatch(id, d.Name)
+		a.freeAfter(d.Name)
+		a.hooks.Completed(id, d.Name)
 	}
 }
 
@@ -112,10 +163,8 @@ func (a *app) waitToStart(id hsa.ThreadID, d spec.Dispatch) bool {
 	case d.During != nil:
 		w := d.During
 		return a.th.WaitUntil(id, func() bool {
-			a.tool.mu.Lock()
-			defer a.tool.mu.Unlock()
-			p, ok := a.tool.inPass[w.Dispatch]
-			return ok && p == int64(w.Pass)
+			p, ok := a.hooks.InPass(w.Dispatch)
+			return ok && p == w.Pass
 		})
 	}
 	return true
@@ -142,10 +191,7 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	for i := 1; i < d.Packets; i++ {
 		packets = append(packets, hsa.Packet{Type: hsa.BarrierPacket})
 	}
-	a.tool.mu.Lock()
-	a.tool.label[id] = d.Name
-	a.tool.started[d.Name] = true
-	a.tool.mu.Unlock()
+	a.hooks.Submitting(id, d.Name)
 	a.rec.Emit(trace.Event{Type: trace.AppDispatch, Thread: uint64(id), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID())})
 
@@ -188,9 +234,8 @@ func (a *app) read(bufs []hsa.Allocation) ([][]byte, error) {
 	return out, nil
 }
 
-// afterDispatch frees buffers and stops contexts that the spec ties to
-// the end of this dispatch.
-func (a *app) afterDispatch(thread hsa.ThreadID, name string) {
+// freeAfter frees the buffers the spec ties to the end of this dispatch.
+func (a *app) freeAfter(name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.FreeAfter == name {
 			if err := a.rt.Free(a.buffers[b.Name]); err != nil {
@@ -199,12 +244,6 @@ func (a *app) afterDispatch(thread hsa.ThreadID, name string) {
 			a.mu.Lock()
 			a.freed[b.Name] = true
 			a.mu.Unlock()
-		}
-	}
-	for _, c := range a.s.Contexts {
-		if c.StopAfter == name {
-			id := a.tool.ctxByName[c.Name]
-			a.tool.apiOn(thread, "stop_context", id, a.sdk.StopContext(id), c.Name)
 		}
 	}
 }

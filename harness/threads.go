@@ -13,8 +13,8 @@ import (
 // Threads runs the application's threads. The simulator schedules them
 // deterministically; FreeThreads runs them as plain goroutines.
 type Threads interface {
-	Go(thread hsa.ThreadID, fn func())
-	Wait()
+	Go(thread hsa.ThreadID, fn func()) error
+	Wait() error
 	// WaitUntil blocks thread until cond holds; false when it never can.
 	WaitUntil(thread hsa.ThreadID, cond func() bool) bool
 }
@@ -27,16 +27,20 @@ type FreeThreads struct {
 }
 
 // Go starts fn on its own goroutine.
-func (f *FreeThreads) Go(_ hsa.ThreadID, fn func()) {
+func (f *FreeThreads) Go(_ hsa.ThreadID, fn func()) error {
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
 		fn()
 	}()
+	return nil
 }
 
 // Wait waits for every thread.
-func (f *FreeThreads) Wait() { f.wg.Wait() }
+func (f *FreeThreads) Wait() error {
+	f.wg.Wait()
+	return nil
+}
 
 // WaitUntil polls cond until it holds or the timeout passes.
 func (f *FreeThreads) WaitUntil(_ hsa.ThreadID, cond func() bool) bool {

@@ -54,10 +54,39 @@ func (t *tool) here(claimed hsa.ThreadID) hsa.ThreadID {
 	return claimed
 }
 
-func (t *tool) registerThread(id hsa.ThreadID) {
+// ThreadStarted implements Hooks: it learns which goroutine is which
+// application thread.
+func (t *tool) ThreadStarted(id hsa.ThreadID) {
 	t.mu.Lock()
 	t.threadOf[goroutineID()] = id
 	t.mu.Unlock()
+}
+
+// Submitting implements Hooks.
+func (t *tool) Submitting(id hsa.ThreadID, dispatch string) {
+	t.mu.Lock()
+	t.label[id] = dispatch
+	t.started[dispatch] = true
+	t.mu.Unlock()
+}
+
+// InPass implements Hooks.
+func (t *tool) InPass(dispatch string) (uint64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.inPass[dispatch]
+	return uint64(p), ok && p >= 0
+}
+
+// Completed implements Hooks: it stops the contexts the spec stops after
+// this dispatch.
+func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
+	for _, c := range t.s.Contexts {
+		if c.StopAfter == dispatch {
+			id := t.ctxByName[c.Name]
+			t.apiOn(thread, "stop_context", id, t.sdk.StopContext(id), c.Name)
+		}
+	}
 }
 
 func (t *tool) api(call string, ctx replay.ContextID, st replay.Status, msg string) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replayspec/replayspec/harness"
 	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/sim"
@@ -244,12 +245,7 @@ func runOnce(s spec.Spec, pmc [][]string, kernelReplay bool, o Options) (*Pass, 
 		return nil, err
 	}
 	p.InitTime = rt.Clock()
-	a := &app{rt: rt, sdk: sdk, tool: t, s: s, agents: map[string]hsa.AgentID{},
-		buffers: map[string]hsa.Allocation{}, queues: map[string]hsa.Queue{}, completed: map[string]bool{}}
-	for i, ag := range s.Agents {
-		a.agents[ag.Name] = p.Agents[i].ID
-	}
-	runErr := a.run()
+	runErr := harness.RunApplication(rt, rt, sdk, rec, s, t)
 	p.FiniTime = rt.Clock()
 	p.Trace = rec.Events()
 	t.mu.Lock()
@@ -338,21 +334,29 @@ func (t *tool) setUp(counters, kernelTrace, kernelReplay bool) error {
 }
 
 // submitting notes which spec dispatch a thread is about to submit.
-func (t *tool) submitting(th hsa.ThreadID, name string) {
+// The tool's side of harness.Hooks: rocprofv3 needs to know what each
+// thread submits, and which pass a dispatch is in.
+
+// ThreadStarted implements harness.Hooks.
+func (t *tool) ThreadStarted(hsa.ThreadID) {}
+
+// Submitting implements harness.Hooks.
+func (t *tool) Submitting(th hsa.ThreadID, name string) {
 	t.mu.Lock()
 	t.label[th] = name
 	t.mu.Unlock()
 }
 
-// inPass is the pass the named dispatch is running, -1 outside a loop.
-func (t *tool) inPass(name string) int64 {
+// InPass implements harness.Hooks: the pass the named dispatch is running.
+func (t *tool) InPass(name string) (uint64, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if p, ok := t.running[name]; ok {
-		return p
-	}
-	return -1
+	p, ok := t.running[name]
+	return uint64(p), ok && p >= 0
 }
+
+// Completed implements harness.Hooks.
+func (t *tool) Completed(hsa.ThreadID, string) {}
 
 // onReplay is the KERNEL_REPLAY callback. It installs replay_pass_count
 // and nothing else (RPV-4), and publishes the pass for the thread.

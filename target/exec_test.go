@@ -23,29 +23,15 @@ import (
 
 // The fake drivers are this test binary run again (the os/exec habit): the
 // environment variable makes TestHelperProcess play the driver named after
-// "--".
+// "--" and exit before the test framework prints anything.
 const helperEnv = "REPLAYSPEC_EXEC_HELPER"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "1" {
-		// Run the helper before any test machinery prints to stdout.
-		args := os.Args
-		for i, a := range args {
-			if a == "--" {
-				os.Exit(fakeDriver(args[i+1]))
-			}
-		}
-		os.Exit(99)
-	}
-	os.Exit(m.Run())
-}
 
 // fake returns the command of a fake driver.
 func fake(t *testing.T, mode string) string {
 	t.Helper()
 	t.Setenv(helperEnv, "1")
 	t.Setenv("GORACE", "atexit_sleep_ms=0") // a -race binary otherwise waits 1 s at exit
-	return fmt.Sprintf("'%s' -- %s", os.Args[0], mode)
+	return fmt.Sprintf("'%s' -test.run=^TestHelperProcess$ -- %s", os.Args[0], mode)
 }
 
 func hello(caps ...string) {
@@ -143,7 +129,7 @@ func fakeDriver(mode string) int {
 	case "hang-with-child":
 		// A child that inherits stdout and outlives us unless the whole
 		// process group is killed.
-		child := exec.Command(os.Args[0], "--", "silent")
+		child := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "--", "silent")
 		child.Stdout = os.Stdout
 		_ = child.Start()
 		fmt.Fprintf(os.Stderr, "child pid %d\n", child.Process.Pid)
@@ -170,9 +156,18 @@ func fakeDriver(mode string) int {
 	return 0
 }
 
+// TestHelperProcess is the fake driver when the test binary is run again
+// with the environment variable set; otherwise there is nothing to test.
 func TestHelperProcess(t *testing.T) {
-	// Present so that `go test -run TestHelperProcess` names something; the
-	// fake drivers run from TestMain.
+	if os.Getenv(helperEnv) != "1" {
+		t.Skip("the fake drivers run only as a child process")
+	}
+	for i, a := range os.Args {
+		if a == "--" && i+1 < len(os.Args) {
+			os.Exit(fakeDriver(os.Args[i+1]))
+		}
+	}
+	os.Exit(99)
 }
 
 func loadSpec(t *testing.T) spec.Spec {

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/replayspec/replayspec/harness"
-	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/sim"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
@@ -45,18 +44,7 @@ func (sim0 Sim) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace
 	rt.SetRecorder(rec)
 	stop := context.AfterFunc(ctx, rt.Cancel)
 	defer stop()
-	runErr := harness.Run(rt, simThreads{rt}, s, harness.Options{Recorder: rec, Faults: opts.Faults, Context: ctx})
+	runErr := harness.Run(rt, rt, s, harness.Options{Recorder: rec, Faults: opts.Faults, Context: ctx})
 	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine"}, Events: rec.Events()}
 	return t, errors.Join(runErr, errors.Join(rt.Faults()...))
 }
-
-// simThreads adapts the simulator's scheduler to harness.Threads.
-type simThreads struct{ rt *sim.Runtime }
-
-func (t simThreads) Go(id hsa.ThreadID, fn func()) {
-	if err := t.rt.Go(id, fn); err != nil {
-		panic(err) // only for a duplicate thread id, which the harness never makes
-	}
-}
-func (t simThreads) Wait()                                         { _ = t.rt.Wait() }
-func (t simThreads) WaitUntil(id hsa.ThreadID, c func() bool) bool { return t.rt.WaitUntil(id, c) }
