@@ -94,12 +94,7 @@ Feature: Which dispatches become replay candidates
     And the buffer "x" holds 3 in every element
     And the rule checks find nothing wrong
 
-  # WIP: known oracle gap (docs/faults.md). Under activate_without_config a
-  # PASS-only subscription activates replay, but it delivers no CONFIG, so the
-  # tool never installs a pass count and nothing replays; the ACT oracle judges
-  # CONFIG ENTER callbacks only, so it reports nothing. The one visible effect
-  # is a multi-packet warning with no CONFIG-covering subscription active.
-  @ACT-3 @fault @wip
+  @ACT-3 @fault
   Scenario: an engine that activates replay without a CONFIG subscription is caught
     Given the engine has the planted fault activate_without_config
     And a tool that subscribes to kernel replay for the operation PASS only

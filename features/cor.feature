@@ -44,14 +44,7 @@ Feature: Correlation ids across passes
     When the application dispatches "increment" on "x"
     Then the checks report a violation of COR-1
 
-  # WIP: the COR-3 oracle misses this fault. With external_correlation_reused
-  # the engine stops asking the tool on passes 1 and 2 (one correlation event
-  # for three submits) and stamps the pass-0 id on every record; the oracle
-  # only compares a record with the last correlation event on its thread, which
-  # still matches. The rule says the id comes from the tool's callback on each
-  # submit, so the oracle should require one correlation event per pass.
-  # The scenario above ("blindly increments", ids 1, 2, 3) does fail under it.
-  @COR-3 @fault @wip
+  @COR-3 @fault
   Scenario: an engine that reuses the first pass's external id instead of asking the tool is caught
     Given the engine has the planted fault external_correlation_reused
     And the tool's external correlation callback blindly increments its id on every call

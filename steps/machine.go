@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/replayspec/replayspec/harness"
-	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/sim"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -14,17 +13,27 @@ import (
 
 // machineFaults are failures of the simulated machine itself (not of the
 // engine): memory that cannot be saved, a restore that breaks part-way.
-// The spec format has no words for them, so scenarios that need them run
-// on failingSim, which is target.Sim with these knobs turned.
+// A snapshot limit is part of the spec format (agents[].snapshot_limit); a
+// failing restore is not, so scenarios that need one run on failingSim,
+// which is target.Sim with that knob turned.
 type machineFaults struct {
 	snapshotOver uint64 // a snapshot of more bytes fails
 	restoreAt    int    // the n-th restore fails part-way
 }
 
-func (m machineFaults) any() bool { return m.snapshotOver > 0 || m.restoreAt > 0 }
+// applyMachine writes the snapshot limit into the spec's agents.
+func (w *world) applyMachine() {
+	if w.machine.snapshotOver == 0 {
+		return
+	}
+	for i := range w.s.Agents {
+		w.s.Agents[i].SnapshotLimit = w.machine.snapshotOver
+	}
+	w.s.Requires = append(w.s.Requires, "snapshot-failure")
+}
 
 func (w *world) target() target.Target {
-	if w.machine.any() {
+	if w.machine.restoreAt > 0 {
 		return failingSim{w.machine}
 	}
 	return target.Sim{}
@@ -38,7 +47,7 @@ func (failingSim) Name() string { return "sim" }
 func (f failingSim) Capabilities() []string { return target.Sim{}.Capabilities() }
 
 func (f failingSim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
-	cfg := sim.Config{Scheduled: true, FailSnapshotOver: f.m.snapshotOver, FailRestoreAt: f.m.restoreAt}
+	cfg := sim.Config{Scheduled: true, FailRestoreAt: f.m.restoreAt}
 	for _, a := range s.Agents {
 		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
 	}
@@ -50,17 +59,7 @@ func (f failingSim) Run(ctx context.Context, s spec.Spec, opts target.Options) (
 	rt.SetRecorder(rec)
 	stop := context.AfterFunc(ctx, rt.Cancel)
 	defer stop()
-	runErr := harness.Run(rt, simThreads{rt}, s, harness.Options{Recorder: rec, Faults: opts.Faults, Context: ctx})
+	runErr := harness.Run(rt, rt, s, harness.Options{Recorder: rec, Faults: opts.Faults, Context: ctx})
 	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim"}, Events: rec.Events()}
 	return t, errors.Join(runErr, errors.Join(rt.Faults()...))
 }
-
-type simThreads struct{ rt *sim.Runtime }
-
-func (t simThreads) Go(id hsa.ThreadID, fn func()) {
-	if err := t.rt.Go(id, fn); err != nil {
-		panic(err)
-	}
-}
-func (t simThreads) Wait()                                         { _ = t.rt.Wait() }
-func (t simThreads) WaitUntil(id hsa.ThreadID, c func() bool) bool { return t.rt.WaitUntil(id, c) }

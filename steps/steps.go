@@ -124,4 +124,5 @@ func registerThen(sc *godog.ScenarioContext) {
 	sc.Step(`^the SDK prints no warning$`, noWarning)
 
 	registerMore(sc)
+	registerRPV(sc)
 }

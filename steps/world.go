@@ -65,6 +65,7 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 	if err := w.applyPlans(); err != nil {
 		return nil, err
 	}
+	w.applyMachine()
 	if err := spec.Validate(w.s); err != nil {
 		return nil, fmt.Errorf("the scenario builds an invalid spec: %w", err)
 	}
