@@ -69,8 +69,12 @@ type dispatchView struct {
 	correlations, reserves  []int
 	snapshots, restores     []int
 	failedSnapshots         []int // snapshots that could not be completed
-	kernels, neverEnded     []int
-	warnings                []int
+
+	// Built on first use, for checks that look passes up one by one.
+	exitByPass          map[uint64]int
+	kernelsByPass       map[uint64][]int
+	kernels, neverEnded []int
+	warnings            []int
 }
 
 // appView is one application dispatch joined to its SDK dispatch id.

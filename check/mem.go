@@ -61,13 +61,15 @@ func (x *index) checkFailedSnapshots() []Violation {
 
 // kernelsOfPass returns d's kernel events inside its pass p.
 func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
-	var out []int
-	for _, k := range d.kernels {
-		if w := x.window[k]; w.open && w.dispatch == d.id && w.pass == p {
-			out = append(out, k)
+	if d.kernelsByPass == nil {
+		d.kernelsByPass = map[uint64][]int{}
+		for _, k := range d.kernels {
+			if w := x.window[k]; w.open && w.dispatch == d.id {
+				d.kernelsByPass[w.pass] = append(d.kernelsByPass[w.pass], k)
+			}
 		}
 	}
-	return out
+	return d.kernelsByPass[p]
 }
 
 // MEM-1: one snapshot, after CONFIG ENTER and before the first kernel.

@@ -83,10 +83,18 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 
 // exitOf is the position of the PASS EXIT of pass p (or of d's first EXIT).
 func (x *index) exitOf(d *dispatchView, p uint64) int {
-	for _, i := range d.passExit {
-		if q, ok := x.ev[i].PassOf(); ok && q == p {
-			return i
+	if d.exitByPass == nil {
+		d.exitByPass = map[uint64]int{}
+		for _, i := range d.passExit {
+			if q, ok := x.ev[i].PassOf(); ok {
+				if _, dup := d.exitByPass[q]; !dup {
+					d.exitByPass[q] = i
+				}
+			}
 		}
+	}
+	if i, ok := d.exitByPass[p]; ok {
+		return i
 	}
 	if len(d.passExit) > 0 {
 		return d.passExit[0]
