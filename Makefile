@@ -32,12 +32,14 @@ golden:
 
 ## bdd: the Gherkin features, printed as documentation
 bdd:
-	$(GO) test ./steps -run TestFeatures -v -godog.format=pretty
+	$(GO) test ./steps -count=1 -run TestFeatures -v -godog.format=pretty
 
 ## bdd-report: JUnit and cucumber JSON of the features, for CI
+# go test runs in steps/, so the report paths are absolute; -count=1 so a
+# cached test result never leaves stale reports.
 bdd-report:
 	mkdir -p out/bdd
-	$(GO) test ./steps -run TestFeatures -godog.format=junit:out/bdd/features.xml,cucumber:out/bdd/features.json
+	$(GO) test ./steps -count=1 -run TestFeatures -godog.format=junit:$(CURDIR)/out/bdd/features.xml,cucumber:$(CURDIR)/out/bdd/features.json
 
 ## fuzz: run each fuzz target for a while
 fuzz:

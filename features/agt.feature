@@ -33,3 +33,13 @@ Feature: Pass counts derived per agent
     Then the dispatch is not replayed: it runs once, and no memory is saved
     And together the passes of "increment" collect SQ_WAVES, TCC_HIT and TCC_MISS
     And the rule checks find nothing wrong
+
+  @AGT-1 @fault
+  Scenario: a trace in which the last pass collects the first pass's group again is caught
+    Given a machine with an MI300 agent
+    And a tool that subscribes to kernel replay
+    And the tool collects the counters SQ_WAVES, SQ_INSTS_VALU, SQ_INSTS_SALU, TCC_HIT, TCC_MISS, TCC_EA_RDREQ and GRBM_COUNT in a context "counters"
+    And the tool asks for one pass per counter group of the dispatch's agent
+    When the application dispatches "increment" on "x"
+    And the trace is altered so that the last pass repeats the first pass's counter group
+    Then the checks report a violation of AGT-1

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/rules"
 )
 
@@ -38,7 +39,37 @@ func TestFeatures(t *testing.T) {
 	}
 }
 
-var ruleTag = regexp.MustCompile(`@([A-Z]+-\d+)\b`)
+var (
+	ruleTag    = regexp.MustCompile(`@([A-Z]+-\d+)\b`)
+	faultStep  = regexp.MustCompile(`planted faults? ([a-z_, ]+)`)
+	featureDir = "../features"
+)
+
+// TestEveryFaultPlanted keeps the features a fault matrix: every fault the
+// reference engine can plant appears in at least one scenario.
+func TestEveryFaultPlanted(t *testing.T) {
+	planted := map[string]bool{}
+	files, err := os.ReadDir(featureDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(featureDir + "/" + f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range faultStep.FindAllStringSubmatch(string(b), -1) {
+			for _, name := range words(m[1]) {
+				planted[name] = true
+			}
+		}
+	}
+	for _, f := range replay.AllFaults() {
+		if !planted[string(f)] {
+			t.Errorf("fault %s is planted in no scenario", f)
+		}
+	}
+}
 
 // TestEveryRuleTagged keeps the features complete: every rule of the
 // catalogue tags at least one scenario, and no tag names a rule that does

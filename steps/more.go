@@ -8,6 +8,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -74,6 +75,8 @@ func registerMore(sc *godog.ScenarioContext) {
 	// AGT
 	sc.Step(`^"([\w-]+)" runs (\d+) pass(?:es)?, each collecting counters no other pass collects$`, groupsDisjoint)
 	sc.Step(`^together the passes of "([\w-]+)" collect ([A-Z_, and]+)$`, groupsCover)
+
+	sc.Step(`^the trace is altered so that the last pass repeats the first pass's counter group$`, wrapGroups)
 
 	// API, ACT
 	sc.Step(`^the tool switched replay on with the ordinary callback tracing configuration, which succeeded$`, ordinaryConfig)
@@ -894,5 +897,33 @@ func noResult(ctx context.Context, label string) error {
 	if c := append(v.appOf(trace.AppComplete), v.appOf(trace.AppReadback)...); len(c) > 0 {
 		return w.failf("the application should never read back a result of %s:\n%s", label, show(c...))
 	}
+	return nil
+}
+
+// wrapGroups is a hand-made fault: the counter record of the last pass is
+// rewritten to repeat pass 0's group, as a tool that wraps would deliver
+// it; the rule checks then judge the altered trace.
+func wrapGroups(ctx context.Context) error {
+	w := get(ctx)
+	r, err := w.result(ctx)
+	if err != nil {
+		return err
+	}
+	evs := slices.Clone(r.Trace.Events)
+	var firstRec, lastRec = -1, -1
+	for i, e := range evs {
+		if e.Type == trace.Record && e.Service == "counter_collection" && e.Pass != nil {
+			if firstRec < 0 {
+				firstRec = i
+			}
+			lastRec = i
+		}
+	}
+	if firstRec < 0 || firstRec == lastRec {
+		return w.failf("the run should deliver counter records from several passes")
+	}
+	evs[lastRec].Counters = slices.Clone(evs[firstRec].Counters)
+	r.Trace.Events = evs
+	r.Violations = check.Trace(r.Trace)
 	return nil
 }
