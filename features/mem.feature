@@ -54,6 +54,7 @@ Feature: Device memory is saved before a loop and restored between passes
     Then the snapshot of "on-device" saves 1 region of device memory
     And the buffer "dev" holds 1 in every element
     And the buffer "fine" holds 3 in every element
+    And the rule checks find nothing wrong
 
   @MEM-4
   Scenario: a freed buffer leaves the tracker
