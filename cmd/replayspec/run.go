@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replayspec/replayspec/driver"
 	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
@@ -54,6 +55,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 60*time.Second, "give up on a spec after this `duration`")
 	faults := fs.String("fault", "", "plant known engine bugs, comma-separated `NAME,...` (sim only; see docs/faults.md)")
 	quiet := fs.Bool("quiet", false, "leave passing and skipped specs out of the text report")
+	xfailFile := fs.String("xfail", "", "a port's expected failures: `FILE` of rule IDs or spec names, each with a reason (docs/driver-protocol.md); a listed one that passes is an error")
+	matrixFile := fs.String("matrix", "", "also write the compliance matrix (rule x status) to `FILE` (.json for JSON, else Markdown)")
 	paths, code, ok := parseFlags(fs, runHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -74,6 +77,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if *timeout <= 0 {
 		return usageError(stderr, "run", "--timeout %s: want a positive duration such as 30s or 2m", *timeout)
+	}
+	var xf driver.XFail
+	if *xfailFile != "" {
+		var err error
+		if xf, err = driver.LoadXFail(*xfailFile); err != nil {
+			return inputError(stderr, "run", fmt.Errorf("--xfail: %w", err), "")
+		}
 	}
 	fset, err := replay.ParseFaults(*faults)
 	if err != nil {
@@ -117,13 +127,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	results := runner.RunAll(context.Background(), specs, opts, progress)
-	for i, r := range results {
-		// The engine stops a loop when the time is up and may still
-		// return cleanly; a spec that used all its time did not finish.
-		if r.Err == nil && r.SkipReason == "" && r.Elapsed >= *timeout {
-			results[i].Err = fmt.Errorf("no result within --timeout %s; the trace holds what was recorded until then", *timeout)
-		}
-	}
 
 	ropts := report.Options{Target: tg.Name(), Quiet: *quiet, Rerun: func(s spec.Spec) string {
 		cmd := "replayspec run"
@@ -136,6 +139,22 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return cmd + " --trace-out " + fileName(s.Name) + ".ndjson --timeline " + fileName(s.Name) + ".json " + s.File
 	}}
 	code = exitFor(results)
+	if *xfailFile != "" || *matrixFile != "" {
+		outcomes := xf.Apply(results)
+		if *xfailFile != "" {
+			code = exitOK
+			if driver.Unexpected(outcomes) {
+				code = exitFail
+			}
+			reportOutcomes(stderr, outcomes)
+		}
+		if *matrixFile != "" {
+			if err := writeMatrix(*matrixFile, tg, outcomes); err != nil {
+				fmt.Fprintf(stderr, "replayspec run: --matrix: %v\n", err)
+				code = exitUsage
+			}
+		}
+	}
 	if *traceOut != "" {
 		files, err := writeTraces(*traceOut, results)
 		ropts.TraceFiles = files
@@ -238,4 +257,35 @@ func writeFile(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// reportOutcomes tells what the expected-failure list made of the run.
+func reportOutcomes(w io.Writer, outcomes []driver.Outcome) {
+	for _, o := range outcomes {
+		switch o.Status {
+		case driver.Expected:
+			fmt.Fprintf(w, "expected failure: %s: %s\n", o.Result.Spec.Name, o.Reason)
+		case driver.Errored, driver.Failed:
+			if len(o.Listed) > 0 {
+				fmt.Fprintf(w, "%s: %s: %s\n", o.Status, o.Result.Spec.Name, o.Reason)
+			}
+		}
+	}
+}
+
+// writeMatrix writes the compliance matrix of a run, as JSON when the file
+// name ends in .json, else as Markdown.
+func writeMatrix(path string, tg target.Target, outcomes []driver.Outcome) error {
+	var families []string
+	if e, ok := tg.(*target.Exec); ok {
+		families = e.Families()
+	}
+	m := driver.BuildMatrix(outcomes, families)
+	m.Target = tg.Name()
+	return writeFile(path, func(w io.Writer) error {
+		if strings.HasSuffix(path, ".json") {
+			return m.WriteJSON(w)
+		}
+		return m.WriteMarkdown(w)
+	})
 }

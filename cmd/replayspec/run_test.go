@@ -324,6 +324,30 @@ func TestRunTimeout(t *testing.T) {
 	if code != exitFail {
 		t.Errorf("exit %d, want 1", code)
 	}
-	wantAll(t, "report", out, "ERROR forever", "no result within --timeout 200ms")
+	wantAll(t, "report", out, "ERROR forever", "no result within 200ms")
 	readTraceFile(t, tr)
+}
+
+// TestRunXFail: a listed failure is expected (exit 0), a listed spec that
+// passes is an error (exit 1), and --matrix writes the compliance matrix.
+func TestRunXFail(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "xfail.txt")
+	matrix := filepath.Join(dir, "matrix.md")
+	if err := os.WriteFile(list, []byte("CMP-1 our port fires the completion every pass\nCMP-2 same bug\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cli(t, "run", "--fault", "completion_every_pass", "--xfail", list, "--matrix", matrix, "../../specs/fixed-three-passes.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0 (the failure is listed)\n%s\n%s", code, out, errOut)
+	}
+	wantAll(t, "stderr", errOut, "expected failure: fixed-three-passes")
+	if b, err := os.ReadFile(matrix); err != nil || !strings.Contains(string(b), "CMP-1") {
+		t.Errorf("matrix: %v\n%s", err, b)
+	}
+	code, _, errOut = cli(t, "run", "--xfail", list, "../../specs/fixed-three-passes.yaml")
+	if code != exitFail {
+		t.Fatalf("exit %d, want 1: listed rules that pass must be removed\n%s", code, errOut)
+	}
+	wantAll(t, "stderr", errOut, "remove it from")
 }
