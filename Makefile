@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build lint bench golden bdd bdd-report fuzz gpu-check clean
+.PHONY: run test build lint bench golden bdd bdd-report rules fuzz gpu-check clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
@@ -40,6 +40,10 @@ bdd:
 bdd-report:
 	mkdir -p out/bdd
 	$(GO) test ./steps -count=1 -run TestFeatures -godog.format=junit:$(CURDIR)/out/bdd/features.xml,cucumber:$(CURDIR)/out/bdd/features.json
+
+## rules: the coverage report: every rule, the specs and scenarios that cover it (fails if one is uncovered)
+rules: build bdd-report
+	./$(BIN) rules
 
 ## fuzz: run each fuzz target for a while
 fuzz:
