@@ -61,7 +61,7 @@ func (x *index) checkConfigBrackets(d *dispatchView) []Violation {
 }
 
 // CB-2: each pass is an ENTER followed by its EXIT, never overlapping the
-// next. A missing final EXIT is CONT-4's business.
+// next. A pass left without its EXIT breaks CONT-4 as well.
 func (x *index) checkPassBrackets(d *dispatchView) []Violation {
 	var vs []Violation
 	open := -1
@@ -82,6 +82,9 @@ func (x *index) checkPassBrackets(d *dispatchView) []Violation {
 			}
 			open = -1
 		}
+	}
+	if open >= 0 {
+		vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("pass %s had a PASS ENTER and never its EXIT", passText(x.ev[open])), open))
 	}
 	return vs
 }
