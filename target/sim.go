@@ -25,8 +25,8 @@ func (Sim) Capabilities() []string {
 }
 
 // Run implements Target.
-func (sim0 Sim) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace, error) {
-	cfg := sim.Config{Scheduled: !sim0.Parallel}
+func (tg Sim) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace, error) {
+	cfg := sim.Config{Scheduled: !tg.Parallel}
 	for _, a := range s.Agents {
 		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
 		if a.SnapshotLimit > 0 && (cfg.FailSnapshotOver == 0 || a.SnapshotLimit < cfg.FailSnapshotOver) {
