@@ -46,10 +46,11 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// JUnit writes one testsuite with a testcase per spec and rule family the
-// spec touches (at least one per spec, named "spec" when it names no
-// rule). A failure carries the rule ID and the message; a skipped spec is
-// <skipped>; a target error is <error> on each of its testcases.
+// JUnit writes one testsuite with a testcase per spec and rule the spec
+// touches: the rules it names, expects to see violated, or violates (at
+// least one per spec, named "spec" when it touches no rule), so CI can cut
+// results by rule. A failure carries the rule ID and the message; a
+// skipped spec is <skipped>; a target error is <error> on each testcase.
 func JUnit(w io.Writer, results []runner.Result, opts Options) error {
 	suite := junitSuite{Name: "replayspec"}
 	if opts.Target != "" {
@@ -85,42 +86,40 @@ func JUnit(w io.Writer, results []runner.Result, opts Options) error {
 }
 
 func junitCases(r runner.Result) []junitCase {
-	fams := familiesOf(r)
-	if len(fams) == 0 {
-		fams = []string{"spec"}
+	ids := rulesOf(r)
+	if len(ids) == 0 {
+		ids = []string{"spec"}
 	}
 	name := r.Spec.Name
 	if name == "" {
 		name = r.Spec.File
 	}
-	byFamily := map[string][]junitFailed{}
+	byRule := map[string][]junitFailed{}
 	for _, v := range r.Violations {
-		f := family(v.Rule)
-		byFamily[f] = append(byFamily[f], junitFailed{
+		byRule[v.Rule] = append(byRule[v.Rule], junitFailed{
 			Message: fmt.Sprintf("[%s] %s", v.Rule, v.Message),
 			Type:    v.Rule,
 			Body:    failureBody(r, v),
 		})
 	}
 	for _, id := range r.Unseen {
-		f := family(id)
-		byFamily[f] = append(byFamily[f], junitFailed{
+		byRule[id] = append(byRule[id], junitFailed{
 			Message: fmt.Sprintf("[%s] expected under expect.violations but no oracle reported it", id),
 			Type:    id,
 			Body:    requiresOf(id),
 		})
 	}
-	each := seconds(r.Elapsed.Seconds() / float64(len(fams)))
+	each := seconds(r.Elapsed.Seconds() / float64(len(ids)))
 	var cases []junitCase
-	for _, f := range fams {
-		c := junitCase{Name: name + "/" + f, Classname: "replayspec." + name, File: r.Spec.File, Time: each}
+	for _, id := range ids {
+		c := junitCase{Name: name + "/" + id, Classname: "replayspec." + name, File: r.Spec.File, Time: each}
 		switch r.Verdict() {
 		case runner.Skip:
 			c.Skipped = &junitSkipped{Message: r.SkipReason}
 		case runner.Error:
 			c.Error = &junitFailed{Message: r.Err.Error(), Type: "target"}
 		}
-		c.Failures = byFamily[f]
+		c.Failures = byRule[id]
 		cases = append(cases, c)
 	}
 	return cases
@@ -139,3 +138,29 @@ func failureBody(r runner.Result, v check.Violation) string {
 }
 
 func seconds(s float64) string { return fmt.Sprintf("%.6f", s) }
+
+// rulesOf lists the rules a result touches, in the spec's order, then
+// those it was expected or found to break.
+func rulesOf(r runner.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, id := range r.Spec.Rules {
+		add(id)
+	}
+	for _, id := range r.Spec.Expect.Violations {
+		add(id)
+	}
+	for _, v := range r.Violations {
+		add(v.Rule)
+	}
+	for _, id := range r.Unseen {
+		add(id)
+	}
+	return out
+}

@@ -3,8 +3,6 @@
 package report
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,46 +95,6 @@ func requires(v check.Violation) string {
 	return ""
 }
 
-// familiesOf lists the rule families a result touches: those of the rules
-// the spec names, of what was reported, and of the violations it expected,
-// in catalogue order.
-func familiesOf(r runner.Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(id string) {
-		f := family(id)
-		if f != "" && !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	for _, id := range r.Spec.Rules {
-		add(id)
-	}
-	for _, id := range r.Spec.Expect.Violations {
-		add(id)
-	}
-	for _, v := range r.Violations {
-		add(v.Rule)
-	}
-	for _, id := range r.Unseen {
-		add(id)
-	}
-	order := map[string]int{}
-	for i, f := range rules.Families() {
-		order[f] = i + 1
-	}
-	rank := func(f string) int {
-		if o, ok := order[f]; ok {
-			return o
-		}
-		return len(order) + 1 // EXPECT and unknown families last
-	}
-	slices.SortStableFunc(out, func(a, b string) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
-	})
-	return out
-}
 
 // millis renders a duration in milliseconds, e.g. "0.2 ms", "12.5 ms",
 // with more decimals below 0.1 ms so that a fast spec never reads "0.0".

@@ -121,22 +121,25 @@ func TestJUnit(t *testing.T) {
 	for _, c := range s.Cases {
 		byName[c.Name] = c
 	}
-	for _, name := range []string{"ok/PC", "bad/PC", "bad/CB", "bad/MEM", "skipped/spec", "broken/DID", "caught/CMP"} {
+	for _, name := range []string{"ok/PC-3", "bad/PC-3", "bad/CB-2", "bad/MEM-1", "skipped/spec", "broken/DID-1", "caught/CMP-1", "caught/CMP-2"} {
 		if _, ok := byName[name]; !ok {
 			t.Errorf("no testcase %s in %v", name, s.Cases)
 		}
 	}
-	if c := byName["bad/CB"]; len(c.Failures) != 1 || c.Failures[0].Type != "CB-2" || !strings.Contains(c.Failures[0].Message, "[CB-2] pass 1 has no PASS EXIT") {
-		t.Errorf("bad/CB: %+v", c)
+	if c := byName["bad/CB-2"]; len(c.Failures) != 1 || c.Failures[0].Type != "CB-2" || !strings.Contains(c.Failures[0].Message, "[CB-2] pass 1 has no PASS EXIT") {
+		t.Errorf("bad/CB-2: %+v", c)
 	}
-	if c := byName["bad/PC"]; len(c.Failures) != 0 {
-		t.Errorf("bad/PC holds no CB failure: %+v", c)
+	if c := byName["bad/PC-3"]; len(c.Failures) != 0 {
+		t.Errorf("bad/PC-3 holds no CB-2 failure: %+v", c)
 	}
-	if byName["skipped/spec"].Skipped == nil || byName["broken/DID"].Error == nil {
+	if byName["skipped/spec"].Skipped == nil || byName["broken/DID-1"].Error == nil {
 		t.Errorf("skip and error are not marked")
 	}
-	if c := byName["caught/CMP"]; len(c.Failures) != 1 || c.Failures[0].Type != "CMP-2" {
-		t.Errorf("caught/CMP: %+v", c)
+	if c := byName["caught/CMP-2"]; len(c.Failures) != 1 || c.Failures[0].Type != "CMP-2" {
+		t.Errorf("caught/CMP-2: %+v", c)
+	}
+	if c := byName["caught/CMP-1"]; len(c.Failures) != 0 {
+		t.Errorf("caught/CMP-1 was expected and seen, so it holds no failure: %+v", c)
 	}
 	if s.Tests != len(s.Cases) || s.Failures != 2 || s.Skipped != 1 || s.Errors != 1 {
 		t.Errorf("counts tests %d failures %d skipped %d errors %d", s.Tests, s.Failures, s.Skipped, s.Errors)

@@ -245,11 +245,11 @@ func TestRunFormats(t *testing.T) {
 				}
 			}
 		}
-		if !names["tiny/PC"] || !names["tiny/CMP"] || s.Tests != len(s.Cases) || s.Failures == 0 {
+		if !names["tiny/PC-3"] || !names["tiny/CMP-1"] || s.Tests != len(s.Cases) || s.Failures == 0 {
 			t.Errorf("testcases %v, tests %d, failures %d", names, s.Tests, s.Failures)
 		}
 		for _, n := range cmp {
-			if n != "tiny/CMP" {
+			if !strings.HasPrefix(n, "tiny/CMP-") {
 				t.Errorf("a CMP failure is filed under %s", n)
 			}
 		}
