@@ -95,7 +95,6 @@ func requires(v check.Violation) string {
 	return ""
 }
 
-
 // millis renders a duration in milliseconds, e.g. "0.2 ms", "12.5 ms",
 // with more decimals below 0.1 ms so that a fast spec never reads "0.0".
 func millis(d time.Duration) string {
