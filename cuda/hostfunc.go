@@ -51,9 +51,9 @@ func addHostFunc(f func()) uintptr {
 
 // completeOnHost enqueues, behind everything already on q's stream, a host
 // function that decrements sig for thread. It returns at once; the
-// decrement happens when the device reaches that point. The replay engine
-// uses it for the application's single completion after the pass loop; the
-// hsa interface has no call for it yet, so it stays inside the package.
+// decrement happens when the device reaches that point. A barrier packet
+// that carries a completion signal takes this path: that is how the replay
+// engine fires the application's single completion after its pass loop.
 func (q *queue) completeOnHost(thread hsa.ThreadID, sig hsa.Signal) error {
 	d := q.rt.drv
 	if d.launchHostFunc == 0 {

@@ -83,6 +83,15 @@ func (q *queue) write(thread hsa.ThreadID, packets []hsa.Packet) error {
 		case hsa.KernelDispatchPacket:
 			err = q.rt.dispatch(q, thread, p)
 		case hsa.BarrierPacket:
+			if p.Completion != nil {
+				// A barrier that completes a signal (the replay engine's one
+				// completion after its loop) is a host callback behind
+				// everything on the stream: cuLaunchHostFunc.
+				if err := q.completeOnHost(thread, p.Completion); err != nil {
+					return err
+				}
+				continue
+			}
 			err = q.Drain()
 		default:
 			err = fmt.Errorf("cuda: unknown packet type %d", p.Type)

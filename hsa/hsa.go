@@ -173,8 +173,10 @@ type Queue interface {
 	Agent() AgentID
 	// Submit writes packets as the application does: through the
 	// interceptor when one is installed. The model's queues execute in
-	// order and Submit returns once the written packets have completed, so
-	// a Profile is filled when it returns.
+	// order and Submit returns once the written kernel dispatches have
+	// completed, so a Profile is filled when it returns. A barrier that
+	// carries a completion signal may complete later (on CUDA it is a host
+	// callback behind the stream): wait on its signal.
 	Submit(thread ThreadID, packets ...Packet) error
 	// SetWriteInterceptor installs (or, with nil, removes) the interceptor.
 	SetWriteInterceptor(WriteInterceptor)

@@ -93,20 +93,27 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	if err != nil || !ended {
 		return err
 	}
-	if s.opts.Faults.Has(FaultCompletionBeforeConfigExit) {
-		fire(p)
+	early := s.opts.Faults.Has(FaultCompletionBeforeConfigExit)
+	if early {
+		if err := fire(thread, p, write); err != nil {
+			return err
+		}
 	}
 	s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): closes the window
-	if !s.opts.Faults.Has(FaultCompletionBeforeConfigExit) {
-		fire(p) // CMP-1, CMP-2: the one completion, after CONFIG EXIT
+	if early {
+		return nil
 	}
-	return nil
+	return fire(thread, p, write) // CMP-1, CMP-2: the one completion, after CONFIG EXIT
 }
 
-func fire(p hsa.Packet) {
-	if p.Completion != nil {
-		p.Completion.Decrement()
+// fire releases the application's held-back completion: one barrier packet
+// carrying its signal, written behind the loop's passes on the same queue,
+// so each runtime completes it its own way (a host callback on CUDA).
+func fire(thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
+	if p.Completion == nil {
+		return nil
 	}
+	return write(thread, []hsa.Packet{{Type: hsa.BarrierPacket, Completion: p.Completion}})
 }
 
 // snapshot drains the queue and the agent, then saves the agent's tracked
