@@ -4,6 +4,9 @@
 # on that machine, cross-build here and carry the binaries:
 #   scripts/gpu-check.sh --build-only   # writes .device/cudabench and .device/cuda.test
 #   scripts/gpu-check.sh --prebuilt     # on the GPU machine: runs them
+# Arguments after the mode go to cudabench (-reps, -pass-reps, -mib). Where
+# $OUT names a folder (the device tool's), cudabench's table and the test log
+# are also written there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.device
@@ -16,10 +19,14 @@ build() {
 }
 
 run() {
+	local save=/dev/null tests=/dev/null
+	if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
+		save=$OUT/cudabench.md tests=$OUT/cuda-test.log
+	fi
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-	"$out/cudabench" "$@"
+	"$out/cudabench" "$@" | tee "$save"
 	# The test binary runs in the package directory, as go test would.
-	(cd cuda && "../$out/cuda.test" -test.v -test.count=1)
+	(cd cuda && "../$out/cuda.test" -test.v -test.count=1) 2>&1 | tee "$tests"
 }
 
 [ $# -gt 0 ] && shift # the rest goes to cudabench
@@ -27,5 +34,5 @@ case "$mode" in
 --build-only) build ;;
 --prebuilt) run "$@" ;;
 all) build && run "$@" ;;
-*) echo "usage: $0 [--build-only|--prebuilt]" >&2; exit 2 ;;
+*) echo "usage: $0 [--build-only|--prebuilt] [cudabench flags]" >&2; exit 2 ;;
 esac

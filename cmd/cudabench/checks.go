@@ -48,7 +48,7 @@ func (b *bench) checkKernels(t *table) (failed bool) {
 		if err != nil {
 			result, failed = "FAIL: "+err.Error(), true
 		}
-		t.row(fmt.Sprintf("kernel `%s` effect (%d work items)", c.kernel, c.grid), result, "ok")
+		t.row(fmt.Sprintf("kernel `%s` effect (%d work items)", c.kernel, c.grid), result, "", "ok")
 	}
 	return failed
 }
@@ -95,7 +95,7 @@ func (b *bench) proveRestore(t *table) (failed bool) {
 		if err != nil {
 			result, failed = "FAIL: "+err.Error(), true
 		}
-		t.row(fmt.Sprintf("restore is real (%s, 4 passes)", m.name), result, "ok")
+		t.row(fmt.Sprintf("restore is real (%s, 4 passes)", m.name), result, "", "ok")
 	}
 	return failed
 }

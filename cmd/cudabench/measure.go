@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -20,58 +21,87 @@ var restoreModes = []struct {
 	{cuda.RestoreFull, "full"},
 }
 
-// measure is part (c): every figure is CUDA-event time on the device.
-func (b *bench) measure(t *table, big uint64, reps int) error {
-	if err := b.bandwidth(t, big); err != nil {
+// warmUp is how many runs of each measured operation precede the samples.
+const warmUp = 3
+
+// measure is part (c). Device work (copies, restores) is timed with a
+// cuda.DeviceTimer: events around the device operations only, the stream
+// held until the host has enqueued all of them, so host scheduling gaps
+// are not counted. What costs host time by nature (a Submit waits for its
+// kernel; a comparing restore reads flags back) is timed with events that
+// bracket the host's calls too, and by the host's clock. Every figure is the
+// median and the minimum of reps samples after warmUp runs; every ratio is
+// taken within this run.
+func (b *bench) measure(t *table, big uint64, reps, passReps int) error {
+	if err := b.bandwidth(t, big, reps); err != nil {
 		return err
 	}
-	if err := b.perPass(t, reps); err != nil {
+	if err := b.perPass(t, passReps); err != nil {
 		return err
 	}
-	return b.writeSet(t, big)
+	return b.writeSet(t, big, reps)
 }
 
-// timed is TimeGPU that also notes the host's wall-clock time in f, to
-// tell device time from host gaps in the figures.
-func (b *bench) timed(f func() error) (gpu time.Duration, err error) {
-	var host time.Duration
-	gpu, err = b.rt.TimeGPU(func() error {
-		began := time.Now()
-		err := f()
-		host = time.Since(began)
-		return err
-	})
-	b.lastHost = host
-	return gpu, err
-}
+// samples collects durations; median and min summarize them.
+type samples []time.Duration
 
-// best is the fastest of n timed runs of f (the first also warms up);
-// bestHost is the host time of that run.
-func (b *bench) best(n int, f func() error) (time.Duration, error) {
-	best := time.Duration(-1)
-	var host time.Duration
-	for range n {
-		d, err := b.timed(f)
-		if err != nil {
-			return 0, err
-		}
-		if best < 0 || d < best {
-			best, host = d, b.lastHost
-		}
+func (s samples) median() time.Duration {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	if len(c)%2 == 1 {
+		return c[len(c)/2]
 	}
-	b.bestHost = host
-	return best, nil
+	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
-func hostNote(d time.Duration) string { return fmt.Sprintf(" [host %.1f us]", us(d)) }
+func (s samples) min() time.Duration { return slices.Min(s) }
+
+// deviceTime times f's device work with the gate. Where the gate cannot
+// hold (f waited for the device), the figure named what falls back to
+// events around f's host calls, which include host gaps; the table says so.
+func (b *bench) deviceTime(what string, f func() error) (time.Duration, error) {
+	if b.ungated[what] {
+		return b.rt.TimeGPU(f)
+	}
+	d, err := b.timer.Time(f)
+	if errors.Is(err, cuda.ErrGateTimedOut) {
+		b.ungated[what] = true
+		return b.rt.TimeGPU(f)
+	}
+	return d, err
+}
+
+// wall runs f and returns the host's wall-clock time for it.
+func wall(f func() error) (time.Duration, error) {
+	began := time.Now()
+	err := f()
+	return time.Since(began), err
+}
 
 func gbps(bytes uint64, d time.Duration) float64 { return float64(bytes) / d.Seconds() / 1e9 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", d.Seconds()*1e3) }
+func us(d time.Duration) float64 { return d.Seconds() * 1e6 }
+
+// dur prints µs below 100 µs, else ms.
+func dur(d time.Duration) string {
+	if d < 100*time.Microsecond {
+		return fmt.Sprintf("%.1f µs", us(d))
+	}
+	return fmt.Sprintf("%.3f ms", d.Seconds()*1e3)
+}
+
+func pct(base, d time.Duration) string { return fmt.Sprintf("%.0f%%", 100*base.Seconds()/d.Seconds()) }
+
+func times(a, b time.Duration) string { return fmt.Sprintf("%.1f×", a.Seconds()/b.Seconds()) }
+
+// fillPattern writes a non-zero value everywhere: no figure is timed on zeros.
+func (b *bench) fillPattern(a hsa.Allocation, v int32) error {
+	return b.launch("fill", uint32(a.Size/4), arg(a), hsa.Arg{Scalar: v})
+}
 
 // bandwidth: snapshot and full restore of one big buffer against a plain
-// cuMemcpyDtoD of the same bytes.
-func (b *bench) bandwidth(t *table, size uint64) error {
+// cuMemcpyDtoD of the same bytes, interleaved sample by sample, device time.
+func (b *bench) bandwidth(t *table, size uint64, reps int) error {
 	src, err := b.alloc(size)
 	if err != nil {
 		return err
@@ -82,41 +112,66 @@ func (b *bench) bandwidth(t *table, size uint64) error {
 		return err
 	}
 	defer b.rt.Free(dst)
-	plain, err := b.best(10, func() error { return b.rt.CopyDeviceToDevice(dst, src, size) })
+	if err := b.fillPattern(src, 0x5a5a5a5); err != nil {
+		return err
+	}
+	held, err := b.rt.Snapshot(src.Agent, []hsa.Allocation{src}) // restored from
 	if err != nil {
 		return err
 	}
-	plainHost := b.bestHost
-	var snap hsa.Snapshot
-	snapTime, err := b.best(10, func() error {
-		if snap != nil {
-			snap.Release()
-		}
-		var err error
-		snap, err = b.rt.Snapshot(src.Agent, []hsa.Allocation{src})
-		return err
-	})
+	defer held.Release()
+	// A second buffer into the pool, so no timed snapshot allocates.
+	warm, err := b.rt.Snapshot(src.Agent, []hsa.Allocation{src})
 	if err != nil {
 		return err
 	}
-	snapHost := b.bestHost
-	defer snap.Release()
+	warm.Release()
 	b.rt.SetRestoreMode(cuda.RestoreFull)
-	restTime, err := b.best(10, func() error { _, err := snap.Restore(); return err })
-	if err != nil {
-		return err
+	var plain, snap, rest samples
+	for i := range warmUp + reps {
+		p, err := b.deviceTime("plain copy", func() error { return b.rt.CopyDeviceToDevice(dst, src, size) })
+		if err != nil {
+			return err
+		}
+		var s hsa.Snapshot
+		sn, err := b.deviceTime("snapshot", func() error {
+			var err error
+			s, err = b.rt.Snapshot(src.Agent, []hsa.Allocation{src})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		s.Release() // the buffer goes back to the pool for the next sample
+		r, err := b.deviceTime("full restore", func() error { _, err := held.Restore(); return err })
+		if err != nil {
+			return err
+		}
+		if i >= warmUp {
+			plain, snap, rest = append(plain, p), append(snap, sn), append(rest, r)
+		}
 	}
-	restHost := b.bestHost
 	mib := size >> 20
-	t.row(fmt.Sprintf("plain cuMemcpyDtoD, %d MiB", mib), fmt.Sprintf("%s (%.0f GB/s copied)", ms(plain), gbps(size, plain))+hostNote(plainHost), "baseline")
-	t.row(fmt.Sprintf("snapshot, %d MiB (pooled buffer + DtoD)", mib), fmt.Sprintf("%s (%.0f GB/s, %.0f%% of plain)", ms(snapTime), gbps(size, snapTime), 100*plain.Seconds()/snapTime.Seconds())+hostNote(snapHost), ">= 80%")
-	t.row(fmt.Sprintf("full restore, %d MiB", mib), fmt.Sprintf("%s (%.0f GB/s, %.0f%% of plain)", ms(restTime), gbps(size, restTime), 100*plain.Seconds()/restTime.Seconds())+hostNote(restHost), ">= 80%")
-	t.row("snapshot + restore vs two plain copies", fmt.Sprintf("%.0f%%", 100*2*plain.Seconds()/(snapTime+restTime).Seconds()), ">= 80%")
+	pm, pn := plain.median(), plain.min()
+	t.row(fmt.Sprintf("plain `cuMemcpyDtoD`, %d MiB", mib),
+		fmt.Sprintf("%s (%.0f GB/s)", dur(pm), gbps(size, pm)), fmt.Sprintf("%s (%.0f GB/s)", dur(pn), gbps(size, pn)), "baseline")
+	for _, r := range []struct {
+		what string
+		s    samples
+	}{{fmt.Sprintf("snapshot, %d MiB (pooled buffer + DtoD)", mib), snap}, {fmt.Sprintf("full restore, %d MiB", mib), rest}} {
+		m, n := r.s.median(), r.s.min()
+		t.row(r.what, fmt.Sprintf("%s, %s of plain", dur(m), pct(pm, m)), fmt.Sprintf("%s, %s of plain", dur(n), pct(pn, n)), "≥ 80%")
+	}
+	t.row("**snapshot + restore vs two plain copies**", "**"+pct(2*pm, snap.median()+rest.median())+"**",
+		pct(2*pn, snap.min()+rest.min()), "≥ 80%")
 	return nil
 }
 
-// perPass: a tiny kernel replayed 4 times with snapshot and restores of a
-// small buffer, against 4 plain launches; median of reps.
+// perPass: a tiny kernel replayed 4 passes with a snapshot and restores of
+// its 4 KiB buffer, against 4 plain launches, interleaved. Each Submit waits
+// for its kernel, so this is a host-side figure by nature: events on the
+// default stream bracket the host's calls, and the host clock times the
+// same calls.
 func (b *bench) perPass(t *table, reps int) error {
 	const n, passes = 1024, 4
 	a, err := b.upload(make([]int32, n))
@@ -125,60 +180,70 @@ func (b *bench) perPass(t *table, reps int) error {
 	}
 	defer b.rt.Free(a)
 	b.rt.SetRestoreMode(cuda.RestoreLearned)
-	var plain, replay []time.Duration
-	for range reps {
-		d, err := b.rt.TimeGPU(func() error {
-			for range passes {
-				if err := b.launch("increment", n, arg(a)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		plain = append(plain, d)
-		d, err = b.rt.TimeGPU(func() error {
-			snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
-			if err != nil {
+	plainRun := func() error {
+		for range passes {
+			if err := b.launch("increment", n, arg(a)); err != nil {
 				return err
 			}
-			defer snap.Release()
-			return b.passes(snap, passes, "increment", n, arg(a))
-		})
+		}
+		return nil
+	}
+	replayRun := func() error {
+		snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
 		if err != nil {
 			return err
 		}
-		replay = append(replay, d)
+		defer snap.Release()
+		return b.passes(snap, passes, "increment", n, arg(a))
 	}
-	p, r := median(plain), median(replay)
-	// Host view of the same: wall-clock per synchronous launch.
-	const launches = 200
-	began := time.Now()
-	for range launches {
-		if err := b.launch("increment", n, arg(a)); err != nil {
+	// both is one sample of f: the event span and the host's wall clock.
+	both := func(f func() error) (ev, host time.Duration, err error) {
+		ev, err = b.rt.TimeGPU(func() error {
+			var err error
+			host, err = wall(f)
+			return err
+		})
+		return ev, host, err
+	}
+	var plainEv, plainHost, replayEv, replayHost, submit samples
+	for i := range warmUp + reps {
+		pe, ph, err := both(plainRun)
+		if err != nil {
 			return err
 		}
+		re, rh, err := both(replayRun)
+		if err != nil {
+			return err
+		}
+		s, err := wall(func() error { return b.launch("increment", n, arg(a)) })
+		if err != nil {
+			return err
+		}
+		if i >= warmUp {
+			plainEv, plainHost, replayEv, replayHost = append(plainEv, pe), append(plainHost, ph), append(replayEv, re), append(replayHost, rh)
+			submit = append(submit, s)
+		}
 	}
-	t.row("tiny kernel, host wall-clock per Submit (launch + sync)", fmt.Sprintf("%.1f us", us(time.Since(began))/launches), "")
-	t.row(fmt.Sprintf("tiny kernel (%d items), %d plain launches", n, passes), fmt.Sprintf("%.1f us per launch", us(p)/passes), "")
-	t.row(fmt.Sprintf("same, replayed %d passes (snapshot + %d restores of 4 KiB)", passes, passes-1), fmt.Sprintf("%.1f us per pass", us(r)/passes), "")
-	t.row("replay overhead per pass", fmt.Sprintf("%.1f us", (us(r)-us(p))/passes), "<= 20 us")
+	per := func(d time.Duration) time.Duration { return d / passes }
+	row := func(what string, s samples) {
+		t.row(what, dur(per(s.median())), dur(per(s.min())), "")
+	}
+	t.row("tiny kernel, host wall-clock per Submit (launch + sync)", dur(submit.median()), dur(submit.min()), "")
+	row(fmt.Sprintf("tiny kernel (%d items), %d plain launches, per launch (events)", n, passes), plainEv)
+	row(fmt.Sprintf("same, replayed %d passes (snapshot + %d restores of 4 KiB), per pass (events)", passes, passes-1), replayEv)
+	t.row("**replay overhead per pass** (events)", "**"+dur(per(replayEv.median()-plainEv.median()))+"**",
+		dur(per(replayEv.min()-plainEv.min())), "≤ 20 µs")
+	row("  plain launches, per launch (host wall-clock)", plainHost)
+	row("  replayed, per pass (host wall-clock)", replayHost)
+	t.row("  replay overhead per pass (host wall-clock)", dur(per(replayHost.median()-plainHost.median())),
+		dur(per(replayHost.min()-plainHost.min())), "≤ 20 µs")
 	return nil
 }
 
-func us(d time.Duration) float64 { return d.Seconds() * 1e6 }
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-// writeSet: the kernel writes the first 1% of a big buffer; restore cost in
-// each mode, per pass.
-func (b *bench) writeSet(t *table, size uint64) error {
+// writeSet: the kernel writes the first 1% of a big buffer; what a restore
+// costs in each mode.
+func (b *bench) writeSet(t *table, size uint64, reps int) error {
+	const pattern = 7
 	elems := size / 4
 	grid := uint32(elems / 100)
 	a, err := b.alloc(size)
@@ -186,64 +251,118 @@ func (b *bench) writeSet(t *table, size uint64) error {
 		return err
 	}
 	defer b.rt.Free(a)
-	if err := b.launch("fill", uint32(elems), arg(a), hsa.Arg{Scalar: 0}); err != nil {
+	if err := b.fillPattern(a, pattern); err != nil {
 		return err
 	}
+	write := func() error { return b.launch("increment", grid, arg(a)) }
+	restore := func(s hsa.Snapshot, bytes *uint64) func() error {
+		return func() error { n, err := s.Restore(); *bytes = n; return err }
+	}
+
+	// A snapshot's first restore learns the write set: compare kernel,
+	// flags read back by the host, then the copy. A fresh snapshot each
+	// sample; events bracket the host round trip, which is part of it.
+	b.rt.SetRestoreMode(cuda.RestoreLearned)
+	var first samples
+	var firstBytes uint64
+	for i := range warmUp + reps {
+		s, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+		if err != nil {
+			return err
+		}
+		if err := write(); err != nil {
+			s.Release()
+			return err
+		}
+		d, err := b.rt.TimeGPU(restore(s, &firstBytes))
+		s.Release()
+		if err != nil {
+			return err
+		}
+		if i >= warmUp {
+			first = append(first, d)
+		}
+	}
+
+	// Steady state: one snapshot, its write set learned; full and learned
+	// restores interleaved, device time. The learned restore is also timed
+	// the old way (events around the host's call, host gaps included).
 	snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
 	if err != nil {
 		return err
 	}
 	defer snap.Release()
-	restore := func(mode cudaMode) (time.Duration, uint64, error) {
-		b.rt.SetRestoreMode(mode)
-		if err := b.launch("increment", grid, arg(a)); err != nil {
-			return 0, 0, err
-		}
-		var bytes uint64
-		d, err := b.timed(func() error { n, err := snap.Restore(); bytes = n; return err })
-		return d, bytes, err
-	}
-	// The snapshot's first restore learns the write set (compare kernel).
-	first, firstBytes, err := restore(cuda.RestoreLearned)
-	if err != nil {
+	var learnedBytes, fullBytes uint64
+	if err := write(); err != nil {
 		return err
 	}
-	firstHost := b.lastHost
-	var learned, compare, full, learnedHost, compareHost, fullHost time.Duration
-	var learnedBytes uint64
-	for _, m := range []struct {
-		mode    cudaMode
-		d, host *time.Duration
-	}{{cuda.RestoreLearned, &learned, &learnedHost}, {cuda.RestoreCompare, &compare, &compareHost}, {cuda.RestoreFull, &full, &fullHost}} {
-		*m.d = -1
-		for range 10 {
-			d, n, err := restore(m.mode)
+	if _, err := b.rt.TimeGPU(restore(snap, &learnedBytes)); err != nil {
+		return err
+	}
+	var full, learned, learnedSpan samples
+	for i := range warmUp + reps {
+		var ds [3]time.Duration
+		for j, m := range []cudaMode{cuda.RestoreFull, cuda.RestoreLearned, cuda.RestoreLearned} {
+			b.rt.SetRestoreMode(m)
+			if err := write(); err != nil {
+				return err
+			}
+			bytes, what := &learnedBytes, "learned write-set restore"
+			if m == cuda.RestoreFull {
+				bytes, what = &fullBytes, "full restore, 1% written"
+			}
+			var err error
+			if j < 2 {
+				ds[j], err = b.deviceTime(what, restore(snap, bytes))
+			} else {
+				ds[j], err = b.rt.TimeGPU(restore(snap, bytes))
+			}
 			if err != nil {
 				return err
 			}
-			if m.mode == cuda.RestoreLearned {
-				learnedBytes = n
-			}
-			if *m.d < 0 || d < *m.d {
-				*m.d, *m.host = d, b.lastHost
-			}
+		}
+		if i >= warmUp {
+			full, learned, learnedSpan = append(full, ds[0]), append(learned, ds[1]), append(learnedSpan, ds[2])
 		}
 	}
-	if err := b.verifyWriteSet(a, elems, uint64(grid)); err != nil {
+
+	// Compare every time: the compare kernel and the flag read-back before
+	// every restore (events bracket the round trip).
+	b.rt.SetRestoreMode(cuda.RestoreCompare)
+	var compare samples
+	var compareBytes uint64
+	for i := range warmUp + reps {
+		if err := write(); err != nil {
+			return err
+		}
+		d, err := b.rt.TimeGPU(restore(snap, &compareBytes))
+		if err != nil {
+			return err
+		}
+		if i >= warmUp {
+			compare = append(compare, d)
+		}
+	}
+	if err := b.verifyWriteSet(a, elems, uint64(grid), pattern); err != nil {
 		return err
 	}
+
 	mib := size >> 20
-	t.row(fmt.Sprintf("kernel writes 1%% of %d MiB: full restore", mib), ms(full)+hostNote(fullHost), "")
-	t.row("  write-set restore, first (compare kernel + copy)", fmt.Sprintf("%s (%d MiB copied)", ms(first), firstBytes>>20)+hostNote(firstHost), "")
-	t.row("  write-set restore, compare every time", ms(compare)+hostNote(compareHost), "")
-	t.row("  write-set restore, learned blocks", fmt.Sprintf("%s (%.1f MiB copied)", ms(learned), float64(learnedBytes)/(1<<20))+hostNote(learnedHost), "")
-	t.row("  full / learned write-set", fmt.Sprintf("%.0fx faster", full.Seconds()/learned.Seconds()), "")
+	mibOf := func(n uint64) string { return fmt.Sprintf("%.2f MiB copied", float64(n)/(1<<20)) }
+	t.row(fmt.Sprintf("kernel writes 1%% of %d MiB: full restore (device, %s)", mib, mibOf(fullBytes)), dur(full.median()), dur(full.min()), "")
+	t.row(fmt.Sprintf("  write-set restore, learned, steady state (device, %s)", mibOf(learnedBytes)), dur(learned.median()), dur(learned.min()), "")
+	t.row("  **full / learned write-set restore** (device time)", "**"+times(full.median(), learned.median())+"**", times(full.min(), learned.min()), "")
+	t.row("  learned restore, events around the host's call (host gaps included)", dur(learnedSpan.median()), dur(learnedSpan.min()), "")
+	t.row(fmt.Sprintf("  write-set restore, first of a snapshot (compare + flags to host + copy; %s)", mibOf(firstBytes)), dur(first.median()), dur(first.min()), "")
+	t.row(fmt.Sprintf("  write-set restore, compare every time (same; %s)", mibOf(compareBytes)), dur(compare.median()), dur(compare.min()), "")
+	t.row("  full / compare-every-time restore", times(full.median(), compare.median()), times(full.min(), compare.min()), "")
 	return nil
 }
 
-// verifyWriteSet: after the restores the buffer is the snapshot (zeros);
-// increment once more and check the written prefix and the untouched tail.
-func (b *bench) verifyWriteSet(a hsa.Allocation, elems, grid uint64) error {
+// verifyWriteSet: after the restores the buffer is the snapshot (pattern
+// everywhere); increment once more and check the written prefix and the
+// untouched tail.
+func (b *bench) verifyWriteSet(a hsa.Allocation, elems, grid uint64, pattern int32) error {
 	if err := b.launch("increment", uint32(grid), arg(a)); err != nil {
 		return err
 	}
@@ -256,13 +375,17 @@ func (b *bench) verifyWriteSet(a hsa.Allocation, elems, grid uint64) error {
 		return err
 	}
 	for i, v := range head {
-		if want := int32(0); uint64(i) < grid && v != 1 || uint64(i) >= grid && v != want {
-			return fmt.Errorf("write-set replay: element %d = %d", i, v)
+		want := pattern
+		if uint64(i) < grid {
+			want = pattern + 1
+		}
+		if v != want {
+			return fmt.Errorf("write-set replay: element %d = %d, want %d", i, v, want)
 		}
 	}
 	for i, v := range tail {
-		if v != 0 {
-			return fmt.Errorf("write-set replay: tail element %d = %d", i, v)
+		if v != pattern {
+			return fmt.Errorf("write-set replay: tail element %d = %d, want %d", i, v, pattern)
 		}
 	}
 	return nil
