@@ -3,13 +3,79 @@ package steps
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 
+	"github.com/cucumber/godog"
+
+	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/harness"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/sim"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/trace"
 )
+
+// Faults made on purpose: planted in the engine, in the simulated machine,
+// or by hand in the trace of a run.
+
+func registerFaults(sc *godog.ScenarioContext) {
+	sc.Step(`^the engine has the planted faults? ([a-z_, ]+)$`, plantFaults)
+	sc.Step(`^the machine cannot save more than (\d+) bytes of device memory at once$`, snapshotLimit)
+	sc.Step(`^the machine fails part-way through its restore number (\d+)$`, restoreFails)
+	sc.Step(`^the trace is altered so that the last pass repeats the first pass's counter group$`, wrapGroups)
+}
+
+func plantFaults(ctx context.Context, list string) error {
+	fs, err := replay.ParseFaults(strings.Join(words(list), ","))
+	if err != nil {
+		return err
+	}
+	w := get(ctx)
+	for f := range fs {
+		w.faults[f] = true
+	}
+	return nil
+}
+
+func snapshotLimit(ctx context.Context, n uint64) error {
+	get(ctx).machine.snapshotOver = n
+	return nil
+}
+
+func restoreFails(ctx context.Context, n int) error {
+	get(ctx).machine.restoreAt = n
+	return nil
+}
+
+// wrapGroups is a hand-made fault: the counter record of the last pass is
+// rewritten to repeat pass 0's group, as a tool that wraps would deliver
+// it; the rule checks then judge the altered trace.
+func wrapGroups(ctx context.Context) error {
+	w := get(ctx)
+	r, err := w.result(ctx)
+	if err != nil {
+		return err
+	}
+	evs := slices.Clone(r.Trace.Events)
+	var firstRec, lastRec = -1, -1
+	for i, e := range evs {
+		if e.Type == trace.Record && e.Service == "counter_collection" && e.Pass != nil {
+			if firstRec < 0 {
+				firstRec = i
+			}
+			lastRec = i
+		}
+	}
+	if firstRec < 0 || firstRec == lastRec {
+		return w.failf("the run should deliver counter records from several passes")
+	}
+	evs[lastRec].Counters = slices.Clone(evs[firstRec].Counters)
+	r.Trace.Events = evs
+	r.Violations = check.Trace(r.Trace)
+	return nil
+}
 
 // machineFaults are failures of the simulated machine itself (not of the
 // engine): memory that cannot be saved, a restore that breaks part-way.

@@ -8,39 +8,54 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/replayspec/replayspec/replay"
+	"github.com/cucumber/godog"
+
 	"github.com/replayspec/replayspec/spec"
 )
 
-// The Given and When steps: each adds to the spec of the scenario.
+// The Given steps of the machine and the tool: each adds to the spec of the
+// scenario.
 
-const replayCtx = "replay"
+func registerGiven(sc *godog.ScenarioContext) {
+	// The machine and the run.
+	sc.Step(`^a machine with (an? .+ agents?)(?: as well)?$`, machine)
+	sc.Step(`^the environment sets ([A-Z_]+) to "([^"]*)"$`, setEnv)
+	sc.Step(`^the run gives up on a loop after (\d+) passes$`, maxPasses)
 
-var listSplit = regexp.MustCompile(`\s*(?:,|\band\b)\s*`)
+	// The tool: contexts and services.
+	sc.Step(`^a tool that subscribes to kernel replay$`, subscribe)
+	sc.Step(`^a tool that subscribes to kernel replay for the operations? (CONFIG|PASS|CONFIG and PASS)(?: only)?$`, subscribeOps)
+	sc.Step(`^a tool that subscribes to kernel replay but never starts that context$`, subscribeUnstarted)
+	sc.Step(`^the tool stops its replay context once `+name+` has completed$`, stopReplayAfter)
+	sc.Step(`^the tool (?:also )?(traces kernel dispatches|samples PCs|records SPM|records a thread trace|collects the counters? [A-Z_, and]+|counts device-wide [A-Z_, and]+) in (?:a|its) context `+name+`$`, service)
+	sc.Step(`^the tool configures `+name+` but never starts it$`, neverStarted)
+	sc.Step(`^the tool configures kernel replay on a second context as well$`, configureTwice)
+	sc.Step(`^the tool's external correlation callback blindly increments its id on every call$`, externalIncrement)
+	sc.Step(`^the tool's external correlation callback answers (\d+) every time$`, externalFixed)
 
-// words splits "A, B and C" into its items.
-func words(s string) []string {
-	var out []string
-	for _, p := range listSplit.Split(strings.TrimSpace(s), -1) {
-		if p = strings.Trim(strings.TrimSpace(p), `"`); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
+	// The tool: its plan.
+	sc.Step(`^the tool's replay_pass_count (is left unset|returns \d+)$`, toolPassCount)
+	sc.Step(`^the tool's replay_continue (is left unset|is ignored|stops after pass \d+|always says go on)$`, toolContinue)
+	sc.Step(`^the tool asks for (\d+) pass(?:es)?$`, asksFor)
+	sc.Step(`^the tool asks for (\d+) passes and stops after pass (\d+)$`, asksForStopping)
+	sc.Step(`^the tool asks for (\d+) passes and its continue always says go on$`, asksForAlways)
+	sc.Step(`^the tool asks for an indefinite loop and stops after pass (\d+)$`, indefiniteStopping)
+	sc.Step(`^the tool asks for an indefinite loop whose continue never says stop$`, indefiniteNeverStops)
+	sc.Step(`^the tool asks for an indefinite loop but installs no continue callback$`, indefiniteWithoutContinue)
+	sc.Step(`^the tool asks for one pass per counter group of the dispatch's agent$`, asksForGroups)
+	sc.Step(`^the tool asks for up to (\d+) passes and stops once "([A-Z_]+)" reads the same twice$`, converge)
+	sc.Step(`^the tool leaves the pass count unset$`, leavesPassCountUnset)
+	sc.Step(`^the tool declines to replay `+name+`$`, declinesToReplay)
+	sc.Step(`^the tool asks for (\d+) pass(?:es)? for `+name+`$`, asksForPassesOf)
+	sc.Step(`^for `+name+` the tool's continue (is left unset|stops after pass \d+|always says go on)$`, continueFor)
+	sc.Step(`^the tool writes (\d+) into the replay user data when the dispatch is configured$`, userData)
+	sc.Step(`^the tool writes (\d+) into the replay user data when `+name+` is configured$`, userDataFor)
+	sc.Step(`^the tool overwrites the user data as every pass begins$`, overwriteUserData)
+	sc.Step(`^in (pass \d+|every pass) the tool (starts|stops) ("[\w-]+"(?:(?:, | and )"[\w-]+")*) locally$`, local)
+	sc.Step(`^the tool tries to (start|stop) `+name+` locally (while the dispatch is configured|as the dispatch's configuration ends|as a pass ends|as a pass begins)$`, misuse)
 }
 
-// numbers reads "0, 1 and 2" as numbers.
-func numbers(s string) ([]uint64, error) {
-	var out []uint64
-	for _, p := range words(s) {
-		n, err := strconv.ParseUint(p, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a list of numbers", s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
+// --- the machine and the run ---------------------------------------------
 
 func machine(ctx context.Context, kinds string) error {
 	w := get(ctx)
@@ -66,6 +81,26 @@ func (w *world) agent(kind string) (string, error) {
 	return "", fmt.Errorf("the machine has no %s agent", kind)
 }
 
+func setEnv(ctx context.Context, name, value string) error {
+	// Nothing may read it (PC-8); every scenario may run while it is set.
+	if err := os.Setenv(name, value); err != nil {
+		return err
+	}
+	get(ctx).envSet = append(get(ctx).envSet, name)
+	return nil
+}
+
+func maxPasses(ctx context.Context, n uint64) error {
+	get(ctx).s.Limits.MaxPasses = n
+	return nil
+}
+
+// --- the tool: contexts and services ---------------------------------------
+
+const replayCtx = "replay"
+
+// context is the tool's context of a name, made the first time a step
+// names it.
 func (w *world) context(name string) *spec.Context {
 	for i := range w.s.Contexts {
 		if w.s.Contexts[i].Name == name {
@@ -76,10 +111,7 @@ func (w *world) context(name string) *spec.Context {
 	return &w.s.Contexts[len(w.s.Contexts)-1]
 }
 
-func subscribe(ctx context.Context) error {
-	get(ctx).context(replayCtx).Services.KernelReplay = &spec.KernelReplay{}
-	return nil
-}
+func subscribe(ctx context.Context) error { return subscribeOps(ctx, "") }
 
 func subscribeOps(ctx context.Context, ops string) error {
 	get(ctx).context(replayCtx).Services.KernelReplay = &spec.KernelReplay{Operations: words(ops)}
@@ -87,10 +119,10 @@ func subscribeOps(ctx context.Context, ops string) error {
 }
 
 func subscribeUnstarted(ctx context.Context) error {
-	c := get(ctx).context(replayCtx)
-	c.Services.KernelReplay = &spec.KernelReplay{}
-	c.Start = new(bool)
-	return nil
+	if err := subscribe(ctx); err != nil {
+		return err
+	}
+	return neverStarted(ctx, replayCtx)
 }
 
 func stopReplayAfter(ctx context.Context, name string) error {
@@ -130,19 +162,28 @@ func service(ctx context.Context, what, name string) error {
 }
 
 func externalIncrement(ctx context.Context) error {
-	get(ctx).context(replayCtx).Services.ExternalCorrelation = &spec.ExternalCorrelation{Mode: "increment"}
-	return nil
+	return externalCorrelation(ctx, spec.ExternalCorrelation{Mode: "increment"})
 }
 
 func externalFixed(ctx context.Context, v uint64) error {
-	get(ctx).context(replayCtx).Services.ExternalCorrelation = &spec.ExternalCorrelation{Mode: "fixed", Value: v}
+	return externalCorrelation(ctx, spec.ExternalCorrelation{Mode: "fixed", Value: v})
+}
+
+func externalCorrelation(ctx context.Context, c spec.ExternalCorrelation) error {
+	get(ctx).context(replayCtx).Services.ExternalCorrelation = &c
 	return nil
 }
 
-// plan is the plan a step changes: the tool's, or one dispatch's.
-func (w *world) plan(dispatch string) (*spec.Plan, error) {
+// --- the tool: its plan ------------------------------------------------------
+
+// toolPlan is the plan the tool follows for every dispatch.
+func toolPlan(ctx context.Context) *spec.Plan { return &get(ctx).s.Tool.Plan }
+
+// plan is the plan a step changes: the tool's (dispatch ""), or one
+// dispatch's.
+func (w *world) plan(dispatch string) *spec.Plan {
 	if dispatch == "" {
-		return &w.s.Tool.Plan, nil
+		return &w.s.Tool.Plan
 	}
 	// A dispatch's own plan starts from the tool's plan as the scenario
 	// left it; it is merged in when the spec is complete (applyPlans), so
@@ -151,12 +192,12 @@ func (w *world) plan(dispatch string) (*spec.Plan, error) {
 		w.plans = map[string]*spec.Plan{}
 	}
 	if p, ok := w.plans[dispatch]; ok {
-		return p, nil
+		return p
 	}
 	p := &spec.Plan{}
 	w.plans[dispatch] = p
 	w.planOrder = append(w.planOrder, dispatch)
-	return p, nil
+	return p
 }
 
 // applyPlans gives each dispatch its own plan: the tool's plan with what
@@ -183,79 +224,84 @@ func (w *world) applyPlans() error {
 	return nil
 }
 
-func (w *world) dispatch(name string) (*spec.Dispatch, error) {
-	for i := range w.s.Application.Dispatches {
-		if w.s.Application.Dispatches[i].Name == name {
-			return &w.s.Application.Dispatches[i], nil
-		}
-	}
-	return nil, fmt.Errorf("the application has no dispatch %q (yet)", name)
-}
+var aNumber = regexp.MustCompile(`(\d+)`)
 
-func u64(v uint64) *uint64 { return &v }
-
-// passCount reads the pass-count table's left column: "is left unset",
-// "returns N", "asks for N passes".
-func passCount(ctx context.Context, what, dispatch string) error {
-	p, err := get(ctx).plan(dispatch)
-	if err != nil {
-		return err
-	}
-	switch what {
-	case "is left unset", "leaves the pass count unset", "declines to replay":
+// setPassCount reads the pass-count table's left column, "is left unset" or
+// a phrase with the number of passes, into a plan.
+func setPassCount(ctx context.Context, dispatch, what string) error {
+	p := get(ctx).plan(dispatch)
+	if what == "is left unset" {
 		p.Passes = spec.PassesNone
-	case "one pass per counter group of the dispatch's agent":
-		p.Passes = spec.PassesGroups
-	default:
-		m := regexp.MustCompile(`(\d+)`).FindString(what)
-		n, err := strconv.ParseUint(m, 10, 64)
-		if err != nil {
-			return fmt.Errorf("unknown pass count %q", what)
-		}
-		p.Passes = spec.PassesOf(n)
+		return nil
 	}
+	n, err := strconv.ParseUint(aNumber.FindString(what), 10, 64)
+	if err != nil {
+		return fmt.Errorf("unknown pass count %q", what)
+	}
+	p.Passes = spec.PassesOf(n)
 	return nil
 }
 
-// continuePolicy reads the table's middle column.
-func continuePolicy(ctx context.Context, what, dispatch string) error {
-	p, err := get(ctx).plan(dispatch)
-	if err != nil {
-		return err
-	}
+// setContinue reads the table's middle column into a plan.
+func setContinue(ctx context.Context, dispatch, what string) error {
+	p := get(ctx).plan(dispatch)
 	switch {
-	case what == "is left unset" || what == "is ignored" || what == "":
+	case what == "is left unset" || what == "is ignored":
 		p.Continue = nil
-	case what == "always says go on" || what == "never says stop":
-		p.Continue = &spec.ContinuePolicy{Always: true}
+	case what == "always says go on":
+		p.Continue = alwaysGoOn()
 	case strings.HasPrefix(what, "stops after pass "):
 		n, err := strconv.ParseUint(strings.TrimPrefix(what, "stops after pass "), 10, 64)
 		if err != nil {
 			return err
 		}
-		p.Continue = &spec.ContinuePolicy{StopAfter: u64(n)}
+		p.Continue = stopAfter(n)
 	default:
 		return fmt.Errorf("unknown continue policy %q", what)
 	}
 	return nil
 }
 
+func toolPassCount(ctx context.Context, what string) error { return setPassCount(ctx, "", what) }
+
+func toolContinue(ctx context.Context, what string) error { return setContinue(ctx, "", what) }
+
+func leavesPassCountUnset(ctx context.Context) error { return setPassCount(ctx, "", "is left unset") }
+
+func declinesToReplay(ctx context.Context, dispatch string) error {
+	return setPassCount(ctx, dispatch, "is left unset")
+}
+
+func asksForPassesOf(ctx context.Context, n, dispatch string) error {
+	return setPassCount(ctx, dispatch, n)
+}
+
+func continueFor(ctx context.Context, dispatch, what string) error {
+	return setContinue(ctx, dispatch, what)
+}
+
+func stopAfter(pass uint64) *spec.ContinuePolicy { return &spec.ContinuePolicy{StopAfter: u64(pass)} }
+
+func alwaysGoOn() *spec.ContinuePolicy { return &spec.ContinuePolicy{Always: true} }
+
+// loop sets the tool's pass count and its continue together.
+func loop(ctx context.Context, passes spec.Passes, cont *spec.ContinuePolicy) error {
+	p := toolPlan(ctx)
+	p.Passes, p.Continue = passes, cont
+	return nil
+}
+
 func asksFor(ctx context.Context, n uint64) error {
-	p := &get(ctx).s.Tool.Plan
-	p.Passes = spec.PassesOf(n)
+	toolPlan(ctx).Passes = spec.PassesOf(n)
 	return nil
 }
 
 func asksForStopping(ctx context.Context, n, after uint64) error {
-	p := &get(ctx).s.Tool.Plan
-	p.Passes, p.Continue = spec.PassesOf(n), &spec.ContinuePolicy{StopAfter: u64(after)}
-	return nil
+	return loop(ctx, spec.PassesOf(n), stopAfter(after))
 }
 
 func asksForAlways(ctx context.Context, n uint64) error {
-	p := &get(ctx).s.Tool.Plan
-	p.Passes, p.Continue = spec.PassesOf(n), &spec.ContinuePolicy{Always: true}
-	return nil
+	return loop(ctx, spec.PassesOf(n), alwaysGoOn())
 }
 
 func indefiniteStopping(ctx context.Context, after uint64) error {
@@ -264,46 +310,31 @@ func indefiniteStopping(ctx context.Context, after uint64) error {
 
 func indefiniteNeverStops(ctx context.Context) error { return asksForAlways(ctx, 0) }
 
-func indefiniteWithoutContinue(ctx context.Context) error {
-	p := &get(ctx).s.Tool.Plan
-	p.Passes, p.Continue = spec.PassesOf(0), nil
-	return nil
-}
+func indefiniteWithoutContinue(ctx context.Context) error { return loop(ctx, spec.PassesOf(0), nil) }
 
 func asksForGroups(ctx context.Context) error {
-	get(ctx).s.Tool.Plan.Passes = spec.PassesGroups
+	toolPlan(ctx).Passes = spec.PassesGroups
 	return nil
 }
 
 func converge(ctx context.Context, n uint64, counter string) error {
-	p := &get(ctx).s.Tool.Plan
-	p.Passes = spec.PassesOf(n)
-	p.Continue = &spec.ContinuePolicy{Converge: &spec.Converge{Counter: counter, AtMost: n}}
-	return nil
+	return loop(ctx, spec.PassesOf(n), &spec.ContinuePolicy{Converge: &spec.Converge{Counter: counter, AtMost: n}})
 }
 
-func userData(ctx context.Context, v uint64) error {
-	get(ctx).s.Tool.Plan.UserData = u64(v)
-	return nil
-}
+func userData(ctx context.Context, v uint64) error { return userDataFor(ctx, v, "") }
 
 func userDataFor(ctx context.Context, v uint64, dispatch string) error {
-	p, err := get(ctx).plan(dispatch)
-	if err != nil {
-		return err
-	}
-	p.UserData = u64(v)
+	get(ctx).plan(dispatch).UserData = u64(v)
 	return nil
 }
 
 func overwriteUserData(ctx context.Context) error {
-	get(ctx).s.Tool.Plan.WriteUserDataInPass = true
+	toolPlan(ctx).WriteUserDataInPass = true
 	return nil
 }
 
 // local adds a local start or stop made in PASS ENTER.
 func local(ctx context.Context, when, call, names string) error {
-	p := &get(ctx).s.Tool.Plan
 	pass := int64(-1)
 	if when != "every pass" {
 		n, err := strconv.ParseInt(strings.TrimPrefix(when, "pass "), 10, 64)
@@ -318,10 +349,12 @@ func local(ctx context.Context, when, call, names string) error {
 	} else {
 		lt.Stop = words(names)
 	}
+	p := toolPlan(ctx)
 	p.Local = append(p.Local, lt)
 	return nil
 }
 
+// windows are the callbacks a misused local toggle is made in.
 var windows = map[string]string{
 	"while the dispatch is configured":     "CONFIG_ENTER",
 	"as the dispatch's configuration ends": "CONFIG_EXIT",
@@ -335,156 +368,7 @@ func misuse(ctx context.Context, call, name, where string) error {
 	if !ok {
 		return fmt.Errorf("unknown window %q", where)
 	}
-	get(ctx).s.Tool.Misuse = append(get(ctx).s.Tool.Misuse, spec.Misuse{Call: "local_" + call, Context: name, In: in})
+	t := &get(ctx).s.Tool
+	t.Misuse = append(t.Misuse, spec.Misuse{Call: "local_" + call, Context: name, In: in})
 	return nil
-}
-
-func maxPasses(ctx context.Context, n uint64) error {
-	get(ctx).s.Limits.MaxPasses = n
-	return nil
-}
-
-func plantFaults(ctx context.Context, list string) error {
-	fs, err := replay.ParseFaults(strings.Join(words(list), ","))
-	if err != nil {
-		return err
-	}
-	w := get(ctx)
-	for f := range fs {
-		w.faults[f] = true
-	}
-	return nil
-}
-
-func snapshotLimit(ctx context.Context, n uint64) error {
-	get(ctx).machine.snapshotOver = n
-	return nil
-}
-
-func restoreFails(ctx context.Context, n int) error {
-	get(ctx).machine.restoreAt = n
-	return nil
-}
-
-func setEnv(ctx context.Context, name, value string) error {
-	// Nothing may read it (PC-8); every scenario may run while it is set.
-	if err := os.Setenv(name, value); err != nil {
-		return err
-	}
-	get(ctx).envSet = append(get(ctx).envSet, name)
-	return nil
-}
-
-// buffer adds an application buffer.
-func buffer(ctx context.Context, kind, name string, elements uint64, fill int64, agentKind string) error {
-	w := get(ctx)
-	agent, err := w.agent(agentKind)
-	if err != nil {
-		return err
-	}
-	b := spec.Buffer{Name: name, Agent: agent, Elements: elements, Fill: fill}
-	switch kind {
-	case "", "device":
-	case "fine-grained":
-		b.Kind = "fine"
-	case "host":
-		b.Kind = "host"
-	default:
-		return fmt.Errorf("unknown buffer kind %q", kind)
-	}
-	w.s.Application.Buffers = append(w.s.Application.Buffers, b)
-	return nil
-}
-
-func freeAfter(ctx context.Context, buf, dispatch string) error {
-	w := get(ctx)
-	for i := range w.s.Application.Buffers {
-		if w.s.Application.Buffers[i].Name == buf {
-			w.s.Application.Buffers[i].FreeAfter = dispatch
-			return nil
-		}
-	}
-	return fmt.Errorf("no buffer %q", buf)
-}
-
-// ensureBuffer makes a buffer the scenario did not declare: 256 elements
-// of 1 on the dispatch's agent.
-func (w *world) ensureBuffer(name, agent string) {
-	for _, b := range w.s.Application.Buffers {
-		if b.Name == name {
-			return
-		}
-	}
-	w.s.Application.Buffers = append(w.s.Application.Buffers, spec.Buffer{Name: name, Agent: agent, Elements: 256, Fill: 1})
-}
-
-// dispatchOpts are the parts of a dispatch sentence.
-type dispatchOpts struct {
-	kernel, scalar, bufs, agentKind, name string
-	thread                                uint64
-	during                                *spec.During
-	packets                               int
-	graph                                 bool
-}
-
-func (w *world) addDispatch(o dispatchOpts) error {
-	agent, err := w.agent(o.agentKind)
-	if err != nil {
-		return err
-	}
-	k, ok := spec.LookupKernel(o.kernel)
-	if !ok {
-		return fmt.Errorf("unknown kernel %q", o.kernel)
-	}
-	d := spec.Dispatch{Kernel: o.kernel, Agent: agent, Args: words(o.bufs), Thread: o.thread, During: o.during,
-		Packets: o.packets, Graph: o.graph}
-	if len(d.Args) != k.Buffers {
-		return fmt.Errorf("kernel %s takes %d buffers, the step names %d", o.kernel, k.Buffers, len(d.Args))
-	}
-	for _, b := range d.Args {
-		w.ensureBuffer(b, agent)
-	}
-	if o.scalar != "" {
-		v, err := strconv.ParseInt(o.scalar, 10, 32)
-		if err != nil {
-			return err
-		}
-		d.Scalar = int32(v)
-	}
-	d.Name = o.name
-	if d.Name == "" {
-		d.Name = o.kernel
-		for n := 2; ; n++ {
-			if _, err := w.dispatch(d.Name); err != nil {
-				break
-			}
-			d.Name = fmt.Sprintf("%s-%d", o.kernel, n)
-		}
-	}
-	if d.Thread == 1 {
-		d.Thread = 0
-	}
-	w.s.Application.Dispatches = append(w.s.Application.Dispatches, d)
-	return nil
-}
-
-func dispatches(ctx context.Context, kernel, scalar, bufs, agentKind, name string) error {
-	return get(ctx).addDispatch(dispatchOpts{kernel: kernel, scalar: scalar, bufs: bufs, agentKind: agentKind, name: name})
-}
-
-func dispatchesDuring(ctx context.Context, thread uint64, kernel, scalar, bufs, agentKind, name, other string, pass uint64) error {
-	return get(ctx).addDispatch(dispatchOpts{kernel: kernel, scalar: scalar, bufs: bufs, agentKind: agentKind, name: name,
-		thread: thread, during: &spec.During{Dispatch: other, Pass: pass}})
-}
-
-func dispatchesOnThread(ctx context.Context, thread uint64, kernel, scalar, bufs, agentKind, name string) error {
-	return get(ctx).addDispatch(dispatchOpts{kernel: kernel, scalar: scalar, bufs: bufs, agentKind: agentKind, name: name, thread: thread})
-}
-
-func submitsWithBarrier(ctx context.Context, kernel, bufs, name string) error {
-	return get(ctx).addDispatch(dispatchOpts{kernel: kernel, bufs: bufs, name: name, packets: 2})
-}
-
-func graphLaunch(ctx context.Context, kernel, bufs, name string) error {
-	return get(ctx).addDispatch(dispatchOpts{kernel: kernel, bufs: bufs, name: name, graph: true})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -115,14 +116,21 @@ func flatten(err error) []error {
 }
 
 func profAccepts(ctx context.Context) error {
+	_, err := accepted(ctx)
+	return err
+}
+
+// accepted is where a step about what rocprofv3 did begins: the run, which
+// should have accepted its command line and profiled.
+func accepted(ctx context.Context) (*profRun, error) {
 	p, err := prof(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if p.err != nil {
-		return fmt.Errorf("rocprofv3 should accept the command line and profile; it said: %v", p.err)
+		return nil, fmt.Errorf("rocprofv3 should accept the command line and profile; it said: %v", p.err)
 	}
-	return nil
+	return p, nil
 }
 
 func profWarns(ctx context.Context, text string) error {
@@ -138,35 +146,25 @@ func profWarns(ctx context.Context, text string) error {
 	return fmt.Errorf("rocprofv3 should warn that %q; it warned %q", text, p.warnings)
 }
 
+// events are rocprofv3's events of one kind, over every run of the
+// application.
 func (p *profRun) events(what string) []rocprof.Event {
-	var out []rocprof.Event
 	if p.res == nil {
 		return nil
 	}
+	var out []rocprof.Event
 	for _, run := range p.res.Passes {
-		for _, e := range run.Events {
-			if e.What == what {
-				out = append(out, e)
-			}
-		}
+		out = append(out, where(run.Events, func(e rocprof.Event) bool { return e.What == what })...)
 	}
 	return out
 }
 
 func profReplayContext(ctx context.Context, does string) error {
-	p, err := prof(ctx)
+	p, err := accepted(ctx)
 	if err != nil {
 		return err
 	}
-	if err := profAccepts(ctx); err != nil {
-		return err
-	}
-	n := 0
-	for _, e := range p.events("create_context") {
-		if e.Context == "kernel_replay" {
-			n++
-		}
-	}
+	n := len(where(p.events("create_context"), func(e rocprof.Event) bool { return e.Context == "kernel_replay" }))
 	if want := map[string]int{"creates": 1, "does not create": 0}[does]; n != want*len(p.res.Passes) {
 		return fmt.Errorf("rocprofv3 %s the kernel replay context; it created it %d times", does, n)
 	}
@@ -174,7 +172,7 @@ func profReplayContext(ctx context.Context, does string) error {
 }
 
 func profPassesOnAgent(ctx context.Context, kind string, n int) error {
-	p, err := prof(ctx)
+	p, err := accepted(ctx)
 	if err != nil {
 		return err
 	}
@@ -183,39 +181,26 @@ func profPassesOnAgent(ctx context.Context, kind string, n int) error {
 	if err != nil {
 		return err
 	}
-	if err := profAccepts(ctx); err != nil {
-		return err
-	}
 	idx := slices.IndexFunc(w.s.Agents, func(a spec.Agent) bool { return a.Name == agent })
 	run := p.res.Passes[0]
-	groups := run.AgentGroups[run.Agents[idx].ID]
-	counts := 0
-	for _, e := range p.events("pass_count") {
-		if e.Agent == run.Agents[idx].ID {
-			counts++
-			if e.N != uint64(n) || len(groups) != n {
-				return fmt.Errorf("on the %s agent the pass count should be %d, its group count; it answered %d for %d groups", kind, n, e.N, len(groups))
-			}
+	id := run.Agents[idx].ID
+	groups := run.AgentGroups[id]
+	onAgent := func(e rocprof.Event) bool { return e.Agent == id }
+	counts := where(p.events("pass_count"), onAgent)
+	for _, e := range counts {
+		if e.N != uint64(n) || len(groups) != n {
+			return fmt.Errorf("on the %s agent the pass count should be %d, its group count; it answered %d for %d groups", kind, n, e.N, len(groups))
 		}
 	}
-	passes := 0
-	for _, e := range p.events("PASS_ENTER") {
-		if e.Agent == run.Agents[idx].ID {
-			passes++
-		}
-	}
-	if counts == 0 || passes != n*counts {
-		return fmt.Errorf("each dispatch on the %s agent should run %d passes; %d dispatches ran %d passes", kind, n, counts, passes)
+	if passes := len(where(p.events("PASS_ENTER"), onAgent)); len(counts) == 0 || passes != n*len(counts) {
+		return fmt.Errorf("each dispatch on the %s agent should run %d passes; %d dispatches ran %d passes", kind, n, len(counts), passes)
 	}
 	return nil
 }
 
 func profNoContinue(ctx context.Context) error {
-	p, err := prof(ctx)
+	p, err := accepted(ctx)
 	if err != nil {
-		return err
-	}
-	if err := profAccepts(ctx); err != nil {
 		return err
 	}
 	for _, what := range []string{"CONFIG_ENTER", "CONFIG_EXIT", "PASS_ENTER", "PASS_EXIT"} {
@@ -237,11 +222,8 @@ func profNoContinue(ctx context.Context) error {
 }
 
 func profAppRuns(ctx context.Context, n int) error {
-	p, err := prof(ctx)
+	p, err := accepted(ctx)
 	if err != nil {
-		return err
-	}
-	if err := profAccepts(ctx); err != nil {
 		return err
 	}
 	if len(p.res.Passes) != n {
@@ -264,6 +246,18 @@ func (p *profRun) file(suffix string) ([]byte, string, error) {
 	return nil, "", fmt.Errorf("rocprofv3 wrote no %s file (files: %v)", suffix, keys(p.files))
 }
 
+// acceptedOutput is where a step about one file of rocprofv3's output
+// begins: the run, which should have accepted its command line, and the
+// file's contents and name.
+func acceptedOutput(ctx context.Context, suffix string) (*profRun, []byte, string, error) {
+	p, err := accepted(ctx)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	data, name, err := p.file(suffix)
+	return p, data, name, err
+}
+
 func keys(m map[string][]byte) []string {
 	var out []string
 	for k := range m {
@@ -274,14 +268,7 @@ func keys(m map[string][]byte) []string {
 }
 
 func profOutputFields(ctx context.Context) error {
-	p, err := prof(ctx)
-	if err != nil {
-		return err
-	}
-	if err := profAccepts(ctx); err != nil {
-		return err
-	}
-	js, _, err := p.file("results.json")
+	p, js, _, err := acceptedOutput(ctx, "results.json")
 	if err != nil {
 		return err
 	}
@@ -300,42 +287,37 @@ func profOutputFields(ctx context.Context) error {
 }
 
 func profValid(ctx context.Context) error {
-	p, err := prof(ctx)
+	p, err := accepted(ctx)
 	if err != nil {
 		return err
 	}
-	if err := profAccepts(ctx); err != nil {
-		return err
-	}
-	js, name, err := p.file("results.json")
-	if err != nil {
-		return err
-	}
-	if probs := rocprof.ValidateJSON(bytes.NewReader(js)); len(probs) > 0 {
-		return fmt.Errorf("%s should pass the output checks: %v", name, probs)
-	}
-	csv, name, err := p.file("counter_collection.csv")
-	if err != nil {
-		return err
-	}
-	if probs := rocprof.ValidateCSV(bytes.NewReader(csv)); len(probs) > 0 {
-		return fmt.Errorf("%s should pass the output checks: %v", name, probs)
+	for _, out := range outputChecks {
+		data, name, err := p.file(out.suffix)
+		if err != nil {
+			return err
+		}
+		if probs := out.validate(bytes.NewReader(data)); len(probs) > 0 {
+			return fmt.Errorf("%s should pass the output checks: %v", name, probs)
+		}
 	}
 	return nil
+}
+
+// outputChecks are the files of rocprofv3's output that the output checks
+// read, each with its check.
+var outputChecks = []struct {
+	suffix   string
+	validate func(io.Reader) []rocprof.Problem
+}{
+	{"results.json", rocprof.ValidateJSON},
+	{"counter_collection.csv", rocprof.ValidateCSV},
 }
 
 var passOne = regexp.MustCompile(`"replay_pass":\s*1\b`)
 
 // profAlter is a hand-made fault in the output: pass 1 relabelled pass 0.
 func profAlter(ctx context.Context) error {
-	p, err := prof(ctx)
-	if err != nil {
-		return err
-	}
-	if err := profAccepts(ctx); err != nil {
-		return err
-	}
-	js, name, err := p.file("results.json")
+	p, js, name, err := acceptedOutput(ctx, "results.json")
 	if err != nil {
 		return err
 	}

@@ -6,17 +6,64 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cucumber/godog"
+
+	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/trace"
 )
 
-// The Then steps: each judges the trace of the run, or what the
-// application observed, never the engine's state.
+// The Then steps of the rule oracles, the pass loop, completion and
+// warnings: each judges the trace of the run, or what the application
+// observed, never the engine's state.
+
+func registerThen(sc *godog.ScenarioContext) {
+	// The rule oracles.
+	sc.Step(`^the rule checks find nothing wrong$`, checksPass)
+	sc.Step(`^the checks report (?:a violation|violations) of `+ruleIDs+`$`, checksReport)
+	sc.Step(`^the checks report nothing but `+ruleIDs+`$`, checksReportOnly)
+	sc.Step(`^the run stops with an error mentioning "([^"]+)"$`, runFails)
+
+	// The passes.
+	sc.Step(`^passes `+nums+` run`+optOf+`$`, passesRun)
+	sc.Step(`^(?:"([\w-]+)" runs )?exactly (\d+) passes(?: run)?$`, nPassesRun)
+	sc.Step(`^(?:the dispatch|"([\w-]+)") is not replayed: it runs once, and no memory is saved$`, notReplayed)
+	sc.Step(`^(?:the dispatch|"([\w-]+)") gets no replay callback and runs once$`, noReplayCallback)
+	sc.Step(`^the kernel(?: of "([\w-]+)")? runs (once|twice|\d+ times) on the GPU$`, kernelRunsTimes)
+	sc.Step(`^every pass reports total passes (\d+)$`, totalPasses)
+	sc.Step(`^CONFIG (?:of "([\w-]+)" )?fires once, ENTER then EXIT, around every pass$`, configOnce)
+	sc.Step(`^each pass opens with PASS ENTER and closes with PASS EXIT, in order$`, passesBracketed)
+	sc.Step(`^the pass count is asked once, after CONFIG ENTER and before the first pass$`, passCountOnce)
+	sc.Step(`^"([\w-]+)" runs on the agent only after "([\w-]+)"'s loop has ended$`, exclusive)
+
+	// Continue.
+	sc.Step(`^continue is consulted after pass(?:es)? `+nums+optOf+`$`, continueAfter)
+	sc.Step(`^continue is never consulted$`, continueNever)
+	sc.Step(`^each consultation of continue follows the PASS EXIT of the pass it judges$`, continueAfterExit)
+
+	// Completion, as the application sees it.
+	sc.Step(`^the application sees (?:"([\w-]+)" complete once|one completion)$`, oneCompletion)
+	sc.Step(`^the application sees (?:"([\w-]+)" complete once|one completion), after the last pass$`, oneCompletionAfterLoop)
+	sc.Step(`^the application never sees (?:"([\w-]+)"|the dispatch) complete$`, neverCompletes)
+	sc.Step(`^the loop(?: of "([\w-]+)")? is reported as never ending after (\d+) passes$`, neverEnded)
+	sc.Step(`^the application cannot tell "([\w-]+)" from "([\w-]+)"$`, sameObservation)
+
+	// Warnings.
+	sc.Step(`^the SDK warns "([a-z_]+)" once$`, warnsOnce)
+	sc.Step(`^the SDK prints no warning$`, noWarning)
+}
 
 // --- the rule oracles -------------------------------------------------
 
-func checksPass(ctx context.Context) error {
+// resultOf is where a Then step about the whole run's outcome begins: the
+// scenario and its result, with the rule oracles' violations.
+func resultOf(ctx context.Context) (*world, *runner.Result, error) {
 	w := get(ctx)
 	r, err := w.result(ctx)
+	return w, r, err
+}
+
+func checksPass(ctx context.Context) error {
+	w, r, err := resultOf(ctx)
 	if err != nil {
 		return err
 	}
@@ -27,8 +74,7 @@ func checksPass(ctx context.Context) error {
 }
 
 func checksReport(ctx context.Context, ids string) error {
-	w := get(ctx)
-	r, err := w.result(ctx)
+	_, r, err := resultOf(ctx)
 	if err != nil {
 		return err
 	}
@@ -51,9 +97,12 @@ func checksReportOnly(ctx context.Context, ids string) error {
 	if err := checksReport(ctx, ids); err != nil {
 		return err
 	}
-	w := get(ctx)
+	_, r, err := resultOf(ctx)
+	if err != nil {
+		return err
+	}
 	want := words(ids)
-	for _, v := range w.res.Violations {
+	for _, v := range r.Violations {
 		if !slices.Contains(want, v.Rule) {
 			return fmt.Errorf("the rule checks should report only %s, but also reported:\n%s", ids, v.Error())
 		}
@@ -62,8 +111,7 @@ func checksReportOnly(ctx context.Context, ids string) error {
 }
 
 func runFails(ctx context.Context, text string) error {
-	w := get(ctx)
-	r, err := w.result(ctx)
+	w, r, err := resultOf(ctx)
 	if err != nil {
 		return err
 	}
@@ -75,13 +123,27 @@ func runFails(ctx context.Context, text string) error {
 
 // --- passes -----------------------------------------------------------
 
-func passesRun(ctx context.Context, label, which string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
+func passesRun(ctx context.Context, which, label string) error {
+	want, err := numbers(which)
 	if err != nil {
 		return err
 	}
-	want, err := numbers(which)
+	return runsPasses(ctx, label, want)
+}
+
+// nPassesRun: passes 0 to n-1 run.
+func nPassesRun(ctx context.Context, label string, n uint64) error {
+	want := make([]uint64, n)
+	for i := range want {
+		want[i] = uint64(i)
+	}
+	return runsPasses(ctx, label, want)
+}
+
+// runsPasses: the dispatch runs exactly the passes want, each opened by a
+// PASS ENTER and closed by a PASS EXIT.
+func runsPasses(ctx context.Context, label string, want []uint64) error {
+	w, v, err := dispatchOf(ctx, label)
 	if err != nil {
 		return err
 	}
@@ -93,26 +155,17 @@ func passesRun(ctx context.Context, label, which string) error {
 	return nil
 }
 
-func nPassesRun(ctx context.Context, label string, n uint64) error {
-	want := make([]string, n)
-	for i := range want {
-		want[i] = fmt.Sprint(i)
-	}
-	return passesRun(ctx, label, strings.Join(want, ", "))
-}
-
 // notReplayed: no PASS, no snapshot or restore, and the kernel ran once.
 func notReplayed(ctx context.Context, label string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
+	w, v, err := dispatchOf(ctx, label)
 	if err != nil {
 		return err
 	}
-	if p := v.callbacks("PASS", ""); len(p) > 0 {
-		return w.failf("%s should not be replayed, yet the tool saw PASS callbacks:\n%s", v.label, show(p...))
+	if err := w.expectNone(v.callbacks("PASS", ""), "%s should not be replayed, yet the tool saw PASS callbacks", v.label); err != nil {
+		return err
 	}
-	if s := append(saved(v.of(trace.Snapshot)), v.of(trace.Restore)...); len(s) > 0 {
-		return w.failf("%s should not be replayed, yet memory was saved or restored:\n%s", v.label, show(s...))
+	if err := w.expectNone(v.savesAndRestores(), "%s should not be replayed, yet memory was saved or restored", v.label); err != nil {
+		return err
 	}
 	if k := byType(v.window(), trace.Kernel); len(k) != 1 {
 		return w.failf("%s should run once, its kernel ran %d times:\n%s", v.label, len(k), show(k...))
@@ -120,55 +173,39 @@ func notReplayed(ctx context.Context, label string) error {
 	return nil
 }
 
-func kernelRuns(ctx context.Context, label string, n int) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
+func noReplayCallback(ctx context.Context, label string) error {
+	w, v, err := dispatchOf(ctx, label)
 	if err != nil {
 		return err
 	}
-	if k := byType(v.window(), trace.Kernel); len(k) != n {
+	if err := w.expectNone(v.of(trace.Callback, trace.PassCount), "%s should cause no replay callback at all", v.label); err != nil {
+		return err
+	}
+	return notReplayed(ctx, label)
+}
+
+func kernelRunsTimes(ctx context.Context, label, t string) error {
+	w, v, err := dispatchOf(ctx, label)
+	if err != nil {
+		return err
+	}
+	if k, n := byType(v.window(), trace.Kernel), times(t); len(k) != n {
 		return w.failf("the kernel of %s should run %d times on the GPU, it ran %d times:\n%s", v.label, n, len(k), show(k...))
 	}
 	return nil
 }
 
-func times(s string) int {
-	switch s {
-	case "once":
-		return 1
-	case "twice":
-		return 2
-	}
-	var n int
-	fmt.Sscanf(s, "%d times", &n)
-	return n
-}
-
-func kernelRunsTimes(ctx context.Context, label, t string) error {
-	return kernelRuns(ctx, label, times(t))
-}
-
 func totalPasses(ctx context.Context, n uint64) error {
-	w := get(ctx)
-	v, err := w.view(ctx, "")
+	w, ps, err := passCallbacksOf(ctx)
 	if err != nil {
 		return err
 	}
-	ps := v.callbacks("PASS", "")
-	if len(ps) == 0 {
-		return w.failf("no pass ran")
-	}
-	for _, e := range ps {
-		if e.Total == nil || *e.Total != n {
-			return w.failf("every pass should report total passes %d:\n%s", n, show(e))
-		}
-	}
-	return nil
+	return w.expectEvery(ps, func(e trace.Event) bool { return e.Total != nil && *e.Total == n },
+		"every pass should report total passes %d", n)
 }
 
 func configOnce(ctx context.Context, label string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
+	w, v, err := dispatchOf(ctx, label)
 	if err != nil {
 		return err
 	}
@@ -184,21 +221,8 @@ func configOnce(ctx context.Context, label string) error {
 	return nil
 }
 
-func noReplayCallback(ctx context.Context, label string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
-	if err != nil {
-		return err
-	}
-	if cb := append(v.of(trace.Callback), v.of(trace.PassCount)...); len(cb) > 0 {
-		return w.failf("%s should cause no replay callback at all:\n%s", v.label, show(cb...))
-	}
-	return notReplayed(ctx, label)
-}
-
 func passesBracketed(ctx context.Context) error {
-	w := get(ctx)
-	v, err := w.view(ctx, "")
+	w, v, err := dispatchOf(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -217,8 +241,7 @@ func passesBracketed(ctx context.Context) error {
 
 // passCountOnce: asked once, after CONFIG ENTER returned, before any pass.
 func passCountOnce(ctx context.Context) error {
-	w := get(ctx)
-	v, err := w.view(ctx, "")
+	w, v, err := dispatchOf(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -233,42 +256,53 @@ func passCountOnce(ctx context.Context) error {
 	return nil
 }
 
+// exclusive: b's kernel runs on the agent only once a's loop has ended.
+func exclusive(ctx context.Context, b, a string) error {
+	w, va, vb, err := twoDispatchesOf(ctx, a, b)
+	if err != nil {
+		return err
+	}
+	end, ok := last(va.callbacks("CONFIG", "EXIT"))
+	kb, okb := first(vb.of(trace.Kernel))
+	if !ok || !okb {
+		return w.failf("both %s's loop and %s's kernel should be in the trace", a, b)
+	}
+	if kb.Seq < end.Seq {
+		return w.failf("%s's kernel should wait until %s's loop has ended; it ran inside it:\n%s", b, a, show(kb, end))
+	}
+	// And it was really submitted during the loop.
+	d, _ := first(vb.appOf(trace.AppDispatch))
+	if d.Seq > end.Seq {
+		return w.failf("%s was only submitted after %s's loop, so nothing was shown:\n%s", b, a, show(d, end))
+	}
+	return nil
+}
+
 // --- continue -----------------------------------------------------------
 
-func continueAfter(ctx context.Context, label, which string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
+func continueAfter(ctx context.Context, which, label string) error {
+	w, v, want, err := passesOf(ctx, label, which)
 	if err != nil {
 		return err
 	}
-	want, err := numbers(which)
-	if err != nil {
-		return err
-	}
-	got := passes(v.of(trace.Continue))
-	if !equalPasses(got, want) {
+	if got := passes(v.of(trace.Continue)); !equalPasses(got, want) {
 		return w.failf("continue should be consulted after passes %s of %s; it was after %s:\n%s", list(want), v.label, list(got), show(v.of(trace.Continue)...))
 	}
 	return nil
 }
 
 func continueNever(ctx context.Context) error {
-	w := get(ctx)
-	v, err := w.view(ctx, "")
+	w, v, err := dispatchOf(ctx, "")
 	if err != nil {
 		return err
 	}
-	if c := v.of(trace.Continue); len(c) > 0 {
-		return w.failf("continue should never be consulted:\n%s", show(c...))
-	}
-	return nil
+	return w.expectNone(v.of(trace.Continue), "continue should never be consulted")
 }
 
 // continueAfterExit: every consultation directly follows the PASS EXIT of
 // the pass it names, and comes before the next pass begins.
 func continueAfterExit(ctx context.Context) error {
-	w := get(ctx)
-	v, err := w.view(ctx, "")
+	w, v, err := dispatchOf(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -289,8 +323,7 @@ func continueAfterExit(ctx context.Context) error {
 // --- completion -----------------------------------------------------------
 
 func oneCompletion(ctx context.Context, label string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
+	w, v, err := dispatchOf(ctx, label)
 	if err != nil {
 		return err
 	}
@@ -299,14 +332,7 @@ func oneCompletion(ctx context.Context, label string) error {
 		return w.failf("the application should see %s complete once; it saw:\n%s", v.label, show(v.app...))
 	}
 	// The completion signal was decremented once while it was in flight.
-	sig := v.appOf(trace.AppDispatch)[0].Signal
-	var decs []trace.Event
-	for _, e := range v.all {
-		if e.Type == trace.Signal && e.Signal == sig {
-			decs = append(decs, e)
-		}
-	}
-	if len(decs) != 1 {
+	if decs := v.completionSignals(); len(decs) != 1 {
 		return w.failf("the completion signal of %s should fire once; it was decremented %d times:\n%s", v.label, len(decs), show(decs...))
 	}
 	return nil
@@ -316,22 +342,15 @@ func oneCompletionAfterLoop(ctx context.Context, label string) error {
 	if err := oneCompletion(ctx, label); err != nil {
 		return err
 	}
-	w := get(ctx)
-	v, _ := w.view(ctx, label)
-	sig := v.appOf(trace.AppDispatch)[0].Signal
-	var dec trace.Event
-	for _, e := range v.all {
-		if e.Type == trace.Signal && e.Signal == sig {
-			dec = e
-		}
-	}
+	w, v, _ := dispatchOf(ctx, label)
+	dec, _ := last(v.completionSignals())
 	for _, e := range v.of(trace.Callback) {
 		if e.Seq > dec.Seq {
 			return w.failf("%s's completion should fire after the last pass and CONFIG EXIT, it fired before:\n%s", v.label, show(dec, e))
 		}
 	}
 	for _, k := range v.of(trace.Kernel) {
-		if k.Signal == sig && len(v.callbacks("PASS", "")) > 0 {
+		if k.Signal == dec.Signal && len(v.callbacks("PASS", "")) > 0 {
 			return w.failf("no pass may carry the application's completion signal:\n%s", show(k))
 		}
 	}
@@ -339,8 +358,7 @@ func oneCompletionAfterLoop(ctx context.Context, label string) error {
 }
 
 func neverCompletes(ctx context.Context, label string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
+	w, v, err := dispatchOf(ctx, label)
 	if err != nil {
 		return err
 	}
@@ -351,13 +369,11 @@ func neverCompletes(ctx context.Context, label string) error {
 }
 
 func neverEnded(ctx context.Context, label string, n uint64) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
+	w, v, err := dispatchOf(ctx, label)
 	if err != nil {
 		return err
 	}
-	ne := v.of(trace.NeverEnded)
-	if len(ne) != 1 || ne[0].Pass == nil || *ne[0].Pass != n {
+	if ne := v.of(trace.NeverEnded); len(ne) != 1 || ne[0].Pass == nil || *ne[0].Pass != n {
 		return w.failf("the loop of %s should be reported as never ending after %d passes:\n%s", v.label, n, show(ne...))
 	}
 	return nil
@@ -366,12 +382,7 @@ func neverEnded(ctx context.Context, label string, n uint64) error {
 // sameObservation: two dispatches look the same to the application: one
 // completion and the same buffer contents read back.
 func sameObservation(ctx context.Context, a, b string) error {
-	w := get(ctx)
-	va, err := w.view(ctx, a)
-	if err != nil {
-		return err
-	}
-	vb, err := w.view(ctx, b)
+	w, va, vb, err := twoDispatchesOf(ctx, a, b)
 	if err != nil {
 		return err
 	}
@@ -388,216 +399,24 @@ func sameObservation(ctx context.Context, a, b string) error {
 	return nil
 }
 
-// --- memory -----------------------------------------------------------
-
-func finalValues(w *world, evs []trace.Event, buf string) ([]int64, error) {
-	var vals []int64
-	found := false
-	for _, e := range evs {
-		if e.Type == trace.AppMemory && e.Label == buf {
-			vals, found = e.Values, true
-		}
-	}
-	if !found {
-		return nil, w.failf("the application never read %q back", buf)
-	}
-	return vals, nil
-}
-
-func holdsAll(ctx context.Context, buf string, want int64) error {
-	w := get(ctx)
-	evs, err := w.events(ctx)
-	if err != nil {
-		return err
-	}
-	vals, err := finalValues(w, evs, buf)
-	if err != nil {
-		return err
-	}
-	for i, v := range vals {
-		if v != want {
-			return w.failf("%s should hold %d in every element; element %d is %d (leading values %v)", buf, want, i, v, vals)
-		}
-	}
-	return nil
-}
-
-func holdsOneRun(ctx context.Context, buf string) error {
-	w := get(ctx)
-	evs, err := w.events(ctx)
-	if err != nil {
-		return err
-	}
-	got, err := finalValues(w, evs, buf)
-	if err != nil {
-		return err
-	}
-	ref, err := w.reference(ctx)
-	if err != nil {
-		return err
-	}
-	if !slices.Equal(got, ref[buf]) {
-		return w.failf("%s should hold what one run of the application leaves, %v; it holds %v", buf, ref[buf], got)
-	}
-	return nil
-}
-
-func snapshotOnce(ctx context.Context) error {
-	w := get(ctx)
-	v, err := w.view(ctx, "")
-	if err != nil {
-		return err
-	}
-	s := v.of(trace.Snapshot)
-	p, ok := first(v.callbacks("PASS", "ENTER"))
-	if len(s) != 1 || !ok || s[0].Seq > p.Seq {
-		return w.failf("memory should be saved once, before the first pass:\n%s", show(append(s, v.callbacks("PASS", "ENTER")...)...))
-	}
-	return nil
-}
-
-func noSnapshot(ctx context.Context, label string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
-	if err != nil {
-		return err
-	}
-	if s := append(saved(v.of(trace.Snapshot)), v.of(trace.Restore)...); len(s) > 0 {
-		return w.failf("no memory should be saved or restored for %s:\n%s", v.label, show(s...))
-	}
-	return nil
-}
-
-func restoredBefore(ctx context.Context, which string) error {
-	w := get(ctx)
-	v, err := w.view(ctx, "")
-	if err != nil {
-		return err
-	}
-	want, err := numbers(which)
-	if err != nil {
-		return err
-	}
-	rs := v.of(trace.Restore)
-	if got := passes(rs); !equalPasses(got, want) {
-		return w.failf("memory should be restored before passes %s only; it was restored before %s:\n%s", list(want), list(got), show(rs...))
-	}
-	// Each restore lies between the previous pass's EXIT and its pass's ENTER.
-	for _, r := range rs {
-		var exit, enter trace.Event
-		for _, e := range v.callbacks("PASS", "") {
-			if e.Phase == "EXIT" && *e.Pass+1 == *r.Pass {
-				exit = e
-			}
-			if e.Phase == "ENTER" && *e.Pass == *r.Pass {
-				enter = e
-			}
-		}
-		if r.Seq < exit.Seq || r.Seq > enter.Seq {
-			return w.failf("the restore for pass %d should come after pass %d ends and before it begins:\n%s", *r.Pass, *r.Pass-1, show(exit, r, enter))
-		}
-	}
-	return nil
-}
-
-func sameInput(ctx context.Context) error {
-	w := get(ctx)
-	v, err := w.view(ctx, "")
-	if err != nil {
-		return err
-	}
-	ks := v.of(trace.Kernel)
-	if len(ks) < 2 {
-		return w.failf("expected several passes:\n%s", show(ks...))
-	}
-	for _, k := range ks[1:] {
-		if k.MemIn != ks[0].MemIn {
-			return w.failf("every pass should start from the memory the application left; pass 0 began from %s, a later pass from %s:\n%s", ks[0].MemIn, k.MemIn, show(ks...))
-		}
-	}
-	return nil
-}
-
-func snapshotRegions(ctx context.Context, label string, n int) error {
-	w := get(ctx)
-	v, err := w.view(ctx, label)
-	if err != nil {
-		return err
-	}
-	s := v.of(trace.Snapshot)
-	if len(s) != 1 || s[0].Regions != n {
-		return w.failf("the snapshot of %s should save %d regions of device memory:\n%s", v.label, n, show(s...))
-	}
-	return nil
-}
-
-// exclusive: b's kernel runs on the agent only once a's loop has ended.
-func exclusive(ctx context.Context, b, a string) error {
-	w := get(ctx)
-	va, err := w.view(ctx, a)
-	if err != nil {
-		return err
-	}
-	vb, err := w.view(ctx, b)
-	if err != nil {
-		return err
-	}
-	end, ok := last(va.callbacks("CONFIG", "EXIT"))
-	kb, okb := first(vb.of(trace.Kernel))
-	if !ok || !okb {
-		return w.failf("both %s's loop and %s's kernel should be in the trace", a, b)
-	}
-	if kb.Seq < end.Seq {
-		return w.failf("%s's kernel should wait until %s's loop has ended; it ran inside it:\n%s", b, a, show(kb, end))
-	}
-	// And it was really submitted during the loop.
-	d, _ := first(vb.appOf(trace.AppDispatch))
-	if d.Seq > end.Seq {
-		return w.failf("%s was only submitted after %s's loop, so nothing was shown:\n%s", b, a, show(d, end))
-	}
-	return nil
-}
-
 // --- warnings -----------------------------------------------------------
 
 func warnsOnce(ctx context.Context, code string) error {
-	w := get(ctx)
-	evs, err := w.events(ctx)
+	w, evs, err := traceOf(ctx)
 	if err != nil {
 		return err
 	}
-	var ws []trace.Event
-	for _, e := range byType(evs, trace.Warning) {
-		if e.Code == code {
-			ws = append(ws, e)
-		}
-	}
-	if len(ws) != 1 {
-		return w.failf("the SDK should warn %s once; it did %d times:\n%s", code, len(ws), show(byType(evs, trace.Warning)...))
+	all := byType(evs, trace.Warning)
+	if ws := where(all, func(e trace.Event) bool { return e.Code == code }); len(ws) != 1 {
+		return w.failf("the SDK should warn %s once; it did %d times:\n%s", code, len(ws), show(all...))
 	}
 	return nil
 }
 
 func noWarning(ctx context.Context) error {
-	w := get(ctx)
-	evs, err := w.events(ctx)
+	w, evs, err := traceOf(ctx)
 	if err != nil {
 		return err
 	}
-	if ws := byType(evs, trace.Warning); len(ws) > 0 {
-		return w.failf("the SDK should print no warning:\n%s", show(ws...))
-	}
-	return nil
-}
-
-// saved keeps the snapshots that succeeded: a failed attempt (MEM-5) saves
-// nothing.
-func saved(snaps []trace.Event) []trace.Event {
-	var out []trace.Event
-	for _, e := range snaps {
-		if e.Status == "" || e.Status == "SUCCESS" {
-			out = append(out, e)
-		}
-	}
-	return out
+	return w.expectNone(byType(evs, trace.Warning), "the SDK should print no warning")
 }

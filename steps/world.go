@@ -76,7 +76,7 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 	return &w.res, nil
 }
 
-// trace returns the run's events.
+// events returns the events of the run.
 func (w *world) events(ctx context.Context) ([]trace.Event, error) {
 	r, err := w.result(ctx)
 	if err != nil {
