@@ -15,11 +15,11 @@ const module = "github.com/replayspec/replayspec/"
 // indirectly: the two walls of DESIGN.md and the leaves of the pipeline.
 var forbidden = map[string][]string{
 	"check":   {"replay", "sim", "cuda", "harness", "target", "runner"}, // oracles never see the engine
-	"replay":  {"sim", "cuda", "harness", "target", "check", "spec"},   // the engine speaks to hsa only
-	"hsa":     {"replay", "sim", "cuda", "trace", "spec", "check"},     // the runtime model stands alone
-	"trace":   {"replay", "sim", "cuda", "spec", "check", "hsa"},       // the contract stands alone
-	"spec":    {"replay", "sim", "cuda", "check", "trace", "harness"},  // the data model stands alone
-	"sim":     {"replay", "harness", "check", "spec"},                  // a runtime knows nothing of the SDK
+	"replay":  {"sim", "cuda", "harness", "target", "check", "spec"},    // the engine speaks to hsa only
+	"hsa":     {"replay", "sim", "cuda", "trace", "spec", "check"},      // the runtime model stands alone
+	"trace":   {"replay", "sim", "cuda", "spec", "check", "hsa"},        // the contract stands alone
+	"spec":    {"replay", "sim", "cuda", "check", "trace", "harness"},   // the data model stands alone
+	"sim":     {"replay", "harness", "check", "spec"},                   // a runtime knows nothing of the SDK
 	"cuda":    {"replay", "harness", "check", "spec"},
 	"harness": {"sim", "cuda", "check", "target", "runner"},
 	"runner":  {"cmd/replayspec", "steps", "report"},
