@@ -133,34 +133,30 @@ func (r *Runtime) Free(a hsa.Allocation) error {
 
 // Write implements hsa.Runtime.
 func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
-	m := r.mem
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	al, err := m.lookup(a)
-	if err != nil {
-		return err
-	}
-	if err := checkRange(al, offset, len(data)); err != nil {
-		return err
-	}
-	copy(al.data[offset:], data)
-	m.markWritten(al, offset, uint64(len(data)))
-	return nil
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
+		copy(al.data[offset:], data)
+		r.mem.markWritten(al, offset, uint64(len(data)))
+	})
 }
 
 // Read implements hsa.Runtime.
 func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
-	m := r.mem
+	return r.mem.access(a, offset, len(data), func(al *allocation) { copy(data, al.data[offset:]) })
+}
+
+// access runs f on a live allocation under the memory lock, once the
+// bytes [offset, offset+n) are known to lie inside it.
+func (m *memory) access(a hsa.Allocation, offset uint64, n int, f func(al *allocation)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	al, err := m.lookup(a)
 	if err != nil {
 		return err
 	}
-	if err := checkRange(al, offset, len(data)); err != nil {
+	if err := checkRange(al, offset, n); err != nil {
 		return err
 	}
-	copy(data, al.data[offset:])
+	f(al)
 	return nil
 }
 

@@ -65,7 +65,7 @@ func Read(r io.Reader) (Trace, error) {
 			continue
 		}
 		if !sawHeader {
-			if err := decodeStrict(b, &t.Header); err != nil {
+			if err := DecodeStrict(b, &t.Header); err != nil {
 				return t, &ParseError{line, fmt.Errorf("header: %w (the first line must be {\"trace\":%q,...})", err, Version)}
 			}
 			if t.Header.Trace != Version {
@@ -75,7 +75,7 @@ func Read(r io.Reader) (Trace, error) {
 			continue
 		}
 		var e Event
-		if err := decodeStrict(b, &e); err != nil {
+		if err := DecodeStrict(b, &e); err != nil {
 			return t, &ParseError{line, err}
 		}
 		if e.Type == "" {
@@ -95,7 +95,9 @@ func Read(r io.Reader) (Trace, error) {
 	return t, nil
 }
 
-func decodeStrict(b []byte, v any) error {
+// DecodeStrict reads one JSON line strictly: unknown fields and trailing
+// values are errors, so that a port's typo is reported rather than ignored.
+func DecodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

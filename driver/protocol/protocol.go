@@ -5,10 +5,11 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // Version is the protocol a driver names in its handshake. Bump it on any
@@ -40,19 +41,8 @@ type End struct {
 // IsEnd reports whether an NDJSON line is the end line rather than an event.
 func IsEnd(line []byte) bool { return bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"end"`)) }
 
-// Decode reads one JSON line strictly: unknown fields and trailing values
-// are errors, so that a port's typo is reported rather than ignored.
-func Decode(line []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("more than one JSON value on the line")
-	}
-	return nil
-}
+// Decode reads one JSON line strictly (trace.DecodeStrict).
+func Decode(line []byte, v any) error { return trace.DecodeStrict(line, v) }
 
 // Check validates a handshake against the vocabularies the runner knows:
 // the protocol version, a non-empty implementation name, and capabilities
