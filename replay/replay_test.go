@@ -24,7 +24,14 @@ type bench struct {
 
 func newBench(t testing.TB, opts replay.Options, setup func(b *bench)) *bench {
 	t.Helper()
-	rt, err := sim.New(sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}})
+	return newBenchOn(t, sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}}, opts, setup)
+}
+
+// newBenchOn is newBench on a machine of the caller's choosing (one whose
+// snapshot or restore is made to fail, say).
+func newBenchOn(t testing.TB, cfg sim.Config, opts replay.Options, setup func(b *bench)) *bench {
+	t.Helper()
+	rt, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,22 +400,13 @@ func TestUserDataReseeded(t *testing.T) {
 
 // TestSnapshotFailureRunsOnce: MEM-5.
 func TestSnapshotFailureRunsOnce(t *testing.T) {
-	rt, err := sim.New(sim.Config{Agents: []sim.AgentConfig{{Kind: "MI200"}}, FailSnapshotOver: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := trace.NewRecorder(rt.Clock)
-	rt.SetRecorder(rec)
-	b := &bench{t: t, rt: rt, rec: rec, sdk: replay.New(rt, replay.Options{Recorder: rec})}
 	tool := &replayTool{passCount: fixed(3)}
-	tool.install(b)
-	agent := rt.Agents()[0].ID
-	b.buf, _ = rt.Allocate(agent, hsa.DeviceCoarse, 256)
-	b.q, _ = rt.CreateQueue(agent)
-	b.sdk.Intercept(b.q)
-	sig, _, err := b.dispatch()
-	if err != nil || sig != 0 || len(tool.passes) != 0 || b.count(trace.Warning) != 1 {
-		t.Errorf("err=%v signal=%d passes=%d warnings=%d; want one plain run and one warning", err, sig, len(tool.passes), b.count(trace.Warning))
+	cfg := sim.Config{Agents: []sim.AgentConfig{{Kind: "MI200"}}, FailSnapshotOver: 1}
+	b := newBenchOn(t, cfg, replay.Options{}, func(b *bench) { tool.install(b) })
+	sig, first, err := b.dispatch()
+	if err != nil || sig != 0 || first != 6 || len(tool.passes) != 0 || b.count(trace.Warning) != 1 {
+		t.Errorf("err=%v signal=%d first=%d passes=%d warnings=%d; want one plain run (one increment) and one warning",
+			err, sig, first, len(tool.passes), b.count(trace.Warning))
 	}
 }
 
@@ -416,17 +414,9 @@ func TestSnapshotFailureRunsOnce(t *testing.T) {
 // dispatch with an error and no completion, never a silent wrong result
 // (MEM-5).
 func TestRestoreFailureIsFatal(t *testing.T) {
-	rt, err := sim.New(sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}, FailRestoreAt: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &bench{t: t, rt: rt, sdk: replay.New(rt, replay.Options{})}
 	tool := &replayTool{passCount: fixed(3)}
-	tool.install(b)
-	agent := rt.Agents()[0].ID
-	b.buf, _ = rt.Allocate(agent, hsa.DeviceCoarse, 256)
-	b.q, _ = rt.CreateQueue(agent)
-	b.sdk.Intercept(b.q)
+	cfg := sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}, FailRestoreAt: 1}
+	b := newBenchOn(t, cfg, replay.Options{}, func(b *bench) { tool.install(b) })
 	sig, _, err := b.dispatch()
 	if err == nil || sig != 1 {
 		t.Errorf("err=%v signal=%d; want an error and no completion", err, sig)
