@@ -70,7 +70,8 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	r := Result{Spec: s}
 	tg := opts.Target
 	if tg == nil {
-		tg = target.Sim{}
+		r.Err = errors.New("runner: no target to run the spec on (Options.Target is nil)")
+		return r
 	}
 	if miss := target.Missing(tg, s); len(miss) > 0 {
 		r.SkipReason = fmt.Sprintf("target %s does not claim %v", tg.Name(), miss)

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/internal/hsa"
 )
 
 const checkElems = 1 << 20

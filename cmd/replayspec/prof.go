@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/replayspec/replayspec/rocprof"
+	"github.com/replayspec/replayspec/internal/rocprof"
 	"github.com/replayspec/replayspec/spec"
 )
 
@@ -43,7 +43,7 @@ Exit status: 0 written, 1 the run failed, 2 refused options or bad input.
 
 Example:
   replayspec prof --pmc SQ_WAVES SQ_INSTS_VALU TCC_HIT TCC_MISS --replay-mode kernel \
-      --kernel-replay-beta-enabled -f csv json -d out -- rocprof/testdata/mi300.yaml
+      --kernel-replay-beta-enabled -f csv json -d out -- internal/rocprof/testdata/mi300.yaml
 `
 
 func runProf(args []string, stdout, stderr io.Writer) int {
