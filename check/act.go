@@ -14,7 +14,7 @@ func checkACT(x *index) []Violation {
 		vs = append(vs, x.checkReplayNeedsConfig(d)...)
 	})
 	vs = append(vs, x.checkActivatingContext()...)
-	for _, code := range []string{"multi_packet_submission", "graph_launch"} {
+	for _, code := range []trace.WarningCode{trace.WarnMultiPacketSubmission, trace.WarnGraphLaunch} {
 		vs = append(vs, x.checkWarnedNotReplayed("ACT-6", code)...)
 		vs = append(vs, x.checkWarnedOnlyWhenActive(code)...)
 	}
@@ -24,7 +24,7 @@ func checkACT(x *index) []Violation {
 // ACT-3: the "not replayed" warnings of ACT-6 speak of replay, so they may
 // only come while a started context's subscription covers CONFIG; one
 // printed with no such context shows replay was switched on without it.
-func (x *index) checkWarnedOnlyWhenActive(code string) []Violation {
+func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 	configs := x.replayConfigs()
 	if len(configs) == 0 {
 		return nil
@@ -36,12 +36,12 @@ func (x *index) checkWarnedOnlyWhenActive(code string) []Violation {
 		active, judged := false, false
 		for _, c := range configs {
 			e := x.ev[c]
-			if c > w || !statusIs(e.Status, statusSuccess) {
+			if c > w || !e.Status.Is(trace.StatusSuccess) {
 				continue
 			}
 			on, known := x.contextActive(e.Context, w)
 			judged = judged || known
-			active = active || (on && coversConfig(e.Message))
+			active = active || (on && coversConfig(e))
 		}
 		if judged && !active {
 			return []Violation{x.violation("ACT-3", x.ev[w].Dispatch, fmt.Sprintf("warning %s about replay was printed although no started context's KERNEL_REPLAY subscription covers CONFIG", code), w)}
@@ -62,7 +62,7 @@ func (x *index) checkReplayNeedsConfig(d *dispatchView) []Violation {
 			if i < firstConfig {
 				what := string(x.ev[i].Type)
 				if x.ev[i].Type == trace.Callback {
-					what = "PASS " + x.ev[i].Phase
+					what = "PASS " + string(x.ev[i].Phase)
 				}
 				msg := fmt.Sprintf("%s happened for dispatch %d before any CONFIG ENTER of it", what, d.id)
 				if len(d.configEnter) == 0 {
@@ -85,14 +85,14 @@ func (x *index) checkActivatingContext() []Violation {
 	var vs []Violation
 	for _, i := range x.byType[trace.Callback] {
 		e := x.ev[i]
-		if e.Op != opConfig || e.Phase != enter {
+		if e.Op != trace.OpConfig || e.Phase != trace.PhaseEnter {
 			continue
 		}
 		why := "no configuration of KERNEL_REPLAY covering CONFIG succeeded before it"
 		ok := false
 		for _, c := range configs {
 			ce := x.ev[c]
-			if c > i || !statusIs(ce.Status, statusSuccess) || !coversConfig(ce.Message) {
+			if c > i || !ce.Status.Is(trace.StatusSuccess) || !coversConfig(ce) {
 				continue
 			}
 			active, known := x.contextActive(ce.Context, i)
@@ -111,7 +111,7 @@ func (x *index) checkActivatingContext() []Violation {
 
 // checkWarnedNotReplayed keeps the "warn once, run once" rules: code is
 // printed at most once, and the dispatch it names is not replayed.
-func (x *index) checkWarnedNotReplayed(rule, code string) []Violation {
+func (x *index) checkWarnedNotReplayed(rule string, code trace.WarningCode) []Violation {
 	vs := x.checkWarnedOnce(rule, code)
 	for _, i := range x.byType[trace.Warning] {
 		e := x.ev[i]
@@ -130,7 +130,7 @@ func (x *index) checkWarnedNotReplayed(rule, code string) []Violation {
 }
 
 // checkWarnedOnce: every warning code is printed once per process.
-func (x *index) checkWarnedOnce(rule, code string) []Violation {
+func (x *index) checkWarnedOnce(rule string, code trace.WarningCode) []Violation {
 	var seen []int
 	for _, i := range x.byType[trace.Warning] {
 		if x.ev[i].Code == code {

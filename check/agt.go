@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"sort"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // checkAGT judges the mapping of passes to counter groups.
@@ -32,7 +34,7 @@ func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
 	firstSeen := map[cc]int{}
 	var recs []int
 	for _, i := range d.records {
-		if x.ev[i].Service == svcCounterCollection {
+		if x.ev[i].Service == trace.CounterCollection {
 			recs = append(recs, i)
 		}
 	}
@@ -64,7 +66,7 @@ func (x *index) sameSetEveryPass(d *dispatchView) bool {
 	first := ""
 	for _, i := range d.records {
 		e := x.ev[i]
-		if e.Service != svcCounterCollection {
+		if e.Service != trace.CounterCollection {
 			continue
 		}
 		names := ""

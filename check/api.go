@@ -3,30 +3,19 @@ package check
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/replayspec/replayspec/trace"
 )
 
-// API calls the tool records as `api` events (docs/oracles.md).
-const (
-	callConfigure     = "configure_callback_tracing"
-	callOperationName = "operation_name"
-	callOperationID   = "operation_id"
-	callStartContext  = "start_context"
-	callStopContext   = "stop_context"
-	domainReplay      = "KERNEL_REPLAY"
-)
-
 // replayOps is the operation enum (API-2); NONE and LAST are not operations
 // a query may resolve, so they are left out and not judged.
-var replayOps = map[string]uint64{opConfig: 1, opPass: 2}
+var replayOps = map[trace.Op]uint64{trace.OpConfig: 1, trace.OpPass: 2}
 
 var (
-	configForbidden = []string{"current_pass", "total_passes", "replay_start_context", "replay_stop_context"}
-	passForbidden   = []string{"replay_pass_count", "replay_continue"}
-	passRequired    = []string{"replay_start_context", "replay_stop_context"}
+	configForbidden = []string{trace.MemberCurrentPass, trace.MemberTotalPasses, trace.MemberReplayStartContext, trace.MemberReplayStopContext}
+	passForbidden   = []string{trace.MemberReplayPassCount, trace.MemberReplayContinue}
+	passRequired    = []string{trace.MemberReplayStartContext, trace.MemberReplayStopContext}
 )
 
 // checkAPI judges the API surface: callback names, payload fields, the
@@ -38,7 +27,7 @@ func checkAPI(x *index) []Violation {
 	}
 	for _, i := range x.byType[trace.API] {
 		e := x.ev[i]
-		if e.Call == callOperationName || e.Call == callOperationID {
+		if e.Call == trace.CallOperationName || e.Call == trace.CallOperationID {
 			if v, bad := x.checkOperationQuery(i); bad {
 				vs = append(vs, v)
 			}
@@ -51,18 +40,18 @@ func (x *index) checkCallbackShape(i int) []Violation {
 	e := x.ev[i]
 	var vs []Violation
 	switch e.Op {
-	case opConfig, opPass:
+	case trace.OpConfig, trace.OpPass:
 	case "SNAPSHOT", "RESTORE", "LAST":
 		// API-3: these are not operations of the domain.
 		vs = append(vs, x.violation("API-3", e.Dispatch, fmt.Sprintf("a callback for operation %s was delivered", e.Op), i))
 	default:
 		vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has operation %q, not CONFIG or PASS", e.Op), i))
 	}
-	if e.Phase != enter && e.Phase != exit {
+	if e.Phase != trace.PhaseEnter && e.Phase != trace.PhaseExit {
 		vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has phase %q, not ENTER or EXIT", e.Phase), i))
 	}
 	switch e.Op {
-	case opConfig:
+	case trace.OpConfig:
 		// API-6: pass fields are zero during CONFIG.
 		if p, ok := e.PassOf(); ok && p != 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s carries current_pass %d", e.Phase, p), i))
@@ -75,7 +64,7 @@ func (x *index) checkCallbackShape(i int) []Violation {
 				vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s payload has %s set", e.Phase, strings.Join(set, ", ")), i))
 			}
 		}
-	case opPass:
+	case trace.OpPass:
 		if !x.payloads {
 			break
 		}
@@ -103,50 +92,49 @@ func intersect(have, names []string) []string {
 }
 
 // checkOperationQuery judges one name-by-id or id-by-name query (API-4,
-// API-3). Its message is "NAME=ID" with "?" on the side not found.
+// API-3): CONFIG and PASS are found with their enum values; NONE, LAST and
+// the reserved SNAPSHOT and RESTORE are not operations.
 func (x *index) checkOperationQuery(i int) (Violation, bool) {
 	e := x.ev[i]
-	field, _, _ := strings.Cut(strings.TrimSpace(e.Message), " ")
-	name, idText, ok := strings.Cut(field, "=")
-	if !ok {
-		return Violation{}, false
-	}
-	name = strings.TrimPrefix(strings.ToUpper(name), "ROCPROFILER_KERNEL_REPLAY_")
-	id, idErr := strconv.ParseUint(idText, 10, 64)
-	known, wantStatus := false, ""
+	var asked string
+	known := false
 	switch e.Call {
-	case callOperationName:
-		if idErr != nil || id == 0 {
+	case trace.CallOperationName:
+		if e.OpID == nil || *e.OpID == 0 {
 			return Violation{}, false // nothing asked, or NONE: not judged
 		}
-		_, known = opName(id)
-	case callOperationID:
-		if name == "?" || name == "NONE" {
+		asked = fmt.Sprintf("id %d", *e.OpID)
+		_, known = opName(*e.OpID)
+	case trace.CallOperationID:
+		name := trace.Op(strings.TrimPrefix(strings.ToUpper(string(e.OpName)), "ROCPROFILER_KERNEL_REPLAY_"))
+		if name == "" || name == trace.OpNone {
 			return Violation{}, false
 		}
+		asked = string(name)
 		_, known = replayOps[name]
 	}
-	if known {
-		wantStatus = statusSuccess
-	} else {
-		wantStatus = "ERROR_OPERATION_NOT_FOUND"
-	}
-	rule := "API-4"
+	want, rule := trace.StatusSuccess, "API-4"
 	if !known {
-		rule = "API-3" // LAST and beyond (SNAPSHOT, RESTORE) do not exist
+		want, rule = trace.StatusOperationNotFound, "API-3" // LAST and beyond do not exist
 	}
-	if !statusIs(e.Status, wantStatus) {
-		return x.violation(rule, 0, fmt.Sprintf("%s(%s) returned %s, want %s", e.Call, field, e.Status, wantStatus), i), true
+	if !e.Status.Is(want) {
+		return x.violation(rule, 0, fmt.Sprintf("%s(%s) returned %s, want %s", e.Call, asked, e.Status, want), i), true
 	}
-	if known && statusIs(e.Status, statusSuccess) {
-		if want, okID := replayOps[name]; !okID || idErr != nil || want != id {
-			return x.violation("API-4", 0, fmt.Sprintf("%s answered %s, which is not a pair of the operation enum", e.Call, field), i), true
+	if !known {
+		return Violation{}, false
+	}
+	name := trace.Op(strings.TrimPrefix(strings.ToUpper(string(e.OpName)), "ROCPROFILER_KERNEL_REPLAY_"))
+	if id, ok := replayOps[name]; !ok || e.OpID == nil || *e.OpID != id {
+		got := "no id"
+		if e.OpID != nil {
+			got = fmt.Sprintf("id %d", *e.OpID)
 		}
+		return x.violation("API-4", 0, fmt.Sprintf("%s answered %q with %s, which is not a pair of the operation enum", e.Call, e.OpName, got), i), true
 	}
 	return Violation{}, false
 }
 
-func opName(id uint64) (string, bool) {
+func opName(id uint64) (trace.Op, bool) {
 	for n, v := range replayOps {
 		if v == id {
 			return n, true
@@ -162,16 +150,16 @@ func (x *index) checkConfigureOnce() []Violation {
 	first := -1
 	for _, i := range x.byType[trace.API] {
 		e := x.ev[i]
-		if e.Call != callConfigure || !strings.Contains(e.Message, domainReplay) {
+		if e.Call != trace.CallConfigureCallback || e.Domain != trace.DomainKernelReplay {
 			continue
 		}
 		if first < 0 {
-			if statusIs(e.Status, statusSuccess) {
+			if e.Status.Is(trace.StatusSuccess) {
 				first = i
 			}
 			continue
 		}
-		if !statusIs(e.Status, "ERROR_SERVICE_ALREADY_CONFIGURED") {
+		if !e.Status.Is("ERROR_SERVICE_ALREADY_CONFIGURED") {
 			vs = append(vs, x.violation("ACT-5", 0, fmt.Sprintf("a second configuration of KERNEL_REPLAY (context %d) returned %s", e.Context, e.Status), first, i))
 		}
 	}

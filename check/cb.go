@@ -68,12 +68,12 @@ func (x *index) checkPassBrackets(d *dispatchView) []Violation {
 	for _, i := range mergeSorted(d.passEnter, d.passExit) {
 		e := x.ev[i]
 		switch e.Phase {
-		case enter:
+		case trace.PhaseEnter:
 			if open >= 0 {
 				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS ENTER of pass %s before pass %s had its EXIT", passText(e), passText(x.ev[open])), open, i))
 			}
 			open = i
-		case exit:
+		case trace.PhaseExit:
 			switch {
 			case open < 0:
 				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT of pass %s without a PASS ENTER", passText(e)), i))
@@ -113,8 +113,8 @@ func (x *index) checkPassCountCall(d *dispatchView) []Violation {
 
 // agentWide services collect for the whole agent (SVC-2); their records
 // need not arrive inside the pass on the submitting thread.
-func agentWide(service string) bool {
-	return service == svcPCSampling || service == svcDeviceCounting
+func agentWide(service trace.Service) bool {
+	return service == trace.PCSampling || service == trace.DeviceCounting
 }
 
 // CB-4: the loop runs on the submitting thread, and the work of a pass
@@ -182,9 +182,9 @@ func passText(e trace.Event) string {
 func kindText(e trace.Event) string {
 	switch e.Type {
 	case trace.Callback:
-		return e.Op + " " + e.Phase
+		return string(e.Op) + " " + string(e.Phase)
 	case trace.Record:
-		return "a " + e.Service + " record"
+		return "a " + string(e.Service) + " record"
 	case trace.Kernel:
 		return "a kernel"
 	}

@@ -95,10 +95,21 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 		}
 	}
 	if x.has(trace.AppReadback) && len(a.timeout) == 0 {
-		switch {
-		case len(a.readback) != 1:
-			v("CMP-3", fmt.Sprintf("the application read %s back %d times, want once", a.label, len(a.readback)), append([]int{a.at}, a.readback...)...)
-		case len(a.complete) > 0 && a.readback[0] < a.complete[0]:
+		perBuffer := map[string][]int{}
+		var order []string
+		for _, i := range a.readback {
+			b := x.ev[i].Buffer
+			if perBuffer[b] == nil {
+				order = append(order, b)
+			}
+			perBuffer[b] = append(perBuffer[b], i)
+		}
+		for _, b := range order {
+			if rs := perBuffer[b]; len(rs) != 1 {
+				v("CMP-3", fmt.Sprintf("the application read buffer %s of %s back %d times after one completion, want once", b, a.label, len(rs)), append([]int{a.at}, rs...)...)
+			}
+		}
+		if len(a.readback) > 0 && len(a.complete) > 0 && a.readback[0] < a.complete[0] {
 			v("CMP-3", fmt.Sprintf("%s was read back before it completed", a.label), a.readback[0], a.complete[0])
 		}
 	}
@@ -120,7 +131,7 @@ func (x *index) checkCompletionAfterLoop(a *appView, d *dispatchView, dec int) [
 }
 
 func passSuffix(e trace.Event) string {
-	if e.Op == opPass {
+	if e.Op == trace.OpPass {
 		return " of pass " + passText(e)
 	}
 	return ""

@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"sort"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // checkCONT judges when replay_continue is consulted and what its answer
@@ -24,7 +26,7 @@ func checkCONT(x *index) []Violation {
 func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 	open := -1
 	for _, i := range mergeSorted(d.passEnter, d.passExit) {
-		if x.ev[i].Phase == enter {
+		if x.ev[i].Phase == trace.PhaseEnter {
 			if open >= 0 {
 				return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(x.ev[open])), open, i)}
 			}
@@ -56,7 +58,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 			continue
 		}
 		prev := x.ev[passEvents[k-1]]
-		if prev.Phase != exit || passText(prev) != passText(e) {
+		if prev.Phase != trace.PhaseExit || passText(prev) != passText(e) {
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue names pass %s but follows PASS %s of pass %s", passText(e), prev.Phase, passText(prev)), passEvents[k-1], c))
 			continue
 		}

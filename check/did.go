@@ -107,9 +107,9 @@ func (x *index) checkIDCounter() []Violation {
 }
 
 // dispatchScoped services make one record per dispatch run.
-func dispatchScoped(service string) bool {
+func dispatchScoped(service trace.Service) bool {
 	switch service {
-	case svcKernelTrace, svcCounterCollection, svcSPM, svcThreadTrace:
+	case trace.KernelTrace, trace.CounterCollection, trace.SPM, trace.ThreadTrace:
 		return true
 	}
 	return false
@@ -134,7 +134,7 @@ func (x *index) checkPassTimestamps(d *dispatchView) []Violation {
 		kernelAt[s] = k
 	}
 	type key struct {
-		service string
+		service trace.Service
 		context uint64
 		s       span
 	}
@@ -162,14 +162,14 @@ func (x *index) checkPassTimestamps(d *dispatchView) []Violation {
 // per pass per service and context.
 func (x *index) checkRecordPasses(d *dispatchView) []Violation {
 	type key struct {
-		service string
+		service trace.Service
 		context uint64
 		pass    uint64
 	}
 	seen := map[key]int{}
 	for _, i := range d.records {
 		e := x.ev[i]
-		if e.Service != svcKernelTrace && e.Service != svcCounterCollection {
+		if e.Service != trace.KernelTrace && e.Service != trace.CounterCollection {
 			continue
 		}
 		p, ok := e.PassOf()

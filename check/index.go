@@ -2,26 +2,8 @@ package check
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/replayspec/replayspec/trace"
-)
-
-// Operation, phase, service and status names as traces write them.
-const (
-	opConfig = "CONFIG"
-	opPass   = "PASS"
-	enter    = "ENTER"
-	exit     = "EXIT"
-
-	svcKernelTrace       = "kernel_trace"
-	svcCounterCollection = "counter_collection"
-	svcDeviceCounting    = "device_counting"
-	svcPCSampling        = "pc_sampling"
-	svcSPM               = "spm"
-	svcThreadTrace       = "thread_trace"
-
-	statusSuccess = "SUCCESS"
 )
 
 // index groups a trace's events once so that every oracle is linear in the
@@ -136,12 +118,12 @@ func newIndex(t trace.Trace) *index {
 		x.byThread[e.Thread] = append(x.byThread[e.Thread], i)
 		x.byType[e.Type] = append(x.byType[e.Type], i)
 		x.window[i] = open[e.Thread]
-		if e.Type == trace.Callback && e.Op == opPass {
+		if e.Type == trace.Callback && e.Op == trace.OpPass {
 			p, _ := e.PassOf()
 			switch e.Phase {
-			case enter:
+			case trace.PhaseEnter:
 				open[e.Thread] = passRef{dispatch: e.Dispatch, pass: p, open: true, enter: i}
-			case exit:
+			case trace.PhaseExit:
 				delete(open, e.Thread)
 			}
 		}
@@ -166,16 +148,16 @@ func (x *index) file(i int, e trace.Event) {
 	switch e.Type {
 	case trace.Callback:
 		switch {
-		case e.Op == opConfig && e.Phase == enter:
+		case e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter:
 			d.configEnter = append(d.configEnter, i)
 			if len(d.configEnter) == 1 {
 				d.thread = e.Thread
 			}
-		case e.Op == opConfig && e.Phase == exit:
+		case e.Op == trace.OpConfig && e.Phase == trace.PhaseExit:
 			d.configExit = append(d.configExit, i)
-		case e.Op == opPass && e.Phase == enter:
+		case e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
 			d.passEnter = append(d.passEnter, i)
-		case e.Op == opPass && e.Phase == exit:
+		case e.Op == trace.OpPass && e.Phase == trace.PhaseExit:
 			d.passExit = append(d.passExit, i)
 		}
 	case trace.PassCount:
@@ -194,7 +176,7 @@ func (x *index) file(i int, e trace.Event) {
 			d.thread = e.Thread
 		}
 	case trace.Snapshot:
-		if e.Status != "" && !statusIs(e.Status, statusSuccess) {
+		if e.Status != "" && !e.Status.Is(trace.StatusSuccess) {
 			d.failedSnapshots = append(d.failedSnapshots, i) // MEM-5
 		} else {
 			d.snapshots = append(d.snapshots, i)
@@ -281,15 +263,6 @@ func (x *index) appOf(d *dispatchView) *appView {
 		return nil
 	}
 	return a
-}
-
-// statusIs compares status names with or without the SDK's prefix.
-func statusIs(got, want string) bool {
-	return normStatus(got) == normStatus(want)
-}
-
-func normStatus(s string) string {
-	return strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "ROCPROFILER_STATUS_")
 }
 
 func in(i int, lo, hi int) bool { return i > lo && i < hi }

@@ -28,8 +28,8 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 	var vs []Violation
 	for _, i := range d.locals {
 		e := x.ev[i]
-		if e.Op != opPass || e.Phase != enter {
-			if !statusIs(e.Status, "ERROR_CONTEXT_ERROR") {
+		if e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
+			if !e.Status.Is("ERROR_CONTEXT_ERROR") {
 				vs = append(vs, x.violation("LCX-2", d.id, fmt.Sprintf("local %s of context %d from %s %s returned %s, want ERROR_CONTEXT_ERROR", e.Call, e.Context, e.Op, e.Phase, e.Status), i))
 			}
 			continue
@@ -42,9 +42,9 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 			continue
 		}
 		switch {
-		case !active && e.Call == "start" && !statusIs(e.Status, "ERROR_CONTEXT_NOT_STARTED"):
+		case !active && e.Call == "start" && !e.Status.Is("ERROR_CONTEXT_NOT_STARTED"):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local start of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Context, e.Status), i))
-		case active && !statusIs(e.Status, statusSuccess):
+		case active && !e.Status.Is(trace.StatusSuccess):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of active context %d in PASS ENTER returned %s, want SUCCESS", e.Call, e.Context, e.Status), i))
 		}
 	}
@@ -61,8 +61,8 @@ type maskState struct {
 // off says whether a service of the context is masked: counters and SPM
 // follow the last call, tracing and thread trace stay off once stopped
 // (SVC-1).
-func (m maskState) off(service string) bool {
-	if service == svcCounterCollection || service == svcSPM {
+func (m maskState) off(service trace.Service) bool {
+	if service == trace.CounterCollection || service == trace.SPM {
 		return m.stopped
 	}
 	return m.everStopped
@@ -74,7 +74,7 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 	var vs []Violation
 	type cs struct {
 		context uint64
-		service string
+		service trace.Service
 	}
 	byPass := map[uint64][]int{}
 	for _, i := range d.records {
@@ -85,7 +85,7 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 	localsByPass := map[uint64][]int{}
 	for _, i := range d.locals {
 		e := x.ev[i]
-		if p, ok := e.PassOf(); ok && e.Op == opPass && e.Phase == enter && statusIs(e.Status, statusSuccess) {
+		if p, ok := e.PassOf(); ok && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
 			localsByPass[p] = append(localsByPass[p], i)
 		}
 	}
@@ -144,7 +144,7 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			// nothing to collect in a pass (pass i collects group i, and
 			// there may be fewer groups than passes); one started again
 			// after a local stop must collect.
-			if k.service == svcCounterCollection && !pv.masks[k.context].everStopped {
+			if k.service == trace.CounterCollection && !pv.masks[k.context].everStopped {
 				continue
 			}
 			if !pv.masks[k.context].off(k.service) && !pv.got[k] {
@@ -170,7 +170,7 @@ func (x *index) serviceConflictWarned() bool {
 func (x *index) checkMaskScope() []Violation {
 	type key struct {
 		context uint64
-		service string
+		service trace.Service
 		agent   uint64
 	}
 	// What contexts record when no local call touched them, per agent:
@@ -179,7 +179,7 @@ func (x *index) checkMaskScope() []Violation {
 	x.eachDispatch(func(d *dispatchView) {
 		touched := map[uint64]int{}
 		for _, l := range d.locals {
-			if _, seen := touched[x.ev[l].Context]; !seen && statusIs(x.ev[l].Status, statusSuccess) {
+			if _, seen := touched[x.ev[l].Context]; !seen && x.ev[l].Status.Is(trace.StatusSuccess) {
 				touched[x.ev[l].Context] = l
 			}
 		}
@@ -199,7 +199,7 @@ func (x *index) checkMaskScope() []Violation {
 	var stops []stopped
 	x.eachDispatch(func(d *dispatchView) {
 		for _, l := range d.locals {
-			if e := x.ev[l]; e.Call == "stop" && e.Op == opPass && e.Phase == enter && statusIs(e.Status, statusSuccess) {
+			if e := x.ev[l]; e.Call == "stop" && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
 				stops = append(stops, stopped{d, e.Context, l})
 			}
 		}
@@ -254,7 +254,7 @@ func (x *index) checkMaskScope() []Violation {
 func (x *index) checkNoGlobalToggles() []Violation {
 	byThread := map[uint64][]int{}
 	for _, i := range x.byType[trace.API] {
-		if c := x.ev[i].Call; c == callStartContext || c == callStopContext {
+		if c := x.ev[i].Call; c == trace.CallStartContext || c == trace.CallStopContext {
 			byThread[x.ev[i].Thread] = append(byThread[x.ev[i].Thread], i)
 		}
 	}

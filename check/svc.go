@@ -27,7 +27,7 @@ func checkSVC(x *index) []Violation {
 func (x *index) checkAgentWideEveryPass(d *dispatchView) []Violation {
 	type cs struct {
 		context uint64
-		service string
+		service trace.Service
 	}
 	seen := map[cs]map[uint64]bool{}
 	var order []cs
@@ -68,11 +68,11 @@ func (x *index) localStopsOf(d *dispatchView, ctx uint64) []int {
 // counters with PC sampling only on MI2xx/MI3xx agents, thread trace with
 // SPM on any.
 var conflicts = []struct {
-	a, b       string
+	a, b       trace.Service
 	dataCenter bool
 }{
-	{svcCounterCollection, svcPCSampling, true},
-	{svcSPM, svcThreadTrace, false},
+	{trace.CounterCollection, trace.PCSampling, true},
+	{trace.SPM, trace.ThreadTrace, false},
 }
 
 // dataCenterAgent reports whether the trace lists agent as an MI2xx/MI3xx
@@ -90,7 +90,7 @@ func (x *index) dataCenterAgent(agent uint64) bool {
 // SVC-3: no pass has records of both services of a conflicting pair.
 func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 	type pa struct{ pass, agent uint64 }
-	services := map[pa]map[string]int{}
+	services := map[pa]map[trace.Service]int{}
 	var order []pa
 	for _, i := range d.records {
 		e := x.ev[i]
@@ -104,7 +104,7 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 		}
 		k := pa{p, agent}
 		if services[k] == nil {
-			services[k] = map[string]int{}
+			services[k] = map[trace.Service]int{}
 			order = append(order, k)
 		}
 		if _, dup := services[k][e.Service]; !dup {
@@ -130,12 +130,12 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 // leftOutForConflict: PC sampling may be missing from a pass of an
 // MI2xx/MI3xx agent in which dispatch counters ran, when the SDK warned of
 // the conflict (SVC-3 takes precedence over SVC-2 there).
-func (x *index) leftOutForConflict(d *dispatchView, service string, pass uint64) bool {
-	if service != svcPCSampling || !x.serviceConflictWarned() || !x.dataCenterAgent(d.agent) {
+func (x *index) leftOutForConflict(d *dispatchView, service trace.Service, pass uint64) bool {
+	if service != trace.PCSampling || !x.serviceConflictWarned() || !x.dataCenterAgent(d.agent) {
 		return false
 	}
 	for _, i := range d.records {
-		if p, ok := x.recordPass(i); ok && p == pass && x.ev[i].Service == svcCounterCollection {
+		if p, ok := x.recordPass(i); ok && p == pass && x.ev[i].Service == trace.CounterCollection {
 			return true
 		}
 	}

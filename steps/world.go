@@ -106,7 +106,7 @@ func (w *world) reference(ctx context.Context) (map[string][]int64, error) {
 	w.oneRun = map[string][]int64{}
 	for _, e := range r.Trace.Events {
 		if e.Type == trace.AppMemory {
-			w.oneRun[e.Label] = e.Values
+			w.oneRun[e.Buffer] = elementsOf(e)
 		}
 	}
 	return w.oneRun, nil

@@ -59,6 +59,6 @@ func (tg CUDA) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace
 		threads.Timeout = time.Until(dl)
 	}
 	runErr := harness.Run(rt, threads, s, harness.Options{Recorder: rec, Faults: tg.Faults, Context: ctx})
-	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "cuda", Implementation: "replayspec reference engine on CUDA"}, Events: rec.Events()}
+	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "cuda", Implementation: "replayspec reference engine on CUDA", Sources: trace.AllSources}, Events: rec.Events()}
 	return t, errors.Join(runErr)
 }

@@ -109,6 +109,8 @@ func (a *app) allocate() error {
 			}
 			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 		}
+		a.rec.Emit(trace.Event{Type: trace.AppAlloc, Buffer: b.Name, Agent: uint64(al.Agent),
+			MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
 		if err := a.rt.Write(al, 0, data); err != nil {
 			return fmt.Errorf("buffer %s: %w", b.Name, err)
 		}
@@ -178,10 +180,8 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	sig := a.rt.CreateSignal(1)
 	pk := hsa.Packet{Type: hsa.KernelDispatchPacket, Kernel: d.Kernel, Grid: hsa.Dim3{X: d.Grid, Y: 1, Z: 1},
 		Workgroup: hsa.Dim3{X: d.Workgroup, Y: 1, Z: 1}, Completion: sig, FromGraph: d.Graph}
-	var bufs []hsa.Allocation
 	for _, name := range d.Args {
 		b := a.buffers[name]
-		bufs = append(bufs, b)
 		pk.Args = append(pk.Args, hsa.Arg{Buffer: &b})
 	}
 	if k, ok := spec.LookupKernel(d.Kernel); ok && k.Scalar {
@@ -193,7 +193,9 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	}
 	a.hooks.Submitting(id, d.Name)
 	a.rec.Emit(trace.Event{Type: trace.AppDispatch, Thread: uint64(id), Label: d.Name, Kernel: d.Kernel,
-		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID())})
+		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Packets: len(packets),
+		Graph: d.Graph, Grid: &trace.Dim3{pk.Grid.X, pk.Grid.Y, pk.Grid.Z},
+		Workgroup: &trace.Dim3{pk.Workgroup.X, pk.Workgroup.Y, pk.Workgroup.Z}})
 
 	// The launch API and the queue write inside it: the dispatch's internal
 	// correlation id is the inner call, its ancestor the outer (COR-1).
@@ -215,32 +217,65 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 		return nil
 	}
 	a.rec.Emit(trace.Event{Type: trace.AppComplete, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
-	contents, err := a.read(savedOnly(bufs))
-	if err != nil {
-		return err
+	// The application reads each of the dispatch's buffers back, whole
+	// (MEM-3, and expect.memory after a dispatch).
+	seen := map[string]bool{}
+	for _, name := range d.Args {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		data, err := a.read(a.buffers[name])
+		if err != nil {
+			return err
+		}
+		a.rec.Emit(contentsEvent(trace.AppReadback, name, data, func(e *trace.Event) {
+			e.Thread, e.Label = uint64(id), d.Name
+		}))
 	}
-	a.rec.Emit(trace.Event{Type: trace.AppReadback, Thread: uint64(id), Label: d.Name, Digest: trace.Digest(contents...)})
 	return nil
 }
 
-func (a *app) read(bufs []hsa.Allocation) ([][]byte, error) {
-	out := make([][]byte, len(bufs))
-	for i, b := range bufs {
-		out[i] = make([]byte, b.Size)
-		if err := a.rt.Read(b, 0, out[i]); err != nil {
-			return nil, err
-		}
+func (a *app) read(b hsa.Allocation) ([]byte, error) {
+	out := make([]byte, b.Size)
+	if err := a.rt.Read(b, 0, out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// contentsEvent is an event that carries a buffer whole: its digest, its
+// element count and its elements run-length encoded.
+func contentsEvent(typ trace.Type, buffer string, data []byte, more func(*trace.Event)) trace.Event {
+	e := trace.Event{Type: typ, Buffer: buffer, Digest: trace.Digest(data), Elements: uint64(len(data) / 4), Runs: trace.RunsOf(data)}
+	if more != nil {
+		more(&e)
+	}
+	return e
+}
+
+// memKindOf names an allocation kind as traces do.
+func memKindOf(k hsa.MemoryKind) trace.MemKind {
+	switch k {
+	case hsa.DeviceFine:
+		return trace.MemFine
+	case hsa.Host:
+		return trace.MemHost
+	case hsa.KernArg:
+		return trace.MemKernArg
+	}
+	return trace.MemDevice
 }
 
 // freeAfter frees the buffers the spec ties to the end of this dispatch.
 func (a *app) freeAfter(name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.FreeAfter == name {
-			if err := a.rt.Free(a.buffers[b.Name]); err != nil {
+			al := a.buffers[b.Name]
+			if err := a.rt.Free(al); err != nil {
 				a.fail(fmt.Errorf("free %s: %w", b.Name, err))
 			}
+			a.rec.Emit(trace.Event{Type: trace.AppFree, Buffer: b.Name, Addr: al.Handle})
 			a.mu.Lock()
 			a.freed[b.Name] = true
 			a.mu.Unlock()
@@ -254,28 +289,11 @@ func (a *app) readBack() {
 		if a.freed[b.Name] {
 			continue
 		}
-		contents, err := a.read([]hsa.Allocation{a.buffers[b.Name]})
+		data, err := a.read(a.buffers[b.Name])
 		if err != nil {
 			a.fail(fmt.Errorf("read %s: %w", b.Name, err))
 			continue
 		}
-		data := contents[0]
-		var vals []int64
-		for i := 0; i+4 <= len(data) && i < 16*4; i += 4 {
-			vals = append(vals, int64(int32(binary.LittleEndian.Uint32(data[i:]))))
-		}
-		a.rec.Emit(trace.Event{Type: trace.AppMemory, Label: b.Name, Digest: trace.Digest(data), Values: vals})
+		a.rec.Emit(contentsEvent(trace.AppMemory, b.Name, data, nil))
 	}
-}
-
-// savedOnly keeps the coarse-grained device buffers, the ones the runtime's
-// mem_in/mem_out digests describe (docs/trace.md).
-func savedOnly(bufs []hsa.Allocation) []hsa.Allocation {
-	var out []hsa.Allocation
-	for _, b := range bufs {
-		if b.Kind == hsa.DeviceCoarse {
-			out = append(out, b)
-		}
-	}
-	return out
 }

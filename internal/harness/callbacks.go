@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"strings"
+
 	"github.com/replayspec/replayspec/internal/hsa"
 	"github.com/replayspec/replayspec/internal/replay"
 	"github.com/replayspec/replayspec/spec"
@@ -20,11 +22,20 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	t.mu.Unlock()
 	pl := t.planFor(label)
 
+	op, phase := trace.Op(rec.Operation.String()), trace.Phase(rec.Phase.String())
 	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
-		Op: rec.Operation.String(), Phase: rec.Phase.String(), Dispatch: info.DispatchID,
+		Op: op, Phase: phase, Dispatch: info.DispatchID,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
 		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: corrOf(rec.Correlation),
-		UserData: trace.U64(ud.Value), Payload: payloadFlags(p), Label: label})
+		UserData: trace.U64(ud.Value), Payload: payloadFlags(p), PayloadSize: trace.U64(p.Size),
+		Info: infoOf(info), Label: label})
+	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
+	// API-6): user data it wrote, payload members it set.
+	defer func() {
+		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
+			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
+			UserData: trace.U64(ud.Value), Payload: payloadFlags(p), Label: label})
+	}()
 
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
@@ -68,15 +79,22 @@ func payloadFlags(p *replay.KernelReplayData) []string {
 			f = append(f, name)
 		}
 	}
-	add(p.Size != 0, "size")
-	add(p.DispatchInfo.DispatchID != 0, "dispatch_info")
-	add(p.CurrentPass != 0, "current_pass")
-	add(p.TotalPasses != 0, "total_passes")
-	add(p.ReplayPassCount != nil, "replay_pass_count")
-	add(p.ReplayContinue != nil, "replay_continue")
-	add(p.ReplayStartContext != nil, "replay_start_context")
-	add(p.ReplayStopContext != nil, "replay_stop_context")
+	add(p.Size != 0, trace.MemberSize)
+	add(p.DispatchInfo.DispatchID != 0, trace.MemberDispatchInfo)
+	add(p.CurrentPass != 0, trace.MemberCurrentPass)
+	add(p.TotalPasses != 0, trace.MemberTotalPasses)
+	add(p.ReplayPassCount != nil, trace.MemberReplayPassCount)
+	add(p.ReplayContinue != nil, trace.MemberReplayContinue)
+	add(p.ReplayStartContext != nil, trace.MemberReplayStartContext)
+	add(p.ReplayStopContext != nil, trace.MemberReplayStopContext)
 	return f
+}
+
+// infoOf is the payload's dispatch_info as traces write it.
+func infoOf(d replay.DispatchInfo) *trace.DispatchInfo {
+	dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
+	return &trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
+		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)}
 }
 
 func (t *tool) planFor(label string) spec.Plan {
@@ -99,7 +117,7 @@ func (t *tool) passCount(th hsa.ThreadID, pl spec.Plan) replay.PassCountFunc {
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.PassCount, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Result: trace.I64(int64(n))})
+			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Info: infoOf(info), Result: trace.I64(int64(n))})
 		return n
 	}
 }
@@ -128,7 +146,7 @@ func (t *tool) continueFunc(th hsa.ThreadID, label string, c spec.ContinuePolicy
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.Continue, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Result: trace.I64(int64(r))})
+			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: infoOf(info), Result: trace.I64(int64(r))})
 		return r
 	}
 }
@@ -154,22 +172,22 @@ func (t *tool) localToggles(th hsa.ThreadID, p *replay.KernelReplayData, pl spec
 			continue
 		}
 		for _, name := range lt.Stop {
-			t.local(th, p.DispatchInfo.DispatchID, "stop", name, p.ReplayStopContext, "PASS", "ENTER", &p.CurrentPass)
+			t.local(th, p.DispatchInfo.DispatchID, trace.LocalStop, name, p.ReplayStopContext, trace.OpPass, trace.PhaseEnter, &p.CurrentPass)
 		}
 		for _, name := range lt.Start {
-			t.local(th, p.DispatchInfo.DispatchID, "start", name, p.ReplayStartContext, "PASS", "ENTER", &p.CurrentPass)
+			t.local(th, p.DispatchInfo.DispatchID, trace.LocalStart, name, p.ReplayStartContext, trace.OpPass, trace.PhaseEnter, &p.CurrentPass)
 		}
 	}
 }
 
-func (t *tool) local(th hsa.ThreadID, dispatch uint64, call, ctxName string, fn replay.LocalContextFunc, op, phase string, pass *uint64) {
+func (t *tool) local(th hsa.ThreadID, dispatch uint64, call trace.Call, ctxName string, fn replay.LocalContextFunc, op trace.Op, phase trace.Phase, pass *uint64) {
 	if fn == nil {
 		return
 	}
 	ctx := t.ctxByName[ctxName]
 	st := fn(ctx)
 	e := trace.Event{Type: trace.Local, Thread: uint64(th), Call: call, Context: uint64(ctx), Op: op, Phase: phase,
-		Dispatch: dispatch, Status: st.String(), Label: ctxName}
+		Dispatch: dispatch, Status: st.Trace(), Label: ctxName}
 	if pass != nil {
 		e.Pass = trace.U64(*pass)
 	}
@@ -184,16 +202,14 @@ func (t *tool) misuse(th hsa.ThreadID, dispatch uint64, in string, pass uint64) 
 			continue
 		}
 		start, stop := t.sdk.LocalContextFuncs(th)
-		fn, call := start, "start"
-		if m.Call == "local_stop" {
-			fn, call = stop, "stop"
+		fn, call := start, trace.LocalStart
+		if m.Call == spec.MisuseLocalStop {
+			fn, call = stop, trace.LocalStop
 		}
-		op, phase := in[:len(in)-len("_ENTER")], "ENTER"
-		if in[len(in)-4:] == "EXIT" {
-			op, phase = in[:len(in)-len("_EXIT")], "EXIT"
-		}
+		o, p, _ := strings.Cut(in, "_")
+		op, phase := trace.Op(o), trace.Phase(p)
 		var pp *uint64
-		if op == "PASS" {
+		if op == trace.OpPass {
 			pp = &pass
 		}
 		t.local(th, dispatch, call, m.Context, fn, op, phase, pp)

@@ -1,9 +1,6 @@
 package harness
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -84,33 +81,36 @@ func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
 	for _, c := range t.s.Contexts {
 		if c.StopAfter == dispatch {
 			id := t.ctxByName[c.Name]
-			t.apiOn(thread, "stop_context", id, t.sdk.StopContext(id), c.Name)
+			t.apiOn(thread, trace.Event{Call: trace.CallStopContext, Label: c.Name}, id, t.sdk.StopContext(id))
 		}
 	}
 }
 
-func (t *tool) api(call string, ctx replay.ContextID, st replay.Status, msg string) {
-	t.apiOn(0, call, ctx, st, msg)
+// api records an API call the tool made while setting up: e names the
+// call and its arguments; the context and the status it returned are added.
+func (t *tool) api(e trace.Event, ctx replay.ContextID, st replay.Status) {
+	t.apiOn(0, e, ctx, st)
 }
 
 // apiOn records an API call made from an application thread.
-func (t *tool) apiOn(thread hsa.ThreadID, call string, ctx replay.ContextID, st replay.Status, msg string) {
-	t.rec.Emit(trace.Event{Type: trace.API, Thread: uint64(thread), Call: call, Context: uint64(ctx), Status: st.String(), Message: msg})
+func (t *tool) apiOn(thread hsa.ThreadID, e trace.Event, ctx replay.ContextID, st replay.Status) {
+	e.Type, e.Thread, e.Context, e.Status = trace.API, uint64(thread), uint64(ctx), st.Trace()
+	t.rec.Emit(e)
 }
 
 // setUp creates, configures and starts the spec's contexts.
 func (t *tool) setUp() {
 	for _, c := range t.s.Contexts {
 		id, st := t.sdk.CreateContext()
-		t.api("create_context", id, st, c.Name)
+		t.api(trace.Event{Call: trace.CallCreateContext, Label: c.Name}, id, st)
 		t.ctxByName[c.Name] = id
 		t.configure(id, c)
 	}
 	if t.s.Tool.ConfigureTwice {
 		id, st := t.sdk.CreateContext()
-		t.api("create_context", id, st, "second_replay")
+		t.api(trace.Event{Call: trace.CallCreateContext, Label: secondReplay}, id, st)
 		st = t.sdk.ConfigureCallbackTracing(id, replay.KindKernelReplay, nil, t.onReplay)
-		t.api("configure_callback_tracing", id, st, "KERNEL_REPLAY (second context)")
+		t.api(trace.Event{Call: trace.CallConfigureCallback, Label: secondReplay, Domain: trace.DomainKernelReplay}, id, st)
 	}
 	if t.hasReplay() {
 		t.queryOperations()
@@ -118,7 +118,7 @@ func (t *tool) setUp() {
 	for _, c := range t.s.Contexts {
 		if c.Started() {
 			id := t.ctxByName[c.Name]
-			t.api("start_context", id, t.sdk.StartContext(id), c.Name)
+			t.api(trace.Event{Call: trace.CallStartContext, Label: c.Name}, id, t.sdk.StartContext(id))
 		}
 	}
 }
@@ -132,65 +132,75 @@ func (t *tool) hasReplay() bool {
 	return false
 }
 
-// queryOperations asks the domain's name/id queries (API-3, API-4). The
-// message is "NAME=ID", with "?" on the side the SDK did not know.
+// queryOperations asks the domain's name/id queries (API-3, API-4): every
+// id up to one past LAST, and the two real names and the two reserved ones.
 func (t *tool) queryOperations() {
 	for op := replay.OpNone + 1; op <= replay.OpLast+1; op++ {
 		name, st := t.sdk.OperationName(replay.KindKernelReplay, op)
-		if st != replay.StatusSuccess {
-			name = "?"
+		e := trace.Event{Call: trace.CallOperationName, OpID: trace.U64(uint64(op))}
+		if st == replay.StatusSuccess {
+			e.OpName = trace.Op(name)
 		}
-		t.rec.Emit(trace.Event{Type: trace.API, Call: "operation_name", Status: st.String(),
-			Message: fmt.Sprintf("%s=%d", name, op)})
+		t.api(e, 0, st)
 	}
-	for _, name := range []string{"CONFIG", "PASS", "SNAPSHOT", "RESTORE"} {
-		op, st := t.sdk.OperationID(replay.KindKernelReplay, name)
-		id := strconv.FormatUint(uint64(op), 10)
-		if st != replay.StatusSuccess {
-			id = "?"
+	for _, name := range []trace.Op{trace.OpConfig, trace.OpPass, reservedSnapshot, reservedRestore} {
+		op, st := t.sdk.OperationID(replay.KindKernelReplay, string(name))
+		e := trace.Event{Call: trace.CallOperationID, OpName: name}
+		if st == replay.StatusSuccess {
+			e.OpID = trace.U64(uint64(op))
 		}
-		t.rec.Emit(trace.Event{Type: trace.API, Call: "operation_id", Status: st.String(), Message: name + "=" + id})
+		t.api(e, 0, st)
 	}
 }
+
+// The operations the spec reserves for later (API-3): a query must not
+// find them.
+const (
+	reservedSnapshot trace.Op = "SNAPSHOT"
+	reservedRestore  trace.Op = "RESTORE"
+)
+
+// secondReplay names the context of the deliberate second configuration
+// (ACT-5).
+const secondReplay = "second_replay"
 
 func (t *tool) configure(id replay.ContextID, c spec.Context) {
 	sv := c.Services
 	if r := sv.KernelReplay; r != nil {
 		var ops []replay.Operation
+		e := trace.Event{Call: trace.CallConfigureCallback, Label: c.Name, Domain: trace.DomainKernelReplay}
 		for _, o := range r.Operations {
-			if o == "CONFIG" {
+			e.Operations = append(e.Operations, trace.Op(o))
+			if trace.Op(o) == trace.OpConfig {
 				ops = append(ops, replay.OpConfig)
 			} else {
 				ops = append(ops, replay.OpPass)
 			}
 		}
-		msg := "KERNEL_REPLAY"
-		if len(r.Operations) > 0 {
-			msg += " operations=" + strings.Join(r.Operations, ",")
-		}
-		t.api("configure_callback_tracing", id, t.sdk.ConfigureCallbackTracing(id, replay.KindKernelReplay, ops, t.onReplay), msg)
+		t.api(e, id, t.sdk.ConfigureCallbackTracing(id, replay.KindKernelReplay, ops, t.onReplay))
 	}
+	call := func(cl trace.Call) trace.Event { return trace.Event{Call: cl, Label: c.Name} }
 	if cc := sv.CounterCollection; cc != nil {
 		t.counterCx = append(t.counterCx, c.Name)
-		t.api("configure_counter_collection", id, t.sdk.ConfigureCounterCollection(id, t.selectCounters(cc.Counters), t.onRecord), "")
+		t.api(call(trace.CallConfigureCounters), id, t.sdk.ConfigureCounterCollection(id, t.selectCounters(cc.Counters), t.onRecord))
 	}
 	if sv.KernelTrace != nil {
-		t.api("configure_kernel_trace", id, t.sdk.ConfigureKernelTrace(id, t.onRecord), "")
+		t.api(call(trace.CallConfigureKernelTrace), id, t.sdk.ConfigureKernelTrace(id, t.onRecord))
 	}
 	if dc := sv.DeviceCounting; dc != nil {
-		t.api("configure_device_counting", id, t.sdk.ConfigureDeviceCounting(id, 0, dc.Counters, t.onRecord), "")
+		t.api(call(trace.CallConfigureDevice), id, t.sdk.ConfigureDeviceCounting(id, 0, dc.Counters, t.onRecord))
 	}
 	if sv.PCSampling != nil {
-		t.api("configure_pc_sampling", id, t.sdk.ConfigurePCSampling(id, 0, t.onRecord), "")
+		t.api(call(trace.CallConfigurePCSampling), id, t.sdk.ConfigurePCSampling(id, 0, t.onRecord))
 	}
 	if sv.SPM != nil {
-		t.api("configure_spm", id, t.sdk.ConfigureSPM(id, t.onRecord), "")
+		t.api(call(trace.CallConfigureSPM), id, t.sdk.ConfigureSPM(id, t.onRecord))
 	}
 	if sv.ThreadTrace != nil {
-		t.api("configure_thread_trace", id, t.sdk.ConfigureThreadTrace(id, t.onRecord), "")
+		t.api(call(trace.CallConfigureThreadTrace), id, t.sdk.ConfigureThreadTrace(id, t.onRecord))
 	}
 	if ec := sv.ExternalCorrelation; ec != nil {
-		t.api("configure_external_correlation", id, t.sdk.ConfigureExternalCorrelation(id, t.externalID(*ec)), ec.Mode)
+		t.api(call(trace.CallConfigureExternal), id, t.sdk.ConfigureExternalCorrelation(id, t.externalID(*ec)))
 	}
 }
 
@@ -267,7 +277,7 @@ func (t *tool) onRecord(r replay.Record) {
 		}
 	}
 	t.mu.Unlock()
-	e := trace.Event{Type: trace.Record, Service: r.Service.String(), Context: uint64(r.Context), Thread: uint64(th),
+	e := trace.Event{Type: trace.Record, Service: r.Service.Trace(), Context: uint64(r.Context), Thread: uint64(th),
 		Dispatch: r.Dispatch.DispatchID, Agent: uint64(r.Dispatch.AgentID), Kernel: r.Dispatch.KernelName,
 		Corr: corrOf(r.Correlation), Start: r.Start, End: r.End}
 	if inLoop {

@@ -1,6 +1,9 @@
 package replay
 
-import "github.com/replayspec/replayspec/internal/hsa"
+import (
+	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
+)
 
 // TracingKind is a callback tracing domain (rocprofiler_callback_tracing_kind_t).
 // The engine serves KERNEL_REPLAY; other domains are not modelled.
@@ -21,11 +24,11 @@ const (
 	OpLast   Operation = 3
 )
 
-var operationNames = map[Operation]string{OpNone: "NONE", OpConfig: "CONFIG", OpPass: "PASS"}
+var operationNames = map[Operation]trace.Op{OpNone: trace.OpNone, OpConfig: trace.OpConfig, OpPass: trace.OpPass}
 
 func (o Operation) String() string {
 	if n, ok := operationNames[o]; ok {
-		return n
+		return string(n)
 	}
 	return "INVALID"
 }
@@ -43,9 +46,9 @@ const (
 func (p Phase) String() string {
 	switch p {
 	case PhaseEnter:
-		return "ENTER"
+		return string(trace.PhaseEnter)
 	case PhaseExit:
-		return "EXIT"
+		return string(trace.PhaseExit)
 	}
 	return "NONE"
 }
@@ -133,13 +136,16 @@ const (
 	ThreadTrace
 )
 
-var serviceNames = map[Service]string{
-	CounterCollection: "counter_collection", KernelTrace: "kernel_trace",
-	DeviceCounting: "device_counting", PCSampling: "pc_sampling", SPM: "spm",
-	ThreadTrace: "thread_trace",
+var serviceNames = map[Service]trace.Service{
+	CounterCollection: trace.CounterCollection, KernelTrace: trace.KernelTrace,
+	DeviceCounting: trace.DeviceCounting, PCSampling: trace.PCSampling, SPM: trace.SPM,
+	ThreadTrace: trace.ThreadTrace,
 }
 
-func (s Service) String() string { return serviceNames[s] }
+func (s Service) String() string { return string(serviceNames[s]) }
+
+// Trace is the service as traces name it.
+func (s Service) Trace() trace.Service { return serviceNames[s] }
 
 // CounterValue is one counter of a record.
 type CounterValue struct {

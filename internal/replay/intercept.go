@@ -13,9 +13,12 @@ import (
 // completion is never fired (CMP-4).
 var ErrNeverEnded = errors.New("replay: the loop did not end within the pass budget")
 
+// API-5 (clarified 2026-11-30): size is the whole payload's size, in the
+// reference's layout, so a tool can tell a member is present from its
+// offset.
 const (
-	dispatchInfoSize = 72  // sizeof(rocprofiler_kernel_dispatch_info_t) in this model
-	payloadSize      = 104 // sizeof(rocprofiler_callback_tracing_kernel_replay_data_t)
+	dispatchInfoSize = trace.DispatchInfoSize // sizeof(rocprofiler_kernel_dispatch_info_t)
+	payloadSize      = trace.PayloadSize      // sizeof(rocprofiler_callback_tracing_kernel_replay_data_t)
 )
 
 // Intercept installs the SDK's write interceptor on q, as the SDK does on
@@ -37,10 +40,10 @@ func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, wr
 // each kernel packet still gets its dispatch id and ordinary services.
 func (s *SDK) submitUnreplayed(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
 	if act.replay != nil {
-		code := WarnMultiPacketSubmission
+		code := trace.WarnMultiPacketSubmission
 		for _, p := range packets {
 			if p.FromGraph {
-				code = WarnGraphLaunch
+				code = trace.WarnGraphLaunch
 			}
 		}
 		s.warn(code, 0, fmt.Sprintf("%d packets", len(packets)))

@@ -29,7 +29,7 @@ func (s *SDK) decide(payload *KernelReplayData, info DispatchInfo, seq UserData)
 		return plan{} // PC-2: one pass needs no snapshot
 	case n == 0 && cont == nil:
 		// PC-6: rejected with a warning (once per process).
-		s.warn(WarnPassCountZeroWithoutContinue, info.DispatchID, "")
+		s.warn(trace.WarnPassCountZeroWithoutContinue, info.DispatchID, "")
 		if s.opts.Faults.Has(FaultReplayZeroWithoutContinue) {
 			return plan{replay: true, passes: 2}
 		}
@@ -82,8 +82,8 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		// MEM-5: warn (once) and run once without replay. The failed
 		// snapshot itself is recorded every time, for the trace's readers.
 		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
-			Agent: uint64(info.AgentID), Status: StatusError.String(), Message: err.Error()})
-		s.warn(WarnSnapshotIncomplete, info.DispatchID, err.Error())
+			Agent: uint64(info.AgentID), Status: StatusError.Trace(), Message: err.Error()})
+		s.warn(trace.WarnSnapshotIncomplete, info.DispatchID, err.Error())
 		unlock()
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq)
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
@@ -131,8 +131,17 @@ func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa
 		return nil, err
 	}
 	s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
-		Agent: uint64(info.AgentID), Bytes: snap.Bytes(), Regions: len(regions)})
+		Agent: uint64(info.AgentID), Bytes: snap.Bytes(), Regions: regionsOf(regions)})
 	return snap, nil
+}
+
+// regionsOf is how snapshot events name the allocations saved.
+func regionsOf(allocs []hsa.Allocation) []trace.Region {
+	out := make([]trace.Region, len(allocs))
+	for i, a := range allocs {
+		out[i] = trace.Region{Addr: a.Handle, Bytes: a.Size}
+	}
+	return out
 }
 
 // loop runs the passes. It reports whether the loop ended; a loop that

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // serviceUse is one service of one context taking part in a submit.
@@ -61,11 +62,11 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 	// warn once and leave the second service out of the pass.
 	agent := s.agents[info.AgentID]
 	if counters && pcs && agent.Family.DataCenter() {
-		s.warn(WarnServiceConflict, info.DispatchID, "counter_collection and pc_sampling on "+agent.Arch+": pc_sampling left out")
+		s.warn(trace.WarnServiceConflict, info.DispatchID, "counter_collection and pc_sampling on "+agent.Arch+": pc_sampling left out")
 		sub.drop(PCSampling)
 	}
 	if att && spm { // both inject AQL instrumentation, on any agent
-		s.warn(WarnServiceConflict, info.DispatchID, "thread_trace and spm: spm left out")
+		s.warn(trace.WarnServiceConflict, info.DispatchID, "thread_trace and spm: spm left out")
 		sub.drop(SPM)
 	}
 	sub.profile = &hsa.Profile{}

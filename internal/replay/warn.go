@@ -6,36 +6,27 @@ import (
 	"github.com/replayspec/replayspec/trace"
 )
 
-// Warning codes (docs/trace.md).
-const (
-	WarnPassCountZeroWithoutContinue = "pass_count_zero_without_continue" // PC-6
-	WarnMultiPacketSubmission        = "multi_packet_submission"          // ACT-6
-	WarnGraphLaunch                  = "graph_launch"                     // ACT-6
-	WarnSnapshotIncomplete           = "snapshot_incomplete"              // MEM-5
-	WarnServiceConflict              = "service_conflict"                 // SVC-3
-)
-
-var warningText = map[string]string{
-	WarnPassCountZeroWithoutContinue: "replay_pass_count returned 0 but no replay_continue is set; the dispatch runs once without replay",
-	WarnMultiPacketSubmission:        "only a submission of exactly one kernel dispatch packet is replayed; this one runs once",
-	WarnGraphLaunch:                  "dispatches from graph launches are not replayed; this one runs once",
-	WarnSnapshotIncomplete:           "the memory snapshot could not be completed; the dispatch runs once without replay",
-	WarnServiceConflict:              "these services cannot share one pass on this agent; the second is left out of the pass",
+var warningText = map[trace.WarningCode]string{
+	trace.WarnPassCountZeroWithoutContinue: "replay_pass_count returned 0 but no replay_continue is set; the dispatch runs once without replay",
+	trace.WarnMultiPacketSubmission:        "only a submission of exactly one kernel dispatch packet is replayed; this one runs once",
+	trace.WarnGraphLaunch:                  "dispatches from graph launches are not replayed; this one runs once",
+	trace.WarnSnapshotIncomplete:           "the memory snapshot could not be completed; the dispatch runs once without replay",
+	trace.WarnServiceConflict:              "these services cannot share one pass on this agent; the second is left out of the pass",
 }
 
 // onceWarnings prints each warning code once per process (PC-6, ACT-6).
 type onceWarnings struct {
 	mu        sync.Mutex
-	seen      map[string]bool
+	seen      map[trace.WarningCode]bool
 	everyTime bool // FaultWarnEveryTime
 }
 
 func (w *onceWarnings) init(everyTime bool) {
-	w.seen = map[string]bool{}
+	w.seen = map[trace.WarningCode]bool{}
 	w.everyTime = everyTime
 }
 
-func (s *SDK) warn(code string, dispatch uint64, detail string) {
+func (s *SDK) warn(code trace.WarningCode, dispatch uint64, detail string) {
 	w := &s.warnings
 	w.mu.Lock()
 	first := !w.seen[code]

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/internal/hsa"
 	"github.com/replayspec/replayspec/trace"
@@ -159,11 +160,11 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 
 // savedBuffers keeps the coarse-grained device buffers: the memory kernel
 // replay saves and restores (MEM-4), and so the memory mem_in and mem_out
-// describe (docs/trace.md).
+// describe (docs/trace.md), each once, in argument order.
 func savedBuffers(bufs [][]byte, lives []*allocation) [][]byte {
 	var out [][]byte
 	for i, b := range bufs {
-		if lives[i].meta.Kind == hsa.DeviceCoarse {
+		if lives[i].meta.Kind == hsa.DeviceCoarse && !slices.Contains(lives[:i], lives[i]) {
 			out = append(out, b)
 		}
 	}

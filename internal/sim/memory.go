@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // pageSize is the granularity of dirty tracking; a chunk of pages has a
@@ -33,14 +34,14 @@ type allocation struct {
 type memory struct {
 	mu        sync.Mutex
 	byHandle  map[uint64]*allocation
-	nextID    uint64
+	nextAddr  uint64 // where the next allocation starts
 	version   uint64 // bumped by every write; page stamps use it
 	liveBytes map[hsa.AgentID]uint64
 	limit     uint64
 }
 
 func newMemory(limit uint64) *memory {
-	return &memory{byHandle: map[uint64]*allocation{}, liveBytes: map[hsa.AgentID]uint64{}, limit: limit}
+	return &memory{byHandle: map[uint64]*allocation{}, liveBytes: map[hsa.AgentID]uint64{}, limit: limit, nextAddr: baseAddr}
 }
 
 // lookup finds the live allocation a names. The caller holds mu.
@@ -95,8 +96,10 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 		return hsa.Allocation{}, fmt.Errorf("%w: %d bytes on agent %d (%d of %d in use)",
 			hsa.ErrOutOfMemory, size, agent, m.liveBytes[agent], m.limit)
 	}
-	m.nextID++
-	meta := hsa.Allocation{Handle: m.nextID, Agent: agent, Kind: kind, Size: size}
+	// A handle is the allocation's device address: page-aligned, a guard
+	// page between allocations, never reused.
+	meta := hsa.Allocation{Handle: m.nextAddr, Agent: agent, Kind: kind, Size: size}
+	m.nextAddr += (size+pageSize-1)/pageSize*pageSize + pageSize
 	pages := (size + pageSize - 1) / pageSize
 	m.byHandle[meta.Handle] = &allocation{
 		meta:       meta,
@@ -131,17 +134,43 @@ func (r *Runtime) Free(a hsa.Allocation) error {
 	return nil
 }
 
+// baseAddr is the device address of the first allocation.
+const baseAddr = 1 << 32
+
 // Write implements hsa.Runtime.
 func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
-	return r.mem.access(a, offset, len(data), func(al *allocation) {
+	err := r.mem.access(a, offset, len(data), func(al *allocation) {
 		copy(al.data[offset:], data)
 		r.mem.markWritten(al, offset, uint64(len(data)))
 	})
+	if err == nil {
+		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
+	}
+	return err
 }
 
 // Read implements hsa.Runtime.
 func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
-	return r.mem.access(a, offset, len(data), func(al *allocation) { copy(data, al.data[offset:]) })
+	err := r.mem.access(a, offset, len(data), func(al *allocation) { copy(data, al.data[offset:]) })
+	if err == nil {
+		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
+	}
+	return err
+}
+
+// traffic records memory the runtime moved outside a kernel, as an
+// interposer on the runtime would see it: device memory only (host memory
+// is plain CPU loads and stores). The thread is the one holding the baton.
+func (r *Runtime) traffic(typ trace.Type, a hsa.Allocation, regions []trace.Region) {
+	rec := r.rec.Load()
+	if rec == nil || len(regions) == 0 || (a.Kind != hsa.DeviceCoarse && a.Kind != hsa.DeviceFine) {
+		return
+	}
+	var n uint64
+	for _, g := range regions {
+		n += g.Bytes
+	}
+	rec.Emit(trace.Event{Type: typ, Thread: uint64(r.threads.holder()), Agent: uint64(a.Agent), Bytes: n, Regions: regions})
 }
 
 // access runs f on a live allocation under the memory lock, once the

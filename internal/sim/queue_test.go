@@ -27,11 +27,12 @@ func TestKernelAndSignalEvents(t *testing.T) {
 		t.Errorf("signal = %d, want 0", sig.Value())
 	}
 	got := rec.Events()
-	if len(got) != 2 {
-		t.Fatalf("%d events, want kernel and signal: %+v", len(got), got)
+	if len(got) != 3 || got[0].Type != trace.MemWrite {
+		t.Fatalf("%d events, want the buffer's fill, the kernel and the signal: %+v", len(got), got)
 	}
+	got = got[1:]
 	k := got[0]
-	want := trace.Event{Seq: 1, Type: trace.Kernel, Time: k.End, Thread: 7, Agent: 2, Queue: uint64(q.ID()),
+	want := trace.Event{Seq: 2, Type: trace.Kernel, Time: k.End, Thread: 7, Agent: 2, Queue: uint64(q.ID()),
 		Dispatch: 42, Kernel: "increment", Start: k.Start, End: k.End, Signal: uint64(sig.ID()),
 		MemIn: trace.Digest(int32s(1, 2)), MemOut: trace.Digest(int32s(2, 3))}
 	if diff := cmp.Diff(want, k); diff != "" {
@@ -40,7 +41,7 @@ func TestKernelAndSignalEvents(t *testing.T) {
 	if !(before < k.Start && k.Start < k.End && k.End == rt.Clock()) {
 		t.Errorf("times: clock before %d, start %d, end %d, clock after %d", before, k.Start, k.End, rt.Clock())
 	}
-	wantSig := trace.Event{Seq: 2, Type: trace.Signal, Time: k.End, Thread: 7, Signal: uint64(sig.ID()), Value: trace.I64(0)}
+	wantSig := trace.Event{Seq: 3, Type: trace.Signal, Time: k.End, Thread: 7, Signal: uint64(sig.ID()), Value: trace.I64(0)}
 	if diff := cmp.Diff(wantSig, got[1]); diff != "" {
 		t.Errorf("signal event (-want +got):\n%s", diff)
 	}

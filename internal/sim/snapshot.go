@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // ErrInjected marks a failure that Config asked for (MEM-5 tests).
@@ -20,6 +21,7 @@ type snapshot struct {
 	// later differ from the copy.
 	mark     uint64
 	released bool
+	agent    hsa.AgentID
 }
 
 type savedRegion struct {
@@ -57,10 +59,13 @@ func (r *Runtime) Snapshot(agent hsa.AgentID, regions []hsa.Allocation) (hsa.Sna
 	if r.cfg.FailSnapshotOver > 0 && total > r.cfg.FailSnapshotOver {
 		return nil, fmt.Errorf("%w: snapshot of %d bytes exceeds FailSnapshotOver=%d", ErrInjected, total, r.cfg.FailSnapshotOver)
 	}
-	s := &snapshot{rt: r, bytes: total, mark: m.version}
+	s := &snapshot{rt: r, bytes: total, mark: m.version, agent: agent}
+	read := make([]trace.Region, 0, len(lives))
 	for _, al := range lives {
 		s.regions = append(s.regions, savedRegion{live: al, saved: append([]byte(nil), al.data...)})
+		read = append(read, trace.Region{Addr: al.meta.Handle, Bytes: al.meta.Size})
 	}
+	r.trafficAll(trace.MemRead, agent, read)
 	return s, nil
 }
 
@@ -81,6 +86,9 @@ func (s *snapshot) Restore() (uint64, error) {
 	// newer than the new mark, the restore's own are not.
 	m.version++
 	var restored uint64
+	var written []trace.Region
+	// What was written is recorded even when the restore fails part-way.
+	defer func() { s.rt.trafficAll(trace.MemWrite, s.agent, written) }()
 	for i, reg := range s.regions {
 		if failing && i > 0 {
 			return restored, fmt.Errorf("%w: restore failed after %d of %d regions", ErrInjected, i, len(s.regions))
@@ -89,7 +97,9 @@ func (s *snapshot) Restore() (uint64, error) {
 		if al.freed {
 			continue
 		}
-		restored += s.restoreRegion(al, reg.saved, m.version)
+		n, ranges := s.restoreRegion(al, reg.saved, m.version)
+		restored += n
+		written = append(written, ranges...)
 	}
 	if failing {
 		return restored, fmt.Errorf("%w: restore failed after %d of %d regions", ErrInjected, len(s.regions), len(s.regions))
@@ -100,10 +110,11 @@ func (s *snapshot) Restore() (uint64, error) {
 
 // restoreRegion copies back the dirty pages (all of them under
 // Config.RestoreAll), a run of dirty pages at a time, skipping clean
-// chunks whole, and returns the bytes written.
-func (s *snapshot) restoreRegion(al *allocation, saved []byte, version uint64) uint64 {
+// chunks whole, and returns the bytes written and where.
+func (s *snapshot) restoreRegion(al *allocation, saved []byte, version uint64) (uint64, []trace.Region) {
 	all := s.rt.cfg.RestoreAll
 	var n uint64
+	var ranges []trace.Region
 	pages := len(al.pageStamp)
 	for c, stamp := range al.chunkStamp {
 		if !all && stamp <= s.mark {
@@ -122,6 +133,7 @@ func (s *snapshot) restoreRegion(al *allocation, saved []byte, version uint64) u
 			}
 			lo, hi := p*pageSize, min(q*pageSize, len(saved))
 			n += uint64(copy(al.data[lo:hi], saved[lo:hi]))
+			ranges = appendRange(ranges, al.meta.Handle+uint64(lo), uint64(hi-lo))
 			for i := p; i < q; i++ {
 				al.pageStamp[i] = version
 			}
@@ -129,7 +141,32 @@ func (s *snapshot) restoreRegion(al *allocation, saved []byte, version uint64) u
 		}
 		al.chunkStamp[c] = version
 	}
-	return n
+	return n, ranges
+}
+
+// appendRange adds [addr, addr+n) to rs, joining it to the last range when
+// they touch (dirty runs that cross a chunk border are one copy).
+func appendRange(rs []trace.Region, addr, n uint64) []trace.Region {
+	if k := len(rs) - 1; k >= 0 && rs[k].Addr+rs[k].Bytes == addr {
+		rs[k].Bytes += n
+		return rs
+	}
+	return append(rs, trace.Region{Addr: addr, Bytes: n})
+}
+
+// trafficAll records regions of one agent's memory moved outside a kernel,
+// whatever their kind: a snapshot that reads fine-grained memory must show.
+// The caller holds mem.mu; the recorder has its own lock.
+func (r *Runtime) trafficAll(typ trace.Type, agent hsa.AgentID, regions []trace.Region) {
+	rec := r.rec.Load()
+	if rec == nil || len(regions) == 0 {
+		return
+	}
+	var n uint64
+	for _, g := range regions {
+		n += g.Bytes
+	}
+	rec.Emit(trace.Event{Type: typ, Thread: uint64(r.threads.holder()), Agent: uint64(agent), Bytes: n, Regions: regions})
 }
 
 // Release drops the saved bytes.

@@ -54,6 +54,6 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 	stop := context.AfterFunc(ctx, rt.Cancel)
 	defer stop()
 	runErr := harness.Run(rt, rt, s, harness.Options{Recorder: rec, Faults: tg.Faults, Context: ctx})
-	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine"}, Events: rec.Events()}
+	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}, Events: rec.Events()}
 	return t, errors.Join(runErr, errors.Join(rt.Faults()...))
 }
