@@ -22,8 +22,9 @@ func checkLCX(x *index) []Violation {
 }
 
 // LCX-2, LCX-7: outside PASS ENTER a call fails with CONTEXT_ERROR; inside,
-// starting a context that was not active before the loop fails with
-// CONTEXT_NOT_STARTED and the legal calls succeed.
+// starting or stopping a context that was not active before the loop fails
+// with CONTEXT_NOT_STARTED (clarified 2026-11-30: the stop too) and the
+// calls on active contexts succeed.
 func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 	var vs []Violation
 	for _, i := range d.locals {
@@ -42,8 +43,8 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 			continue
 		}
 		switch {
-		case !active && e.Call == "start" && !e.Status.Is("ERROR_CONTEXT_NOT_STARTED"):
-			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local start of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Context, e.Status), i))
+		case !active && !e.Status.Is("ERROR_CONTEXT_NOT_STARTED"):
+			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Call, e.Context, e.Status), i))
 		case active && !e.Status.Is(trace.StatusSuccess):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of active context %d in PASS ENTER returned %s, want SUCCESS", e.Call, e.Context, e.Status), i))
 		}
@@ -58,15 +59,13 @@ type maskState struct {
 	stopAt      int  // position of the last successful stop
 }
 
-// off says whether a service of the context is masked: counters and SPM
-// follow the last call, tracing and thread trace stay off once stopped
-// (SVC-1).
-func (m maskState) off(service trace.Service) bool {
-	if service == trace.CounterCollection || service == trace.SPM {
-		return m.stopped
-	}
-	return m.everStopped
-}
+// off says whether the context's dispatch-scoped services are masked. All
+// four follow the last successful call: counters and SPM honour a stop and
+// a start; kernel trace and thread trace honour "a stop only", which
+// (SVC-1 with LCX-3, clarified 2026-11-30) still ends when the context is
+// started again, since a start of a context inactive before the loop is
+// refused (LCX-7) and never reaches the mask.
+func (m maskState) off() bool { return m.stopped }
 
 // LCX-3, SVC-1: within a loop the masks persist from pass to pass and
 // decide which dispatch-scoped records each pass delivers.
@@ -116,14 +115,12 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			e := x.ev[i]
 			m := masks[e.Context]
 			got[cs{e.Context, e.Service}] = true
-			if !m.off(e.Service) {
+			if !m.off() {
 				producing[cs{e.Context, e.Service}] = true
 				continue
 			}
 			rule, why := "LCX-3", fmt.Sprintf("context %d was stopped locally in an earlier pass and not started again", e.Context)
-			if !m.stopped {
-				rule, why = "SVC-1", fmt.Sprintf("%s honours a local stop only, and context %d was stopped earlier in this loop", e.Service, e.Context)
-			} else if x.ev[m.stopAt].Pass != nil && *x.ev[m.stopAt].Pass == p {
+			if x.ev[m.stopAt].Pass != nil && *x.ev[m.stopAt].Pass == p {
 				rule, why = "SVC-1", fmt.Sprintf("context %d was stopped locally in this pass", e.Context)
 			}
 			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("pass %d delivered a %s record: %s", p, e.Service, why), m.stopAt, i))
@@ -147,7 +144,7 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			if k.service == trace.CounterCollection && !pv.masks[k.context].everStopped {
 				continue
 			}
-			if !pv.masks[k.context].off(k.service) && !pv.got[k] {
+			if !pv.masks[k.context].off() && !pv.got[k] {
 				vs = append(vs, x.violation("LCX-3", d.id, fmt.Sprintf("context %d is not masked in pass %d, yet delivered no %s record there (it does in other passes)", k.context, pv.pass, k.service), pv.enter))
 				break
 			}

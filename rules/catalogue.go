@@ -76,9 +76,9 @@ var catalogue = []Rule{
 	r("LCX-4", "when the loop ends every context is back in its pre-replay state"),
 	r("LCX-5", "local start/stop only masks already-started contexts: it creates nothing, starts or stops nothing globally, changes no global state"),
 	r("LCX-6", "a local toggle affects only its own loop, never another dispatch, even one submitted concurrently from another thread"),
-	r("LCX-7", "a context inactive when the loop began cannot be started locally (ERROR_CONTEXT_NOT_STARTED); overrides are per thread and per loop, last call wins"),
+	r("LCX-7", "a context inactive when the loop began cannot be started or stopped locally (ERROR_CONTEXT_NOT_STARTED); overrides are per thread and per loop, last call wins"),
 
-	r("SVC-1", "dispatch counters, SPM, kernel dispatch tracing and dispatch thread trace obey local toggles: counters and SPM obey stop and start, tracing and thread trace obey stop only"),
+	r("SVC-1", "dispatch counters, SPM, kernel dispatch tracing and dispatch thread trace obey local toggles: counters and SPM obey stop and start; tracing and thread trace skip the passes their context is stopped in, and a later local start ends that stop"),
 	r("SVC-2", "PC sampling and device counting ignore local toggles and collect on every pass, though the local call succeeds"),
 	r("SVC-3", "on MI2xx/MI3xx dispatch counters and PC sampling never share a pass, and thread trace never shares a pass with SPM"),
 

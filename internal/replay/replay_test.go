@@ -285,7 +285,8 @@ func TestOperationQueries(t *testing.T) {
 }
 
 // TestLocalContexts: LCX-2 (window), LCX-3 (sticky), LCX-4 (scoped),
-// LCX-7 (not started) and SVC-1/SVC-2 (who honours the mask).
+// LCX-7 (not started: start and stop refused alike) and SVC-1/SVC-2 (who
+// honours the mask; a local start ends a trace service's stop).
 func TestLocalContexts(t *testing.T) {
 	var counterCtx, traceCtx, idleCtx replay.ContextID
 	records := map[replay.Service][]uint64{} // dispatch ids per service
@@ -299,7 +300,8 @@ func TestLocalContexts(t *testing.T) {
 		}
 		switch p.CurrentPass {
 		case 0:
-			statuses = append(statuses, p.ReplayStopContext(counterCtx), p.ReplayStopContext(traceCtx), p.ReplayStartContext(idleCtx))
+			statuses = append(statuses, p.ReplayStopContext(counterCtx), p.ReplayStopContext(traceCtx), p.ReplayStartContext(idleCtx),
+				p.ReplayStopContext(idleCtx))
 		case 2:
 			statuses = append(statuses, p.ReplayStartContext(counterCtx), p.ReplayStartContext(traceCtx))
 		}
@@ -321,7 +323,8 @@ func TestLocalContexts(t *testing.T) {
 	if _, _, err := b.dispatch(); err != nil {
 		t.Fatal(err)
 	}
-	want := []replay.Status{replay.StatusSuccess, replay.StatusSuccess, replay.StatusErrorContextNotStarted, replay.StatusErrorContextError,
+	want := []replay.Status{replay.StatusSuccess, replay.StatusSuccess, replay.StatusErrorContextNotStarted,
+		replay.StatusErrorContextNotStarted, replay.StatusErrorContextError,
 		replay.StatusErrorContextError, replay.StatusSuccess, replay.StatusSuccess, replay.StatusErrorContextError}
 	if len(statuses) != len(want) {
 		t.Fatalf("statuses %v, want %v", statuses, want)
@@ -332,14 +335,15 @@ func TestLocalContexts(t *testing.T) {
 		}
 	}
 	// Counters: off in passes 0 and 1, back on in pass 2 (honours stop and
-	// start). Kernel trace: off from pass 0 on (stop only). PC sampling:
+	// start). Kernel trace: the same, since the start in pass 2 ends its
+	// stop (SVC-1 with LCX-3, clarified 2026-11-30). PC sampling:
 	// every pass (ignores toggles), except that on MI300 it cannot share a
 	// pass with counters (SVC-3): so passes 0 and 1 only.
 	if n := len(records[replay.CounterCollection]); n != 1 {
 		t.Errorf("counter records = %d, want 1 (pass 2 only)", n)
 	}
-	if n := len(records[replay.KernelTrace]); n != 0 {
-		t.Errorf("kernel trace records = %d, want 0", n)
+	if n := len(records[replay.KernelTrace]); n != 1 {
+		t.Errorf("kernel trace records = %d, want 1 (pass 2 only)", n)
 	}
 	if n := len(records[replay.PCSampling]); n != 2 {
 		t.Errorf("pc sampling records = %d, want 2", n)
@@ -350,8 +354,8 @@ func TestLocalContexts(t *testing.T) {
 	if _, _, err := b.dispatch(); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(records[replay.KernelTrace]); n != 1 {
-		t.Errorf("kernel trace after the loop = %d records, want 1 (LCX-4)", n)
+	if n := len(records[replay.KernelTrace]); n != 2 {
+		t.Errorf("kernel trace after the loop = %d records, want 2 (LCX-4)", n)
 	}
 	if !b.sdk.IsActive(counterCtx) || !b.sdk.IsActive(traceCtx) || b.sdk.IsActive(idleCtx) {
 		t.Error("global context state changed by local toggles (LCX-5)")
