@@ -18,18 +18,18 @@ type Step struct {
 
 // The kinds of step and what follows each.
 const (
-	StepConfigEnter  = WindowConfigEnter // CONFIG ENTER callback
-	StepConfigExit   = WindowConfigExit  // CONFIG EXIT callback
-	StepPassEnter    = WindowPassEnter   // PASS ENTER callback; a pass
-	StepPassExit     = WindowPassExit    // PASS EXIT callback; a pass
-	StepPassCount    = PointPassCount    // replay_pass_count called
-	StepContinue     = PointContinue     // replay_continue called after a pass
-	StepSnapshot     = "snapshot"        // the SDK saved device memory
-	StepRestore      = "restore"         // the SDK restored memory before a pass
-	StepKernel       = "kernel"          // the kernel ran on the GPU
-	StepComplete     = "complete"        // the application saw the completion
-	StepLocalStart   = "local_start"     // replay_start_context; a context
-	StepLocalStop    = "local_stop"      // replay_stop_context; a context
+	StepConfigEnter  = WindowConfigEnter  // CONFIG ENTER callback
+	StepConfigExit   = WindowConfigExit   // CONFIG EXIT callback
+	StepPassEnter    = WindowPassEnter    // PASS ENTER callback; a pass
+	StepPassExit     = WindowPassExit     // PASS EXIT callback; a pass
+	StepPassCount    = PointPassCount     // replay_pass_count called
+	StepContinue     = PointContinue      // replay_continue called after a pass
+	StepSnapshot     = "snapshot"         // the SDK saved device memory
+	StepRestore      = "restore"          // the SDK restored memory before a pass
+	StepKernel       = "kernel"           // the kernel ran on the GPU
+	StepComplete     = "complete"         // the application saw the completion
+	StepLocalStart   = "local_start"      // replay_start_context; a context
+	StepLocalStop    = "local_stop"       // replay_stop_context; a context
 	StepStartContext = ActionStartContext // a global start from a callback; a context
 	StepStopContext  = ActionStopContext  // a global stop from a callback; a context
 	StepDispatch     = ActionDispatch     // the tool's own dispatch from a callback; a dispatch
