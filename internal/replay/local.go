@@ -14,6 +14,14 @@ type threadState struct {
 	loop     *loopState
 	apiStack []uint64
 	leaked   map[ContextID]bool // FaultLocalToggleLeaks: a mask that outlived its loop
+	// inCallback counts the replay callbacks running on this thread: a
+	// dispatch written inside one is the tool's own (docs/decisions.md).
+	inCallback int
+	// owns is the agent whose loop lock this thread holds (MEM-6), 0 none.
+	owns hsa.AgentID
+	// unmasked is set while the tool's own dispatch is prepared: the
+	// loop's override is not for it (LCX-6).
+	unmasked bool
 
 	start, stop LocalContextFunc // this thread's local toggles, made once
 }
@@ -86,6 +94,44 @@ func (ts *threadState) endLoop(leak bool) {
 	ts.loop = nil
 }
 
+// enterCallback and exitCallback bracket a replay callback on this thread.
+func (ts *threadState) enterCallback() {
+	ts.mu.Lock()
+	ts.inCallback++
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) exitCallback() {
+	ts.mu.Lock()
+	ts.inCallback--
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) insideCallback() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.inCallback > 0
+}
+
+// setOwns records the agent whose loop lock the thread took (0: released).
+func (ts *threadState) setOwns(agent hsa.AgentID) {
+	ts.mu.Lock()
+	ts.owns = agent
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) ownsAgent(agent hsa.AgentID) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.owns != 0 && ts.owns == agent
+}
+
+func (ts *threadState) setUnmasked(on bool) {
+	ts.mu.Lock()
+	ts.unmasked = on
+	ts.mu.Unlock()
+}
+
 func (ts *threadState) setPassEnter(on bool) {
 	ts.mu.Lock()
 	if ts.loop != nil {
@@ -103,6 +149,9 @@ func (ts *threadState) participates(svc Service, ctx ContextID, faults Faults) b
 	mask := ts.leaked
 	if ts.loop != nil {
 		mask = ts.loop.enabled
+	}
+	if ts.unmasked {
+		mask = nil
 	}
 	on, set := mask[ctx]
 	switch svc {

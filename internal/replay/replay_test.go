@@ -96,6 +96,7 @@ type replayTool struct {
 	passes    []uint64 // current_pass of every PASS ENTER
 	totals    []uint64
 	configs   int
+	exits     int // CONFIG EXITs
 	onPass    func(rec replay.CallbackRecord, ud *replay.UserData)
 }
 
@@ -107,6 +108,8 @@ func (rt *replayTool) install(b *bench, ops ...replay.Operation) replay.ContextI
 		case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
 			rt.configs++
 			p.ReplayPassCount, p.ReplayContinue = rt.passCount, rt.cont
+		case rec.Operation == replay.OpConfig:
+			rt.exits++
 		case rec.Operation == replay.OpPass && rec.Phase == replay.PhaseEnter:
 			rt.passes = append(rt.passes, p.CurrentPass)
 			rt.totals = append(rt.totals, p.TotalPasses)
@@ -422,7 +425,93 @@ func TestRestoreFailureIsFatal(t *testing.T) {
 	cfg := sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}, FailRestoreAt: 1}
 	b := newBenchOn(t, cfg, replay.Options{}, func(b *bench) { tool.install(b) })
 	sig, _, err := b.dispatch()
-	if err == nil || sig != 1 {
-		t.Errorf("err=%v signal=%d; want an error and no completion", err, sig)
+	if !errors.Is(err, replay.ErrRestoreFailed) || sig != 1 {
+		t.Errorf("err=%v signal=%d; want ErrRestoreFailed and no completion", err, sig)
+	}
+	// The SDK says so: the one restore event carries an error status, and
+	// no CONFIG EXIT follows it.
+	failed := 0
+	for _, e := range b.rec.Events() {
+		if e.Type == trace.Restore && e.Status.Is("ERROR") && e.Message != "" {
+			failed++
+		}
+	}
+	if failed != 1 || tool.exits != 0 || b.count(trace.Restore) != 1 {
+		t.Errorf("failed restores=%d restores=%d CONFIG EXITs=%d; want 1, 1, 0", failed, b.count(trace.Restore), tool.exits)
+	}
+}
+
+// TestDispatchFromInsideACallback: the tool writes a dispatch of its own
+// from PASS ENTER of pass 1, on the agent its loop holds. It is not a
+// replay candidate (no CONFIG of its own), gets its own dispatch id, runs
+// once at once without waiting for the loop's lock, and the loop's local
+// override (counters stopped in pass 0) does not mask it (LCX-6).
+func TestDispatchFromInsideACallback(t *testing.T) {
+	var counterCtx replay.ContextID
+	var side hsa.Allocation
+	type rec struct {
+		dispatch uint64
+		service  replay.Service
+	}
+	var records []rec
+	var nestedErr error
+	var nestedSignal int64 = -1
+	tool := &replayTool{passCount: fixed(3)}
+	var b *bench
+	tool.onPass = func(r replay.CallbackRecord, _ *replay.UserData) {
+		p := r.Payload
+		if r.Phase != replay.PhaseEnter {
+			return
+		}
+		switch p.CurrentPass {
+		case 0:
+			p.ReplayStopContext(counterCtx)
+		case 1:
+			sig := b.rt.CreateSignal(1)
+			nestedErr = b.q.Submit(1, hsa.Packet{Type: hsa.KernelDispatchPacket, Kernel: "increment",
+				Grid: hsa.Dim3{X: 4, Y: 1, Z: 1}, Workgroup: hsa.Dim3{X: 64, Y: 1, Z: 1},
+				Args: []hsa.Arg{{Buffer: &side}}, Completion: sig})
+			nestedSignal = sig.Value()
+		}
+	}
+	b = newBench(t, replay.Options{}, func(b *bench) {
+		counterCtx, _ = b.sdk.CreateContext()
+		b.sdk.ConfigureCounterCollection(counterCtx, func(hsa.ThreadID, replay.DispatchInfo, replay.CorrelationID) []string {
+			return []string{"SQ_WAVES"}
+		}, func(r replay.Record) { records = append(records, rec{r.Dispatch.DispatchID, r.Service}) })
+		b.sdk.StartContext(counterCtx)
+		tool.install(b)
+		var err error
+		if side, err = b.rt.Allocate(b.rt.Agents()[0].ID, hsa.DeviceCoarse, 16); err != nil {
+			t.Fatal(err)
+		}
+	})
+	sig, _, err := b.dispatch()
+	if err != nil || nestedErr != nil {
+		t.Fatalf("err=%v, nested err=%v", err, nestedErr)
+	}
+	if sig != 0 || nestedSignal != 0 {
+		t.Errorf("signals: loop %d, nested %d; want both completed once (0)", sig, nestedSignal)
+	}
+	if tool.configs != 1 || len(tool.passes) != 3 {
+		t.Errorf("CONFIGs=%d passes=%d; want 1 and 3 (the nested dispatch is no replay candidate)", tool.configs, len(tool.passes))
+	}
+	ids := 0
+	for _, e := range b.rec.Events() {
+		if e.Type == trace.DispatchID {
+			ids++
+		}
+	}
+	nested := 0
+	for _, r := range records {
+		if r.dispatch == 2 && r.service == replay.CounterCollection {
+			nested++
+		}
+		if r.dispatch == 1 {
+			t.Errorf("the loop's dispatch got a counter record although its context was stopped in pass 0")
+		}
+	}
+	if ids != 2 || nested != 1 {
+		t.Errorf("dispatch ids reserved=%d, counter records of the nested dispatch=%d; want 2 and 1", ids, nested)
 	}
 }
