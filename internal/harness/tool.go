@@ -28,10 +28,10 @@ type tool struct {
 	threadOf  map[uint64]hsa.ThreadID    // goroutine id -> application thread
 	published map[hsa.ThreadID]published // the pass in "thread-local" state (CB-4)
 	live      map[string]bool            // contexts the tool has started globally
-	label     map[hsa.ThreadID]string // the dispatch each thread is submitting
-	labelOf   map[uint64]string       // dispatch id -> spec name
-	inPass    map[string]int64        // spec name -> pass running, -1 outside
-	started   map[string]bool         // spec names whose app_dispatch happened
+	label     map[hsa.ThreadID]string    // the dispatch each thread is submitting
+	labelOf   map[uint64]string          // dispatch id -> spec name
+	inPass    map[string]int64           // spec name -> pass running, -1 outside
+	started   map[string]bool            // spec names whose app_dispatch happened
 	counters  map[string]map[uint64]uint64
 	extNext   atomic.Uint64
 }
