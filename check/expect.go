@@ -50,13 +50,40 @@ func Expectations(s spec.Spec, t trace.Trace) []Violation {
 	if ex.Timestamps != "" {
 		c.timestamps(ex.Timestamps)
 	}
+	for _, label := range slices.Sorted(maps.Keys(ex.MemoryAfter)) {
+		for _, buf := range slices.Sorted(maps.Keys(ex.MemoryAfter[label])) {
+			c.memoryAfter(label, buf, ex.MemoryAfter[label][buf])
+		}
+	}
+	for _, u := range ex.UserData {
+		c.userData(u)
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Sequence)) {
+		c.sequence(label, ex.Sequence[label])
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.DispatchIDs)) {
+		c.dispatchIDs(label, ex.DispatchIDs[label])
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Correlation)) {
+		c.correlation(label, ex.Correlation[label])
+	}
+	for _, r := range ex.RecordCounts {
+		c.recordCount(r)
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Runs)) {
+		c.runs(label, ex.Runs[label])
+	}
+	for _, label := range ex.Aborts {
+		c.aborts(label)
+	}
 	return sortViolations(c.vs)
 }
 
 type expectChecker struct {
-	x  *index
-	s  spec.Spec
-	vs []Violation
+	x        *index
+	s        spec.Spec
+	vs       []Violation
+	subjects map[string]*subject // built on first use
 }
 
 func (c *expectChecker) fail(key, label, requires, msg string, at ...int) {
@@ -218,10 +245,19 @@ func (c *expectChecker) records(service string, want spec.Count) {
 	}
 }
 
-// status: every matching api or local call returned the status. Contexts
-// are named by the spec and numbered 1.. in the order of spec.contexts.
+// status: every matching api or local call returned the status, where
+// the expectation narrows it to a dispatch, a callback and a pass.
+// Contexts are named by the spec and numbered 1.. in the order of
+// spec.contexts.
 func (c *expectChecker) status(st spec.StatusExpect) {
 	req := fmt.Sprintf("%s returns %s", st.Call, st.Status)
+	where, scope, ok := c.statusScope(st)
+	if !ok {
+		return
+	}
+	if scope != "" {
+		req += " " + scope
+	}
 	typ, call := trace.API, trace.Call(st.Call)
 	switch st.Call {
 	case spec.MisuseLocalStart:
@@ -242,7 +278,7 @@ func (c *expectChecker) status(st spec.StatusExpect) {
 	var matched, wrong []int
 	for _, i := range c.x.byType[typ] {
 		e := c.x.ev[i]
-		if e.Call != call || (haveCtx && e.Context != ctx) {
+		if e.Call != call || (haveCtx && e.Context != ctx) || !where(e) {
 			continue
 		}
 		matched = append(matched, i)

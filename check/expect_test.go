@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +68,173 @@ func TestExpectations(t *testing.T) {
 	// never_ends holds on a trace that never ended.
 	if vs := Expectations(spec.Spec{Expect: spec.Expect{NeverEnds: []string{"k"}}}, neverEnded()); len(vs) > 0 {
 		t.Errorf("never_ends on a never-ended trace: %v", vs)
+	}
+}
+
+// objectsTrace is a fixed loop of up to 5 passes that continue ends after
+// pass 2 (three passes), with kernel trace and counters in context 10, a
+// local stop from CONFIG ENTER (refused) and one in PASS ENTER of pass 1
+// (accepted), and a dispatch the tool writes from PASS ENTER of pass 1
+// (dispatch id 2, one kernel, one kernel trace record).
+func objectsTrace() trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}})
+	tr := insertAfter(b.trace(), configCB(trace.PhaseEnter),
+		trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 2, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "ERROR_CONTEXT_ERROR"})
+	tr = insertAfter(tr, passCB(trace.PhaseEnter, 1),
+		trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 2, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Status: "SUCCESS"},
+		trace.Event{Type: trace.ToolDispatch, Thread: 1, Label: "side", Kernel: "increment", Agent: 1, Signal: 777, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Dispatch: 1},
+		trace.Event{Type: trace.DispatchID, Thread: 1, Dispatch: 2, Agent: 1, Kernel: "increment"},
+		trace.Event{Type: trace.Kernel, Thread: 1, Dispatch: 2, Agent: 1, Kernel: "increment", Start: 90000, End: 90005, Signal: 777},
+		trace.Event{Type: trace.Record, Thread: 1, Dispatch: 2, Agent: 1, Service: trace.KernelTrace, Context: 10, Corr: &trace.Corr{Internal: 300}, Start: 90000, End: 90005},
+		trace.Event{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 777})
+	return renumber(tr)
+}
+
+// abortTrace: a fixed loop of 3 whose restore before pass 1 fails part-way;
+// nothing follows it.
+func abortTrace() trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
+	tr := b.trace()
+	cut := 0
+	for i, e := range tr.Events {
+		if withPass(trace.Restore, 1)(e) {
+			cut = i
+			break
+		}
+	}
+	tr.Events = tr.Events[:cut+1]
+	tr.Events[cut].Status, tr.Events[cut].Message = "ERROR", "restore failed after 1 of 2 regions"
+	return renumber(tr)
+}
+
+func TestObjectExpectations(t *testing.T) {
+	tr := objectsTrace()
+	one := int64(1)
+	u := trace.U64
+	ctxs := []spec.Context{{Name: "replay"}, {Name: "timing"}}
+	seq := []string{"CONFIG_ENTER", "local_stop timing", "pass_count", "snapshot",
+		"PASS_ENTER 0", "kernel", "PASS_EXIT 0", "continue 0", "restore 1",
+		"PASS_ENTER 1", "local_stop timing", "dispatch side", "kernel", "PASS_EXIT 1", "continue 1", "restore 2",
+		"PASS_ENTER 2", "kernel", "PASS_EXIT 2", "continue 2", "CONFIG_EXIT", "complete"}
+	good := spec.Expect{
+		Statuses: []spec.StatusExpect{
+			{Call: "local_stop", Context: "timing", In: "CONFIG_ENTER", Dispatch: "k", Status: "ERROR_CONTEXT_ERROR"},
+			{Call: "local_stop", Context: "timing", In: "PASS_ENTER", Pass: u(1), Status: "SUCCESS"},
+		},
+		MemoryAfter: map[string]map[string]spec.MemoryExpect{"k": {"buf-1": {All: &one}}},
+		UserData: []spec.UserDataExpect{
+			{Dispatch: "k", At: "CONFIG_ENTER", Value: 0},
+			{Dispatch: "k", At: "pass_count", Value: 41},
+			{Dispatch: "k", At: "PASS_ENTER", Value: 41},
+			{Dispatch: "k", At: "continue", Pass: u(1), Value: 41},
+		},
+		Sequence:    map[string][]string{"k": seq, "side": {"kernel", "complete"}},
+		DispatchIDs: map[string][]uint64{"k": {1}, "side": {2}},
+		Correlation: map[string]spec.CorrelationExpect{"k": {External: []uint64{910, 911, 912}, SameInternal: true}},
+		RecordCounts: []spec.RecordCount{
+			{Service: "kernel_trace", Count: spec.Exactly(4)},
+			{Service: "kernel_trace", Dispatch: "k", Pass: u(1), Context: "10", Count: spec.Exactly(1)},
+			{Service: "kernel_trace", Dispatch: "side", Count: spec.Exactly(1)},
+			{Service: "counter_collection", Dispatch: "k", Count: spec.Exactly(3)},
+		},
+		Runs: map[string]spec.Count{"k": spec.Exactly(3), "side": spec.Exactly(1)},
+	}
+	if vs := Expectations(spec.Spec{Contexts: ctxs, Expect: good}, tr); len(vs) > 0 {
+		for _, v := range vs {
+			t.Errorf("unexpected on the good trace:\n%s", v)
+		}
+	}
+	if vs := Expectations(spec.Spec{Expect: spec.Expect{Aborts: []string{"k"}}}, abortTrace()); len(vs) > 0 {
+		t.Errorf("aborts on a trace that aborts at its restore: %v", vs)
+	}
+
+	seqWithout := func(drop string) []string {
+		out := slices.Clone(seq)
+		return slices.DeleteFunc(out, func(s string) bool { return s == drop })
+	}
+	cases := []struct {
+		key    string
+		expect spec.Expect
+		tr     trace.Trace
+		reason string
+	}{
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", In: "PASS_ENTER", Pass: u(1), Status: "SUCCESS"}}},
+			edit(tr, withPass(trace.Local, 1), func(e *trace.Event) { e.Status = "ERROR_CONTEXT_NOT_STARTED" }),
+			"the call in PASS ENTER of pass 1 returned another status"},
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", In: "PASS_ENTER", Pass: u(2), Status: "SUCCESS"}}}, tr,
+			"no local stop was made in pass 2, so the scope matches nothing"},
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", In: "PASS_EXIT", Status: "ERROR_CONTEXT_ERROR"}}}, tr,
+			"a window with no such call must not pass by silence"},
+		{"memory_after", spec.Expect{MemoryAfter: map[string]map[string]spec.MemoryExpect{"k": {"buf-1": {Values: []int64{1, 1, 2}}}}}, tr,
+			"the third element read back after k is 1, not 2"},
+		{"memory_after", spec.Expect{MemoryAfter: map[string]map[string]spec.MemoryExpect{"k": {"buf-1": {All: &one}}}},
+			drop(tr, typ(trace.AppReadback)), "without an app_readback nothing was read after k"},
+		{"user_data", spec.Expect{UserData: []spec.UserDataExpect{{Dispatch: "k", At: "PASS_ENTER", Value: 41}}},
+			edit(tr, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.UserData = trace.U64(1001) }),
+			"PASS ENTER of pass 2 was handed the value an earlier pass wrote"},
+		{"user_data", spec.Expect{UserData: []spec.UserDataExpect{{Dispatch: "k", At: "PASS_EXIT", Pass: u(4), Value: 41}}}, tr,
+			"pass 4 never ran, so its EXIT cannot be judged as holding"},
+		{"user_data", spec.Expect{UserData: []spec.UserDataExpect{{Dispatch: "k", At: "pass_count", Value: 41}}},
+			edit(tr, typ(trace.PassCount), func(e *trace.Event) { e.UserData = nil }),
+			"replay_pass_count shown without user data was not handed 41"},
+		{"sequence", spec.Expect{Sequence: map[string][]string{"k": seq}}, drop(tr, withPass(trace.Restore, 2)),
+			"the restore before pass 2 is missing"},
+		{"sequence", spec.Expect{Sequence: map[string][]string{"k": seq}}, moveBefore(tr, withPass(trace.Continue, 0), passCB(trace.PhaseExit, 0)),
+			"continue was consulted before the pass's EXIT"},
+		{"sequence", spec.Expect{Sequence: map[string][]string{"k": seqWithout("dispatch side")}}, tr,
+			"the tool's dispatch from PASS ENTER of pass 1 is a step the spec left out"},
+		{"sequence", spec.Expect{Sequence: map[string][]string{"k": append(slices.Clone(seq), "kernel")}}, tr,
+			"the spec wants a step after the completion that never came"},
+		{"dispatch_ids", spec.Expect{DispatchIDs: map[string][]uint64{"k": {2}}}, tr,
+			"k's reserved id is 1"},
+		{"dispatch_ids", spec.Expect{DispatchIDs: map[string][]uint64{"k": {1}}},
+			edit(tr, and(typ(trace.Kernel), dispatchIs(1), inPass(tr, trace.Kernel, 2)), func(e *trace.Event) { e.Dispatch = 3 }),
+			"the kernel of pass 2 carries another id than k's"},
+		{"dispatch_ids", spec.Expect{DispatchIDs: map[string][]uint64{"side": {2, 3}}}, tr,
+			"the tool's dispatch reserved one id, not two"},
+		{"correlation", spec.Expect{Correlation: map[string]spec.CorrelationExpect{"k": {External: []uint64{910, 911, 912}}}},
+			edit(tr, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: e.Corr.Internal, External: 5, Ancestor: e.Corr.Ancestor} }),
+			"the records of pass 1 carry another external id"},
+		{"correlation", spec.Expect{Correlation: map[string]spec.CorrelationExpect{"k": {External: []uint64{910, 911}}}}, tr,
+			"k's records come from three passes, not two"},
+		{"correlation", spec.Expect{Correlation: map[string]spec.CorrelationExpect{"k": {SameInternal: true}}},
+			edit(tr, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, Ancestor: 7} }),
+			"PASS ENTER of pass 2 carries another internal id"},
+		{"record_counts", spec.Expect{RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: "k", Pass: u(1), Count: spec.Exactly(1)}}},
+			drop(tr, and(typ(trace.Record), dispatchIs(1), withPass(trace.Record, 1), func(e trace.Event) bool { return e.Service == trace.KernelTrace })),
+			"pass 1 delivered no kernel trace record"},
+		{"record_counts", spec.Expect{RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: "k", Context: "11", Count: spec.Exactly(3)}}}, tr,
+			"context 11 delivered none of k's kernel trace records"},
+		{"record_counts", spec.Expect{RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: "k", Count: spec.Exactly(3)}}},
+			insertAfter(tr, inPass(tr, trace.Record, 0), trace.Event{Type: trace.Record, Thread: 1, Dispatch: 1, Service: trace.KernelTrace, Context: 10, Pass: trace.U64(0)}),
+			"a fourth kernel trace record of k, in pass 0"},
+		{"runs", spec.Expect{Runs: map[string]spec.Count{"k": spec.Exactly(3)}},
+			insertAfter(tr, typ(trace.AppComplete), trace.Event{Type: trace.Kernel, Thread: 1, Dispatch: 1, Agent: 1, Kernel: "increment"}),
+			"k's kernel ran a fourth time after the loop"},
+		{"runs", spec.Expect{Runs: map[string]spec.Count{"nope": spec.Exactly(1)}}, tr,
+			"no dispatch is labelled nope"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}}, tr, "no restore of k failed"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}},
+			insertAfter(abortTrace(), typ(trace.Restore), trace.Event{Type: trace.AppMemory, Buffer: "buf-1", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}}),
+			"the application read memory after the process should have died"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}},
+			insertAfter(abortTrace(), typ(trace.Restore), trace.Event{Type: trace.Callback, Thread: 1, Dispatch: 1, Op: trace.OpConfig, Phase: trace.PhaseExit}),
+			"CONFIG EXIT fired after the failed restore"},
+	}
+	for _, c := range cases {
+		t.Run(c.key+"/"+c.reason, func(t *testing.T) {
+			vs := Expectations(spec.Spec{Contexts: ctxs, Expect: c.expect}, renumber(c.tr))
+			if len(vs) == 0 {
+				t.Fatalf("expect.%s: no violation, although %s", c.key, c.reason)
+			}
+			t.Logf("%s: %s", vs[0].Requires, vs[0].Message)
+			for _, v := range vs {
+				if v.Rule != ExpectRule || !strings.HasPrefix(v.Requires, "expect."+c.key+":") || v.Message == "" {
+					t.Errorf("violation names %s / %q / %q, want EXPECT, expect.%s and a message", v.Rule, v.Requires, v.Message, c.key)
+				}
+			}
+		})
 	}
 }
