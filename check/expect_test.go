@@ -195,7 +195,9 @@ func TestObjectExpectations(t *testing.T) {
 		{"dispatch_ids", spec.Expect{DispatchIDs: map[string][]uint64{"side": {2, 3}}}, tr,
 			"the tool's dispatch reserved one id, not two"},
 		{"correlation", spec.Expect{Correlation: map[string]spec.CorrelationExpect{"k": {External: []uint64{910, 911, 912}}}},
-			edit(tr, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: e.Corr.Internal, External: 5, Ancestor: e.Corr.Ancestor} }),
+			edit(tr, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) {
+				e.Corr = &trace.Corr{Internal: e.Corr.Internal, External: 5, Ancestor: e.Corr.Ancestor}
+			}),
 			"the records of pass 1 carry another external id"},
 		{"correlation", spec.Expect{Correlation: map[string]spec.CorrelationExpect{"k": {External: []uint64{910, 911}}}}, tr,
 			"k's records come from three passes, not two"},
