@@ -36,27 +36,28 @@ func TestExpectations(t *testing.T) {
 		key    string
 		expect spec.Expect
 		tr     trace.Trace
+		reason string
 	}{
-		{"passes", spec.Expect{Passes: map[string]spec.Count{"k": spec.Exactly(5)}}, tr},
-		{"passes", spec.Expect{Passes: map[string]spec.Count{"nope": spec.Exactly(1)}}, tr},
-		{"continue_consulted", spec.Expect{ContinueConsulted: map[string][]uint64{"k": {0, 1, 2, 3}}}, tr},
-		{"completions", spec.Expect{Completions: map[string]spec.Count{"k": spec.Exactly(2)}}, tr},
-		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {Values: []int64{1, 2}}}}, tr},
-		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {All: new(int64)}}}, tr},
-		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"other": {All: &one}}}, tr},
-		{"records", spec.Expect{Records: map[string]spec.Count{string(trace.KernelTrace): {Min: 4, Max: 10}}}, tr},
-		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", Context: "timing", Status: "SUCCESS"}}}, tr},
-		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_start", Status: "SUCCESS"}}}, tr},
-		{"warnings", spec.Expect{Warnings: []string{"graph_launch"}}, tr},
-		{"no_warnings", spec.Expect{NoWarnings: true}, insertAfter(tr, typ(trace.API), trace.Event{Type: trace.Warning, Code: "graph_launch"})},
-		{"never_ends", spec.Expect{NeverEnds: []string{"k"}}, tr},
-		{"timestamps", spec.Expect{Timestamps: "differ_per_pass"}, edit(tr, typ(trace.Kernel), func(e *trace.Event) { e.Start, e.End = 1, 2 })},
+		{"passes", spec.Expect{Passes: map[string]spec.Count{"k": spec.Exactly(5)}}, tr, "continue ended the loop after three of five passes"},
+		{"passes", spec.Expect{Passes: map[string]spec.Count{"nope": spec.Exactly(1)}}, tr, "no dispatch is labelled nope"},
+		{"continue_consulted", spec.Expect{ContinueConsulted: map[string][]uint64{"k": {0, 1, 2, 3}}}, tr, "continue was not consulted after pass 3, which never ran"},
+		{"completions", spec.Expect{Completions: map[string]spec.Count{"k": spec.Exactly(2)}}, tr, "the application saw one completion"},
+		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {Values: []int64{1, 2}}}}, tr, "the second element is 1"},
+		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {All: new(int64)}}}, tr, "every element is 1, not 0"},
+		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"other": {All: &one}}}, tr, "buffer other was never read back"},
+		{"records", spec.Expect{Records: map[string]spec.Count{string(trace.KernelTrace): {Min: 4, Max: 10}}}, tr, "three kernel trace records, below the range"},
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", Context: "timing", Status: "SUCCESS"}}}, tr, "the local stop returned ERROR_CONTEXT_ERROR"},
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_start", Status: "SUCCESS"}}}, tr, "no local start was made"},
+		{"warnings", spec.Expect{Warnings: []string{"graph_launch"}}, tr, "no warning was printed"},
+		{"no_warnings", spec.Expect{NoWarnings: true}, insertAfter(tr, typ(trace.API), trace.Event{Type: trace.Warning, Code: "graph_launch"}), "a warning was printed"},
+		{"never_ends", spec.Expect{NeverEnds: []string{"k"}}, tr, "k's loop ended and completed"},
+		{"timestamps", spec.Expect{Timestamps: "differ_per_pass"}, edit(tr, typ(trace.Kernel), func(e *trace.Event) { e.Start, e.End = 1, 2 }), "every pass's kernel has the same start and end"},
 	}
 	for _, c := range cases {
-		t.Run(c.key, func(t *testing.T) {
+		t.Run(c.key+"/"+c.reason, func(t *testing.T) {
 			vs := Expectations(spec.Spec{Contexts: ctxs, Expect: c.expect}, c.tr)
 			if len(vs) == 0 {
-				t.Fatalf("expect.%s: no violation", c.key)
+				t.Fatalf("expect.%s: no violation, although %s", c.key, c.reason)
 			}
 			for _, v := range vs {
 				if v.Rule != ExpectRule || !strings.HasPrefix(v.Requires, "expect."+c.key+":") {
