@@ -552,6 +552,9 @@ func (v *validator) expectMore(e Expect) {
 	for _, d := range sortedKeys(e.MemoryAfter) {
 		p := "expect.memory_after." + d
 		v.dispatchRef(p, d)
+		if v.byTool[d] {
+			v.fail(p, fmt.Sprintf("the application reads back only after its own dispatches; %s is the tool's", d))
+		}
 		var args []string
 		if i, ok := v.dispatches[d]; ok {
 			args = v.s.Application.Dispatches[i].Args
