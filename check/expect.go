@@ -73,6 +73,9 @@ func Expectations(s spec.Spec, t trace.Trace) []Violation {
 	for _, label := range slices.Sorted(maps.Keys(ex.Runs)) {
 		c.runs(label, ex.Runs[label])
 	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Saved)) {
+		c.saved(label, ex.Saved[label])
+	}
 	for _, label := range ex.Aborts {
 		c.aborts(label)
 	}

@@ -539,3 +539,52 @@ func (c *expectChecker) aborts(label string) {
 		}
 	}
 }
+
+// saved: the dispatch's snapshot saved exactly these buffers (MEM-4). A
+// region is the buffer the application had allocated at its address, and
+// not freed, when the snapshot was taken.
+func (c *expectChecker) saved(label string, want []string) {
+	req := fmt.Sprintf("the snapshot of %s saves exactly %v", label, want)
+	s := c.subject("saved", label, req)
+	if s == nil {
+		return
+	}
+	var snaps []int
+	for _, i := range c.x.byType[trace.Snapshot] {
+		if e := c.x.ev[i]; s.has(e.Dispatch) && (e.Status == "" || e.Status.Is(trace.StatusSuccess)) {
+			snaps = append(snaps, i)
+		}
+	}
+	if len(snaps) == 0 {
+		if len(want) > 0 {
+			c.fail("saved", label, req, "it took no snapshot", s.at)
+		}
+		return
+	}
+	at := snaps[0]
+	var got []string
+	for _, r := range c.x.ev[at].Regions {
+		got = append(got, c.bufferAt(r.Addr, at))
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		c.fail("saved", label, req, fmt.Sprintf("it saved %v", got), at)
+	}
+}
+
+// bufferAt names the buffer live at addr just before position before, or
+// the address itself when the application allocated nothing there.
+func (c *expectChecker) bufferAt(addr uint64, before int) string {
+	name := ""
+	for i := 0; i < before; i++ {
+		switch e := c.x.ev[i]; {
+		case e.Type == trace.AppAlloc && e.Addr == addr:
+			name = e.Buffer
+		case e.Type == trace.AppFree && e.Addr == addr:
+			name = ""
+		}
+	}
+	if name == "" {
+		return fmt.Sprintf("0x%x", addr)
+	}
+	return name
+}

@@ -89,6 +89,8 @@ func objectsTrace() trace.Trace {
 		trace.Event{Type: trace.Kernel, Thread: 1, Dispatch: 2, Agent: 1, Kernel: "increment", Start: 90000, End: 90005, Signal: 777},
 		trace.Event{Type: trace.Record, Thread: 1, Dispatch: 2, Agent: 1, Service: trace.KernelTrace, Context: 10, Corr: &trace.Corr{Internal: 300}, Start: 90000, End: 90005},
 		trace.Event{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 777})
+	// The snapshot saves the dispatch's buffer, at the address it got.
+	tr = edit(tr, typ(trace.Snapshot), func(e *trace.Event) { e.Regions = []trace.Region{{Addr: 1<<32 + 1<<16, Bytes: 16}} })
 	return renumber(tr)
 }
 
@@ -140,7 +142,8 @@ func TestObjectExpectations(t *testing.T) {
 			{Service: "kernel_trace", Dispatch: "side", Count: spec.Exactly(1)},
 			{Service: "counter_collection", Dispatch: "k", Count: spec.Exactly(3)},
 		},
-		Runs: map[string]spec.Count{"k": spec.Exactly(3), "side": spec.Exactly(1)},
+		Runs:  map[string]spec.Count{"k": spec.Exactly(3), "side": spec.Exactly(1)},
+		Saved: map[string][]string{"k": {"buf-1"}, "side": {}},
 	}
 	if vs := Expectations(spec.Spec{Contexts: ctxs, Expect: good}, tr); len(vs) > 0 {
 		for _, v := range vs {
@@ -218,6 +221,13 @@ func TestObjectExpectations(t *testing.T) {
 			"k's kernel ran a fourth time after the loop"},
 		{"runs", spec.Expect{Runs: map[string]spec.Count{"nope": spec.Exactly(1)}}, tr,
 			"no dispatch is labelled nope"},
+		{"saved", spec.Expect{Saved: map[string][]string{"k": {"buf-1", "other"}}}, tr,
+			"k's snapshot saved buf-1 alone"},
+		{"saved", spec.Expect{Saved: map[string][]string{"k": {"buf-1"}}},
+			insertBefore(tr, typ(trace.Snapshot), trace.Event{Type: trace.AppFree, Buffer: "buf-1", Addr: 1<<32 + 1<<16}),
+			"buf-1 was freed before the snapshot, so the region saved is no buffer of the application's"},
+		{"saved", spec.Expect{Saved: map[string][]string{"k": {}}}, tr,
+			"k took a snapshot, so it saved something"},
 		{"aborts", spec.Expect{Aborts: []string{"k"}}, tr, "no restore of k failed"},
 		{"aborts", spec.Expect{Aborts: []string{"k"}},
 			insertAfter(abortTrace(), typ(trace.Restore), trace.Event{Type: trace.AppMemory, Buffer: "buf-1", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}}),

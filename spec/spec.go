@@ -319,6 +319,9 @@ type Expect struct {
 	RecordCounts []RecordCount `yaml:"record_counts,omitempty" json:"record_counts,omitempty"`
 	// Runs is how many times each dispatch's kernel ran on the GPU.
 	Runs map[string]Count `yaml:"runs,omitempty" json:"runs,omitempty"`
+	// Saved names, per dispatch, exactly the buffers its snapshot saved
+	// (MEM-4); an empty list: nothing was saved.
+	Saved map[string][]string `yaml:"saved,omitempty" json:"saved,omitempty"`
 	// Aborts names dispatches during which the process must abort: a
 	// restore failed part-way (MEM-5) and nothing ran after it.
 	Aborts []string `yaml:"aborts,omitempty" json:"aborts,omitempty"`

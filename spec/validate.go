@@ -639,6 +639,18 @@ func (v *validator) expectMore(e Expect) {
 	for _, d := range sortedKeys(e.Runs) {
 		v.dispatchRef("expect.runs."+d, d)
 	}
+	for _, d := range sortedKeys(e.Saved) {
+		p := "expect.saved." + d
+		v.dispatchRef(p, d)
+		seen := map[string]bool{}
+		for i, b := range e.Saved[d] {
+			v.ref(fmt.Sprintf("%s[%d]", p, i), "buffer", b, v.buffers)
+			if seen[b] {
+				v.fail(fmt.Sprintf("%s[%d]", p, i), fmt.Sprintf("buffer %s is listed twice", b))
+			}
+			seen[b] = true
+		}
+	}
 	failing := false
 	for _, a := range v.s.Agents {
 		failing = failing || a.RestoreFailsAt > 0
