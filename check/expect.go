@@ -73,6 +73,12 @@ func Expectations(s spec.Spec, t trace.Trace) []Violation {
 	for _, label := range slices.Sorted(maps.Keys(ex.Runs)) {
 		c.runs(label, ex.Runs[label])
 	}
+	for _, pe := range ex.Payload {
+		c.payload(pe)
+	}
+	for _, ce := range ex.Counters {
+		c.counters(ce)
+	}
 	for _, label := range slices.Sorted(maps.Keys(ex.Saved)) {
 		c.saved(label, ex.Saved[label])
 	}
@@ -115,12 +121,18 @@ func (c *expectChecker) app(key, label, requires string) (*appView, *dispatchVie
 
 func (c *expectChecker) passes(label string, want spec.Count) {
 	req := fmt.Sprintf("%s runs %s passes", label, want)
-	a, d := c.app("passes", label, req)
-	if a == nil {
+	s := c.subject("passes", label, req)
+	if s == nil {
 		return
 	}
-	if n := uint64(len(d.passEnter)); !want.Holds(n) {
-		c.fail("passes", label, req, fmt.Sprintf("%s ran %d passes", label, n), firstOr(d.passEnter, a.at))
+	var enters []int
+	for _, i := range c.x.byType[trace.Callback] {
+		if e := c.x.ev[i]; s.has(e.Dispatch) && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
+			enters = append(enters, i)
+		}
+	}
+	if n := uint64(len(enters)); !want.Holds(n) {
+		c.fail("passes", label, req, fmt.Sprintf("%s ran %d passes", label, n), firstOr(enters, s.at))
 	}
 }
 
@@ -142,12 +154,23 @@ func (c *expectChecker) continueConsulted(label string, want []uint64) {
 
 func (c *expectChecker) completions(label string, want spec.Count) {
 	req := fmt.Sprintf("the application sees %s completions of %s", want, label)
-	a, _ := c.app("completions", label, req)
-	if a == nil {
+	s := c.subject("completions", label, req)
+	if s == nil {
 		return
 	}
-	if n := uint64(len(a.complete)); !want.Holds(n) {
-		c.fail("completions", label, req, fmt.Sprintf("it saw %d", n), concat([]int{a.at}, a.complete)...)
+	typ := trace.AppComplete
+	if s.byTool {
+		req = fmt.Sprintf("the tool sees %s completions of its dispatch %s", want, label)
+		typ = trace.ToolComplete
+	}
+	var done []int
+	for _, i := range c.x.byType[typ] {
+		if c.x.ev[i].Label == label {
+			done = append(done, i)
+		}
+	}
+	if n := uint64(len(done)); !want.Holds(n) {
+		c.fail("completions", label, req, fmt.Sprintf("it saw %d", n), concat([]int{s.at}, done)...)
 	}
 }
 

@@ -588,3 +588,109 @@ func (c *expectChecker) bufferAt(addr uint64, before int) string {
 	}
 	return name
 }
+
+// payload: at the callback, the payload had exactly these members non-zero
+// and this size (API-5, API-6, LCX-1).
+func (c *expectChecker) payload(pe spec.PayloadExpect) {
+	where := pe.At
+	if pe.Pass != nil {
+		where += fmt.Sprintf(" of pass %d", *pe.Pass)
+	}
+	var want []string
+	if pe.Members != nil {
+		want = slices.Sorted(slices.Values(pe.Members))
+		want = slices.Compact(want)
+	}
+	var says []string
+	if pe.Members != nil {
+		says = append(says, fmt.Sprintf("holds exactly the members %v", pe.Members))
+	}
+	if pe.Size != nil {
+		says = append(says, fmt.Sprintf("has size %d", *pe.Size))
+	}
+	req := fmt.Sprintf("at %s of %s the payload %s", where, pe.Dispatch, strings.Join(says, " and "))
+	s := c.subject("payload", pe.Dispatch, req)
+	if s == nil {
+		return
+	}
+	matched := 0
+	for _, i := range c.x.byType[trace.Callback] {
+		e := c.x.ev[i]
+		if !s.has(e.Dispatch) || windowOf(e) != pe.At {
+			continue
+		}
+		if p, ok := e.PassOf(); pe.Pass != nil && (!ok || p != *pe.Pass) {
+			continue
+		}
+		matched++
+		if pe.Members != nil {
+			if got := slices.Sorted(slices.Values(e.Payload)); !slices.Equal(got, want) {
+				c.fail("payload", pe.Dispatch, req, fmt.Sprintf("%s arrived with %v", kindText(e), e.Payload), i)
+				return
+			}
+		}
+		if pe.Size != nil && (e.PayloadSize == nil || *e.PayloadSize != *pe.Size) {
+			got := "no size"
+			if e.PayloadSize != nil {
+				got = fmt.Sprintf("size %d", *e.PayloadSize)
+			}
+			c.fail("payload", pe.Dispatch, req, fmt.Sprintf("%s arrived with %s", kindText(e), got), i)
+			return
+		}
+	}
+	if matched == 0 {
+		c.fail("payload", pe.Dispatch, req, fmt.Sprintf("%s never reached %s", pe.Dispatch, where))
+	}
+}
+
+// counters: the counter records of the dispatch (in the pass, from the
+// context) carry exactly these counter names (AGT-1: pass i, group i).
+func (c *expectChecker) counters(ce spec.CountersExpect) {
+	var scope []string
+	if ce.Pass != nil {
+		scope = append(scope, fmt.Sprintf("in pass %d", *ce.Pass))
+	}
+	if ce.Context != "" {
+		scope = append(scope, "from context "+ce.Context)
+	}
+	req := strings.Join(append([]string{fmt.Sprintf("the counter records of %s", ce.Dispatch)}, scope...), " ") +
+		fmt.Sprintf(" carry exactly %v", ce.Names)
+	s := c.subject("counters", ce.Dispatch, req)
+	if s == nil {
+		return
+	}
+	ctx, haveCtx := uint64(0), ce.Context != ""
+	if haveCtx {
+		id, ok := c.contextID(ce.Context)
+		if !ok {
+			c.fail("counters", ce.Dispatch, req, fmt.Sprintf("the spec has no context %q", ce.Context))
+			return
+		}
+		ctx = id
+	}
+	want := slices.Compact(slices.Sorted(slices.Values(ce.Names)))
+	matched := 0
+	for _, i := range c.x.byType[trace.Record] {
+		e := c.x.ev[i]
+		if e.Service != trace.CounterCollection || !s.has(e.Dispatch) || (haveCtx && e.Context != ctx) {
+			continue
+		}
+		if ce.Pass != nil {
+			if p, ok := c.x.recordPass(i); !ok || p != *ce.Pass {
+				continue
+			}
+		}
+		matched++
+		var got []string
+		for _, k := range e.Counters {
+			got = append(got, k.Name)
+		}
+		if slices.Sort(got); !slices.Equal(got, want) {
+			c.fail("counters", ce.Dispatch, req, fmt.Sprintf("a record carries %v", got), i)
+			return
+		}
+	}
+	if matched == 0 {
+		c.fail("counters", ce.Dispatch, req, "there is no such counter record")
+	}
+}

@@ -144,6 +144,11 @@ func TestObjectExpectations(t *testing.T) {
 		},
 		Runs:  map[string]spec.Count{"k": spec.Exactly(3), "side": spec.Exactly(1)},
 		Saved: map[string][]string{"k": {"buf-1"}, "side": {}},
+		Payload: []spec.PayloadExpect{
+			{Dispatch: "k", At: "PASS_ENTER", Pass: u(1), Members: []string{"current_pass", "total_passes", "replay_start_context", "replay_stop_context"}},
+			{Dispatch: "k", At: "PASS_EXIT", Pass: u(0), Members: []string{"total_passes", "replay_start_context", "replay_stop_context"}},
+		},
+		Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(1), Context: "10", Names: []string{"G1b", "G1a"}}},
 	}
 	if vs := Expectations(spec.Spec{Contexts: ctxs, Expect: good}, tr); len(vs) > 0 {
 		for _, v := range vs {
@@ -228,6 +233,23 @@ func TestObjectExpectations(t *testing.T) {
 			"buf-1 was freed before the snapshot, so the region saved is no buffer of the application's"},
 		{"saved", spec.Expect{Saved: map[string][]string{"k": {}}}, tr,
 			"k took a snapshot, so it saved something"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_ENTER", Members: []string{"current_pass", "total_passes", "replay_start_context", "replay_stop_context"}}}},
+			tr, "pass 0 arrives with current_pass zero, so it is not among the members"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_ENTER", Pass: u(2), Members: []string{"current_pass", "total_passes", "replay_start_context", "replay_stop_context"}}}},
+			edit(tr, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Payload = []string{"current_pass", "total_passes", "replay_start_context"} }),
+			"pass 2 arrived without replay_stop_context (LCX-1)"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "CONFIG_ENTER", Size: u(128)}}}, tr,
+			"the callbacks carry no payload size"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_EXIT", Pass: u(7), Members: []string{"size"}}}}, tr,
+			"pass 7 never ran"},
+		{"counters", spec.Expect{Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(2), Names: []string{"G2a", "G2b"}}}},
+			edit(tr, and(typ(trace.Record), withPass(trace.Record, 2)), func(e *trace.Event) {
+				if e.Service == trace.CounterCollection {
+					e.Counters = []trace.Counter{{Name: "G0a"}, {Name: "G0b"}}
+				}
+			}), "pass 2 collected group 0 again (a wrap, AGT-1)"},
+		{"counters", spec.Expect{Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(3), Names: []string{"G3a"}}}}, tr,
+			"no pass 3 ran, so no record carries its counters"},
 		{"aborts", spec.Expect{Aborts: []string{"k"}}, tr, "no restore of k failed"},
 		{"aborts", spec.Expect{Aborts: []string{"k"}},
 			insertAfter(abortTrace(), typ(trace.Restore), trace.Event{Type: trace.AppMemory, Buffer: "buf-1", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}}),

@@ -319,6 +319,11 @@ type Expect struct {
 	RecordCounts []RecordCount `yaml:"record_counts,omitempty" json:"record_counts,omitempty"`
 	// Runs is how many times each dispatch's kernel ran on the GPU.
 	Runs map[string]Count `yaml:"runs,omitempty" json:"runs,omitempty"`
+	// Payload states the replay payload a callback received: the members
+	// that were non-zero and its size.
+	Payload []PayloadExpect `yaml:"payload,omitempty" json:"payload,omitempty"`
+	// Counters names the counters the counter records of a pass carry.
+	Counters []CountersExpect `yaml:"counters,omitempty" json:"counters,omitempty"`
 	// Saved names, per dispatch, exactly the buffers its snapshot saved
 	// (MEM-4); an empty list: nothing was saved.
 	Saved map[string][]string `yaml:"saved,omitempty" json:"saved,omitempty"`
@@ -377,6 +382,27 @@ type CorrelationExpect struct {
 	// SameInternal: every callback and record of the dispatch carries one
 	// internal id and one ancestor id.
 	SameInternal bool `yaml:"same_internal,omitempty" json:"same_internal,omitempty"`
+}
+
+// PayloadExpect is "at this callback of the dispatch, the payload had
+// exactly these members non-zero (and this size)".
+type PayloadExpect struct {
+	Dispatch string `yaml:"dispatch" json:"dispatch"`
+	// At is CONFIG_ENTER, CONFIG_EXIT, PASS_ENTER or PASS_EXIT.
+	At   string  `yaml:"at" json:"at"`
+	Pass *uint64 `yaml:"pass,omitempty" json:"pass,omitempty"`
+	// Members lists the non-zero members by the reference's names.
+	Members []string `yaml:"members,omitempty" json:"members,omitempty"`
+	Size    *uint64  `yaml:"size,omitempty" json:"size,omitempty"`
+}
+
+// CountersExpect is "the counter records of this dispatch (in this pass,
+// from this context) carry exactly these counters".
+type CountersExpect struct {
+	Dispatch string   `yaml:"dispatch" json:"dispatch"`
+	Pass     *uint64  `yaml:"pass,omitempty" json:"pass,omitempty"`
+	Context  string   `yaml:"context,omitempty" json:"context,omitempty"`
+	Names    []string `yaml:"names" json:"names"`
 }
 
 // RecordCount is the number of records of a service, narrowed to one

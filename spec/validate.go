@@ -639,6 +639,30 @@ func (v *validator) expectMore(e Expect) {
 	for _, d := range sortedKeys(e.Runs) {
 		v.dispatchRef("expect.runs."+d, d)
 	}
+	for i, pe := range e.Payload {
+		p := fmt.Sprintf("expect.payload[%d]", i)
+		v.dispatchRef(p+".dispatch", pe.Dispatch)
+		v.oneOf(p+".at", "callback", pe.At, CallbackWindows)
+		if pe.Pass != nil && !strings.HasPrefix(pe.At, "PASS") {
+			v.fail(p+".pass", "a pass narrows PASS_ENTER and PASS_EXIT only")
+		}
+		for j, m := range pe.Members {
+			v.oneOf(fmt.Sprintf("%s.members[%d]", p, j), "payload member", m, PayloadMembers)
+		}
+		if pe.Members == nil && pe.Size == nil {
+			v.fail(p, "say what the payload held", "members", "size")
+		}
+	}
+	for i, ce := range e.Counters {
+		p := fmt.Sprintf("expect.counters[%d]", i)
+		v.dispatchRef(p+".dispatch", ce.Dispatch)
+		if ce.Context != "" || v.written(p+".context") {
+			v.ref(p+".context", "context", ce.Context, v.contexts)
+		}
+		if len(ce.Names) == 0 {
+			v.fail(p+".names", "name the counters (record_counts states that a pass has none)")
+		}
+	}
 	for _, d := range sortedKeys(e.Saved) {
 		p := "expect.saved." + d
 		v.dispatchRef(p, d)

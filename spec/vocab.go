@@ -25,6 +25,10 @@ var (
 	// CallbackWindows are the replay callbacks a call can be made from.
 	CallbackWindows = []string{WindowConfigEnter, WindowConfigExit, WindowPassEnter, WindowPassExit}
 	ActionCalls     = []string{ActionStartContext, ActionStopContext, ActionDispatch}
+	// PayloadMembers are the replay payload's members, in the reference's
+	// order (API-6); traces name them the same way.
+	PayloadMembers = []string{"size", "dispatch_info", "current_pass", "total_passes",
+		"replay_pass_count", "replay_continue", "replay_start_context", "replay_stop_context"}
 	// UserDataPoints are where expect.user_data looks: the callbacks and
 	// the tool's two functions.
 	UserDataPoints = []string{WindowConfigEnter, WindowConfigExit, WindowPassEnter, WindowPassExit,
