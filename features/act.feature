@@ -41,7 +41,7 @@ Feature: Which dispatches become replay candidates
     Then the dispatch gets no replay callback and runs once
     And the rule checks find nothing wrong
 
-  @ACT-3 @LCX-4
+  @ACT-3
   Scenario: a replay context stopped globally activates nothing from then on
     Given a tool that subscribes to kernel replay
     And the tool asks for 2 passes
