@@ -75,12 +75,32 @@ func (c *Command) Plan(env Env) (*Plan, error) {
 			return nil, err
 		}
 	}
+	var errs []error
+	for i, g := range c.Values["pmc"].Groups {
+		if len(g) == 0 {
+			errs = append(errs, &Diagnostic{Msg: fmt.Sprintf("--pmc occurrence %d names no counter: each --pmc is one counter group and needs at least one counter", i+1)})
+		}
+	}
+	if source := multipassSource(c.Values, jobs, fromInput); source != "" {
+		for _, dest := range []string{"pid", "collection_period"} {
+			given := c.Values.has(dest)
+			for _, j := range jobs {
+				given = given || j.has(dest)
+			}
+			if given {
+				errs = append(errs, &Diagnostic{Msg: fmt.Sprintf("several counter groups in separate runs (%s) cannot be combined with %s: the runs cannot share one %s",
+					source, c.Values.from(dest), map[string]string{"pid": "attached process", "collection_period": "collection window"}[dest])})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	runs, warnings, err := splitRuns(c.Values, jobs, fromInput)
 	if err != nil {
 		return nil, err
 	}
 	p := &Plan{Warnings: warnings}
-	var errs []error
 	for i := range runs {
 		ws, err := runs[i].check(env)
 		for _, w := range ws {
@@ -130,6 +150,26 @@ func Errors(err error) []error {
 		return nil
 	}
 	return flatten(err)
+}
+
+// multipassSource says why the command line asks for application replay's
+// several runs, or "" (rocprofv3.py multipass_source).
+func multipassSource(cli Values, jobs []Values, fromInput bool) string {
+	withPMC := 0
+	for _, j := range jobs {
+		if j.has("pmc") {
+			withPMC++
+		}
+	}
+	switch {
+	case len(cli["pmc"].Groups) > 1 && cli.str("replay_mode") != "kernel":
+		return "multiple --pmc options"
+	case fromInput && withPMC > 1:
+		return "multiple input-file jobs"
+	case fromInput && cli.has("pmc") && withPMC > 0:
+		return "--pmc combined with input-file pmc"
+	}
+	return ""
 }
 
 // splitRuns is rocprofv3.py's main: one run, or application replay's
@@ -275,9 +315,11 @@ func (cfg *Config) check(env Env) (warnings []string, err error) {
 			refuse("", "%s is not modelled by replayspec prof: it traces the HIP, HSA and marker APIs, which the simulated application does not have; use --kernel-trace for kernel dispatches", v.from(dest))
 		}
 	}
-	for i, g := range v["pmc"].Groups {
-		if len(g) == 0 {
-			refuse("", "--pmc occurrence %d names no counter: each --pmc is one counter group and needs at least one counter", i+1)
+	if v["pmc"].From != "--pmc" { // the command line's groups are checked before the runs are split
+		for i, g := range v["pmc"].Groups {
+			if len(g) == 0 {
+				refuse("", "pmc group %d of the input file names no counter", i+1)
+			}
 		}
 	}
 	for i, g := range v["pmc_groups"].Groups {
@@ -368,11 +410,7 @@ func (cfg *Config) check(env Env) (warnings []string, err error) {
 		refuse("", "%s: attach mode is not available here: replayspec prof always launches the spec's application itself", v.from("pid"))
 	}
 	if v.has("collection_period") {
-		if len(cfg.Groups) > 1 && !cfg.KernelReplay {
-			refuse("", "%s takes a single counter group, %d were given: the groups cannot share one collection window", v.from("collection_period"), len(cfg.Groups))
-		} else {
-			warnings = append(warnings, v.from("collection_period")+" is ignored: the simulated application is profiled from start to end")
-		}
+		warnings = append(warnings, v.from("collection_period")+" is ignored: the simulated application is profiled from start to end")
 	}
 	if v.on("stats") && !v.on("kernel_trace") {
 		warnings = append(warnings, "--stats summarises traced domains only, and no domain is traced: add --kernel-trace for kernel_stats.csv")
