@@ -95,8 +95,8 @@ func jsonDouble(v float64) string {
 	digits := strings.Replace(mant, ".", "", 1)
 	exp, _ := strconv.Atoi(expText)
 	n := len(digits)
-	kk := exp + 1  // position of the decimal point in digits
-	k := kk - n    // value = digits * 10^k
+	kk := exp + 1 // position of the decimal point in digits
+	k := kk - n   // value = digits * 10^k
 	var b strings.Builder
 	b.WriteString(sign)
 	switch {
@@ -155,11 +155,11 @@ type csvField struct {
 	text bool
 }
 
-func text(s string) csvField     { return csvField{s: s, text: true} }
-func num(v uint64) csvField      { return csvField{s: strconv.FormatUint(v, 10)} }
-func inum(v int64) csvField      { return csvField{s: strconv.FormatInt(v, 10)} }
-func raw(s string) csvField      { return csvField{s: s} }
-func dbl(v float64) csvField     { return csvField{s: csvDouble(v)} }
+func text(s string) csvField { return csvField{s: s, text: true} }
+func num(v uint64) csvField  { return csvField{s: strconv.FormatUint(v, 10)} }
+func inum(v int64) csvField  { return csvField{s: strconv.FormatInt(v, 10)} }
+func raw(s string) csvField  { return csvField{s: s} }
+func dbl(v float64) csvField { return csvField{s: csvDouble(v)} }
 func header(names []string) []csvField {
 	out := make([]csvField, len(names))
 	for i, n := range names {

@@ -17,7 +17,7 @@ import (
 // backslash and control characters only), no newline after the root.
 
 type (
-	jobj []jkv  // an object, members in order
+	jobj []jkv // an object, members in order
 	jkv  struct {
 		K string
 		V any

@@ -27,7 +27,9 @@ func toolEvents(r *AppRun, typ trace.Type, keep func(trace.Event) bool) []trace.
 	return out
 }
 
-func isReplayContext(e trace.Event) bool { return e.Call == "create_context" && e.Message == roleKernelReplay }
+func isReplayContext(e trace.Event) bool {
+	return e.Call == "create_context" && e.Message == roleKernelReplay
+}
 
 // RPV-2: the kernel replay context exists only with the flag, and only
 // when the flag is true.

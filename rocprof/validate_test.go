@@ -72,7 +72,9 @@ func (d *doc) kernels() []any {
 	return d.tool()["buffer_records"].(map[string]any)["kernel_dispatch"].([]any)
 }
 
-func (d *doc) setKernels(ks []any) { d.tool()["buffer_records"].(map[string]any)["kernel_dispatch"] = ks }
+func (d *doc) setKernels(ks []any) {
+	d.tool()["buffer_records"].(map[string]any)["kernel_dispatch"] = ks
+}
 
 func info(r any) map[string]any {
 	m := r.(map[string]any)
