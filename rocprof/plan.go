@@ -352,10 +352,8 @@ func (cfg *Config) check(env Env) (warnings []string, err error) {
 		}
 		why := "kernel replay varies only the counter group from pass to pass, so %s would stay on in every pass and report each kernel once per pass under one dispatch id; collect it in a separate run"
 		if attOn {
-			flag := "--att"
-			if !v.on("advanced_thread_trace") {
-				flag = "--att-no-intercept"
-			} else {
+			flag := v.from("att_no_intercept") // rocprofv3.py turns thread trace on for it too
+			if v.on("advanced_thread_trace") {
 				flag = v.from("advanced_thread_trace")
 			}
 			refuse("RPV-7", "--replay-mode kernel cannot be combined with %s (thread trace): "+why, flag, "thread trace")
