@@ -12,6 +12,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -44,7 +45,7 @@ func library(t *testing.T) []spec.Spec {
 // traceOf runs s on the simulator and returns its NDJSON trace.
 func traceOf(t *testing.T, s spec.Spec) []byte {
 	t.Helper()
-	tr, err := target.Sim{}.Run(context.Background(), spec.Defaults(s), target.Options{})
+	tr, err := simtarget.Sim{}.Run(context.Background(), spec.Defaults(s), target.Options{})
 	if err != nil {
 		// A run may fail on purpose (a never-ending loop); the trace
 		// still holds everything recorded, and that is what is pinned.
@@ -72,7 +73,7 @@ func TestGolden(t *testing.T) {
 func TestGoldenPassesItsSpec(t *testing.T) {
 	for _, s := range library(t) {
 		t.Run(s.Name, func(t *testing.T) {
-			r := runner.Run(context.Background(), s, runner.Options{Target: target.Sim{}})
+			r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
 			if v := r.Verdict(); v != runner.Pass {
 				var msg strings.Builder
 				for _, vi := range r.Violations {

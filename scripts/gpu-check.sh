@@ -15,7 +15,7 @@ mode=${1:-all}
 build() {
 	mkdir -p "$out"
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -o "$out/cudabench" ./cmd/cudabench
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$out/cuda.test" ./cuda
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$out/cuda.test" ./internal/cuda
 }
 
 run() {
@@ -26,7 +26,7 @@ run() {
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 	"$out/cudabench" "$@" | tee "$save"
 	# The test binary runs in the package directory, as go test would.
-	(cd cuda && "../$out/cuda.test" -test.v -test.count=1) 2>&1 | tee "$tests"
+	(cd internal/cuda && "../../$out/cuda.test" -test.v -test.count=1) 2>&1 | tee "$tests"
 }
 
 [ $# -gt 0 ] && shift # the rest goes to cudabench

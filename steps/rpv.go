@@ -11,7 +11,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/replayspec/replayspec/rocprof"
+	"github.com/replayspec/replayspec/internal/rocprof"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )
@@ -154,7 +154,7 @@ func profReplayContext(ctx context.Context, does string) error {
 	if err != nil {
 		return err
 	}
-	n := len(p.events(trace.API, func(e trace.Event) bool { return e.Call == "create_context" && e.Message == "kernel_replay" }))
+	n := len(p.events(trace.API, func(e trace.Event) bool { return e.Call == trace.CallCreateContext && e.Label == "kernel_replay" }))
 	if want := map[string]int{"creates": 1, "does not create": 0}[does]; n != want*len(p.res.Runs) {
 		return fmt.Errorf("rocprofv3 %s the kernel replay context; it created it %d times", does, n)
 	}
@@ -189,7 +189,7 @@ func profPassesOnAgent(ctx context.Context, kind string, n int) error {
 	return nil
 }
 
-// profNoContinue: the payload the tool leaves at CONFIG EXIT holds its
+// profNoContinue: the payload the tool leaves at CONFIG ENTER holds its
 // replay_pass_count and no replay_continue; every pass produced its counter
 // record (a local stop would have left one out); no pass state is left.
 func profNoContinue(ctx context.Context) error {
@@ -197,13 +197,13 @@ func profNoContinue(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	exits := p.events(trace.Callback, func(e trace.Event) bool { return e.Op == "CONFIG" && e.Phase == "EXIT" })
+	exits := p.events(trace.Returned, func(e trace.Event) bool { return e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter })
 	if len(exits) == 0 {
-		return fmt.Errorf("rocprofv3 received no CONFIG EXIT callback")
+		return fmt.Errorf("rocprofv3 never returned from a CONFIG ENTER callback")
 	}
 	for _, e := range exits {
 		if !slices.Contains(e.Payload, "replay_pass_count") || slices.Contains(e.Payload, "replay_continue") {
-			return fmt.Errorf("rocprofv3 should install replay_pass_count and never replay_continue; dispatch %d's payload at CONFIG EXIT has %v", e.Dispatch, e.Payload)
+			return fmt.Errorf("rocprofv3 should install replay_pass_count and never replay_continue; as it returns from CONFIG ENTER dispatch %d's payload has %v", e.Dispatch, e.Payload)
 		}
 	}
 	passes := len(p.events(trace.Callback, func(e trace.Event) bool { return e.Op == "PASS" && e.Phase == "ENTER" }))

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
-	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -69,7 +69,7 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 	if err := spec.Validate(w.s); err != nil {
 		return nil, fmt.Errorf("the scenario builds an invalid spec: %w", err)
 	}
-	w.res = runner.Run(ctx, w.s, runner.Options{Target: w.target(), Run: target.Options{Faults: w.faults}, Timeout: runTimeout})
+	w.res = runner.Run(ctx, w.s, runner.Options{Target: w.target(), Timeout: runTimeout})
 	if w.res.SkipReason != "" {
 		return nil, fmt.Errorf("the target skipped the scenario: %s", w.res.SkipReason)
 	}
@@ -99,14 +99,14 @@ func (w *world) reference(ctx context.Context) (map[string][]int64, error) {
 		s.Application.Dispatches[i].Plan = nil
 		s.Application.Dispatches[i].During = nil
 	}
-	r := runner.Run(ctx, s, runner.Options{Target: target.Sim{}, Timeout: runTimeout})
+	r := runner.Run(ctx, s, runner.Options{Target: simtarget.Sim{}, Timeout: runTimeout})
 	if r.Err != nil {
 		return nil, fmt.Errorf("the application alone did not run: %w", r.Err)
 	}
 	w.oneRun = map[string][]int64{}
 	for _, e := range r.Trace.Events {
 		if e.Type == trace.AppMemory {
-			w.oneRun[e.Label] = e.Values
+			w.oneRun[e.Buffer] = elementsOf(e)
 		}
 	}
 	return w.oneRun, nil

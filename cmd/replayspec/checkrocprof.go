@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/replayspec/replayspec/rocprof"
+	"github.com/replayspec/replayspec/internal/rocprof"
 )
 
 func init() {

@@ -17,9 +17,9 @@ import (
 
 	gherkin "github.com/cucumber/gherkin/go/v42"
 
+	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/rules"
 	"github.com/replayspec/replayspec/runner"
-	"github.com/replayspec/replayspec/target"
 )
 
 func init() {
@@ -88,7 +88,7 @@ func rulesCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return inputError(stderr, "rules", err, "Name the spec library with --specs DIR (default specs/), and fix the specs ('replayspec validate DIR').")
 	}
-	results := runner.RunAll(context.Background(), specs, runner.Options{Target: target.Sim{}}, nil)
+	results := runner.RunAll(context.Background(), specs, runner.Options{Target: simtarget.Sim{}}, nil)
 
 	scenarios, err := readScenarios(*featuresDir)
 	if err != nil {

@@ -1,0 +1,220 @@
+package cuda
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// agentID is the only agent: Open drives device 0.
+const agentID hsa.AgentID = 1
+
+// Runtime is hsa.Runtime on one CUDA device.
+type Runtime struct {
+	drv   *driver
+	w     *worker
+	rec   *trace.Recorder
+	agent hsa.Agent
+	clock *deviceClock
+	pool  *bufferPool // driver thread only
+
+	ctx     uintptr
+	dev     int32
+	module  uintptr
+	kernels map[string]uintptr // entry name -> CUfunction, compare included
+
+	// SignalTimeout bounds Signal.WaitBelow; zero waits forever.
+	SignalTimeout time.Duration
+
+	mu          sync.Mutex
+	allocs      map[uint64]*allocation
+	serial      uint64
+	nextQueue   hsa.QueueID
+	nextSignal  hsa.SignalID
+	queues      []*queue
+	hook        func(hsa.Allocation, bool)
+	restoreMode RestoreMode
+	closed      bool
+}
+
+var _ hsa.Runtime = (*Runtime)(nil)
+
+// Open loads the driver, takes device 0's primary context and loads the
+// kernel library. rec (may be nil) receives kernel and signal events.
+func Open(rec *trace.Recorder) (*Runtime, error) {
+	lib, err := loadDriverLibrary(dlopen)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := resolveDriver(lib)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runtime{
+		drv: drv, w: newWorker(), rec: rec,
+		allocs: map[uint64]*allocation{}, kernels: map[string]uintptr{},
+		pool:          newBufferPool(defaultPoolLimit),
+		SignalTimeout: 30 * time.Second,
+	}
+	if err := r.w.do(r.start); err != nil {
+		r.w.stop()
+		return nil, err
+	}
+	return r, nil
+}
+
+// start runs on the driver thread: device, context, module, clock.
+func (r *Runtime) start() error {
+	d := r.drv
+	if err := call("cuInit", d.init, 0); err != nil {
+		return fmt.Errorf("no CUDA device: %w", err)
+	}
+	var count int32
+	if err := call("cuDeviceGetCount", d.deviceGetCount, uintptr(unsafe.Pointer(&count))); err != nil {
+		return fmt.Errorf("no CUDA device: %w", err)
+	}
+	if count == 0 {
+		return errors.New("no CUDA device: the driver loaded and reports 0 devices")
+	}
+	if err := call("cuDeviceGet", d.deviceGet, uintptr(unsafe.Pointer(&r.dev)), 0); err != nil {
+		return fmt.Errorf("no CUDA device: %w", err)
+	}
+	name := make([]byte, 256)
+	if err := call("cuDeviceGetName", d.deviceGetName, uintptr(unsafe.Pointer(&name[0])), uintptr(len(name)), uintptr(r.dev)); err != nil {
+		return err
+	}
+	var major, minor int32
+	const ccMajor, ccMinor = 75, 76 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_*
+	if err := call("cuDeviceGetAttribute", d.deviceGetAttribute, uintptr(unsafe.Pointer(&major)), ccMajor, uintptr(r.dev)); err != nil {
+		return err
+	}
+	if err := call("cuDeviceGetAttribute", d.deviceGetAttribute, uintptr(unsafe.Pointer(&minor)), ccMinor, uintptr(r.dev)); err != nil {
+		return err
+	}
+	if err := call("cuDevicePrimaryCtxRetain", d.primaryCtxRetain, uintptr(unsafe.Pointer(&r.ctx)), uintptr(r.dev)); err != nil {
+		return err
+	}
+	if err := call("cuCtxSetCurrent", d.ctxSetCurrent, r.ctx); err != nil {
+		return err
+	}
+	if err := r.loadModule(); err != nil {
+		return err
+	}
+	clock, err := newDeviceClock(d)
+	if err != nil {
+		return err
+	}
+	r.clock = clock
+	r.agent = hsa.Agent{
+		ID:            agentID,
+		Name:          string(bytes.TrimRight(name, "\x00")),
+		Arch:          fmt.Sprintf("sm_%d%d", major, minor),
+		Family:        hsa.FamilyNVIDIA,
+		CounterBlocks: counterBlocks,
+	}
+	return nil
+}
+
+// loadModule JIT-compiles the PTX library; on failure the error carries the
+// JIT's error log, which names the offending PTX line.
+func (r *Runtime) loadModule() error {
+	d := r.drv
+	image := modulePTX()
+	errLog := make([]byte, 8192)
+	// CU_JIT_ERROR_LOG_BUFFER (5) and its size (6): option values are
+	// passed as void*, the size by value.
+	opts := []uint32{5, 6}
+	vals := []uintptr{uintptr(unsafe.Pointer(&errLog[0])), uintptr(len(errLog))}
+	var pin runtime.Pinner
+	pin.Pin(&errLog[0])
+	defer pin.Unpin()
+	err := call("cuModuleLoadDataEx", d.moduleLoadDataEx, uintptr(unsafe.Pointer(&r.module)),
+		uintptr(unsafe.Pointer(&image[0])), uintptr(len(opts)),
+		uintptr(unsafe.Pointer(&opts[0])), uintptr(unsafe.Pointer(&vals[0])))
+	runtime.KeepAlive(errLog)
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, bytes.TrimRight(errLog, "\x00"))
+	}
+	names := []string{"compare"}
+	for _, k := range kernelLibrary {
+		names = append(names, k.name)
+	}
+	for _, n := range names {
+		cname := append([]byte(n), 0)
+		var fn uintptr
+		if err := call("cuModuleGetFunction", d.moduleGetFunction, uintptr(unsafe.Pointer(&fn)), r.module, uintptr(unsafe.Pointer(&cname[0]))); err != nil {
+			return fmt.Errorf("%w: kernel %s", err, n)
+		}
+		r.kernels[n] = fn
+	}
+	return nil
+}
+
+// Close destroys the queues, frees what is still allocated, releases the
+// context and stops the driver thread.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	queues, allocs := r.queues, r.allocs
+	r.queues, r.allocs = nil, map[uint64]*allocation{}
+	r.mu.Unlock()
+	err := r.w.do(func() error {
+		d := r.drv
+		_ = call("cuCtxSynchronize", d.ctxSynchronize)
+		for _, q := range queues {
+			q.destroy()
+		}
+		for _, a := range allocs {
+			_ = r.freeMemory(a)
+		}
+		r.pool.drain(d)
+		r.clock.destroy(d)
+		if d.moduleUnload != 0 {
+			_ = call("cuModuleUnload", d.moduleUnload, r.module)
+		}
+		if d.primaryCtxRelease != 0 {
+			return call("cuDevicePrimaryCtxRelease", d.primaryCtxRelease, uintptr(r.dev))
+		}
+		return nil
+	})
+	r.w.stop()
+	return err
+}
+
+// Agents returns the one device.
+func (r *Runtime) Agents() []hsa.Agent { return []hsa.Agent{r.agent} }
+
+// HasKernel reports whether name is an application kernel of the library.
+func (r *Runtime) HasKernel(name string) bool {
+	_, ok := findKernel(name)
+	return ok
+}
+
+// OnAllocate installs the allocation hook.
+func (r *Runtime) OnAllocate(hook func(a hsa.Allocation, freed bool)) {
+	r.mu.Lock()
+	r.hook = hook
+	r.mu.Unlock()
+}
+
+// Now is the runtime clock (ns) that kernel timestamps use: host monotonic
+// time since Open. A recorder may use it as its clock.
+func (r *Runtime) Now() uint64 { return r.clock.now() }
+
+func (r *Runtime) checkAgent(a hsa.AgentID) error {
+	if a != agentID {
+		return fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, a)
+	}
+	return nil
+}
