@@ -18,7 +18,7 @@ const ExpectRule = "EXPECT"
 // expect.violations (expected oracle failures) is the caller's business.
 func Expectations(s spec.Spec, t trace.Trace) []Violation {
 	x := newIndex(t)
-	c := expectChecker{x: x, s: s}
+	c := expectChecker{x: x, s: s, runtime: t.Header.Reports(trace.SourceRuntime)}
 	ex := s.Expect
 	for _, label := range slices.Sorted(maps.Keys(ex.Passes)) {
 		c.passes(label, ex.Passes[label])
@@ -93,6 +93,7 @@ type expectChecker struct {
 	s        spec.Spec
 	vs       []Violation
 	subjects map[string]*subject // built on first use
+	runtime  bool                // the trace reports the runtime's events
 }
 
 func (c *expectChecker) fail(key, label, requires, msg string, at ...int) {

@@ -13,7 +13,7 @@ func TestExpectations(t *testing.T) {
 	base := new(builder).prelude()
 	base.dispatch(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}})
 	base.add(trace.Event{Type: trace.AppMemory, Buffer: "buf", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}})
-	base.add(trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: "stop", Context: 2, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "ERROR_CONTEXT_ERROR"})
+	base.add(trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 2, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "ERROR_CONTEXT_ERROR"})
 	tr := base.trace()
 	one := int64(1)
 	ctxs := []spec.Context{{Name: "replay"}, {Name: "timing"}}
@@ -94,8 +94,9 @@ func objectsTrace() trace.Trace {
 	return renumber(tr)
 }
 
-// abortTrace: a fixed loop of 3 whose restore before pass 1 fails part-way;
-// nothing follows it.
+// abortTrace: a fixed loop of 3 whose restore before pass 1 fails
+// part-way: the runtime wrote some memory, the SDK claims no restore, and
+// nothing follows.
 func abortTrace() trace.Trace {
 	b := new(builder).prelude()
 	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
@@ -107,8 +108,9 @@ func abortTrace() trace.Trace {
 			break
 		}
 	}
-	tr.Events = tr.Events[:cut+1]
-	tr.Events[cut].Status, tr.Events[cut].Message = "ERROR", "restore failed after 1 of 2 regions"
+	tr.Events = append(tr.Events[:cut:cut], trace.Event{Type: trace.MemWrite, Thread: 1, Agent: 1, Bytes: 4096,
+		Regions: []trace.Region{{Addr: 1<<32 + 1<<16, Bytes: 4096}}})
+	tr.Header.Sources = trace.AllSources
 	return renumber(tr)
 }
 
@@ -145,8 +147,8 @@ func TestObjectExpectations(t *testing.T) {
 		Runs:  map[string]spec.Count{"k": spec.Exactly(3), "side": spec.Exactly(1)},
 		Saved: map[string][]string{"k": {"buf-1"}, "side": {}},
 		Payload: []spec.PayloadExpect{
-			{Dispatch: "k", At: "PASS_ENTER", Pass: u(1), Members: []string{"current_pass", "total_passes", "replay_start_context", "replay_stop_context"}},
-			{Dispatch: "k", At: "PASS_EXIT", Pass: u(0), Members: []string{"total_passes", "replay_start_context", "replay_stop_context"}},
+			{Dispatch: "k", At: "PASS_ENTER", Pass: u(1), Members: []string{"size", "dispatch_info", "current_pass", "total_passes", "replay_start_context", "replay_stop_context"}, Size: u(128)},
+			{Dispatch: "k", At: "PASS_EXIT", Pass: u(0), Members: []string{"size", "dispatch_info", "total_passes", "replay_start_context", "replay_stop_context"}},
 		},
 		Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(1), Context: "10", Names: []string{"G1b", "G1a"}}},
 	}
@@ -233,13 +235,18 @@ func TestObjectExpectations(t *testing.T) {
 			"buf-1 was freed before the snapshot, so the region saved is no buffer of the application's"},
 		{"saved", spec.Expect{Saved: map[string][]string{"k": {}}}, tr,
 			"k took a snapshot, so it saved something"},
-		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_ENTER", Members: []string{"current_pass", "total_passes", "replay_start_context", "replay_stop_context"}}}},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_ENTER", Members: []string{"size", "dispatch_info", "current_pass", "total_passes", "replay_start_context", "replay_stop_context"}}}},
 			tr, "pass 0 arrives with current_pass zero, so it is not among the members"},
-		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_ENTER", Pass: u(2), Members: []string{"current_pass", "total_passes", "replay_start_context", "replay_stop_context"}}}},
-			edit(tr, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Payload = []string{"current_pass", "total_passes", "replay_start_context"} }),
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_ENTER", Pass: u(2), Members: []string{"size", "dispatch_info", "current_pass", "total_passes", "replay_start_context", "replay_stop_context"}}}},
+			edit(tr, passCB(trace.PhaseEnter, 2), func(e *trace.Event) {
+				e.Payload = []string{"size", "dispatch_info", "current_pass", "total_passes", "replay_start_context"}
+			}),
 			"pass 2 arrived without replay_stop_context (LCX-1)"},
-		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "CONFIG_ENTER", Size: u(128)}}}, tr,
-			"the callbacks carry no payload size"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "CONFIG_ENTER", Size: u(64)}}}, tr,
+			"the payload's size is the whole payload's, 128, not 64 (API-5)"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "CONFIG_ENTER", Size: u(128)}}},
+			edit(tr, configCB(trace.PhaseEnter), func(e *trace.Event) { e.PayloadSize = nil }),
+			"a callback that shows no size cannot be held to have one"},
 		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_EXIT", Pass: u(7), Members: []string{"size"}}}}, tr,
 			"pass 7 never ran"},
 		{"counters", spec.Expect{Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(2), Names: []string{"G2a", "G2b"}}}},
@@ -250,13 +257,25 @@ func TestObjectExpectations(t *testing.T) {
 			}), "pass 2 collected group 0 again (a wrap, AGT-1)"},
 		{"counters", spec.Expect{Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(3), Names: []string{"G3a"}}}}, tr,
 			"no pass 3 ran, so no record carries its counters"},
-		{"aborts", spec.Expect{Aborts: []string{"k"}}, tr, "no restore of k failed"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}}, withSources(tr), "every restore of k finished and the loop completed"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}}, drop(abortTrace(), typ(trace.MemWrite)),
+			"without the runtime's writes after the last pass, no restore began"},
 		{"aborts", spec.Expect{Aborts: []string{"k"}},
-			insertAfter(abortTrace(), typ(trace.Restore), trace.Event{Type: trace.AppMemory, Buffer: "buf-1", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}}),
+			func() trace.Trace {
+				t := abortTrace()
+				t.Header.Sources = []trace.Source{trace.SourceTool, trace.SourceSDK, trace.SourceApp}
+				return t
+			}(),
+			"a trace without the runtime's account cannot show a restore that began"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}},
+			insertAfter(abortTrace(), typ(trace.MemWrite), trace.Event{Type: trace.AppMemory, Buffer: "buf-1", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}}),
 			"the application read memory after the process should have died"},
 		{"aborts", spec.Expect{Aborts: []string{"k"}},
-			insertAfter(abortTrace(), typ(trace.Restore), trace.Event{Type: trace.Callback, Thread: 1, Dispatch: 1, Op: trace.OpConfig, Phase: trace.PhaseExit}),
+			insertAfter(abortTrace(), typ(trace.MemWrite), trace.Event{Type: trace.Callback, Thread: 1, Dispatch: 1, Op: trace.OpConfig, Phase: trace.PhaseExit}),
 			"CONFIG EXIT fired after the failed restore"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}},
+			insertAfter(abortTrace(), typ(trace.MemWrite), trace.Event{Type: trace.Restore, Thread: 1, Dispatch: 1, Pass: trace.U64(1), Bytes: 4096}),
+			"the SDK claims the restore before pass 1, so it finished"},
 	}
 	for _, c := range cases {
 		t.Run(c.key+"/"+c.reason, func(t *testing.T) {
@@ -272,4 +291,10 @@ func TestObjectExpectations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withSources gives a hand-made trace a header that reports every source.
+func withSources(t trace.Trace) trace.Trace {
+	t.Header.Sources = trace.AllSources
+	return t
 }

@@ -56,9 +56,11 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
 	pl := s.decide(cfg, info, seq)
 	if !pl.replay {
-		if s.opts.Faults.Has(FaultSnapshotWhenNotReplayed) {
-			if snap, err := s.rt.Snapshot(info.AgentID, s.tracker.regionsOf(info.AgentID)); err == nil {
-				s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
+		if s.opts.Faults.Has(FaultSnapshotWhenNotReplayed) || s.opts.Faults.Has(FaultSnapshotSilently) {
+			if snap, err := s.rt.Snapshot(thread, info.AgentID, s.tracker.regionsOf(info.AgentID)); err == nil {
+				if !s.opts.Faults.Has(FaultSnapshotSilently) {
+					s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
+				}
 				snap.Release()
 			}
 		}
@@ -128,7 +130,7 @@ func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa
 		return nil, err
 	}
 	regions := s.tracker.regionsOf(info.AgentID)
-	snap, err := s.rt.Snapshot(info.AgentID, regions)
+	snap, err := s.rt.Snapshot(thread, info.AgentID, regions)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +213,9 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		}
 
 		last := fixed && pass+1 >= pl.passes
+		if faults.Has(FaultUserDataWriteLost) {
+			passUD = seq // what the tool wrote in PASS ENTER never reaches its EXIT
+		}
 		if !(last && faults.Has(FaultSkipLastPassExit)) {
 			s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CONT-4
 		}
@@ -252,16 +257,14 @@ func (s *SDK) budgetSpent(passes uint64) bool {
 
 // restore writes the snapshot back before pass (MEM-2). A restore that
 // fails part-way is fatal: never a silent wrong result (MEM-5). The SDK
-// says so in the trace, with what it had written, before it aborts.
+// claims no restore it did not finish; the runtime's own account shows the
+// bytes it wrote before failing (docs/decisions.md 13).
 func (s *SDK) restore(snap hsa.Snapshot, thread hsa.ThreadID, dispatch, pass uint64) error {
 	n, err := snap.Restore()
-	e := trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: n}
 	if err != nil {
-		e.Status, e.Message = StatusError.Trace(), err.Error()
-		s.rec.Emit(e)
 		return fmt.Errorf("%w: before pass %d of dispatch %d: %w", ErrRestoreFailed, pass, dispatch, err)
 	}
-	s.rec.Emit(e)
+	s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: n})
 	return nil
 }
 

@@ -428,16 +428,11 @@ func TestRestoreFailureIsFatal(t *testing.T) {
 	if !errors.Is(err, replay.ErrRestoreFailed) || sig != 1 {
 		t.Errorf("err=%v signal=%d; want ErrRestoreFailed and no completion", err, sig)
 	}
-	// The SDK says so: the one restore event carries an error status, and
-	// no CONFIG EXIT follows it.
-	failed := 0
-	for _, e := range b.rec.Events() {
-		if e.Type == trace.Restore && e.Status.Is("ERROR") && e.Message != "" {
-			failed++
-		}
-	}
-	if failed != 1 || tool.exits != 0 || b.count(trace.Restore) != 1 {
-		t.Errorf("failed restores=%d restores=%d CONFIG EXITs=%d; want 1, 1, 0", failed, b.count(trace.Restore), tool.exits)
+	// The SDK claims no restore it did not finish, the runtime shows what
+	// it wrote before failing, and no CONFIG EXIT follows.
+	if b.count(trace.Restore) != 0 || b.count(trace.MemWrite) == 0 || tool.exits != 0 {
+		t.Errorf("restores claimed=%d runtime writes=%d CONFIG EXITs=%d; want 0, some, 0",
+			b.count(trace.Restore), b.count(trace.MemWrite), tool.exits)
 	}
 }
 

@@ -156,7 +156,7 @@ func TestKernelsListsTheLibrary(t *testing.T) {
 func TestKernelWritingTwoBuffersIsRestoredWhole(t *testing.T) {
 	rt, _ := newTestRuntime(t, Config{}, "MI300")
 	x, y := buffer(t, rt, 1, 2), buffer(t, rt, 10, 20)
-	snap, err := rt.Snapshot(1, []hsa.Allocation{x, y})
+	snap, err := rt.Snapshot(1, 1, []hsa.Allocation{x, y})
 	if err != nil {
 		t.Fatal(err)
 	}
