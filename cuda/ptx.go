@@ -22,29 +22,26 @@ type kernelSpec struct {
 	// perItem is true when work item i touches element i of every buffer;
 	// false for kernels that touch a fixed element (atomic_counter).
 	perItem bool
-	// valu is the vector ALU instructions per work item: the factor of the
-	// SQ_INSTS_VALU counter (counters.go).
-	valu uint64
 	// body is the PTX after the prologue: %elt<k> holds &buffer_k[i],
 	// %buf<k> buffer k's base, %s<k> scalar k.
 	body string
 }
 
 var kernelLibrary = []kernelSpec{
-	{"increment", []paramKind{bufferParam}, true, 3, `
+	{"increment", []paramKind{bufferParam}, true, `
 	ld.global.u32 %t0, [%elt0];
 	add.s32 %t0, %t0, 1;
 	st.global.u32 [%elt0], %t0;`},
-	{"accumulate", []paramKind{bufferParam, bufferParam}, true, 4, `
+	{"accumulate", []paramKind{bufferParam, bufferParam}, true, `
 	ld.global.u32 %t0, [%elt0];
 	ld.global.u32 %t1, [%elt1];
 	add.s32 %t0, %t0, %t1;
 	st.global.u32 [%elt0], %t0;`},
-	{"atomic_counter", []paramKind{bufferParam}, false, 1, `
+	{"atomic_counter", []paramKind{bufferParam}, false, `
 	red.global.add.u32 [%buf0], 1;`},
-	{"fill", []paramKind{bufferParam, scalarParam}, true, 1, `
+	{"fill", []paramKind{bufferParam, scalarParam}, true, `
 	st.global.u32 [%elt0], %s0;`},
-	{"saxpy", []paramKind{bufferParam, bufferParam, scalarParam}, true, 4, `
+	{"saxpy", []paramKind{bufferParam, bufferParam, scalarParam}, true, `
 	ld.global.u32 %t0, [%elt0];
 	ld.global.u32 %t1, [%elt1];
 	mad.lo.s32 %t0, %s0, %t1, %t0;

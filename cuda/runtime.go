@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -24,6 +25,9 @@ type Runtime struct {
 	agent hsa.Agent
 	clock *deviceClock
 	pool  *bufferPool // driver thread only
+	prof  *profiler   // nil when CUPTI is not there (profErr says why)
+
+	profErr error
 
 	ctx     uintptr
 	dev     int32
@@ -113,11 +117,15 @@ func (r *Runtime) start() error {
 	}
 	r.clock = clock
 	r.agent = hsa.Agent{
-		ID:            agentID,
-		Name:          string(bytes.TrimRight(name, "\x00")),
-		Arch:          fmt.Sprintf("sm_%d%d", major, minor),
-		Family:        hsa.FamilyNVIDIA,
-		CounterBlocks: counterBlocks,
+		ID:     agentID,
+		Name:   string(bytes.TrimRight(name, "\x00")),
+		Arch:   fmt.Sprintf("sm_%d%d", major, minor),
+		Family: hsa.FamilyNVIDIA,
+	}
+	if os.Getenv("REPLAYSPEC_CUPTI") == "off" {
+		r.profErr = errors.New("no CUPTI profiler found: REPLAYSPEC_CUPTI=off")
+	} else if r.prof, r.profErr = newProfiler(r.ctx); r.profErr == nil {
+		r.agent.Counters = r.prof
 	}
 	return nil
 }
@@ -180,6 +188,9 @@ func (r *Runtime) Close() error {
 		}
 		r.pool.drain(d)
 		r.clock.destroy(d)
+		if r.prof != nil {
+			r.prof.close()
+		}
 		if d.moduleUnload != 0 {
 			_ = call("cuModuleUnload", d.moduleUnload, r.module)
 		}
@@ -217,4 +228,53 @@ func (r *Runtime) checkAgent(a hsa.AgentID) error {
 		return fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, a)
 	}
 	return nil
+}
+
+// CountersAvailable reports whether the agent counts NVIDIA metrics
+// (CUPTI loaded), and why not.
+func (r *Runtime) CountersAvailable() (bool, error) { return r.prof != nil, r.profErr }
+
+// CounterGroups splits metrics into the groups that replay passes collect,
+// one group a pass (hsa.CounterGroups on the agent does the same).
+func (r *Runtime) CounterGroups(metrics []string) ([][]string, error) {
+	return hsa.CounterGroups(r.agent, metrics)
+}
+
+// CounterPasses is the pass count CUPTI gives the whole list when it
+// schedules the passes itself.
+func (r *Runtime) CounterPasses(metrics []string) (int, error) {
+	if r.prof == nil {
+		return 0, r.profErr
+	}
+	return r.prof.Passes(metrics)
+}
+
+// CollectMetrics counts one group of metrics (it must fit one pass) over
+// whatever device work run causes, and returns CUPTI's values unrounded.
+// run may Submit, Write and Read; it must wait for its work.
+func (r *Runtime) CollectMetrics(metrics []string, run func() error) (map[string]float64, error) {
+	if r.prof == nil {
+		return nil, fmt.Errorf("cuda: counters need CUPTI: %w", r.profErr)
+	}
+	c, err := r.prof.config(metrics)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.w.do(func() error { return r.prof.begin(r.ctx, c) }); err != nil {
+		return nil, err
+	}
+	runErr := run()
+	var vals map[string]float64
+	err = r.w.do(func() error {
+		if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
+			return err
+		}
+		var err error
+		vals, err = r.prof.end(c)
+		return err
+	})
+	if runErr != nil {
+		return nil, runErr
+	}
+	return vals, err
 }
