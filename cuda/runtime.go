@@ -20,7 +20,7 @@ const agentID hsa.AgentID = 1
 // Runtime is hsa.Runtime on one CUDA device.
 type Runtime struct {
 	drv   *driver
-	w     *worker
+	w     executor
 	rec   *trace.Recorder
 	agent hsa.Agent
 	clock *deviceClock
@@ -50,9 +50,20 @@ type Runtime struct {
 
 var _ hsa.Runtime = (*Runtime)(nil)
 
+// Options tune Open.
+type Options struct {
+	// HandOff runs every driver call on one goroutine locked to one OS
+	// thread, fed by a channel (the earlier design; for benchmarks).
+	// By default each caller runs its own calls, locked to its thread.
+	HandOff bool
+}
+
 // Open loads the driver, takes device 0's primary context and loads the
 // kernel library. rec (may be nil) receives kernel and signal events.
-func Open(rec *trace.Recorder) (*Runtime, error) {
+func Open(rec *trace.Recorder) (*Runtime, error) { return OpenWith(rec, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(rec *trace.Recorder, o Options) (*Runtime, error) {
 	lib, err := loadDriverLibrary(dlopen)
 	if err != nil {
 		return nil, err
@@ -62,15 +73,19 @@ func Open(rec *trace.Recorder) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{
-		drv: drv, w: newWorker(), rec: rec,
+		drv: drv, w: &lockedCaller{}, rec: rec,
 		allocs: map[uint64]*allocation{}, kernels: map[string]uintptr{},
 		pool:          newBufferPool(defaultPoolLimit),
 		SignalTimeout: 30 * time.Second,
+	}
+	if o.HandOff {
+		r.w = newHandOff()
 	}
 	if err := r.w.do(r.start); err != nil {
 		r.w.stop()
 		return nil, err
 	}
+	r.w.bind(drv, r.ctx)
 	return r, nil
 }
 
@@ -277,4 +292,16 @@ func (r *Runtime) CollectMetrics(metrics []string, run func() error) (map[string
 		return nil, runErr
 	}
 	return vals, err
+}
+
+// Ping makes one trivial driver call (cuCtxGetCurrent) through the same
+// path as every other: for measuring the cost of reaching the driver.
+func (r *Runtime) Ping() error {
+	return r.w.do(func() error {
+		if r.drv.ctxGetCurrent == 0 {
+			return nil
+		}
+		var c uintptr
+		return call("cuCtxGetCurrent", r.drv.ctxGetCurrent, uintptr(unsafe.Pointer(&c)))
+	})
 }
