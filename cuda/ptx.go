@@ -111,18 +111,20 @@ func entryPTX(k kernelSpec) string {
 }
 
 // compareBlockShift is log2 of the 16-byte vectors per restore block:
-// 12 gives 64 KiB blocks.
-const compareBlockShift = 12
+// 8 gives 4 KiB blocks, the page size the simulator tracks.
+const compareBlockShift = 8
 
 // compareBlockBytes is the granularity at which Restore finds changes.
 const compareBlockBytes = 16 << compareBlockShift
 
-// comparePTX: compare(a, b, flags, nbytes, shift). Work item i compares
-// bytes [16i, 16i+16) of a and b (one 128-bit load each; the last partial
-// vector byte by byte) and, when they differ, sets flags[i >> shift] = 1.
-// Several items may store the same 1: a benign race.
-const comparePTX = `
-.visible .entry compare(
+// compareRestorePTX: compare_restore(a, b, flags, nbytes, shift). Work item
+// i compares bytes [16i, 16i+16) of a (the live region) and b (its saved
+// copy) with one 128-bit load each (the last partial vector byte by
+// byte); where they differ it writes b's bytes back into a and sets the
+// byte flags[i >> shift] = 1. One launch both restores the region and
+// finds its write set; several items may store the same 1 (benign).
+const compareRestorePTX = `
+.visible .entry compare_restore(
 	.param .u64 a,
 	.param .u64 b,
 	.param .u64 flags,
@@ -162,32 +164,132 @@ const comparePTX = `
 	or.b32 %r6, %r6, %r7;
 	or.b32 %r8, %r8, %r9;
 	or.b32 %r14, %r6, %r8;
-	bra CHECK;
+	setp.eq.u32 %p4, %r14, 0;
+	@%p4 bra DONE;
+	st.global.v4.u32 [%rd6], {%r10, %r11, %r12, %r13};
+	bra FLAG;
 TAIL:
 	mov.u32 %r14, 0;
 	mov.u64 %rd9, %rd5;
 LOOP:
 	setp.ge.u64 %p3, %rd9, %rd4;
-	@%p3 bra CHECK;
+	@%p3 bra TAILDONE;
 	add.s64 %rd10, %rd1, %rd9;
 	add.s64 %rd11, %rd2, %rd9;
 	ld.global.u8 %r15, [%rd10];
 	ld.global.u8 %r16, [%rd11];
+	st.global.u8 [%rd10], %r16;
 	xor.b32 %r15, %r15, %r16;
 	or.b32 %r14, %r14, %r15;
 	add.s64 %rd9, %rd9, 1;
 	bra LOOP;
-CHECK:
+TAILDONE:
 	setp.eq.u32 %p4, %r14, 0;
 	@%p4 bra DONE;
+FLAG:
 	shr.u32 %r17, %r5, %r1;
-	mul.wide.u32 %rd12, %r17, 4;
+	cvt.u64.u32 %rd12, %r17;
 	add.s64 %rd13, %rd3, %rd12;
-	st.global.u32 [%rd13], 1;
+	mov.u32 %r18, 1;
+	st.global.u8 [%rd13], %r18;
 DONE:
 	ret;
 }
 `
+
+// copyChunkBytes bounds one entry of a copy_ranges list: one CTA copies
+// one entry, so a long span becomes several entries that spread over the
+// multiprocessors.
+const copyChunkBytes = 32 << 10
+
+// copyRangesPTX: copy_ranges(list, count). CTA c copies entry c of list,
+// three u64 each: dst, src, bytes. dst and src are 16-byte aligned; the
+// threads stride over 128-bit vectors, four loads in flight each, then over
+// the bytes past the last whole vector. One launch restores any number of
+// ranges.
+const copyRangesPTX = `
+.visible .entry copy_ranges(
+	.param .u64 list,
+	.param .u32 count
+)
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<40>;
+	.reg .b64 %rd<24>;
+	ld.param.u64 %rd1, [list];
+	ld.param.u32 %r1, [count];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 %r2, %ctaid.x;
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra DONE;
+	mul.wide.u32 %rd2, %r2, 24;
+	add.s64 %rd3, %rd1, %rd2;
+	ld.global.u64 %rd4, [%rd3];
+	ld.global.u64 %rd5, [%rd3+8];
+	ld.global.u64 %rd6, [%rd3+16];
+	cvta.to.global.u64 %rd4, %rd4;
+	cvta.to.global.u64 %rd5, %rd5;
+	mov.u32 %r3, %tid.x;
+	mov.u32 %r4, %ntid.x;
+	shr.u64 %rd7, %rd6, 4;
+	cvt.u64.u32 %rd8, %r3;
+	cvt.u64.u32 %rd9, %r4;
+	shl.b64 %rd10, %rd9, 2;
+	mul.lo.u64 %rd11, %rd9, 3;
+	shl.b64 %rd14, %rd9, 4;
+VLOOP4:
+	add.s64 %rd12, %rd8, %rd11;
+	setp.ge.u64 %p2, %rd12, %rd7;
+	@%p2 bra VLOOP1;
+	shl.b64 %rd13, %rd8, 4;
+	add.s64 %rd15, %rd5, %rd13;
+	add.s64 %rd16, %rd15, %rd14;
+	add.s64 %rd17, %rd16, %rd14;
+	add.s64 %rd18, %rd17, %rd14;
+	ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd15];
+	ld.global.v4.u32 {%r14, %r15, %r16, %r17}, [%rd16];
+	ld.global.v4.u32 {%r18, %r19, %r20, %r21}, [%rd17];
+	ld.global.v4.u32 {%r22, %r23, %r24, %r25}, [%rd18];
+	add.s64 %rd15, %rd4, %rd13;
+	add.s64 %rd16, %rd15, %rd14;
+	add.s64 %rd17, %rd16, %rd14;
+	add.s64 %rd18, %rd17, %rd14;
+	st.global.v4.u32 [%rd15], {%r10, %r11, %r12, %r13};
+	st.global.v4.u32 [%rd16], {%r14, %r15, %r16, %r17};
+	st.global.v4.u32 [%rd17], {%r18, %r19, %r20, %r21};
+	st.global.v4.u32 [%rd18], {%r22, %r23, %r24, %r25};
+	add.s64 %rd8, %rd8, %rd10;
+	bra VLOOP4;
+VLOOP1:
+	setp.ge.u64 %p2, %rd8, %rd7;
+	@%p2 bra TAIL;
+	shl.b64 %rd13, %rd8, 4;
+	add.s64 %rd15, %rd5, %rd13;
+	ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd15];
+	add.s64 %rd16, %rd4, %rd13;
+	st.global.v4.u32 [%rd16], {%r10, %r11, %r12, %r13};
+	add.s64 %rd8, %rd8, %rd9;
+	bra VLOOP1;
+TAIL:
+	shl.b64 %rd19, %rd7, 4;
+	cvt.u64.u32 %rd20, %r3;
+	add.s64 %rd19, %rd19, %rd20;
+TLOOP:
+	setp.ge.u64 %p3, %rd19, %rd6;
+	@%p3 bra DONE;
+	add.s64 %rd21, %rd5, %rd19;
+	ld.global.u8 %r30, [%rd21];
+	add.s64 %rd22, %rd4, %rd19;
+	st.global.u8 [%rd22], %r30;
+	add.s64 %rd19, %rd19, %rd9;
+	bra TLOOP;
+DONE:
+	ret;
+}
+`
+
+// internalKernels are the runtime's own entries in the module.
+var internalKernels = []string{"compare_restore", "copy_ranges"}
 
 // modulePTX is the whole library as one NUL-terminated module image, as
 // cuModuleLoadDataEx wants PTX text.
@@ -197,7 +299,8 @@ func modulePTX() []byte {
 	for _, k := range kernelLibrary {
 		b.WriteString(entryPTX(k))
 	}
-	b.WriteString(comparePTX)
+	b.WriteString(compareRestorePTX)
+	b.WriteString(copyRangesPTX)
 	b.WriteByte(0)
 	return []byte(b.String())
 }

@@ -165,7 +165,7 @@ func (r *Runtime) loadModule() error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, bytes.TrimRight(errLog, "\x00"))
 	}
-	names := []string{"compare"}
+	names := append([]string(nil), internalKernels...)
 	for _, k := range kernelLibrary {
 		names = append(names, k.name)
 	}

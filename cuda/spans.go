@@ -6,7 +6,7 @@ type span struct{ off, n uint64 }
 // dirtySpans turns per-block dirty flags into the byte ranges to copy back:
 // runs of adjacent dirty blocks become one span (one copy instead of many),
 // and the last block is clipped to the region's size.
-func dirtySpans(flags []uint32, blockBytes, size uint64) []span {
+func dirtySpans(flags []byte, blockBytes, size uint64) []span {
 	var out []span
 	for i := 0; i < len(flags); {
 		if flags[i] == 0 {
