@@ -125,3 +125,17 @@ func TestIntegralRounds(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+func TestNCUValuesParsesRawCSV(t *testing.T) {
+	out := []byte("==PROF== Connected to process 1\n" +
+		`"ID","Process ID","Kernel Name","sm__ctas_launched.sum","smsp__inst_executed.sum"` + "\n" +
+		`"","","","block","inst"` + "\n" +
+		`"0","42","increment","16,384","1234567"` + "\n")
+	v, err := ncuValues(out)
+	if err != nil || v["sm__ctas_launched.sum"] != 16384 || v["smsp__inst_executed.sum"] != 1234567 {
+		t.Fatalf("%v %v", v, err)
+	}
+	if _, err := ncuValues([]byte("no csv")); err == nil {
+		t.Error("no CSV accepted")
+	}
+}
