@@ -27,7 +27,8 @@ type Runtime struct {
 	pool  *bufferPool // driver thread only
 	prof  *profiler   // nil when CUPTI is not there (profErr says why)
 
-	profErr error
+	profErr    error
+	noCounters bool
 
 	ctx     uintptr
 	dev     int32
@@ -56,6 +57,8 @@ type Options struct {
 	// thread, fed by a channel (the earlier design; for benchmarks).
 	// By default each caller runs its own calls, locked to its thread.
 	HandOff bool
+	// NoCounters leaves CUPTI alone: the agent counts nothing.
+	NoCounters bool
 }
 
 // Open loads the driver, takes device 0's primary context and loads the
@@ -76,6 +79,7 @@ func OpenWith(rec *trace.Recorder, o Options) (*Runtime, error) {
 		drv: drv, w: &lockedCaller{}, rec: rec,
 		allocs: map[uint64]*allocation{}, kernels: map[string]uintptr{},
 		pool:          newBufferPool(defaultPoolLimit),
+		noCounters:    o.NoCounters,
 		SignalTimeout: 30 * time.Second,
 	}
 	if o.HandOff {
@@ -137,7 +141,9 @@ func (r *Runtime) start() error {
 		Arch:   fmt.Sprintf("sm_%d%d", major, minor),
 		Family: hsa.FamilyNVIDIA,
 	}
-	if os.Getenv("REPLAYSPEC_CUPTI") == "off" {
+	if r.noCounters {
+		r.profErr = errors.New("no CUPTI profiler: Options.NoCounters")
+	} else if os.Getenv("REPLAYSPEC_CUPTI") == "off" {
 		r.profErr = errors.New("no CUPTI profiler found: REPLAYSPEC_CUPTI=off")
 	} else if r.prof, r.profErr = newProfiler(r.ctx); r.profErr == nil {
 		r.agent.Counters = r.prof

@@ -3,17 +3,22 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/replayspec/replayspec/cuda"
 	"github.com/replayspec/replayspec/harness"
+	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )
 
 // CUDA is the reference engine on an NVIDIA GPU through the CUDA driver:
-// real device memory, real snapshot and restore, real timestamps.
-type CUDA struct{}
+// real device memory, real snapshot and restore, real timestamps, and real
+// counters (NVIDIA metrics through CUPTI) where CUPTI loads.
+type CUDA struct {
+	counters bool // CUPTI loaded: the agent counts NVIDIA metrics
+}
 
 // openCUDA checks that a driver and a device are there before claiming
 // the target; without them the run is refused, never faked.
@@ -22,19 +27,25 @@ func openCUDA() (Target, error) {
 	if err != nil {
 		return nil, &Unavailable{"target cuda: " + err.Error()}
 	}
+	ok, _ := rt.CountersAvailable()
 	rt.Close()
-	return CUDA{}, nil
+	return CUDA{counters: ok}, nil
 }
 
 // Name implements Target.
 func (CUDA) Name() string { return "cuda" }
 
-// Capabilities implements Capable. One device, so no multi-agent specs;
-// counter groups follow the NVIDIA agent's blocks, not an MI300's, so specs
-// whose pass counts come from AMD counter groups are skipped; a snapshot
-// cannot be made to fail on purpose.
-func (CUDA) Capabilities() []string {
-	return []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting"}
+// Capabilities implements Capable. One device, so no multi-agent specs; a
+// snapshot cannot be made to fail on purpose. "counters" stays unclaimed:
+// the specs that require it count AMD counters on AMD agents, which an
+// NVIDIA device does not have (docs/cuda.md lists them); with CUPTI the
+// target claims "nvidia-counters", the specs that count NVIDIA metrics.
+func (c CUDA) Capabilities() []string {
+	caps := []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting"}
+	if c.counters {
+		caps = append(caps, "nvidia-counters")
+	}
+	return caps
 }
 
 // Run implements Target.
@@ -48,6 +59,9 @@ func (CUDA) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace, er
 		return trace.Trace{}, &Unavailable{"target cuda: " + err.Error()}
 	}
 	defer rt.Close()
+	if err := checkNVIDIACounters(s, rt.Agents()[0]); err != nil {
+		return trace.Trace{}, err
+	}
 	rec.SetClock(rt.Now)
 	threads := &harness.FreeThreads{Timeout: 30 * time.Second}
 	if dl, ok := ctx.Deadline(); ok {
@@ -56,4 +70,34 @@ func (CUDA) Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace, er
 	runErr := harness.Run(rt, threads, s, harness.Options{Recorder: rec, Faults: opts.Faults, Context: ctx})
 	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "cuda", Implementation: "replayspec reference engine on CUDA"}, Events: rec.Events()}
 	return t, errors.Join(runErr)
+}
+
+// checkNVIDIACounters refuses a spec whose nvidia agent would count a
+// metric the device does not have: the tool would drop it silently (as it
+// drops counters an agent lacks), so the error names the agent instead.
+func checkNVIDIACounters(s spec.Spec, a hsa.Agent) error {
+	var agent string
+	for _, ag := range s.Agents {
+		if ag.Kind == "nvidia" {
+			agent = ag.Name
+		}
+	}
+	if agent == "" {
+		return nil
+	}
+	var counters []string
+	for _, c := range s.Contexts {
+		for _, cc := range []*spec.CounterCollection{c.Services.CounterCollection, c.Services.DeviceCounting} {
+			if cc != nil {
+				counters = append(counters, cc.Counters...)
+			}
+		}
+	}
+	if len(counters) == 0 {
+		return nil
+	}
+	if _, err := hsa.CounterGroups(a, counters); err != nil {
+		return fmt.Errorf("spec %s: agent %s (nvidia): %w", s.Name, agent, err)
+	}
+	return nil
 }

@@ -47,7 +47,11 @@ func readNCU(dir string) ([]ncuSet, error) {
 		if err := s.readCSV(f); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		if log, err := os.ReadFile(filepath.Join(dir, name+".log")); err == nil {
+		for _, file := range []string{name + ".log", name + ".csv"} {
+			log, err := os.ReadFile(filepath.Join(dir, file))
+			if err != nil {
+				continue
+			}
 			for _, line := range strings.Split(string(log), "\n") {
 				if strings.Contains(line, "==PROF==") && strings.Contains(line, "100%") {
 					if m := passesRe.FindStringSubmatch(line); m != nil {

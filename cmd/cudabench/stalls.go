@@ -13,7 +13,7 @@ import (
 // lets a parked thread fall asleep), through the default executor (each
 // caller locked to its own thread) and the earlier channel hand-off.
 func hostPath(t *table, locked *cuda.Runtime, reps int) error {
-	handOff, err := cuda.OpenWith(nil, cuda.Options{HandOff: true})
+	handOff, err := cuda.OpenWith(nil, cuda.Options{HandOff: true, NoCounters: true})
 	if err != nil {
 		return err
 	}
