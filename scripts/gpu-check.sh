@@ -62,18 +62,18 @@ run() {
 	work=$(mktemp -d)
 	mkdir -p "$work/cuda" "$work/target" "$work/ncu"
 	cp -r "$bin/specs" "$work/specs"
-	(cd "$work/cuda" && step cuda-test.log 240 "$bin/cuda.test" -test.v -test.count=1)
+	(cd "$work/cuda" && step cuda-test.log 150 "$bin/cuda.test" -test.v -test.count=1)
 	for set in basic full; do
-		(cd "$work/ncu" && REPLAYSPEC_CUPTI=off timeout 150 "$ncu" --replay-mode kernel --clock-control none \
+		(cd "$work/ncu" && REPLAYSPEC_CUPTI=off timeout 100 "$ncu" --replay-mode kernel --clock-control none \
 			-k increment -c 1 --set "$set" --csv --page raw --log-file "$set.csv" \
 			"$bin/cudabench" -ncu-target >"$set.app" 2>"$set.log"
 		echo "== ncu $set: exit $? $(grep -h -o '[0-9]* passes' "$set.csv" "$set.log" | head -n 1); $(cat "$set.app")" | tee -a "$log/summary.txt")
 	done
 	tar -C "$work" -czf "$log/ncu.tgz" ncu
-	step cudabench.md 300 "$bin/cudabench" -ncu "$work/ncu" "$@"
+	step cudabench.md 200 "$bin/cudabench" -ncu "$work/ncu" "$@"
 	cat "$log/cudabench.md"
-	step specs.log 120 "$bin/replayspec" run --target cuda "$work/specs" "$work/specs/nvidia"
-	(cd "$work/target" && step target-test.log 240 "$bin/target.test" -test.v -test.count=1 -test.run TestCUDALibrary)
+	step specs.log 60 "$bin/replayspec" run --target cuda "$work/specs" "$work/specs/nvidia"
+	(cd "$work/target" && step target-test.log 90 "$bin/target.test" -test.v -test.count=1 -test.run TestCUDALibrary)
 	rm -rf "$work"
 }
 
