@@ -228,3 +228,39 @@ func ncuValues(out []byte) (map[string]float64, error) {
 	}
 	return vals, nil
 }
+
+// TestGPUReplayMetricsCUPTISchedule lets CUPTI schedule a list that needs
+// several passes (a throughput metric alone needs several): this package
+// runs each pass and restores memory before the later ones.
+func TestGPUReplayMetricsCUPTISchedule(t *testing.T) {
+	rt := countersOrSkip(t)
+	q, x := xcheckRun(t, rt)
+	metrics := []string{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "smsp__inst_executed.sum", "sm__ctas_launched.sum"}
+	want, err := rt.CounterPasses(metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := rt.Snapshot(agentID, []hsa.Allocation{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Release()
+	vals, passes, err := rt.ReplayMetrics(metrics, func(i int) error {
+		if i > 0 {
+			if _, err := snap.Restore(); err != nil {
+				return err
+			}
+		}
+		return q.Submit(1, xcheckPacket(x))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("CUPTI scheduled %d passes, ran %d: %v", want, passes, vals)
+	if passes != want || passes < 2 || vals["sm__ctas_launched.sum"] != xcheckElems/256 {
+		t.Fatalf("passes %d (CUPTI %d), values %v", passes, want, vals)
+	}
+	if got := readInts(t, rt, x); got[0] != 1 || got[xcheckElems-1] != 1 {
+		t.Fatalf("after %d passes: %d %d, want one increment", passes, got[0], got[xcheckElems-1])
+	}
+}

@@ -66,7 +66,7 @@ func capacity(calls *int) func([]string) (int, error) {
 
 func TestProfilerGroupsNextFit(t *testing.T) {
 	calls := 0
-	p := &profiler{chip: "GH100", valid: map[string]bool{}, groups: map[string][][]string{}, configs: map[string]*passConfig{}}
+	p := &profiler{chip: "GH100", valid: map[string]int{}, groups: map[string][][]string{}, configs: map[string]*passConfig{}}
 	p.passesOf = capacity(&calls)
 	g, err := p.Groups([]string{"aaaa", "bbbb", "cc", "ddddd", "eeeee", "f"})
 	if err != nil {

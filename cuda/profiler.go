@@ -32,7 +32,7 @@ type profiler struct {
 	passesOf func(metrics []string) (int, error)
 
 	mu      sync.Mutex
-	valid   map[string]bool
+	valid   map[string]int // passes a metric needs alone; 0: CUPTI does not know it
 	groups  map[string][][]string
 	configs map[string]*passConfig
 
@@ -49,6 +49,7 @@ type passConfig struct {
 	host    uintptr
 	config  []byte
 	data    []byte
+	passes  int
 	pin     runtime.Pinner
 }
 
@@ -60,7 +61,7 @@ func newProfiler(ctx uintptr) (*profiler, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &profiler{lib: lib, valid: map[string]bool{}, groups: map[string][][]string{}, configs: map[string]*passConfig{}}
+	p := &profiler{lib: lib, valid: map[string]int{}, groups: map[string][][]string{}, configs: map[string]*passConfig{}}
 	p.passesOf = p.countPasses
 	init := sized(&pInitialize{}, unsafe.Sizeof(cuptiHdr{}))
 	if err := invoke(lib, "cuptiProfilerInitialize", lib.profilerInitialize, init); err != nil {
@@ -153,13 +154,27 @@ func (p *profiler) HasCounter(name string) bool {
 	return p.hasLocked(name)
 }
 
-func (p *profiler) hasLocked(name string) bool {
-	if ok, seen := p.valid[name]; seen {
-		return ok
+func (p *profiler) hasLocked(name string) bool { return p.alonePassesLocked(name) > 0 }
+
+// alonePassesLocked is the passes a metric needs by itself, 0 when CUPTI
+// does not know it.
+func (p *profiler) alonePassesLocked(name string) int {
+	if n, seen := p.valid[name]; seen {
+		return n
 	}
-	_, err := p.passesOf([]string{name})
-	p.valid[name] = err == nil
-	return err == nil
+	n, err := p.passesOf([]string{name})
+	if err != nil || n < 1 {
+		n = 0
+	}
+	p.valid[name] = n
+	return n
+}
+
+// AlonePasses is the passes a metric needs by itself (0: unknown metric).
+func (p *profiler) AlonePasses(name string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.alonePassesLocked(name)
 }
 
 // Describe names the catalogue for error messages.
@@ -192,9 +207,7 @@ func (p *profiler) Groups(metrics []string) ([][]string, error) {
 		}
 		if len(cur) > 0 {
 			groups = append(groups, cur)
-			if n, err = p.passesOf([]string{m}); err != nil {
-				return nil, err
-			}
+			n = p.alonePassesLocked(m)
 		}
 		if n != 1 {
 			return nil, fmt.Errorf("cuda: metric %q needs %d passes by itself; a replay pass collects what fits one", m, n)
@@ -295,17 +308,20 @@ func (p *profiler) objectParams() *pRPObject {
 // end closes the range after the work completed, decodes it and evaluates
 // the group's metrics.
 func (p *profiler) end(c *passConfig) (map[string]float64, error) {
+	done, err := p.stopPass()
+	if err != nil {
+		return nil, err
+	}
+	if !done {
+		return nil, fmt.Errorf("cuda: counters %s: CUPTI wants another pass", strings.Join(c.metrics, " "))
+	}
+	return p.evaluate(c)
+}
+
+// evaluate decodes the counter data of a finished session and evaluates
+// its metrics.
+func (p *profiler) evaluate(c *passConfig) (map[string]float64, error) {
 	lib := p.lib
-	if err := invoke(lib, "cuptiRangeProfilerPopRange", lib.rpPopRange, p.objectParams()); err != nil {
-		return nil, err
-	}
-	stop := sized(&pRPStop{object: p.object}, end(unsafe.Offsetof(pRPStop{}.allPassSubmitted), 1))
-	if err := invoke(lib, "cuptiRangeProfilerStop", lib.rpStop, stop); err != nil {
-		return nil, err
-	}
-	if stop.allPassSubmitted == 0 {
-		return nil, fmt.Errorf("cuda: counters %s: CUPTI wants another pass after pass %d", strings.Join(c.metrics, " "), stop.passIndex)
-	}
 	dec := sized(&pRPDecode{object: p.object}, end(unsafe.Offsetof(pRPDecode{}.dropped), 8))
 	if err := invoke(lib, "cuptiRangeProfilerDecodeData", lib.rpDecodeData, dec); err != nil {
 		return nil, err
@@ -335,6 +351,63 @@ func (p *profiler) end(c *passConfig) (map[string]float64, error) {
 		out[m] = vals[i]
 	}
 	return out, nil
+}
+
+// beginSession sets a configuration of any number of passes up for user
+// replay: CUPTI schedules the passes; each pass is a range opened with
+// startPass and closed with stopPass. Driver thread.
+func (p *profiler) beginSession(ctx uintptr, c *passConfig) error {
+	if err := p.begin(ctx, c); err != nil {
+		return err
+	}
+	// begin opened the first pass's range already.
+	return nil
+}
+
+// startPass opens the range of a later pass of a session.
+func (p *profiler) startPass() error {
+	lib := p.lib
+	if err := invoke(lib, "cuptiRangeProfilerStart", lib.rpStart, p.objectParams()); err != nil {
+		return err
+	}
+	name := []byte("replayspec\x00")
+	var pin runtime.Pinner
+	pin.Pin(&name[0])
+	defer pin.Unpin()
+	push := sized(&pRPPushRange{object: p.object, name: bytesPtr(name)}, end(unsafe.Offsetof(pRPPushRange{}.name), 8))
+	return invoke(lib, "cuptiRangeProfilerPushRange", lib.rpPushRange, push)
+}
+
+// stopPass closes the pass's range; done says CUPTI has every pass.
+func (p *profiler) stopPass() (done bool, err error) {
+	lib := p.lib
+	if err := invoke(lib, "cuptiRangeProfilerPopRange", lib.rpPopRange, p.objectParams()); err != nil {
+		return false, err
+	}
+	stop := sized(&pRPStop{object: p.object}, end(unsafe.Offsetof(pRPStop{}.allPassSubmitted), 1))
+	if err := invoke(lib, "cuptiRangeProfilerStop", lib.rpStop, stop); err != nil {
+		return false, err
+	}
+	return stop.allPassSubmitted != 0, nil
+}
+
+// multiConfig is the configuration of a whole metric list, as many passes
+// as CUPTI schedules, made once.
+func (p *profiler) multiConfig(metrics []string) (*passConfig, int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := "multi\x00" + strings.Join(metrics, "\x00")
+	if c, ok := p.configs[key]; ok {
+		return c, c.passes, nil
+	}
+	config, n, host, err := p.hostConfig(metrics, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	c := &passConfig{metrics: slices.Clone(metrics), names: newCStrings(metrics), host: host, config: config, passes: n}
+	c.pin.Pin(&c.config[0])
+	p.configs[key] = c
+	return c, n, nil
 }
 
 // close releases everything (driver thread).

@@ -81,8 +81,9 @@ func (s *snapshot) Restore() (uint64, error) {
 	return restored, err
 }
 
-// maxCompareBytes: the compare kernel indexes 16-byte vectors with 32 bits.
-const maxCompareBytes = 16 << 32
+// maxCompareBytes: the compare kernel indexes 16-byte vectors with 32 bits
+// (a tile of 4 a thread past the last vector must not wrap).
+const maxCompareBytes = 16 << 31
 
 // wholeFraction: a learned write set of at least this share of its region
 // is restored with one full copy, as fast as the ranges and one launch.
@@ -106,10 +107,11 @@ func (s *snapshot) compareRestore(regions []*savedRegion, learn bool) (uint64, e
 		return 0, err
 	}
 	fn := s.rt.kernels["compare_restore"]
+	const perCTA = 256 * compareVectorsPerThread
 	for _, g := range regions {
 		vecs := (g.alloc.Size + 15) / 16
 		args := []uint64{g.alloc.Handle, g.dev, s.flags + g.flagBase, g.alloc.Size, compareBlockShift}
-		if err := d.cuLaunch(fn, uint32((vecs+255)/256), 256, args, 0); err != nil {
+		if err := d.cuLaunch(fn, uint32((vecs+perCTA-1)/perCTA), 256, args, 0); err != nil {
 			return 0, fmt.Errorf("%w: compare_restore", err)
 		}
 	}
@@ -161,7 +163,8 @@ func (s *snapshot) copyRanges(regions []*savedRegion) error {
 		s.listFor = append(s.listFor[:0], regions...)
 	}
 	count := uint64(len(s.list) / 3)
-	return d.cuLaunch(s.rt.kernels["copy_ranges"], uint32(count), 256, []uint64{s.listDev, count}, 0)
+	ctas := (count + copyWarpsPerCTA - 1) / copyWarpsPerCTA
+	return d.cuLaunch(s.rt.kernels["copy_ranges"], uint32(ctas), 32*copyWarpsPerCTA, []uint64{s.listDev, count}, 0)
 }
 
 // chunkEntries lists dst, src, bytes for every span of every region, split

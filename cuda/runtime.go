@@ -311,3 +311,64 @@ func (r *Runtime) Ping() error {
 		return call("cuCtxGetCurrent", r.drv.ctxGetCurrent, uintptr(unsafe.Pointer(&c)))
 	})
 }
+
+// ReplayMetrics collects metrics the way CUPTI schedules them, whatever
+// their number of passes: user replay, one range per pass. pass(i) must
+// run pass i's work and wait for it; restoring memory before a later pass
+// is its job. It returns the values and the passes run.
+func (r *Runtime) ReplayMetrics(metrics []string, pass func(i int) error) (map[string]float64, int, error) {
+	if r.prof == nil {
+		return nil, 0, fmt.Errorf("cuda: counters need CUPTI: %w", r.profErr)
+	}
+	c, want, err := r.prof.multiConfig(metrics)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := 0; ; i++ {
+		if i > want+1 {
+			return nil, i, fmt.Errorf("cuda: CUPTI scheduled %d passes but wanted more after %d", want, i)
+		}
+		err := r.w.do(func() error {
+			if i == 0 {
+				return r.prof.beginSession(r.ctx, c)
+			}
+			return r.prof.startPass()
+		})
+		if err != nil {
+			return nil, i, fmt.Errorf("pass %d: %w", i, err)
+		}
+		if err := pass(i); err != nil {
+			return nil, i, err
+		}
+		var done bool
+		err = r.w.do(func() error {
+			if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
+				return err
+			}
+			var err error
+			done, err = r.prof.stopPass()
+			return err
+		})
+		if err != nil {
+			return nil, i + 1, fmt.Errorf("pass %d: %w", i, err)
+		}
+		if done {
+			var vals map[string]float64
+			err := r.w.do(func() error {
+				var err error
+				vals, err = r.prof.evaluate(c)
+				return err
+			})
+			return vals, i + 1, err
+		}
+	}
+}
+
+// CounterAlonePasses is the passes a metric needs by itself (0: CUPTI does
+// not know it).
+func (r *Runtime) CounterAlonePasses(metric string) int {
+	if r.prof == nil {
+		return 0
+	}
+	return r.prof.AlonePasses(metric)
+}

@@ -36,12 +36,13 @@ func openCUDA() (Target, error) {
 func (CUDA) Name() string { return "cuda" }
 
 // Capabilities implements Capable. One device, so no multi-agent specs; a
-// snapshot cannot be made to fail on purpose. "counters" stays unclaimed:
-// the specs that require it count AMD counters on AMD agents, which an
-// NVIDIA device does not have (docs/cuda.md lists them); with CUPTI the
-// target claims "nvidia-counters", the specs that count NVIDIA metrics.
+// snapshot cannot be made to fail on purpose. "counters" and
+// "device-counting" stay unclaimed: the specs that require them count AMD
+// counters (SQ_*, TCC_*, GRBM_*), which an NVIDIA device does not have
+// (docs/cuda.md lists them); with CUPTI the target claims
+// "nvidia-counters", the specs that count NVIDIA metrics (specs/nvidia/).
 func (c CUDA) Capabilities() []string {
-	caps := []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting"}
+	caps := []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace"}
 	if c.counters {
 		caps = append(caps, "nvidia-counters")
 	}
