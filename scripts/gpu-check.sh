@@ -70,7 +70,7 @@ run() {
 		echo "== ncu $set: exit $? $(grep -h -o '[0-9]* passes' "$set.csv" "$set.log" | head -n 1); $(cat "$set.app")" | tee -a "$log/summary.txt")
 	done
 	tar -C "$work" -czf "$log/ncu.tgz" ncu
-	step cudabench.md 200 "$bin/cudabench" -ncu "$work/ncu" "$@"
+	step cudabench.md 300 "$bin/cudabench" -ncu "$work/ncu" "$@"
 	cat "$log/cudabench.md"
 	step specs.log 60 "$bin/replayspec" run --target cuda "$work/specs" "$work/specs/nvidia"
 	(cd "$work/target" && step target-test.log 90 "$bin/target.test" -test.v -test.count=1 -test.run TestCUDALibrary)
