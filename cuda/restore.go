@@ -3,6 +3,7 @@ package cuda
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 // Restore writes saved bytes back on the legacy default stream and returns
@@ -115,7 +116,14 @@ func (s *snapshot) compareRestore(regions []*savedRegion, learn bool) (uint64, e
 			return 0, fmt.Errorf("%w: compare_restore", err)
 		}
 	}
-	flags := make([]byte, 4*words)
+	if s.hostFlags == 0 { // pinned: the read-back skips the driver's staging copy
+		var p uintptr
+		if err := call("cuMemAllocHost", d.memAllocHost, uintptr(unsafe.Pointer(&p)), uintptr(4*words)); err != nil {
+			return 0, err
+		}
+		s.hostFlags = uint64(p)
+	}
+	flags := hostBytes(s.hostFlags, 0, 4*words)
 	if err := d.dtoh(flags, s.flags); err != nil { // synchronous: waits for the launches
 		return 0, err
 	}

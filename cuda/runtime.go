@@ -313,10 +313,12 @@ func (r *Runtime) Ping() error {
 }
 
 // ReplayMetrics collects metrics the way CUPTI schedules them, whatever
-// their number of passes: user replay, one range per pass. pass(i) must
-// run pass i's work and wait for it; restoring memory before a later pass
-// is its job. It returns the values and the passes run.
-func (r *Runtime) ReplayMetrics(metrics []string, pass func(i int) error) (map[string]float64, int, error) {
+// their number of passes: user replay, one range per pass. Before pass i,
+// outside the range, prepare(i) runs (restoring memory before a later pass
+// is its job, so that the restore's own launches are not counted); then
+// run(i) runs pass i's work inside the range and waits for it. It returns
+// the values and the passes run.
+func (r *Runtime) ReplayMetrics(metrics []string, prepare, run func(i int) error) (map[string]float64, int, error) {
 	if r.prof == nil {
 		return nil, 0, fmt.Errorf("cuda: counters need CUPTI: %w", r.profErr)
 	}
@@ -328,7 +330,13 @@ func (r *Runtime) ReplayMetrics(metrics []string, pass func(i int) error) (map[s
 		if i > want+1 {
 			return nil, i, fmt.Errorf("cuda: CUPTI scheduled %d passes but wanted more after %d", want, i)
 		}
+		if err := prepare(i); err != nil {
+			return nil, i, err
+		}
 		err := r.w.do(func() error {
+			if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
+				return err
+			}
 			if i == 0 {
 				return r.prof.beginSession(r.ctx, c)
 			}
@@ -337,7 +345,7 @@ func (r *Runtime) ReplayMetrics(metrics []string, pass func(i int) error) (map[s
 		if err != nil {
 			return nil, i, fmt.Errorf("pass %d: %w", i, err)
 		}
-		if err := pass(i); err != nil {
+		if err := run(i); err != nil {
 			return nil, i, err
 		}
 		var done bool

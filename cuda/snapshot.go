@@ -51,6 +51,8 @@ type snapshot struct {
 	bytes   uint64
 	nflags  uint64
 	flags   uint64 // device page flags, allocated at the first compare
+	// hostFlags is pinned host memory the flags are read back into.
+	hostFlags uint64
 
 	// The copy_ranges list of the learned spans (driver thread).
 	list      []uint64
@@ -125,6 +127,10 @@ func (s *snapshot) Release() {
 		if s.listDev != 0 {
 			s.rt.pool.release(s.rt.drv, s.listDev, s.listBytes)
 			s.listDev = 0
+		}
+		if s.hostFlags != 0 {
+			_ = call("cuMemFreeHost", s.rt.drv.memFreeHost, uintptr(s.hostFlags))
+			s.hostFlags = 0
 		}
 		return nil
 	})

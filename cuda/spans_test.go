@@ -41,3 +41,13 @@ func TestChunkEntriesSplitLongSpans(t *testing.T) {
 		t.Errorf("got %#x\nwant %#x", got, want)
 	}
 }
+
+func TestDirtySpansSkipsCleanWords(t *testing.T) {
+	f := make([]byte, 21)
+	f[9], f[17], f[18], f[20] = 1, 1, 1, 1
+	got := dirtySpans(f, 10, 205)
+	want := []span{{90, 10}, {170, 20}, {200, 5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

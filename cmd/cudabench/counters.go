@@ -172,6 +172,20 @@ func (b *bench) counterBench(t *table, dir string, size uint64, reps int) error 
 		var sched, grouped, plain samples
 		var values map[string]float64
 		var ran int
+		// The engine's groups: one try first; a group that CUPTI's host API
+		// schedules in one pass but whose range wants another is reported.
+		groupsOK := true
+		if _, _, err := b.profiledReplay(a, grid, groups); err != nil {
+			groupsOK = false
+			msg := err.Error()
+			if len(msg) > 300 {
+				msg = msg[:150] + " … " + msg[len(msg)-150:]
+			}
+			t.row("  ours, engine groups", "not run: "+msg, "", "")
+		}
+		if err := b.fillPattern(a, fill); err != nil {
+			return err
+		}
 		for i := range 1 + reps {
 			d, v, n, err := b.cuptiReplay(a, grid, have)
 			if err != nil {
@@ -180,12 +194,14 @@ func (b *bench) counterBench(t *table, dir string, size uint64, reps int) error 
 			if err := b.checkAndRefill(a, size, grid, fill); err != nil {
 				return fmt.Errorf("%s: CUPTI schedule: memory after replay: %w", s.name, err)
 			}
-			g, _, err := b.profiledReplay(a, grid, groups)
-			if err != nil {
-				return fmt.Errorf("%s: groups: %w", s.name, err)
-			}
-			if err := b.checkAndRefill(a, size, grid, fill); err != nil {
-				return fmt.Errorf("%s: groups: memory after replay: %w", s.name, err)
+			var g time.Duration
+			if groupsOK {
+				if g, _, err = b.profiledReplay(a, grid, groups); err != nil {
+					return fmt.Errorf("%s: groups: %w", s.name, err)
+				}
+				if err := b.checkAndRefill(a, size, grid, fill); err != nil {
+					return fmt.Errorf("%s: groups: memory after replay: %w", s.name, err)
+				}
 			}
 			p, _, err := b.profiledReplay(a, grid, make([][]string, n))
 			if err != nil {
@@ -202,7 +218,9 @@ func (b *bench) counterBench(t *table, dir string, size uint64, reps int) error 
 		per := func(d time.Duration, n int) time.Duration { return d / time.Duration(n) }
 		t.row(fmt.Sprintf("  ours, CUPTI's schedule: snapshot + %d passes, %d metrics, total (host wall-clock)", ran, len(have)), dur(sched.median()), dur(sched.min()), "")
 		t.row("  **ours, CUPTI's schedule: per pass**", "**"+dur(per(sched.median(), ran))+"**", dur(per(sched.min(), ran)), "≤ 1 ms")
-		t.row(fmt.Sprintf("  ours, engine groups: snapshot + %d passes, %d metrics, per pass", len(groups), len(single)), dur(per(grouped.median(), len(groups))), dur(per(grouped.min(), len(groups))), "≤ 1 ms")
+		if groupsOK {
+			t.row(fmt.Sprintf("  ours, engine groups: snapshot + %d passes, %d metrics, per pass", len(groups), len(single)), dur(per(grouped.median(), len(groups))), dur(per(grouped.min(), len(groups))), "≤ 1 ms")
+		}
 		t.row(fmt.Sprintf("  ours without counters, %d passes, per pass", ran), dur(per(plain.median(), ran)), dur(per(plain.min(), ran)), "")
 		if s.appMs > 0 && s.passes > 0 {
 			ncu := time.Duration(s.appMs * 1e6)
@@ -244,12 +262,11 @@ func (b *bench) cuptiReplay(a hsa.Allocation, grid uint32, metrics []string) (ti
 	defer snap.Release()
 	vals, n, err := b.rt.ReplayMetrics(metrics, func(i int) error {
 		if i > 0 {
-			if _, err := snap.Restore(); err != nil {
-				return err
-			}
+			_, err := snap.Restore()
+			return err
 		}
-		return b.launch("increment", grid, arg(a))
-	})
+		return nil
+	}, func(int) error { return b.launch("increment", grid, arg(a)) })
 	return time.Since(began), vals, n, err
 }
 
