@@ -262,6 +262,12 @@ func TestGPUReplayMetricsCUPTISchedule(t *testing.T) {
 	if got := readInts(t, rt, x); got[0] != 1 || got[xcheckElems-1] != 1 {
 		t.Fatalf("after %d passes: %d %d, want one increment", passes, got[0], got[xcheckElems-1])
 	}
+	// A single-pass group still works after a multi-pass session.
+	p := xcheckPacket(x)
+	p.Profile = &hsa.Profile{Counters: []string{"sm__ctas_launched.sum"}}
+	if err := q.Submit(1, p); err != nil || p.Profile.Values["sm__ctas_launched.sum"] != xcheckElems/256 {
+		t.Fatalf("single pass after a session: %v %v", p.Profile.Values, err)
+	}
 }
 
 // TestGPUSinglePassProbe logs, metric by metric, whether a group that

@@ -410,6 +410,18 @@ func (p *profiler) multiConfig(metrics []string) (*passConfig, int, error) {
 	return c, n, nil
 }
 
+// disable ends the range profiler object; the next collection enables a
+// fresh one. A finished multi-pass session leaves CUPTI's pass state behind
+// (seen on the H200: the next single-pass configuration then wanted
+// another pass, or failed to initialize its counter data), so
+// ReplayMetrics ends with this.
+func (p *profiler) disable() {
+	if p.object != 0 {
+		_ = invoke(p.lib, "cuptiRangeProfilerDisable", p.lib.rpDisable, p.objectParams())
+		p.object = 0
+	}
+}
+
 // close releases everything (driver thread).
 func (p *profiler) close() {
 	lib := p.lib

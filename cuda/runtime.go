@@ -326,6 +326,7 @@ func (r *Runtime) ReplayMetrics(metrics []string, prepare, run func(i int) error
 	if err != nil {
 		return nil, 0, err
 	}
+	defer r.w.do(func() error { r.prof.disable(); return nil })
 	for i := 0; ; i++ {
 		if i > want+1 {
 			return nil, i, fmt.Errorf("cuda: CUPTI scheduled %d passes but wanted more after %d", want, i)
