@@ -240,6 +240,16 @@ func TestGPUReplayMetricsCUPTISchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A single-pass group used before the session (its counter data then
+	// belongs to the range profiler object the session ends).
+	before := xcheckPacket(x)
+	before.Profile = &hsa.Profile{Counters: []string{"sm__ctas_launched.sum"}}
+	if err := q.Submit(1, before); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Write(x, 0, make([]byte, 4*xcheckElems)); err != nil {
+		t.Fatal(err)
+	}
 	snap, err := rt.Snapshot(agentID, []hsa.Allocation{x})
 	if err != nil {
 		t.Fatal(err)

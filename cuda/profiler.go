@@ -51,6 +51,7 @@ type passConfig struct {
 	data    []byte
 	passes  int
 	pin     runtime.Pinner
+	dataPin runtime.Pinner // data belongs to the range profiler object that sized it
 }
 
 // newProfiler loads CUPTI and reads the device's chip name and the
@@ -277,7 +278,7 @@ func (p *profiler) begin(ctx uintptr, c *passConfig) error {
 			return err
 		}
 		c.data = make([]byte, sz.size)
-		c.pin.Pin(&c.data[0])
+		c.dataPin.Pin(&c.data[0])
 	}
 	ini := sized(&pRPCounterDataInit{object: p.object, size: uintptr(len(c.data)), data: bytesPtr(c.data)}, end(unsafe.Offsetof(pRPCounterDataInit{}.data), 8))
 	if err := invoke(lib, "cuptiRangeProfilerCounterDataImageInitialize", lib.rpCounterDataImageInitialize, ini); err != nil {
@@ -420,6 +421,14 @@ func (p *profiler) disable() {
 		_ = invoke(p.lib, "cuptiRangeProfilerDisable", p.lib.rpDisable, p.objectParams())
 		p.object = 0
 	}
+	// Counter data images were sized and initialized for the old object
+	// (reusing one after the object changed crashed inside CUPTI).
+	p.mu.Lock()
+	for _, c := range p.configs {
+		c.dataPin.Unpin()
+		c.data = nil
+	}
+	p.mu.Unlock()
 }
 
 // close releases everything (driver thread).
@@ -434,6 +443,7 @@ func (p *profiler) close() {
 		p.deinitHost(c.host)
 		c.names.free()
 		c.pin.Unpin()
+		c.dataPin.Unpin()
 		delete(p.configs, k)
 	}
 	p.mu.Unlock()
