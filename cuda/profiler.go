@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -38,6 +39,16 @@ type profiler struct {
 
 	// Driver thread only.
 	object uintptr // range profiler object, enabled at the first collection
+
+	// spent is the time of each CUPTI call made while collecting, for the
+	// benchmark's breakdown (driver thread; read under the worker).
+	spent map[string]callTime
+}
+
+// callTime is the calls of one CUPTI entry point and their total time.
+type callTime struct {
+	n     int
+	total time.Duration
 }
 
 // passConfig is one single-pass group: its configuration image, the host
@@ -260,13 +271,27 @@ func (p *profiler) config(metrics []string) (*passConfig, error) {
 	return c, nil
 }
 
+// timed is invoke, adding the call's time to spent.
+func timed[T any](p *profiler, name string, fn uintptr, params *T) error {
+	began := time.Now()
+	err := invoke(p.lib, name, fn, params)
+	if p.spent == nil {
+		p.spent = map[string]callTime{}
+	}
+	c := p.spent[name]
+	c.n++
+	c.total += time.Since(began)
+	p.spent[name] = c
+	return err
+}
+
 // begin opens one range of one pass around the work that follows: driver
 // thread, context current.
 func (p *profiler) begin(ctx uintptr, c *passConfig) error {
 	lib := p.lib
 	if p.object == 0 {
 		en := sized(&pRPEnable{ctx: ctx}, end(unsafe.Offsetof(pRPEnable{}.object), 8))
-		if err := invoke(lib, "cuptiRangeProfilerEnable", lib.rpEnable, en); err != nil {
+		if err := timed(p, "cuptiRangeProfilerEnable", lib.rpEnable, en); err != nil {
 			return err
 		}
 		p.object = en.object
@@ -274,24 +299,24 @@ func (p *profiler) begin(ctx uintptr, c *passConfig) error {
 	if c.data == nil {
 		sz := sized(&pRPCounterDataSize{object: p.object, names: c.names.array(), numMetrics: uintptr(len(c.metrics)), maxRanges: 1, maxNodes: 1},
 			end(unsafe.Offsetof(pRPCounterDataSize{}.size), 8))
-		if err := invoke(lib, "cuptiRangeProfilerGetCounterDataSize", lib.rpGetCounterDataSize, sz); err != nil {
+		if err := timed(p, "cuptiRangeProfilerGetCounterDataSize", lib.rpGetCounterDataSize, sz); err != nil {
 			return err
 		}
 		c.data = make([]byte, sz.size)
 		c.dataPin.Pin(&c.data[0])
 	}
 	ini := sized(&pRPCounterDataInit{object: p.object, size: uintptr(len(c.data)), data: bytesPtr(c.data)}, end(unsafe.Offsetof(pRPCounterDataInit{}.data), 8))
-	if err := invoke(lib, "cuptiRangeProfilerCounterDataImageInitialize", lib.rpCounterDataImageInitialize, ini); err != nil {
+	if err := timed(p, "cuptiRangeProfilerCounterDataImageInitialize", lib.rpCounterDataImageInitialize, ini); err != nil {
 		return err
 	}
 	set := sized(&pRPSetConfig{object: p.object, configSize: uintptr(len(c.config)), config: bytesPtr(c.config),
 		counterDataSize: uintptr(len(c.data)), counterData: bytesPtr(c.data), rangeMode: cuptiUserRange, replayMode: cuptiUserReplay,
 		maxRangesPerPass: 1, numNestingLevels: 1, minNestingLevel: 1, passIndex: 0, targetNestingLevel: 1},
 		end(unsafe.Offsetof(pRPSetConfig{}.targetNestingLevel), 2))
-	if err := invoke(lib, "cuptiRangeProfilerSetConfig", lib.rpSetConfig, set); err != nil {
+	if err := timed(p, "cuptiRangeProfilerSetConfig", lib.rpSetConfig, set); err != nil {
 		return err
 	}
-	if err := invoke(lib, "cuptiRangeProfilerStart", lib.rpStart, p.objectParams()); err != nil {
+	if err := timed(p, "cuptiRangeProfilerStart", lib.rpStart, p.objectParams()); err != nil {
 		return err
 	}
 	name := []byte("replayspec\x00")
@@ -299,7 +324,7 @@ func (p *profiler) begin(ctx uintptr, c *passConfig) error {
 	pin.Pin(&name[0])
 	defer pin.Unpin()
 	push := sized(&pRPPushRange{object: p.object, name: bytesPtr(name)}, end(unsafe.Offsetof(pRPPushRange{}.name), 8))
-	return invoke(lib, "cuptiRangeProfilerPushRange", lib.rpPushRange, push)
+	return timed(p, "cuptiRangeProfilerPushRange", lib.rpPushRange, push)
 }
 
 func (p *profiler) objectParams() *pRPObject {
@@ -324,14 +349,14 @@ func (p *profiler) end(c *passConfig) (map[string]float64, error) {
 func (p *profiler) evaluate(c *passConfig) (map[string]float64, error) {
 	lib := p.lib
 	dec := sized(&pRPDecode{object: p.object}, end(unsafe.Offsetof(pRPDecode{}.dropped), 8))
-	if err := invoke(lib, "cuptiRangeProfilerDecodeData", lib.rpDecodeData, dec); err != nil {
+	if err := timed(p, "cuptiRangeProfilerDecodeData", lib.rpDecodeData, dec); err != nil {
 		return nil, err
 	}
 	if dec.dropped != 0 {
 		return nil, fmt.Errorf("cuda: counters: CUPTI dropped %d ranges", dec.dropped)
 	}
 	info := sized(&pRPCounterDataInfo{counterData: bytesPtr(c.data), size: uintptr(len(c.data))}, end(unsafe.Offsetof(pRPCounterDataInfo{}.ranges), 8))
-	if err := invoke(lib, "cuptiRangeProfilerGetCounterDataInfo", lib.rpGetCounterDataInfo, info); err != nil {
+	if err := timed(p, "cuptiRangeProfilerGetCounterDataInfo", lib.rpGetCounterDataInfo, info); err != nil {
 		return nil, err
 	}
 	if info.ranges < 1 {
@@ -344,7 +369,7 @@ func (p *profiler) evaluate(c *passConfig) (map[string]float64, error) {
 	ev := sized(&pEvaluate{host: c.host, counterData: bytesPtr(c.data), dataSize: uintptr(len(c.data)), rangeIndex: 0,
 		names: c.names.array(), numMetrics: uintptr(len(c.metrics)), values: uintptr(unsafe.Pointer(&vals[0]))},
 		end(unsafe.Offsetof(pEvaluate{}.values), 8))
-	if err := invoke(lib, "cuptiProfilerHostEvaluateToGpuValues", lib.hostEvaluateToGpuValues, ev); err != nil {
+	if err := timed(p, "cuptiProfilerHostEvaluateToGpuValues", lib.hostEvaluateToGpuValues, ev); err != nil {
 		return nil, err
 	}
 	out := make(map[string]float64, len(vals))
@@ -358,6 +383,10 @@ func (p *profiler) evaluate(c *passConfig) (map[string]float64, error) {
 // replay: CUPTI schedules the passes; each pass is a range opened with
 // startPass and closed with stopPass. Driver thread.
 func (p *profiler) beginSession(ctx uintptr, c *passConfig) error {
+	// A fresh range profiler object: one that collected another
+	// configuration before ends a new session after one pass (seen on the
+	// H200: values NaN for what the other passes would have counted).
+	p.disable()
 	if err := p.begin(ctx, c); err != nil {
 		return err
 	}
@@ -368,7 +397,7 @@ func (p *profiler) beginSession(ctx uintptr, c *passConfig) error {
 // startPass opens the range of a later pass of a session.
 func (p *profiler) startPass() error {
 	lib := p.lib
-	if err := invoke(lib, "cuptiRangeProfilerStart", lib.rpStart, p.objectParams()); err != nil {
+	if err := timed(p, "cuptiRangeProfilerStart", lib.rpStart, p.objectParams()); err != nil {
 		return err
 	}
 	name := []byte("replayspec\x00")
@@ -376,17 +405,17 @@ func (p *profiler) startPass() error {
 	pin.Pin(&name[0])
 	defer pin.Unpin()
 	push := sized(&pRPPushRange{object: p.object, name: bytesPtr(name)}, end(unsafe.Offsetof(pRPPushRange{}.name), 8))
-	return invoke(lib, "cuptiRangeProfilerPushRange", lib.rpPushRange, push)
+	return timed(p, "cuptiRangeProfilerPushRange", lib.rpPushRange, push)
 }
 
 // stopPass closes the pass's range; done says CUPTI has every pass.
 func (p *profiler) stopPass() (done bool, err error) {
 	lib := p.lib
-	if err := invoke(lib, "cuptiRangeProfilerPopRange", lib.rpPopRange, p.objectParams()); err != nil {
+	if err := timed(p, "cuptiRangeProfilerPopRange", lib.rpPopRange, p.objectParams()); err != nil {
 		return false, err
 	}
 	stop := sized(&pRPStop{object: p.object}, end(unsafe.Offsetof(pRPStop{}.allPassSubmitted), 1))
-	if err := invoke(lib, "cuptiRangeProfilerStop", lib.rpStop, stop); err != nil {
+	if err := timed(p, "cuptiRangeProfilerStop", lib.rpStop, stop); err != nil {
 		return false, err
 	}
 	return stop.allPassSubmitted != 0, nil
@@ -463,5 +492,13 @@ func integral(vals map[string]float64) map[string]uint64 {
 			out[k] = 0
 		}
 	}
+	return out
+}
+
+// Spent lists the time of each CUPTI call made while collecting, and
+// resets it.
+func (p *profiler) takeSpent() map[string]callTime {
+	out := p.spent
+	p.spent = nil
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -380,4 +382,25 @@ func (r *Runtime) CounterAlonePasses(metric string) int {
 		return 0
 	}
 	return r.prof.AlonePasses(metric)
+}
+
+// CounterCallTimes reports, per CUPTI entry point called while collecting
+// since the last report, the calls and their mean time, slowest first.
+func (r *Runtime) CounterCallTimes() string {
+	if r.prof == nil {
+		return ""
+	}
+	var spent map[string]callTime
+	_ = r.w.do(func() error { spent = r.prof.takeSpent(); return nil })
+	names := make([]string, 0, len(spent))
+	for n := range spent {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return spent[names[i]].total > spent[names[j]].total })
+	var parts []string
+	for _, n := range names {
+		c := spent[n]
+		parts = append(parts, fmt.Sprintf("%s %d× %.3f ms", strings.TrimPrefix(n, "cupti"), c.n, c.total.Seconds()*1e3/float64(c.n)))
+	}
+	return strings.Join(parts, "; ")
 }
