@@ -24,7 +24,7 @@ lint:
 
 ## bench: the benchmarks recorded in docs/benchmarks.md
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./replay ./sim
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/replay ./internal/sim
 
 ## golden: rewrite the golden files from the current engine (review the diff!)
 golden:

@@ -2,18 +2,80 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // checkAGT judges the mapping of passes to counter groups.
 func checkAGT(x *index) []Violation {
 	var vs []Violation
 	x.eachDispatch(func(d *dispatchView) {
+		if len(d.passCounts) > 0 && x.ev[d.passCounts[0]].Groups != nil {
+			vs = append(vs, x.checkToolSplit(d)...)
+			return
+		}
 		if d.replayed() {
 			vs = append(vs, x.checkGroupsPerPass(d)...)
 		}
 	})
 	return vs
+}
+
+// AGT-1 against the tool's own split (pass_count's groups): the count it
+// answered is the number of groups of the dispatch's agent, and pass i
+// collected exactly group i, with no wrap or skip.
+func (x *index) checkToolSplit(d *dispatchView) []Violation {
+	pc := d.passCounts[0]
+	groups := x.ev[pc].Groups
+	x.examined("AGT-1")
+	if r, ok := x.passCount(d); ok && r != int64(max(len(groups), 1)) {
+		return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("the tool split its counters into %d groups for agent %d but answered %d passes", len(groups), d.agent, r), pc)}
+	}
+	if !d.replayed() {
+		return nil
+	}
+	got := map[uint64][]string{}
+	first := map[uint64]int{}
+	for _, i := range d.records {
+		e := x.ev[i]
+		p, ok := x.recordPass(i)
+		if e.Service != trace.CounterCollection || !ok {
+			continue
+		}
+		if _, seen := first[p]; !seen {
+			first[p] = i
+		}
+		for _, c := range e.Counters {
+			got[p] = append(got[p], c.Name)
+		}
+	}
+	masked := len(d.locals) > 0 // a local stop may leave a pass without its group
+	for k, pe := range d.passEnter {
+		p := uint64(k)
+		if p >= uint64(len(groups)) {
+			break
+		}
+		want, have := sortedSet(groups[p]), sortedSet(got[p])
+		if len(have) == 0 && masked {
+			continue
+		}
+		if fmt.Sprint(want) != fmt.Sprint(have) {
+			at := []int{pc, pe}
+			if i, ok := first[p]; ok {
+				at = append(at, i)
+			}
+			return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("pass %d collected %v, but the tool's group %d for this agent is %v", p, have, p, want), at...)}
+		}
+	}
+	return nil
+}
+
+func sortedSet(names []string) []string {
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // AGT-1: pass i collects group i of the agent: no counter is collected in
@@ -22,9 +84,11 @@ func checkAGT(x *index) []Violation {
 // collects one and the same set on every pass (sampling until a value
 // converges) is not splitting groups.
 func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
-	if n, ok := x.passCount(d); !ok || n < 2 || x.sameSetEveryPass(d) {
+	n, ok := x.passCount(d)
+	if !ok || n < 2 || x.sameSetEveryPass(d) {
 		return nil
 	}
+	x.examined("AGT-1")
 	type cc struct {
 		context uint64
 		counter string
@@ -32,11 +96,31 @@ func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
 	firstSeen := map[cc]int{}
 	var recs []int
 	for _, i := range d.records {
-		if x.ev[i].Service == svcCounterCollection {
+		if x.ev[i].Service == trace.CounterCollection {
 			recs = append(recs, i)
 		}
 	}
 	sort.Ints(recs)
+	// No skip: a pass that collected nothing while a later pass did
+	// left its group out (unless the tool stopped a context locally).
+	collected := map[uint64]int{}
+	for _, i := range recs {
+		if p, ok := x.recordPass(i); ok {
+			if _, seen := collected[p]; !seen {
+				collected[p] = i
+			}
+		}
+	}
+	for p := uint64(0); p+1 < uint64(len(d.passEnter)) && len(d.locals) == 0; p++ {
+		if _, got := collected[p]; got {
+			continue
+		}
+		for q := p + 1; q < uint64(len(d.passEnter)); q++ {
+			if later, got := collected[q]; got {
+				return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("pass %d of dispatch %d collected no counters but pass %d did: a group was skipped", p, d.id, q), d.passEnter[p], later)}
+			}
+		}
+	}
 	for _, i := range recs {
 		e := x.ev[i]
 		p, ok := x.recordPass(i)
@@ -64,7 +148,7 @@ func (x *index) sameSetEveryPass(d *dispatchView) bool {
 	first := ""
 	for _, i := range d.records {
 		e := x.ev[i]
-		if e.Service != svcCounterCollection {
+		if e.Service != trace.CounterCollection {
 			continue
 		}
 		names := ""

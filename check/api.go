@@ -3,30 +3,19 @@ package check
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/replayspec/replayspec/trace"
 )
 
-// API calls the tool records as `api` events (docs/oracles.md).
-const (
-	callConfigure     = "configure_callback_tracing"
-	callOperationName = "operation_name"
-	callOperationID   = "operation_id"
-	callStartContext  = "start_context"
-	callStopContext   = "stop_context"
-	domainReplay      = "KERNEL_REPLAY"
-)
-
 // replayOps is the operation enum (API-2); NONE and LAST are not operations
 // a query may resolve, so they are left out and not judged.
-var replayOps = map[string]uint64{opConfig: 1, opPass: 2}
+var replayOps = map[trace.Op]uint64{trace.OpConfig: 1, trace.OpPass: 2}
 
 var (
-	configForbidden = []string{"current_pass", "total_passes", "replay_start_context", "replay_stop_context"}
-	passForbidden   = []string{"replay_pass_count", "replay_continue"}
-	passRequired    = []string{"replay_start_context", "replay_stop_context"}
+	configForbidden = []string{trace.MemberCurrentPass, trace.MemberTotalPasses, trace.MemberReplayStartContext, trace.MemberReplayStopContext}
+	passForbidden   = []string{trace.MemberReplayPassCount, trace.MemberReplayContinue}
+	passRequired    = []string{trace.MemberReplayStartContext, trace.MemberReplayStopContext}
 )
 
 // checkAPI judges the API surface: callback names, payload fields, the
@@ -35,10 +24,14 @@ func checkAPI(x *index) []Violation {
 	var vs []Violation
 	for _, i := range x.byType[trace.Callback] {
 		vs = append(vs, x.checkCallbackShape(i)...)
+		vs = append(vs, x.checkPayloadSize(i)...)
 	}
+	vs = append(vs, x.checkDispatchInfo()...)
+	vs = append(vs, x.checkReplayIsCallbackTracing()...)
+	vs = append(vs, x.checkReplayBesideCounting()...)
 	for _, i := range x.byType[trace.API] {
 		e := x.ev[i]
-		if e.Call == callOperationName || e.Call == callOperationID {
+		if e.Call == trace.CallOperationName || e.Call == trace.CallOperationID {
 			if v, bad := x.checkOperationQuery(i); bad {
 				vs = append(vs, v)
 			}
@@ -50,19 +43,22 @@ func checkAPI(x *index) []Violation {
 func (x *index) checkCallbackShape(i int) []Violation {
 	e := x.ev[i]
 	var vs []Violation
+	x.examined("API-2")
+	x.examined("API-3")
 	switch e.Op {
-	case opConfig, opPass:
-	case "SNAPSHOT", "RESTORE", "LAST":
+	case trace.OpConfig, trace.OpPass:
+	case "SNAPSHOT", "RESTORE", trace.OpLast, trace.OpNone:
 		// API-3: these are not operations of the domain.
 		vs = append(vs, x.violation("API-3", e.Dispatch, fmt.Sprintf("a callback for operation %s was delivered", e.Op), i))
 	default:
 		vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has operation %q, not CONFIG or PASS", e.Op), i))
 	}
-	if e.Phase != enter && e.Phase != exit {
+	if e.Phase != trace.PhaseEnter && e.Phase != trace.PhaseExit {
 		vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has phase %q, not ENTER or EXIT", e.Phase), i))
 	}
 	switch e.Op {
-	case opConfig:
+	case trace.OpConfig:
+		x.examined("API-6")
 		// API-6: pass fields are zero during CONFIG.
 		if p, ok := e.PassOf(); ok && p != 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s carries current_pass %d", e.Phase, p), i))
@@ -75,10 +71,12 @@ func (x *index) checkCallbackShape(i int) []Violation {
 				vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s payload has %s set", e.Phase, strings.Join(set, ", ")), i))
 			}
 		}
-	case opPass:
+	case trace.OpPass:
 		if !x.payloads {
 			break
 		}
+		x.examined("API-6")
+		x.examined("LCX-1")
 		if set := intersect(e.Payload, passForbidden); len(set) > 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("PASS %s payload has the tool callback %s set", e.Phase, strings.Join(set, ", ")), i))
 		}
@@ -103,50 +101,58 @@ func intersect(have, names []string) []string {
 }
 
 // checkOperationQuery judges one name-by-id or id-by-name query (API-4,
-// API-3). Its message is "NAME=ID" with "?" on the side not found.
+// API-3): CONFIG and PASS are found with their enum values; NONE, LAST and
+// the reserved SNAPSHOT and RESTORE are not operations.
 func (x *index) checkOperationQuery(i int) (Violation, bool) {
 	e := x.ev[i]
-	field, _, _ := strings.Cut(strings.TrimSpace(e.Message), " ")
-	name, idText, ok := strings.Cut(field, "=")
-	if !ok {
-		return Violation{}, false
-	}
-	name = strings.TrimPrefix(strings.ToUpper(name), "ROCPROFILER_KERNEL_REPLAY_")
-	id, idErr := strconv.ParseUint(idText, 10, 64)
-	known, wantStatus := false, ""
+	var asked string
+	known := false
+	defer func() {
+		if asked != "" {
+			if known {
+				x.examined("API-4")
+			} else {
+				x.examined("API-3")
+			}
+		}
+	}()
 	switch e.Call {
-	case callOperationName:
-		if idErr != nil || id == 0 {
+	case trace.CallOperationName:
+		if e.OpID == nil || *e.OpID == 0 {
 			return Violation{}, false // nothing asked, or NONE: not judged
 		}
-		_, known = opName(id)
-	case callOperationID:
-		if name == "?" || name == "NONE" {
+		asked = fmt.Sprintf("id %d", *e.OpID)
+		_, known = opName(*e.OpID)
+	case trace.CallOperationID:
+		name := trace.Op(strings.TrimPrefix(strings.ToUpper(string(e.OpName)), "ROCPROFILER_KERNEL_REPLAY_"))
+		if name == "" || name == trace.OpNone {
 			return Violation{}, false
 		}
+		asked = string(name)
 		_, known = replayOps[name]
 	}
-	if known {
-		wantStatus = statusSuccess
-	} else {
-		wantStatus = "ERROR_OPERATION_NOT_FOUND"
-	}
-	rule := "API-4"
+	want, rule := trace.StatusSuccess, "API-4"
 	if !known {
-		rule = "API-3" // LAST and beyond (SNAPSHOT, RESTORE) do not exist
+		want, rule = trace.StatusOperationNotFound, "API-3" // LAST and beyond do not exist
 	}
-	if !statusIs(e.Status, wantStatus) {
-		return x.violation(rule, 0, fmt.Sprintf("%s(%s) returned %s, want %s", e.Call, field, e.Status, wantStatus), i), true
+	if !e.Status.Is(want) {
+		return x.violation(rule, 0, fmt.Sprintf("%s(%s) returned %s, want %s", e.Call, asked, e.Status, want), i), true
 	}
-	if known && statusIs(e.Status, statusSuccess) {
-		if want, okID := replayOps[name]; !okID || idErr != nil || want != id {
-			return x.violation("API-4", 0, fmt.Sprintf("%s answered %s, which is not a pair of the operation enum", e.Call, field), i), true
+	if !known {
+		return Violation{}, false
+	}
+	name := trace.Op(strings.TrimPrefix(strings.ToUpper(string(e.OpName)), "ROCPROFILER_KERNEL_REPLAY_"))
+	if id, ok := replayOps[name]; !ok || e.OpID == nil || *e.OpID != id {
+		got := "no id"
+		if e.OpID != nil {
+			got = fmt.Sprintf("id %d", *e.OpID)
 		}
+		return x.violation("API-4", 0, fmt.Sprintf("%s answered %q with %s, which is not a pair of the operation enum", e.Call, e.OpName, got), i), true
 	}
 	return Violation{}, false
 }
 
-func opName(id uint64) (string, bool) {
+func opName(id uint64) (trace.Op, bool) {
 	for n, v := range replayOps {
 		if v == id {
 			return n, true
@@ -162,18 +168,117 @@ func (x *index) checkConfigureOnce() []Violation {
 	first := -1
 	for _, i := range x.byType[trace.API] {
 		e := x.ev[i]
-		if e.Call != callConfigure || !strings.Contains(e.Message, domainReplay) {
+		if e.Call != trace.CallConfigureCallback || e.Domain != trace.DomainKernelReplay {
 			continue
 		}
 		if first < 0 {
-			if statusIs(e.Status, statusSuccess) {
+			if e.Status.Is(trace.StatusSuccess) {
 				first = i
 			}
 			continue
 		}
-		if !statusIs(e.Status, "ERROR_SERVICE_ALREADY_CONFIGURED") {
+		x.examined("ACT-5")
+		if !e.Status.Is(trace.StatusServiceAlreadyConfigured) {
 			vs = append(vs, x.violation("ACT-5", 0, fmt.Sprintf("a second configuration of KERNEL_REPLAY (context %d) returned %s", e.Context, e.Status), first, i))
 		}
 	}
 	return vs
+}
+
+// API-5 (clarified 2026-11-30): size is the size of the whole payload, so
+// it reaches the end of every member of the layout; a size that stops short
+// of a member the payload carries makes the member look absent to a tool.
+func (x *index) checkPayloadSize(i int) []Violation {
+	e := x.ev[i]
+	if e.PayloadSize == nil {
+		return nil
+	}
+	x.examined("API-5")
+	size := *e.PayloadSize
+	for _, m := range e.Payload {
+		if end, ok := trace.MemberEnd(m); ok && end > size {
+			return []Violation{x.violation("API-5", e.Dispatch, fmt.Sprintf("%s %s payload size is %d, yet it carries %s, which ends at offset %d: a tool comparing offsets with size would think it absent", e.Op, e.Phase, size, m, end), i)}
+		}
+	}
+	if size < trace.PayloadSize {
+		return []Violation{x.violation("API-5", e.Dispatch, fmt.Sprintf("%s %s payload size is %d; the whole payload is %d bytes (%s ends there)", e.Op, e.Phase, size, trace.PayloadSize, trace.MemberReplayStopContext), i)}
+	}
+	return nil
+}
+
+// API-5: dispatch_info is always filled in by the SDK: in every callback
+// of a dispatch it carries its own size and the grid and workgroup the
+// application launched.
+func (x *index) checkDispatchInfo() []Violation {
+	var vs []Violation
+	x.eachDispatch(func(d *dispatchView) {
+		a := x.appOf(d)
+		for _, i := range concat(d.configEnter, d.configExit, d.passEnter, d.passExit) {
+			e := x.ev[i]
+			if e.Info == nil {
+				continue
+			}
+			x.examined("API-5")
+			in := e.Info
+			switch {
+			case in.Size == 0:
+				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info has size 0, as if the SDK had not filled it in", e.Op, e.Phase), i))
+			case a != nil && x.ev[a.at].Grid != nil && *x.ev[a.at].Grid != in.Grid:
+				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info's grid is %v, the application launched %v", e.Op, e.Phase, in.Grid, *x.ev[a.at].Grid), a.at, i))
+			case a != nil && x.ev[a.at].Workgroup != nil && *x.ev[a.at].Workgroup != in.Workgroup:
+				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info's workgroup is %v, the application launched %v", e.Op, e.Phase, in.Workgroup, *x.ev[a.at].Workgroup), a.at, i))
+			default:
+				continue
+			}
+			return // one finding per dispatch is enough to see it
+		}
+	})
+	return vs
+}
+
+// API-1: replay is an ordinary callback tracing domain: a dispatch is
+// replayed only after KERNEL_REPLAY was configured with the ordinary
+// configure call, and the tool never needed a dedicated replay call.
+func (x *index) checkReplayIsCallbackTracing() []Violation {
+	var vs []Violation
+	configured := -1
+	for _, i := range x.replayConfigs() {
+		if x.ev[i].Status.Is(trace.StatusSuccess) {
+			configured = i
+			break
+		}
+	}
+	x.eachDispatch(func(d *dispatchView) {
+		if len(d.configEnter) == 0 || !x.has(trace.API) {
+			return
+		}
+		x.examined("API-1")
+		if configured < 0 || configured > d.configEnter[0] {
+			vs = append(vs, x.violation("API-1", d.id, fmt.Sprintf("dispatch %d got KERNEL_REPLAY callbacks, but no configure_callback_tracing of KERNEL_REPLAY had succeeded before", d.id), d.configEnter[0]))
+		}
+	})
+	return vs
+}
+
+// API-7: replay is not exclusive with dispatch counter collection: a run
+// may configure both, and both configurations succeed.
+func (x *index) checkReplayBesideCounting() []Violation {
+	replay, counting := -1, -1
+	for _, i := range x.byType[trace.API] {
+		e := x.ev[i]
+		switch {
+		case e.Call == trace.CallConfigureCallback && e.Domain == trace.DomainKernelReplay && replay < 0:
+			replay = i
+		case e.Call == trace.CallConfigureCounters && counting < 0:
+			counting = i
+		}
+	}
+	if replay < 0 || counting < 0 || !x.ev[replay].Status.Is(trace.StatusSuccess) {
+		return nil
+	}
+	x.examined("API-7")
+	if e := x.ev[counting]; !e.Status.Is(trace.StatusSuccess) {
+		return []Violation{x.violation("API-7", 0, fmt.Sprintf("dispatch counter collection could not be configured beside kernel replay: it returned %s", e.Status), replay, counting)}
+	}
+	return nil
 }

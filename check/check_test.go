@@ -1,20 +1,22 @@
 package check
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/replayspec/replayspec/trace"
 )
 
-func ctxStop(ctx uint64) trace.Event  { return trace.Event{Call: "stop", Context: ctx} }
-func ctxStart(ctx uint64) trace.Event { return trace.Event{Call: "start", Context: ctx} }
+func ctxStop(ctx uint64) trace.Event  { return trace.Event{Call: trace.LocalStop, Context: ctx} }
+func ctxStart(ctx uint64) trace.Event { return trace.Event{Call: trace.LocalStart, Context: ctx} }
 
 // Valid traces: every oracle must stay silent on them.
 func validTraces() map[string]trace.Trace {
 	one := func(l loop) trace.Trace { return new(builder).prelude().dispatch(l).trace() }
 	return map[string]trace.Trace{
-		"fixed 3":                 one(loop{label: "k", dispatch: 1, count: 3, services: []string{svcKernelTrace, svcCounterCollection}}),
+		"fixed 3":                 one(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}}),
 		"fixed 5 stops after 2":   one(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
 		"fixed 3 continue always": one(loop{label: "k", dispatch: 1, count: 3, cont: []int64{1, 1}}),
 		"indefinite":              one(loop{label: "k", dispatch: 1, count: 0, cont: []int64{1, 1, 0}}),
@@ -23,7 +25,7 @@ func validTraces() map[string]trace.Trace {
 		"zero without continue":   one(loop{label: "k", dispatch: 1, count: 0}),
 		"sequence":                sequence(),
 		"pc sampling every pass":  one(loop{label: "k", dispatch: 1, count: 3, agentPCS: true, locals: map[int][]trace.Event{1: {ctxStop(11)}}}),
-		"counters stop and start": one(loop{label: "k", dispatch: 1, count: 4, services: []string{svcCounterCollection}}),
+		"counters stop and start": one(loop{label: "k", dispatch: 1, count: 4, services: []trace.Service{trace.CounterCollection}}),
 		"never ended":             neverEnded(),
 		"api queries":             apiQueries(),
 		"concurrent":              concurrent(false),
@@ -46,7 +48,7 @@ func neverEnded() trace.Trace {
 	b := new(builder).prelude()
 	b.dispatch(loop{label: "k", dispatch: 1, count: 0, cont: []int64{1, 1, 1}})
 	t := drop(b.trace(), func(e trace.Event) bool {
-		return configCB(exit)(e) || e.Type == trace.Signal || e.Type == trace.AppComplete || e.Type == trace.AppReadback
+		return configCB(trace.PhaseExit)(e) || e.Type == trace.Signal || e.Type == trace.AppComplete || e.Type == trace.AppReadback
 	})
 	t = insertAfter(t, typ(trace.Continue),
 		trace.Event{Type: trace.NeverEnded, Thread: 1, Dispatch: 1, Pass: trace.U64(3)},
@@ -56,11 +58,11 @@ func neverEnded() trace.Trace {
 
 func apiQueries() trace.Trace {
 	b := new(builder).prelude()
-	b.add(trace.Event{Type: trace.API, Call: callConfigure, Context: 2, Status: "ERROR_SERVICE_ALREADY_CONFIGURED", Message: "KERNEL_REPLAY operations=all"})
-	b.add(trace.Event{Type: trace.API, Call: callOperationName, Status: "SUCCESS", Message: "CONFIG=1"})
-	b.add(trace.Event{Type: trace.API, Call: callOperationID, Status: "SUCCESS", Message: "PASS=2"})
-	b.add(trace.Event{Type: trace.API, Call: callOperationName, Status: "ERROR_OPERATION_NOT_FOUND", Message: "?=3"})
-	b.add(trace.Event{Type: trace.API, Call: callOperationID, Status: "ERROR_OPERATION_NOT_FOUND", Message: "SNAPSHOT=?"})
+	b.add(trace.Event{Type: trace.API, Call: trace.CallConfigureCallback, Context: 2, Status: "ERROR_SERVICE_ALREADY_CONFIGURED", Domain: trace.DomainKernelReplay})
+	b.add(trace.Event{Type: trace.API, Call: trace.CallOperationName, Status: "SUCCESS", OpID: trace.U64(1), OpName: trace.OpConfig})
+	b.add(trace.Event{Type: trace.API, Call: trace.CallOperationID, Status: "SUCCESS", OpName: trace.OpPass, OpID: trace.U64(2)})
+	b.add(trace.Event{Type: trace.API, Call: trace.CallOperationName, Status: "ERROR_OPERATION_NOT_FOUND", OpID: trace.U64(3)})
+	b.add(trace.Event{Type: trace.API, Call: trace.CallOperationID, Status: "ERROR_OPERATION_NOT_FOUND", OpName: "SNAPSHOT"})
 	b.dispatch(loop{label: "k", dispatch: 1, count: 2})
 	return b.trace()
 }
@@ -83,7 +85,7 @@ func concurrent(masked bool) trace.Trace {
 	if masked {
 		es = drop(mid.trace(), typ(trace.Record)).Events
 	}
-	t = insertAfter(t, passCB(enter, 1), es...)
+	t = insertAfter(t, passCB(trace.PhaseEnter, 1), es...)
 	t = insertAfter(t, typ(trace.API), early.ev...)
 	return renumber(t)
 }
@@ -98,9 +100,34 @@ func TestValidTracesPass(t *testing.T) {
 	}
 }
 
+// One mistake can break several rules; the oracles name each of them,
+// not the first they find.
+func TestEveryBrokenRuleIsNamed(t *testing.T) {
+	fixed3 := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
+	cases := []struct {
+		reason string
+		tr     trace.Trace
+		want   []string
+	}{
+		{"a fresh dispatch id per pass: too many ids (DID-3), a pass's kernel (DID-1) and callbacks (DID-2) carry another", bumpIDPerPass(fixed3), []string{"DID-1", "DID-2", "DID-3"}},
+		{"a pass too few: fewer passes than asked (PC-3) and someone overrode the tool (PC-8)", dropPass(fixed3, 2), []string{"PC-3", "PC-8"}},
+	}
+	for _, c := range cases {
+		got := map[string]bool{}
+		for _, v := range Judge(c.tr).Violations {
+			got[v.Rule] = true
+		}
+		for _, r := range c.want {
+			if !got[r] {
+				t.Errorf("%s: %s not reported (got %v)", c.reason, r, slices.Sorted(maps.Keys(got)))
+			}
+		}
+	}
+}
+
 // A planted mistake must be caught with the right rule ID.
 func TestBrokenTracesAreCaught(t *testing.T) {
-	fixed3 := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3, services: []string{svcKernelTrace, svcCounterCollection}}).trace()
+	fixed3 := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}}).trace()
 	early := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}).trace()
 	indef := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 0, cont: []int64{1, 1, 0}}).trace()
 	plain := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 1}).trace()
@@ -114,78 +141,113 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		want string
 	}{
 		// API
-		{"snapshot operation", edit(fixed3, passCB(enter, 1), func(e *trace.Event) { e.Op = "SNAPSHOT" }), "API-3"},
-		{"unknown phase", edit(fixed3, passCB(exit, 0), func(e *trace.Event) { e.Phase = "MIDDLE" }), "API-2"},
-		{"pass fields in CONFIG", edit(fixed3, configCB(enter), func(e *trace.Event) { e.Payload = []string{"current_pass"} }), "API-6"},
-		{"total in CONFIG", edit(fixed3, configCB(exit), func(e *trace.Event) { e.Total = trace.U64(3) }), "API-6"},
-		{"tool callback in PASS", edit(fixed3, passCB(enter, 2), func(e *trace.Event) { e.Payload = append(e.Payload, "replay_pass_count") }), "API-6"},
-		{"no local callbacks in PASS", edit(fixed3, passCB(enter, 1), func(e *trace.Event) { e.Payload = []string{"current_pass", "total_passes"} }), "LCX-1"},
-		{"id 3 resolves", edit(apiQueries(), func(e trace.Event) bool { return e.Message == "?=3" }, func(e *trace.Event) { e.Status, e.Message = "SUCCESS", "LAST=3" }), "API-3"},
-		{"wrong pair", edit(apiQueries(), func(e trace.Event) bool { return e.Message == "CONFIG=1" }, func(e *trace.Event) { e.Message = "CONFIG=2" }), "API-4"},
+		{"snapshot operation", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Op = "SNAPSHOT" }), "API-3"},
+		{"unknown phase", edit(fixed3, passCB(trace.PhaseExit, 0), func(e *trace.Event) { e.Phase = "MIDDLE" }), "API-2"},
+		{"pass fields in CONFIG", edit(fixed3, configCB(trace.PhaseEnter), func(e *trace.Event) { e.Payload = []string{"current_pass"} }), "API-6"},
+		{"total in CONFIG", edit(fixed3, configCB(trace.PhaseExit), func(e *trace.Event) { e.Total = trace.U64(3) }), "API-6"},
+		{"tool callback in PASS", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Payload = append(e.Payload, "replay_pass_count") }), "API-6"},
+		{"no local callbacks in PASS", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Payload = []string{"current_pass", "total_passes"} }), "LCX-1"},
+		{"id 3 resolves", edit(apiQueries(), func(e trace.Event) bool { return e.OpID != nil && *e.OpID == 3 }, func(e *trace.Event) { e.Status, e.OpName = "SUCCESS", trace.OpLast }), "API-3"},
+		// API: what the trace v2 records of the payload and the surface.
+		{"payload size stops short (the engine's old 104)", edit(fixed3, typ(trace.Callback), func(e *trace.Event) { e.PayloadSize = trace.U64(104) }), "API-5"},
+		{"dispatch_info has another grid than the launch", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { in := *e.Info; in.Grid = trace.Dim3{512, 1, 1}; e.Info = &in }), "API-5"},
+		{"dispatch_info left empty", edit(fixed3, configCB(trace.PhaseEnter), func(e *trace.Event) { in := *e.Info; in.Size = 0; e.Info = &in }), "API-5"},
+		{"replayed without configure_callback_tracing", drop(fixed3, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }), "API-1"},
+		{"counting refused beside replay", insertAfter(fixed3, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }, trace.Event{Type: trace.API, Call: trace.CallConfigureCounters, Context: 10, Status: trace.StatusServiceAlreadyConfigured}), "API-7"},
+		{"wrong pair", edit(apiQueries(), func(e trace.Event) bool { return e.Call == trace.CallOperationName && e.OpName == trace.OpConfig }, func(e *trace.Event) { e.OpID = trace.U64(2) }), "API-4"},
 		{"configure twice succeeds", edit(apiQueries(), func(e trace.Event) bool { return e.Context == 2 }, func(e *trace.Event) { e.Status = "SUCCESS" }), "ACT-5"},
 		// ACT
-		{"PASS without CONFIG", drop(fixed3, configCB(enter)), "ACT-1"},
-		{"replay context never started", drop(fixed3, func(e trace.Event) bool { return e.Type == trace.API && e.Context == 1 && e.Call == callStartContext }), "ACT-3"},
+		{"all-operations subscription, yet no CONFIG", drop(plain, and(typ(trace.Callback), func(e trace.Event) bool { return e.Op == trace.OpConfig })), "ACT-2"},
+		{"never configured, yet memory saved", insertAfter(drop(drop(plain, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }), func(e trace.Event) bool {
+			return e.Type == trace.Callback || e.Type == trace.Returned || e.Type == trace.PassCount
+		}), typ(trace.DispatchID), trace.Event{Type: trace.Snapshot, Thread: 1, Dispatch: 1, Agent: 1, Bytes: 16}), "ACT-4"},
+		{"PASS without CONFIG", drop(fixed3, configCB(trace.PhaseEnter)), "ACT-1"},
+		{"replay context never started", drop(fixed3, func(e trace.Event) bool {
+			return e.Type == trace.API && e.Context == 1 && e.Call == trace.CallStartContext
+		}), "ACT-3"},
 		{"PASS-only subscription", edit(fixed3, typ(trace.API), func(e *trace.Event) {
-			if e.Call == callConfigure {
-				e.Message = "KERNEL_REPLAY operations=PASS"
+			if e.Call == trace.CallConfigureCallback {
+				e.Operations = []trace.Op{trace.OpPass}
 			}
 		}), "ACT-3"},
 		{"graph launch replayed", insertAfter(fixed3, typ(trace.DispatchID), trace.Event{Type: trace.Warning, Code: "graph_launch", Dispatch: 1}), "ACT-6"},
 		{"graph warning twice", insertAfter(plain, typ(trace.API), trace.Event{Type: trace.Warning, Code: "graph_launch"}, trace.Event{Type: trace.Warning, Code: "graph_launch"}), "ACT-6"},
 		// CB
-		{"CONFIG EXIT missing", drop(fixed3, configCB(exit)), "CB-1"},
-		{"CONFIG EXIT twice", insertAfter(fixed3, configCB(exit), fixed3.Events[len(fixed3.Events)-4]), "CB-1"},
-		{"plain run before CONFIG EXIT", moveBefore(plain, typ(trace.Kernel), configCB(exit)), "CB-1"},
-		{"passes overlap", moveBefore(fixed3, passCB(exit, 0), passCB(exit, 1)), "CB-2"},
+		{"CONFIG EXIT missing", drop(fixed3, configCB(trace.PhaseExit)), "CB-1"},
+		{"CONFIG EXIT twice", insertAfter(fixed3, configCB(trace.PhaseExit), first(fixed3, configCB(trace.PhaseExit))), "CB-1"},
+		{"plain run before CONFIG EXIT", moveBefore(plain, typ(trace.Kernel), configCB(trace.PhaseExit)), "CB-1"},
+		{"passes overlap", moveBefore(fixed3, passCB(trace.PhaseExit, 0), passCB(trace.PhaseExit, 1)), "CB-2"},
+		{"pass_count installed, never called", drop(fixed3, typ(trace.PassCount)), "CB-3"},
+		{"pass_count called before CONFIG ENTER returned", moveBefore(fixed3, typ(trace.PassCount), and(typ(trace.Returned), func(e trace.Event) bool { return e.Op == trace.OpConfig })), "CB-3"},
 		{"pass_count twice", insertAfter(fixed3, typ(trace.PassCount), first(fixed3, typ(trace.PassCount))), "CB-3"},
-		{"pass_count after first pass", moveBefore(fixed3, typ(trace.PassCount), passCB(exit, 0)), "CB-3"},
-		{"PASS on another thread", edit(fixed3, passCB(enter, 1), func(e *trace.Event) { e.Thread = 9 }), "CB-4"},
+		{"pass_count after first pass", moveBefore(fixed3, typ(trace.PassCount), passCB(trace.PhaseExit, 0)), "CB-3"},
+		{"PASS on another thread", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Thread = 9 }), "CB-4"},
 		{"stale pass on plain record", edit(plain, typ(trace.Record), func(e *trace.Event) { e.Pass = trace.U64(2) }), "CB-4"},
 		{"record with wrong pass", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Pass = trace.U64(0) }), "CB-4"},
 		// UD
-		{"user data not re-seeded", edit(edit(fixed3, passCB(exit, 0), func(e *trace.Event) { e.UserData = trace.U64(1000) }), passCB(enter, 1), func(e *trace.Event) { e.UserData = trace.U64(1000) }), "UD-2"},
-		{"user data wrong in pass", edit(fixed3, passCB(enter, 2), func(e *trace.Event) { e.UserData = trace.U64(7) }), "UD-1"},
+		{"user data not re-seeded", edit(edit(fixed3, passCB(trace.PhaseExit, 0), func(e *trace.Event) { e.UserData = trace.U64(1000) }), passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.UserData = trace.U64(1000) }), "UD-2"},
+		{"user data wrong in pass", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.UserData = trace.U64(7) }), "UD-1"},
+		{"a PASS ENTER write is not seen by its EXIT", edit(fixed3, and(typ(trace.Returned), func(e trace.Event) bool {
+			p, _ := e.PassOf()
+			return e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && p == 1
+		}), func(e *trace.Event) { e.UserData = trace.U64(1001) }), "UD-2"},
+		{"replay_pass_count does not get what the tool wrote", edit(fixed3, typ(trace.PassCount), func(e *trace.Event) { e.UserData = trace.U64(7) }), "UD-1"},
 		{"continue sees stale value", edit(early, withPass(trace.Continue, 1), func(e *trace.Event) { e.UserData = trace.U64(99) }), "UD-2"},
-		{"user data leaks to next dispatch", edit(seq, and(configCB(enter), dispatchIs(2)), func(e *trace.Event) { e.UserData = trace.U64(41) }), "UD-1"},
+		{"user data leaks to next dispatch", edit(seq, and(configCB(trace.PhaseEnter), dispatchIs(2)), func(e *trace.Event) { e.UserData = trace.U64(41) }), "UD-1"},
 		// PC
 		{"count 1 replayed", edit(fixed3, typ(trace.PassCount), func(e *trace.Event) { e.Result = trace.I64(1) }), "PC-2"},
 		{"not installed replayed", drop(fixed3, typ(trace.PassCount)), "PC-1"},
 		{"count 1 runs twice", insertAfter(plain, typ(trace.Kernel), first(plain, typ(trace.Kernel))), "PC-2"},
 		{"fixed 3 runs 2", dropPass(fixed3, 2), "PC-3"},
+		{"fixed 3 runs 2: the count was overridden", dropPass(fixed3, 2), "PC-8"},
+		{"total_passes says another count than the tool's", edit(fixed3, typ(trace.Callback), func(e *trace.Event) {
+			if e.Op == trace.OpPass {
+				e.Total = trace.U64(5)
+			}
+		}), "PC-8"},
+
 		{"early stop ignored", edit(fixed3, typ(trace.PassCount), func(e *trace.Event) { e.Result = trace.I64(2) }), "PC-4"},
-		{"wrong total", edit(fixed3, passCB(enter, 1), func(e *trace.Event) { e.Total = trace.U64(4) }), "PC-7"},
-		{"pass index skips", edit(edit(fixed3, passCB(enter, 2), func(e *trace.Event) { e.Pass = trace.U64(3) }), passCB(exit, 2), func(e *trace.Event) { e.Pass = trace.U64(3) }), "PC-7"},
-		{"indefinite total", edit(indef, passCB(enter, 1), func(e *trace.Event) { e.Total = trace.U64(3) }), "PC-5"},
+		{"wrong total", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Total = trace.U64(4) }), "PC-7"},
+		{"pass index skips", edit(edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Pass = trace.U64(3) }), passCB(trace.PhaseExit, 2), func(e *trace.Event) { e.Pass = trace.U64(3) }), "PC-7"},
+		{"indefinite total", edit(indef, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Total = trace.U64(3) }), "PC-5"},
 		{"zero without warning", drop(zero, typ(trace.Warning)), "PC-6"},
 		{"zero warning twice", insertAfter(zero, typ(trace.Warning), first(zero, typ(trace.Warning))), "PC-6"},
 		// CONT
-		{"continue after last fixed pass", insertAfter(fixed3, passCB(exit, 2), trace.Event{Type: trace.Continue, Thread: 1, Dispatch: 1, Pass: trace.U64(2), Total: trace.U64(3), UserData: trace.U64(41), Result: trace.I64(1)}), "CONT-2"},
-		{"continue before EXIT", moveBefore(early, withPass(trace.Continue, 0), passCB(exit, 0)), "CONT-1"},
+		{"continue after last fixed pass", insertAfter(fixed3, passCB(trace.PhaseExit, 2), trace.Event{Type: trace.Continue, Thread: 1, Dispatch: 1, Pass: trace.U64(2), Total: trace.U64(3), UserData: trace.U64(41), Result: trace.I64(1)}), "CONT-2"},
+		{"continue before EXIT", moveBefore(early, withPass(trace.Continue, 0), passCB(trace.PhaseExit, 0)), "CONT-1"},
 		{"zero continue ignored", edit(early, withPass(trace.Continue, 0), func(e *trace.Event) { e.Result = trace.I64(0) }), "CONT-1"},
 		{"continue skipped mid loop", drop(early, withPass(trace.Continue, 1)), "CONT-1"},
 		{"indefinite last not consulted", drop(indef, withPass(trace.Continue, 2)), "CONT-3"},
 		{"indefinite ends on non-zero", edit(indef, withPass(trace.Continue, 2), func(e *trace.Event) { e.Result = trace.I64(1) }), "CONT-3"},
-		{"last PASS EXIT missing", drop(fixed3, passCB(exit, 2)), "CONT-4"},
+		{"last PASS EXIT missing", drop(fixed3, passCB(trace.PhaseExit, 2)), "CONT-4"},
 		// MEM
 		{"snapshot missing", drop(fixed3, typ(trace.Snapshot)), "MEM-1"},
-		{"snapshot on plain run", insertAfter(plain, configCB(enter), trace.Event{Type: trace.Snapshot, Thread: 1, Dispatch: 1}), "MEM-1"},
+		{"snapshot on plain run", insertAfter(plain, configCB(trace.PhaseEnter), trace.Event{Type: trace.Snapshot, Thread: 1, Dispatch: 1}), "MEM-1"},
 		{"restore skipped", drop(fixed3, withPass(trace.Restore, 1)), "MEM-2"},
-		{"restore after last pass", insertAfter(fixed3, passCB(exit, 2), trace.Event{Type: trace.Restore, Thread: 1, Dispatch: 1, Pass: trace.U64(3)}), "MEM-3"},
+		{"restore after last pass", insertAfter(fixed3, passCB(trace.PhaseExit, 2), trace.Event{Type: trace.Restore, Thread: 1, Dispatch: 1, Pass: trace.U64(3)}), "MEM-3"},
+		{"silent snapshot of a dispatch not replayed", insertAfter(plain, configCB(trace.PhaseEnter), trace.Event{Type: trace.MemRead, Thread: 1, Agent: 1, Bytes: 16, Regions: []trace.Region{{Addr: 1<<32 + 1<<16, Bytes: 16}}}), "MEM-1"},
+		{"snapshot claims other bytes than were read", edit(fixed3, typ(trace.Snapshot), func(e *trace.Event) { e.Bytes = 4096 }), "MEM-1"},
+		{"restore claims other bytes than were written", edit(fixed3, withPass(trace.Restore, 2), func(e *trace.Event) { e.Bytes = 1 }), "MEM-2"},
+		{"snapshot reads fine-grained memory", insertAfter(edit(fixed3, typ(trace.MemRead), func(e *trace.Event) {
+			e.Regions = append(e.Regions, trace.Region{Addr: 1 << 40, Bytes: 64})
+			e.Bytes += 64
+		}), typ(trace.AppAlloc), trace.Event{Type: trace.AppAlloc, Thread: 1, Buffer: "fine", Agent: 1, MemKind: trace.MemFine, Addr: 1 << 40, Bytes: 64}), "MEM-4"},
+		{"snapshot leaves a device buffer out", edit(fixed3, typ(trace.MemRead), func(e *trace.Event) { e.Regions, e.Bytes = nil, 0 }), "MEM-4"},
+		{"restore writes a freed buffer", insertBefore(fixed3, nth(typ(trace.MemWrite), 2), trace.Event{Type: trace.AppFree, Thread: 2, Buffer: "buf-1", Addr: 1<<32 + 1<<16}), "MEM-4"},
 		{"pass starts from other memory", edit(fixed3, inPass(fixed3, trace.Kernel, 2), func(e *trace.Event) { e.MemIn = "dirty" }), "MEM-2"},
-		{"readback is not one run", edit(fixed3, typ(trace.AppReadback), func(e *trace.Event) { e.Digest = "out-twice" }), "MEM-3"},
-		{"other kernel during loop", insertAfter(fixed3, passCB(enter, 1), trace.Event{Type: trace.Kernel, Thread: 2, Agent: 1, Dispatch: 7}), "MEM-6"},
+		{"readback is not one run", edit(fixed3, typ(trace.AppReadback), func(e *trace.Event) { e.Runs = []trace.Run{{Value: 2, Count: 4}} }), "MEM-3"},
+		{"other kernel during loop", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.Kernel, Thread: 2, Agent: 1, Dispatch: 7}), "MEM-6"},
 		{"incomplete snapshot replayed", insertAfter(fixed3, typ(trace.DispatchID), trace.Event{Type: trace.Warning, Code: "snapshot_incomplete", Dispatch: 1}), "MEM-5"},
 		// DID
 		{"id bumped per pass", bumpIDPerPass(fixed3), "DID-3"},
 		{"kernel of pass carries other id", edit(fixed3, inPass(fixed3, trace.Kernel, 1), func(e *trace.Event) { e.Dispatch = 2 }), "DID-1"},
-		{"callback carries other id", edit(fixed3, passCB(enter, 1), func(e *trace.Event) { e.Dispatch = 2 }), "DID-2"},
+		{"callback carries other id", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Dispatch = 2 }), "DID-2"},
 		{"ids jump", edit(seq, dispatchIs(2), func(e *trace.Event) { e.Dispatch = 3 }), "DID-3"},
 		{"same kernel time per pass", edit(fixed3, typ(trace.Kernel), func(e *trace.Event) { e.Start, e.End = 5, 9 }), "DID-4"},
 		{"record without pass", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Pass = nil }), "DID-5"},
 		// CMP
 		{"completion every pass", completionEveryPass(fixed3), "CMP-1"},
-		{"completion before loop ends", moveBefore(fixed3, typ(trace.Signal), passCB(enter, 2)), "CMP-2"},
+		{"completion before loop ends", moveBefore(fixed3, typ(trace.Signal), passCB(trace.PhaseEnter, 2)), "CMP-2"},
 		{"pass kernel carries app signal", edit(fixed3, inPass(fixed3, trace.Kernel, 1), func(e *trace.Event) { e.Signal = 501 }), "CMP-2"},
 		{"two completions", insertAfter(fixed3, typ(trace.AppComplete), first(fixed3, typ(trace.AppComplete))), "CMP-1"},
 		{"read back twice", insertAfter(fixed3, typ(trace.AppReadback), first(fixed3, typ(trace.AppReadback))), "CMP-3"},
@@ -193,23 +255,23 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"never ended fixed loop", edit(neverEnded(), typ(trace.PassCount), func(e *trace.Event) { e.Result = trace.I64(9) }), "CMP-4"},
 		{"timeout without never ended", insertAfter(fixed3, typ(trace.AppComplete), trace.Event{Type: trace.AppTimeout, Thread: 1, Label: "k", Signal: 501}), "CMP-1"},
 		// COR
-		{"internal id changes per pass", edit(fixed3, passCB(enter, 2), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, Ancestor: 7} }), "COR-1"},
+		{"internal id changes per pass", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, Ancestor: 7} }), "COR-1"},
 		{"record internal id differs", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, External: e.Corr.External, Ancestor: 7} }), "COR-2"},
 		{"external id not from its submit", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 101, External: 910, Ancestor: 7} }), "COR-3"},
 		// LCX, SVC
-		{"local call from CONFIG ENTER succeeds", insertAfter(fixed3, configCB(enter), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: "stop", Context: 10, Op: opConfig, Phase: enter, Status: "SUCCESS"}), "LCX-2"},
-		{"local start of inactive context", insertAfter(fixed3, passCB(enter, 1), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: "start", Context: 12, Op: opPass, Phase: enter, Pass: trace.U64(1), Status: "SUCCESS"}), "LCX-7"},
+		{"local call from CONFIG ENTER succeeds", insertAfter(fixed3, configCB(trace.PhaseEnter), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 10, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "SUCCESS"}), "LCX-2"},
+		{"local start of inactive context", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStart, Context: 12, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Status: "SUCCESS"}), "LCX-7"},
 		{"local stop not sticky", sequenceKeeping(2), "LCX-3"},
 		{"local stop ignored", sequenceKeeping(1), "SVC-1"},
 		{"local toggle leaks to next dispatch", drop(seq, and(typ(trace.Record), dispatchIs(2))), "LCX-4"},
 		{"local toggle leaks to other thread", concurrent(true), "LCX-6"},
-		{"global stop inside window", insertAfter(fixed3, passCB(enter, 1), trace.Event{Type: trace.API, Thread: 1, Call: callStopContext, Context: 10, Status: "SUCCESS"}), "LCX-5"},
+		{"global stop inside window", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.API, Thread: 1, Call: trace.CallStopContext, Context: 10, Status: "SUCCESS"}), "LCX-5"},
 		{"counters not restarted", startedButSilent(), "LCX-3"},
-		{"pc sampling honours local stop", drop(pcs, and(typ(trace.Record), withPass(trace.Record, 2), func(e trace.Event) bool { return e.Service == svcPCSampling })), "SVC-2"},
-		{"spm and thread trace share a pass", new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 2, services: []string{svcSPM, svcThreadTrace}}).trace(), "SVC-3"},
+		{"pc sampling honours local stop", drop(pcs, and(typ(trace.Record), withPass(trace.Record, 2), func(e trace.Event) bool { return e.Service == trace.PCSampling })), "SVC-2"},
+		{"spm and thread trace share a pass", new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 2, services: []trace.Service{trace.SPM, trace.ThreadTrace}}).trace(), "SVC-3"},
 		// AGT
 		{"counter groups wrap", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 2)), func(e *trace.Event) {
-			if e.Service == svcCounterCollection {
+			if e.Service == trace.CounterCollection {
 				e.Counters = []trace.Counter{{Name: "G0a"}, {Name: "G0b"}}
 			}
 		}), "AGT-1"},
@@ -232,29 +294,65 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 	}
 }
 
-// The family oracle alone reports what it owns.
-func TestOracleFamilies(t *testing.T) {
-	seen := map[string]bool{}
-	for _, o := range Oracles() {
-		seen[o.Family] = true
-		if len(o.Rules) == 0 || o.Check == nil {
-			t.Errorf("oracle %s has no rules or no check", o.Family)
+// The registry names every rule of the catalogue but rocprofv3's, once,
+// with sources that exist: a rule cannot silently lose its oracle.
+func TestRegistryMatchesCatalogue(t *testing.T) {
+	var got []string
+	for _, o := range registry {
+		got = append(got, o.rule)
+		if len(o.sources) == 0 {
+			t.Errorf("%s declares no sources", o.rule)
 		}
-		for _, v := range o.Check(validTraces()["fixed 3"]) {
-			t.Errorf("%s: %s", o.Family, v)
+		for _, alt := range o.sources {
+			for _, src := range alt {
+				if !slices.Contains(trace.AllSources, src) {
+					t.Errorf("%s needs source %q, which no trace has", o.rule, src)
+				}
+			}
 		}
 	}
-	for _, f := range []string{"API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT"} {
-		if !seen[f] {
-			t.Errorf("no oracle for family %s", f)
+	if want := JudgedRules(); !slices.Equal(got, want) {
+		t.Errorf("registry rules\n got %v\nwant %v (the catalogue less RPV)", got, want)
+	}
+}
+
+// Silence is never a pass: a trace with a header and nothing else leaves
+// every rule not exercised, and one without the sources a rule needs
+// leaves it not observable.
+func TestNoPassWithoutInstances(t *testing.T) {
+	empty := trace.Trace{Header: trace.Header{Trace: trace.Version, Sources: trace.AllSources}}
+	for _, r := range Judge(empty).Rules {
+		if r.Verdict != NotExercised || r.Instances != 0 {
+			t.Errorf("%s on an empty trace: %s with %d instances, want not exercised", r.Rule, r.Verdict, r.Instances)
 		}
 	}
+	blind := validTraces()["fixed 3"]
+	blind.Header.Sources = nil
+	for _, r := range Judge(blind).Rules {
+		if r.Verdict != NotObservable {
+			t.Errorf("%s with no sources declared: %s, want not observable", r.Rule, r.Verdict)
+		}
+	}
+}
+
+// Every violation an oracle reports belongs to a registered rule, and a
+// skipped restore is the memory family's business alone.
+func TestViolationsNameRegisteredRules(t *testing.T) {
 	broken := drop(validTraces()["fixed 3"], withPass(trace.Restore, 1))
-	for _, o := range Oracles() {
-		n := len(o.Check(broken))
-		if (o.Family == "MEM") != (n > 0) {
-			t.Errorf("oracle %s reported %d violations on a skipped restore", o.Family, n)
+	j := Judge(broken)
+	if len(j.Violations) == 0 {
+		t.Fatal("a skipped restore went unnoticed")
+	}
+	for _, v := range j.Violations {
+		if _, ok := j.Rule(v.Rule); !ok {
+			t.Errorf("violation of %s, which is not a registered rule", v.Rule)
 		}
+		if !strings.HasPrefix(v.Rule, "MEM-") {
+			t.Errorf("a skipped restore reported as %s:\n%s", v.Rule, v)
+		}
+	}
+	if r, _ := j.Rule("MEM-2"); r.Verdict != Fail {
+		t.Errorf("MEM-2 is %s on a skipped restore, want fail", r.Verdict)
 	}
 }
 
@@ -281,12 +379,12 @@ func dropPass(t trace.Trace, p uint64) trace.Trace {
 	out := clone(t)
 	out.Events = out.Events[:0]
 	for _, e := range t.Events {
-		if passCB(enter, p)(e) {
+		if passCB(trace.PhaseEnter, p)(e) {
 			open = true
 		}
 		r, _ := e.PassOf()
 		skip := open || (e.Type == trace.Restore && r == p) || (e.Type == trace.Continue && r == p-1)
-		if passCB(exit, p)(e) {
+		if passCB(trace.PhaseExit, p)(e) {
 			open = false
 		}
 		if !skip {
@@ -304,20 +402,20 @@ func bumpIDPerPass(t trace.Trace) trace.Trace {
 			open := false
 			set := map[uint64]bool{}
 			for _, e := range tt.Events {
-				if passCB(enter, p)(e) {
+				if passCB(trace.PhaseEnter, p)(e) {
 					open = true
 				}
 				if open {
 					set[e.Seq] = true
 				}
-				if passCB(exit, p)(e) {
+				if passCB(trace.PhaseExit, p)(e) {
 					open = false
 				}
 			}
 			return func(e trace.Event) bool { return set[e.Seq] }
 		}(t)
 		t = edit(t, inP, func(e *trace.Event) { e.Dispatch = id })
-		t = insertBefore(t, passCB(enter, p), trace.Event{Seq: 9000 + p, Type: trace.DispatchID, Thread: 1, Dispatch: id, Agent: 1})
+		t = insertBefore(t, passCB(trace.PhaseEnter, p), trace.Event{Seq: 9000 + p, Type: trace.DispatchID, Thread: 1, Dispatch: id, Agent: 1})
 	}
 	return t
 }
@@ -325,7 +423,7 @@ func bumpIDPerPass(t trace.Trace) trace.Trace {
 // completionEveryPass: the application signal fires after every pass.
 func completionEveryPass(t trace.Trace) trace.Trace {
 	for p := uint64(0); p < 2; p++ {
-		t = insertAfter(t, passCB(exit, p),
+		t = insertAfter(t, passCB(trace.PhaseExit, p),
 			trace.Event{Seq: 8000 + 2*p, Type: trace.Signal, Thread: 1, Signal: 501, Value: trace.I64(0)},
 			trace.Event{Seq: 8001 + 2*p, Type: trace.AppComplete, Thread: 1, Label: "k", Signal: 501})
 	}
@@ -344,7 +442,7 @@ func sequenceKeeping(keep uint64) trace.Trace {
 // 2, yet pass 2 has no counter record.
 func startedButSilent() trace.Trace {
 	b := new(builder).prelude()
-	b.dispatch(loop{label: "a", dispatch: 1, count: 4, services: []string{svcCounterCollection},
+	b.dispatch(loop{label: "a", dispatch: 1, count: 4, services: []trace.Service{trace.CounterCollection},
 		locals: map[int][]trace.Event{1: {ctxStop(10)}, 2: {ctxStart(10)}}})
 	return drop(b.trace(), and(typ(trace.Record), func(e trace.Event) bool { p, _ := e.PassOf(); return p == 1 || p == 2 }))
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -9,8 +10,9 @@ import (
 // builder writes short hand-made traces: a valid replay loop or plain run
 // in a line, mistakes planted afterwards with edit, drop and insert.
 type builder struct {
-	ev    []trace.Event
-	clock uint64
+	ev        []trace.Event
+	clock     uint64
+	allocated map[uint64]bool // agents whose buffer exists
 }
 
 func (b *builder) add(e trace.Event) *builder {
@@ -24,15 +26,15 @@ func (b *builder) add(e trace.Event) *builder {
 }
 
 func (b *builder) trace() trace.Trace {
-	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "hand-made"}, Events: b.ev}
+	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "hand-made", Sources: trace.AllSources}, Events: b.ev}
 }
 
 // prelude is the tool's setup: configure replay on context 1, start the
 // replay context and the service context 10.
 func (b *builder) prelude() *builder {
-	b.add(trace.Event{Type: trace.API, Call: callConfigure, Context: 1, Status: "SUCCESS", Message: "KERNEL_REPLAY operations=all"})
-	b.add(trace.Event{Type: trace.API, Call: callStartContext, Context: 1, Status: "SUCCESS"})
-	return b.add(trace.Event{Type: trace.API, Call: callStartContext, Context: 10, Status: "SUCCESS"})
+	b.add(trace.Event{Type: trace.API, Call: trace.CallConfigureCallback, Context: 1, Status: "SUCCESS", Domain: trace.DomainKernelReplay})
+	b.add(trace.Event{Type: trace.API, Call: trace.CallStartContext, Context: 1, Status: "SUCCESS"})
+	return b.add(trace.Event{Type: trace.API, Call: trace.CallStartContext, Context: 10, Status: "SUCCESS"})
 }
 
 // loop describes one application dispatch and what the tool answers.
@@ -44,8 +46,8 @@ type loop struct {
 	count    int64   // replay_pass_count's answer; -1: not installed
 	cont     []int64 // replay_continue's answers after passes 0, 1, ...; nil: not installed
 	userData uint64
-	services []string // dispatch-scoped services of context 10 (default kernel_trace)
-	agentPCS bool     // context 11 runs pc_sampling
+	services []trace.Service // dispatch-scoped services of context 10 (default kernel_trace)
+	agentPCS bool            // context 11 runs pc_sampling
 	locals   map[int][]trace.Event
 }
 
@@ -57,7 +59,7 @@ func (l loop) withDefaults() loop {
 		l.agent = 1
 	}
 	if l.services == nil {
-		l.services = []string{svcKernelTrace}
+		l.services = []trace.Service{trace.KernelTrace}
 	}
 	if l.userData == 0 {
 		l.userData = 40 + l.dispatch
@@ -87,11 +89,11 @@ func (l loop) passes() int {
 }
 
 var passFlags = func(p int) []string {
-	f := []string{"total_passes", "replay_start_context", "replay_stop_context"}
+	f := []string{trace.MemberSize, trace.MemberDispatchInfo}
 	if p > 0 {
-		f = append([]string{"current_pass"}, f...)
+		f = append(f, trace.MemberCurrentPass)
 	}
-	return f
+	return append(f, trace.MemberTotalPasses, trace.MemberReplayStartContext, trace.MemberReplayStopContext)
 }
 
 // dispatch emits the whole life of one application dispatch.
@@ -105,9 +107,39 @@ func (b *builder) dispatch(l loop) *builder {
 		e.Thread, e.Dispatch, e.Agent = at.Thread, at.Dispatch, at.Agent
 		return e
 	}
-	b.add(trace.Event{Type: trace.AppDispatch, Thread: l.thread, Label: l.label, Kernel: "increment", Agent: l.agent, Signal: sig})
+	// One buffer per agent, allocated before its first dispatch.
+	buf, addr := fmt.Sprintf("buf-%d", l.agent), uint64(1<<32)+l.agent<<16
+	if b.allocated == nil {
+		b.allocated = map[uint64]bool{}
+	}
+	if !b.allocated[l.agent] {
+		b.allocated[l.agent] = true
+		b.add(trace.Event{Type: trace.AppAlloc, Thread: l.thread, Buffer: buf, Agent: l.agent, MemKind: trace.MemDevice, Addr: addr, Bytes: uint64(len(bufferBefore))})
+	}
+	grid, wg := trace.Dim3{256, 1, 1}, trace.Dim3{64, 1, 1}
+	b.add(trace.Event{Type: trace.AppDispatch, Thread: l.thread, Label: l.label, Kernel: "increment", Agent: l.agent, Signal: sig, Packets: 1, Grid: &grid, Workgroup: &wg})
 	b.add(with(trace.Event{Type: trace.DispatchID, Kernel: "increment"}))
-	b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opConfig, Phase: enter, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(0)}))
+	// cb is a callback as the tool received it, ret what it left when it
+	// returned.
+	cb := func(e trace.Event) {
+		e.Type, e.Context, e.Corr = trace.Callback, 1, corr
+		e.PayloadSize = trace.U64(trace.PayloadSize)
+		e.Info = &trace.DispatchInfo{Size: trace.DispatchInfoSize, KernelID: 1, Grid: grid, Workgroup: wg}
+		b.add(with(e))
+	}
+	ret := func(op trace.Op, phase trace.Phase, pass, userData uint64, payload []string) {
+		b.add(with(trace.Event{Type: trace.Returned, Context: 1, Op: op, Phase: phase, Pass: trace.U64(pass), UserData: ud(userData), Payload: payload}))
+	}
+	configFlags := []string{trace.MemberSize, trace.MemberDispatchInfo}
+	cb(trace.Event{Op: trace.OpConfig, Phase: trace.PhaseEnter, Pass: trace.U64(0), Total: trace.U64(0), UserData: ud(0), Payload: configFlags})
+	set := slices.Clone(configFlags)
+	if l.count >= 0 {
+		set = append(set, trace.MemberReplayPassCount)
+	}
+	if l.cont != nil {
+		set = append(set, trace.MemberReplayContinue)
+	}
+	ret(trace.OpConfig, trace.PhaseEnter, 0, l.userData, set)
 	n := l.passes()
 	total := uint64(0)
 	if l.count > 1 {
@@ -116,14 +148,14 @@ func (b *builder) dispatch(l loop) *builder {
 	if l.count >= 0 {
 		b.add(with(trace.Event{Type: trace.PassCount, UserData: ud(l.userData), Result: trace.I64(l.count)}))
 		if l.count == 0 && l.cont == nil {
-			b.add(trace.Event{Type: trace.Warning, Code: codePassCountZero, Dispatch: l.dispatch, Message: "replay_pass_count returned 0 without replay_continue"})
+			b.add(trace.Event{Type: trace.Warning, Code: trace.WarnPassCountZeroWithoutContinue, Dispatch: l.dispatch, Message: "replay_pass_count returned 0 without replay_continue"})
 		}
 	}
 	run := func(p int, signal uint64) {
 		ext := uint64(900 + 10*l.dispatch + uint64(p))
 		b.add(with(trace.Event{Type: trace.Correlation, Result: trace.I64(int64(ext))}))
 		start := b.clock + 1
-		b.add(with(trace.Event{Type: trace.Kernel, Kernel: "increment", Start: start, End: start + 5, Signal: signal, MemIn: fmt.Sprintf("in-%d", l.dispatch), MemOut: fmt.Sprintf("out-%d", l.dispatch)}))
+		b.add(with(trace.Event{Type: trace.Kernel, Kernel: "increment", Start: start, End: start + 5, Signal: signal, MemIn: trace.Digest(bufferBefore), MemOut: trace.Digest(bufferAfter)}))
 		var pass *uint64
 		if signal == 0 {
 			pass = trace.U64(uint64(p))
@@ -131,44 +163,58 @@ func (b *builder) dispatch(l loop) *builder {
 		rc := &trace.Corr{Internal: corr.Internal, External: ext, Ancestor: corr.Ancestor}
 		for k, s := range l.services {
 			rec := with(trace.Event{Type: trace.Record, Service: s, Context: 10, Kernel: "increment", Corr: rc, Start: start + uint64(k), End: start + 5, Pass: pass})
-			if s == svcCounterCollection {
+			if s == trace.CounterCollection {
 				rec.Counters = []trace.Counter{{Name: fmt.Sprintf("G%da", p), Value: 1}, {Name: fmt.Sprintf("G%db", p), Value: 2}}
 			}
 			b.add(rec)
 		}
 		if l.agentPCS {
-			b.add(with(trace.Event{Type: trace.Record, Service: svcPCSampling, Context: 11, Corr: rc, Pass: pass}))
+			b.add(with(trace.Event{Type: trace.Record, Service: trace.PCSampling, Context: 11, Corr: rc, Pass: pass}))
 		}
 	}
 	if n == 0 {
-		b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opConfig, Phase: exit, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(l.userData)}))
+		cb(trace.Event{Op: trace.OpConfig, Phase: trace.PhaseExit, Pass: trace.U64(0), Total: trace.U64(0), UserData: ud(l.userData), Payload: set})
+		ret(trace.OpConfig, trace.PhaseExit, 0, l.userData, set)
 		run(0, sig)
 	} else {
-		b.add(with(trace.Event{Type: trace.Snapshot, Bytes: 4096, Regions: 1}))
+		saved := []trace.Region{{Addr: addr, Bytes: uint64(len(bufferBefore))}}
+		b.add(with(trace.Event{Type: trace.MemRead, Bytes: saved[0].Bytes, Regions: saved}))
+		b.add(with(trace.Event{Type: trace.Snapshot, Bytes: saved[0].Bytes, Regions: saved}))
 		for p := 0; p < n; p++ {
 			if p > 0 {
-				b.add(with(trace.Event{Type: trace.Restore, Pass: trace.U64(uint64(p)), Bytes: 4096, Regions: 1}))
+				b.add(with(trace.Event{Type: trace.MemWrite, Bytes: saved[0].Bytes, Regions: saved}))
+				b.add(with(trace.Event{Type: trace.Restore, Pass: trace.U64(uint64(p)), Bytes: saved[0].Bytes, Regions: saved}))
 			}
-			b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opPass, Phase: enter, Pass: trace.U64(uint64(p)), Total: trace.U64(total), Corr: corr, UserData: ud(l.userData), Payload: passFlags(p)}))
+			cb(trace.Event{Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Payload: passFlags(p)})
 			for _, e := range l.locals[p] {
-				e.Type, e.Op, e.Phase, e.Pass = trace.Local, opPass, enter, trace.U64(uint64(p))
+				e.Type, e.Op, e.Phase, e.Pass = trace.Local, trace.OpPass, trace.PhaseEnter, trace.U64(uint64(p))
 				if e.Status == "" {
 					e.Status = "SUCCESS"
 				}
 				b.add(with(e))
 			}
+			ret(trace.OpPass, trace.PhaseEnter, uint64(p), l.userData, passFlags(p))
 			run(p, 0)
-			b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opPass, Phase: exit, Pass: trace.U64(uint64(p)), Total: trace.U64(total), Corr: corr, UserData: ud(l.userData), Payload: passFlags(p)}))
+			cb(trace.Event{Op: trace.OpPass, Phase: trace.PhaseExit, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Payload: passFlags(p)})
+			ret(trace.OpPass, trace.PhaseExit, uint64(p), l.userData, passFlags(p))
 			if l.cont != nil && !(l.count > 1 && p == int(l.count)-1) {
 				b.add(with(trace.Event{Type: trace.Continue, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Result: trace.I64(l.cont[p])}))
 			}
 		}
-		b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: opConfig, Phase: exit, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(l.userData)}))
+		cb(trace.Event{Op: trace.OpConfig, Phase: trace.PhaseExit, Pass: trace.U64(0), Total: trace.U64(0), UserData: ud(l.userData), Payload: set})
+		ret(trace.OpConfig, trace.PhaseExit, 0, l.userData, set)
 	}
 	b.add(trace.Event{Type: trace.Signal, Thread: l.thread, Signal: sig, Value: trace.I64(0)})
 	b.add(trace.Event{Type: trace.AppComplete, Thread: l.thread, Label: l.label, Signal: sig})
-	return b.add(trace.Event{Type: trace.AppReadback, Thread: l.thread, Label: l.label, Digest: fmt.Sprintf("out-%d", l.dispatch)})
+	return b.add(trace.Event{Type: trace.AppReadback, Thread: l.thread, Label: l.label, Buffer: buf,
+		Digest: trace.Digest(bufferAfter), Elements: 4, Runs: trace.RunsOf(bufferAfter)})
 }
+
+// Every hand-made dispatch increments a buffer of four elements, 0 to 1.
+var (
+	bufferBefore = make([]byte, 16)
+	bufferAfter  = []byte{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}
+)
 
 // Matching and planting mistakes.
 
@@ -176,15 +222,17 @@ type match func(e trace.Event) bool
 
 func typ(t trace.Type) match { return func(e trace.Event) bool { return e.Type == t } }
 
-func passCB(phase string, p uint64) match {
+func passCB(phase trace.Phase, p uint64) match {
 	return func(e trace.Event) bool {
 		q, ok := e.PassOf()
-		return e.Type == trace.Callback && e.Op == opPass && e.Phase == phase && ok && q == p
+		return e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == phase && ok && q == p
 	}
 }
 
-func configCB(phase string) match {
-	return func(e trace.Event) bool { return e.Type == trace.Callback && e.Op == opConfig && e.Phase == phase }
+func configCB(phase trace.Phase) match {
+	return func(e trace.Event) bool {
+		return e.Type == trace.Callback && e.Op == trace.OpConfig && e.Phase == phase
+	}
 }
 
 func withPass(t trace.Type, p uint64) match {
@@ -197,9 +245,9 @@ func inPass(tr trace.Trace, t trace.Type, p uint64) match {
 	set := map[uint64]bool{}
 	for _, e := range tr.Events {
 		switch {
-		case passCB(enter, p)(e):
+		case passCB(trace.PhaseEnter, p)(e):
 			open = true
-		case passCB(exit, p)(e):
+		case passCB(trace.PhaseExit, p)(e):
 			open = false
 		case open && e.Type == t:
 			set[e.Seq] = true
@@ -216,6 +264,18 @@ func and(ms ...match) match {
 			}
 		}
 		return true
+	}
+}
+
+// nth matches the n-th event (1-based) that m matches.
+func nth(m match, n int) match {
+	seen := 0
+	return func(e trace.Event) bool {
+		if m(e) {
+			seen++
+			return seen == n
+		}
+		return false
 	}
 }
 

@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"sort"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // checkCONT judges when replay_continue is consulted and what its answer
@@ -12,6 +14,12 @@ func checkCONT(x *index) []Violation {
 	x.eachDispatch(func(d *dispatchView) {
 		if !d.replayed() && len(d.continues) == 0 {
 			return
+		}
+		if d.replayed() {
+			x.examined("CONT-4")
+		}
+		if len(d.continues) > 0 {
+			x.examined("CONT-1")
 		}
 		vs = append(vs, x.checkPassesClosed(d)...)
 		vs = append(vs, x.checkContinuePlacement(d)...)
@@ -24,7 +32,7 @@ func checkCONT(x *index) []Violation {
 func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 	open := -1
 	for _, i := range mergeSorted(d.passEnter, d.passExit) {
-		if x.ev[i].Phase == enter {
+		if x.ev[i].Phase == trace.PhaseEnter {
 			if open >= 0 {
 				return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(x.ev[open])), open, i)}
 			}
@@ -56,7 +64,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 			continue
 		}
 		prev := x.ev[passEvents[k-1]]
-		if prev.Phase != exit || passText(prev) != passText(e) {
+		if prev.Phase != trace.PhaseExit || passText(prev) != passText(e) {
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue names pass %s but follows PASS %s of pass %s", passText(e), prev.Phase, passText(prev)), passEvents[k-1], c))
 			continue
 		}
@@ -97,6 +105,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 	var vs []Violation
 	switch {
 	case r > 1:
+		x.examined("CONT-2")
 		n := uint64(r)
 		// CONT-2: a fixed loop never asks after its final pass.
 		if c, asked := consulted[n-1]; asked {
@@ -114,6 +123,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 			}
 		}
 	case r == 0:
+		x.examined("CONT-3")
 		// CONT-3: an indefinite loop asks after every pass, the last too,
 		// and ends only on a 0.
 		for p := uint64(0); p <= last; p++ {

@@ -8,21 +8,19 @@ import (
 
 // contextActive says whether context ctx was globally started at position
 // pos, from the tool's successful start_context/stop_context api events.
-// known is false when the trace records no start_context at all: then
+// known is false when the trace records none of the tool's calls: then
 // nothing can be said and callers judge nothing.
 func (x *index) contextActive(ctx uint64, pos int) (active, known bool) {
+	known = x.has(trace.API)
 	for _, i := range x.byType[trace.API] {
 		e := x.ev[i]
-		if e.Call == callStartContext {
-			known = true
-		}
-		if i >= pos || e.Context != ctx || !statusIs(e.Status, statusSuccess) {
+		if i >= pos || e.Context != ctx || !e.Status.Is(trace.StatusSuccess) {
 			continue
 		}
 		switch e.Call {
-		case callStartContext:
+		case trace.CallStartContext:
 			active = true
-		case callStopContext:
+		case trace.CallStopContext:
 			active = false
 		}
 	}
@@ -34,26 +32,21 @@ func (x *index) replayConfigs() []int {
 	var out []int
 	for _, i := range x.byType[trace.API] {
 		e := x.ev[i]
-		if e.Call == callConfigure && strings.Contains(e.Message, domainReplay) {
+		if e.Call == trace.CallConfigureCallback && e.Domain == trace.DomainKernelReplay {
 			out = append(out, i)
 		}
 	}
 	return out
 }
 
-// coversConfig reads the operations of a configure message: absent, empty
-// or "all" subscribes to everything (ACT-2); else CONFIG must be listed.
-func coversConfig(msg string) bool {
-	_, rest, ok := strings.Cut(msg, "operations=")
-	if !ok {
+// coversConfig reads a configure call's operations: none subscribes to
+// everything (ACT-2); else CONFIG must be listed.
+func coversConfig(e trace.Event) bool {
+	if len(e.Operations) == 0 {
 		return true
 	}
-	list, _, _ := strings.Cut(rest, " ")
-	if list == "" || strings.EqualFold(list, "all") || list == "*" {
-		return true
-	}
-	for _, op := range strings.Split(list, ",") {
-		if strings.EqualFold(strings.TrimPrefix(op, "ROCPROFILER_KERNEL_REPLAY_"), opConfig) {
+	for _, op := range e.Operations {
+		if trace.Op(strings.TrimPrefix(strings.ToUpper(string(op)), "ROCPROFILER_KERNEL_REPLAY_")) == trace.OpConfig {
 			return true
 		}
 	}

@@ -124,7 +124,7 @@ func (c *expectChecker) completions(label string, want spec.Count) {
 func (c *expectChecker) memory(buf string, want spec.MemoryExpect) {
 	last := -1
 	for _, i := range c.x.byType[trace.AppMemory] {
-		if c.x.ev[i].Label == buf {
+		if c.x.ev[i].Buffer == buf {
 			last = i
 		}
 	}
@@ -133,36 +133,83 @@ func (c *expectChecker) memory(buf string, want spec.MemoryExpect) {
 		c.fail("memory", buf, req, fmt.Sprintf("the application never read buffer %s back (no app_memory)", buf))
 		return
 	}
-	got := c.x.ev[last].Values
+	if msg := wholeBufferMismatch(c.x.ev[last], want); msg != "" {
+		c.fail("memory", buf, req, msg, last)
+	}
+}
+
+// mismatchShown is how many differing elements a message names.
+const mismatchShown = 4
+
+// wholeBufferMismatch judges every element of a buffer event against want
+// and says what differs ("" when it holds). The buffer must be whole: its
+// runs cover exactly its element count.
+func wholeBufferMismatch(e trace.Event, want spec.MemoryExpect) string {
+	n := trace.CountOf(e.Runs)
 	switch {
-	case want.All != nil:
-		if len(got) == 0 {
-			c.fail("memory", buf, req, "the app_memory event carries no values", last)
+	case e.Elements == 0 || n == 0:
+		return fmt.Sprintf("the %s event carries no elements, so nothing could be compared", e.Type)
+	case n != e.Elements:
+		return fmt.Sprintf("the %s event's runs describe %d elements, but it says the buffer has %d", e.Type, n, e.Elements)
+	case want.Values != nil && uint64(len(want.Values)) > n:
+		return fmt.Sprintf("the buffer has %d elements, fewer than the %d values expected", n, len(want.Values))
+	}
+	expected := func(i uint64) (int64, bool) {
+		if want.All != nil {
+			return *want.All, true
 		}
-		for k, v := range got {
-			if v != *want.All {
-				c.fail("memory", buf, req, fmt.Sprintf("element %d is %d (leading values %v)", k, v, got), last)
+		if i < uint64(len(want.Values)) {
+			return want.Values[i], true
+		}
+		return 0, false
+	}
+	var bad uint64
+	var shown []string
+	var i uint64
+	for _, r := range e.Runs {
+		if want.All != nil { // one comparison per run
+			if r.Value != *want.All {
+				bad += r.Count
+				for k := uint64(0); k < r.Count && len(shown) < mismatchShown; k++ {
+					shown = append(shown, fmt.Sprintf("[%d] is %d", i+k, r.Value))
+				}
+			}
+			i += r.Count
+			continue
+		}
+		for k := uint64(0); k < r.Count; k++ {
+			if w, ok := expected(i); ok && w != r.Value {
+				bad++
+				if len(shown) < mismatchShown {
+					shown = append(shown, fmt.Sprintf("[%d] is %d, want %d", i, r.Value, w))
+				}
+			}
+			i++
+			if want.All == nil && i >= uint64(len(want.Values)) {
 				break
 			}
 		}
-	case want.Values != nil:
-		if len(got) < len(want.Values) || !slices.Equal(got[:len(want.Values)], want.Values) {
-			c.fail("memory", buf, req, fmt.Sprintf("the leading values are %v", got), last)
+		if i >= uint64(len(want.Values)) {
+			break
 		}
 	}
+	if bad == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d elements differ: %s (digest %s)", bad, n, strings.Join(shown, ", "), e.Digest)
 }
 
 func memoryText(m spec.MemoryExpect) string {
 	if m.All != nil {
 		return fmt.Sprintf("%d in every element", *m.All)
 	}
-	return fmt.Sprintf("leading values %v", m.Values)
+	return fmt.Sprintf("the %d leading values %v", len(m.Values), m.Values)
 }
 
 func (c *expectChecker) records(service string, want spec.Count) {
 	var at []int
 	for _, i := range c.x.byType[trace.Record] {
-		if c.x.ev[i].Service == service {
+		if c.x.ev[i].Service == trace.Service(service) {
 			at = append(at, i)
 		}
 	}
@@ -175,12 +222,12 @@ func (c *expectChecker) records(service string, want spec.Count) {
 // are named by the spec and numbered 1.. in the order of spec.contexts.
 func (c *expectChecker) status(st spec.StatusExpect) {
 	req := fmt.Sprintf("%s returns %s", st.Call, st.Status)
-	typ, call := trace.API, st.Call
+	typ, call := trace.API, trace.Call(st.Call)
 	switch st.Call {
-	case "local_start":
-		typ, call = trace.Local, "start"
-	case "local_stop":
-		typ, call = trace.Local, "stop"
+	case spec.MisuseLocalStart:
+		typ, call = trace.Local, trace.LocalStart
+	case spec.MisuseLocalStop:
+		typ, call = trace.Local, trace.LocalStop
 	}
 	ctx, haveCtx := uint64(0), st.Context != ""
 	if haveCtx {
@@ -199,7 +246,7 @@ func (c *expectChecker) status(st spec.StatusExpect) {
 			continue
 		}
 		matched = append(matched, i)
-		if !statusIs(e.Status, st.Status) {
+		if !e.Status.Is(trace.Status(st.Status)) {
 			wrong = append(wrong, i)
 		}
 	}
@@ -224,7 +271,7 @@ func (c *expectChecker) contextID(name string) (uint64, bool) {
 func (c *expectChecker) warning(code string) {
 	var at []int
 	for _, i := range c.x.byType[trace.Warning] {
-		if c.x.ev[i].Code == code {
+		if c.x.ev[i].Code == trace.WarningCode(code) {
 			at = append(at, i)
 		}
 	}
@@ -237,7 +284,7 @@ func (c *expectChecker) noWarnings() {
 	if ws := c.x.byType[trace.Warning]; len(ws) > 0 {
 		var codes []string
 		for _, i := range ws {
-			codes = append(codes, c.x.ev[i].Code)
+			codes = append(codes, string(c.x.ev[i].Code))
 		}
 		c.fail("no_warnings", "", "no warning is printed", "warnings were printed: "+strings.Join(codes, ", "), ws...)
 	}

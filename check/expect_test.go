@@ -10,9 +10,9 @@ import (
 
 func TestExpectations(t *testing.T) {
 	base := new(builder).prelude()
-	base.dispatch(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}, services: []string{svcKernelTrace, svcCounterCollection}})
-	base.add(trace.Event{Type: trace.AppMemory, Label: "buf", Values: []int64{1, 1, 1, 1}})
-	base.add(trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: "stop", Context: 2, Op: opConfig, Phase: enter, Status: "ERROR_CONTEXT_ERROR"})
+	base.dispatch(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}})
+	base.add(trace.Event{Type: trace.AppMemory, Buffer: "buf", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}})
+	base.add(trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 2, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "ERROR_CONTEXT_ERROR"})
 	tr := base.trace()
 	one := int64(1)
 	ctxs := []spec.Context{{Name: "replay"}, {Name: "timing"}}
@@ -21,8 +21,8 @@ func TestExpectations(t *testing.T) {
 		ContinueConsulted: map[string][]uint64{"k": {0, 1, 2}},
 		Completions:       map[string]spec.Count{"k": spec.Exactly(1)},
 		Memory:            map[string]spec.MemoryExpect{"buf": {All: &one}},
-		Records:           map[string]spec.Count{svcKernelTrace: spec.Exactly(3), svcCounterCollection: {Min: 1, Max: 9}},
-		Statuses:          []spec.StatusExpect{{Call: "local_stop", Context: "timing", Status: "ERROR_CONTEXT_ERROR"}, {Call: callConfigure, Context: "replay", Status: "SUCCESS"}},
+		Records:           map[string]spec.Count{string(trace.KernelTrace): spec.Exactly(3), string(trace.CounterCollection): {Min: 1, Max: 9}},
+		Statuses:          []spec.StatusExpect{{Call: "local_stop", Context: "timing", Status: "ERROR_CONTEXT_ERROR"}, {Call: string(trace.CallConfigureCallback), Context: "replay", Status: "SUCCESS"}},
 		NoWarnings:        true,
 		Timestamps:        "differ_per_pass",
 	}
@@ -43,7 +43,7 @@ func TestExpectations(t *testing.T) {
 		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {Values: []int64{1, 2}}}}, tr},
 		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {All: new(int64)}}}, tr},
 		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"other": {All: &one}}}, tr},
-		{"records", spec.Expect{Records: map[string]spec.Count{svcKernelTrace: {Min: 4, Max: 10}}}, tr},
+		{"records", spec.Expect{Records: map[string]spec.Count{string(trace.KernelTrace): {Min: 4, Max: 10}}}, tr},
 		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", Context: "timing", Status: "SUCCESS"}}}, tr},
 		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_start", Status: "SUCCESS"}}}, tr},
 		{"warnings", spec.Expect{Warnings: []string{"graph_launch"}}, tr},

@@ -2,33 +2,16 @@ package check
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/replayspec/replayspec/trace"
-)
-
-// Operation, phase, service and status names as traces write them.
-const (
-	opConfig = "CONFIG"
-	opPass   = "PASS"
-	enter    = "ENTER"
-	exit     = "EXIT"
-
-	svcKernelTrace       = "kernel_trace"
-	svcCounterCollection = "counter_collection"
-	svcDeviceCounting    = "device_counting"
-	svcPCSampling        = "pc_sampling"
-	svcSPM               = "spm"
-	svcThreadTrace       = "thread_trace"
-
-	statusSuccess = "SUCCESS"
 )
 
 // index groups a trace's events once so that every oracle is linear in the
 // trace. Positions (ints) index into ev; the order of ev is the order of
 // the trace, which oracles trust over the seq field.
 type index struct {
-	ev []trace.Event
+	ev     []trace.Event
+	header trace.Header
 
 	dispatches map[uint64]*dispatchView
 	order      []uint64 // dispatch ids by first appearance
@@ -46,6 +29,11 @@ type index struct {
 	// payloads is true when some callback carries payload flags, i.e. the
 	// implementation records them (API-6 is judged only then).
 	payloads bool
+
+	// instances counts, per rule, what the oracles examined.
+	instances map[string]int
+
+	allocs *[]allocation // built on first use
 }
 
 type passRef struct {
@@ -65,6 +53,7 @@ type dispatchView struct {
 	configEnter, configExit []int
 	passEnter, passExit     []int
 	passCounts, continues   []int
+	returns                 []int // callback_return events: what the tool left behind
 	locals, records         []int
 	correlations, reserves  []int
 	snapshots, restores     []int
@@ -125,23 +114,25 @@ func (x *index) dispatch(id uint64) *dispatchView {
 func newIndex(t trace.Trace) *index {
 	x := &index{
 		ev:         t.Events,
+		header:     t.Header,
 		dispatches: map[uint64]*dispatchView{},
 		appLabel:   map[string]*appView{},
 		byThread:   map[uint64][]int{},
 		byType:     map[trace.Type][]int{},
 		window:     make([]passRef, len(t.Events)),
+		instances:  map[string]int{},
 	}
 	open := map[uint64]passRef{} // per thread
 	for i, e := range t.Events {
 		x.byThread[e.Thread] = append(x.byThread[e.Thread], i)
 		x.byType[e.Type] = append(x.byType[e.Type], i)
 		x.window[i] = open[e.Thread]
-		if e.Type == trace.Callback && e.Op == opPass {
+		if e.Type == trace.Callback && e.Op == trace.OpPass {
 			p, _ := e.PassOf()
 			switch e.Phase {
-			case enter:
+			case trace.PhaseEnter:
 				open[e.Thread] = passRef{dispatch: e.Dispatch, pass: p, open: true, enter: i}
-			case exit:
+			case trace.PhaseExit:
 				delete(open, e.Thread)
 			}
 		}
@@ -166,18 +157,20 @@ func (x *index) file(i int, e trace.Event) {
 	switch e.Type {
 	case trace.Callback:
 		switch {
-		case e.Op == opConfig && e.Phase == enter:
+		case e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter:
 			d.configEnter = append(d.configEnter, i)
 			if len(d.configEnter) == 1 {
 				d.thread = e.Thread
 			}
-		case e.Op == opConfig && e.Phase == exit:
+		case e.Op == trace.OpConfig && e.Phase == trace.PhaseExit:
 			d.configExit = append(d.configExit, i)
-		case e.Op == opPass && e.Phase == enter:
+		case e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
 			d.passEnter = append(d.passEnter, i)
-		case e.Op == opPass && e.Phase == exit:
+		case e.Op == trace.OpPass && e.Phase == trace.PhaseExit:
 			d.passExit = append(d.passExit, i)
 		}
+	case trace.Returned:
+		d.returns = append(d.returns, i)
 	case trace.PassCount:
 		d.passCounts = append(d.passCounts, i)
 	case trace.Continue:
@@ -194,7 +187,7 @@ func (x *index) file(i int, e trace.Event) {
 			d.thread = e.Thread
 		}
 	case trace.Snapshot:
-		if e.Status != "" && !statusIs(e.Status, statusSuccess) {
+		if e.Status != "" && !e.Status.Is(trace.StatusSuccess) {
 			d.failedSnapshots = append(d.failedSnapshots, i) // MEM-5
 		} else {
 			d.snapshots = append(d.snapshots, i)
@@ -271,6 +264,28 @@ func (x *index) joinApps() {
 	}
 }
 
+// returnOf finds the tool's return from d's first callback of op and phase.
+func (x *index) returnOf(d *dispatchView, op trace.Op, phase trace.Phase) (int, bool) {
+	for _, i := range d.returns {
+		if e := x.ev[i]; e.Op == op && e.Phase == phase {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// returnOfPass finds the tool's return from pass p's callback of phase.
+func (x *index) returnOfPass(d *dispatchView, phase trace.Phase, p uint64) (int, bool) {
+	for _, i := range d.returns {
+		if e := x.ev[i]; e.Op == trace.OpPass && e.Phase == phase {
+			if q, ok := e.PassOf(); ok && q == p {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // appOf returns the application dispatch joined to d, if any.
 func (x *index) appOf(d *dispatchView) *appView {
 	if d.label == "" {
@@ -281,15 +296,6 @@ func (x *index) appOf(d *dispatchView) *appView {
 		return nil
 	}
 	return a
-}
-
-// statusIs compares status names with or without the SDK's prefix.
-func statusIs(got, want string) bool {
-	return normStatus(got) == normStatus(want)
-}
-
-func normStatus(s string) string {
-	return strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "ROCPROFILER_STATUS_")
 }
 
 func in(i int, lo, hi int) bool { return i > lo && i < hi }

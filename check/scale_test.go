@@ -13,7 +13,7 @@ import (
 func bigTrace(n int) trace.Trace {
 	b := new(builder).prelude()
 	for id := uint64(1); len(b.ev) < n; id++ {
-		l := loop{label: fmt.Sprintf("d%d", id), dispatch: id, thread: 1 + id%4, count: int64(id % 5), services: []string{svcKernelTrace, svcCounterCollection}}
+		l := loop{label: fmt.Sprintf("d%d", id), dispatch: id, thread: 1 + id%4, count: int64(id % 5), services: []trace.Service{trace.KernelTrace, trace.CounterCollection}}
 		if l.count == 0 {
 			l.cont = []int64{1, 1, 0}
 		}

@@ -57,14 +57,14 @@ func FormatEvent(e trace.Event) string {
 		}
 	}
 	if e.Op != "" {
-		add(e.Op)
+		add(string(e.Op))
 	}
 	if e.Phase != "" {
-		add(e.Phase)
+		add(string(e.Phase))
 	}
-	str("call", e.Call)
-	str("service", e.Service)
-	str("code", e.Code)
+	str("call", string(e.Call))
+	str("service", string(e.Service))
+	str("code", string(e.Code))
 	str("label", e.Label)
 	kv("dispatch", e.Dispatch)
 	if p, ok := e.PassOf(); ok {
@@ -76,7 +76,7 @@ func FormatEvent(e trace.Event) string {
 	if e.Result != nil {
 		add("result=" + strconv.FormatInt(*e.Result, 10))
 	}
-	str("status", e.Status)
+	str("status", string(e.Status))
 	if e.UserData != nil {
 		add("user_data=" + strconv.FormatUint(*e.UserData, 10))
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayspec/replayspec/internal/exectarget"
+	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -47,12 +49,12 @@ func TestTraceReplayerLanguageNeutral(t *testing.T) {
 	// goldens the driver reads by default have their own test (golden/).
 	dir := t.TempDir()
 	for _, s := range specs {
-		tr, _ := target.Sim{}.Run(context.Background(), spec.Defaults(s), target.Options{})
+		tr, _ := simtarget.Sim{}.Run(context.Background(), spec.Defaults(s), target.Options{})
 		if err := os.WriteFile(filepath.Join(dir, s.Name+".ndjson"), trace.Marshal(tr), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	tg, err := target.NewExec(python+" "+replayer+" --traces "+dir, target.ExecOptions{})
+	tg, err := exectarget.NewExec(python+" "+replayer+" --traces "+dir, exectarget.ExecOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestTraceReplayerLanguageNeutral(t *testing.T) {
 	start := time.Now()
 	viaPython := runner.RunAll(context.Background(), specs, runner.Options{Target: tg}, nil)
 	elapsed := time.Since(start)
-	inProc := runner.RunAll(context.Background(), specs, runner.Options{Target: target.Sim{}}, nil)
+	inProc := runner.RunAll(context.Background(), specs, runner.Options{Target: simtarget.Sim{}}, nil)
 	for i, want := range inProc {
 		got := viaPython[i]
 		if got.Verdict() != want.Verdict() {
@@ -75,7 +77,7 @@ func TestTraceReplayerLanguageNeutral(t *testing.T) {
 	t.Logf("%d specs through python3 in %s", len(specs), elapsed.Round(time.Millisecond))
 
 	// With its default directory it replays golden/.
-	tg, err = target.NewExec(python+" "+replayer, target.ExecOptions{})
+	tg, err = exectarget.NewExec(python+" "+replayer, exectarget.ExecOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

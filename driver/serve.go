@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/replayspec/replayspec/driver/protocol"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/trace"
@@ -27,8 +26,8 @@ func (e *SpecError) Unwrap() error { return e.Err }
 // spec (none: a handshake probe, nothing more is written), runs it on tg
 // and writes the trace and the end line. The trace is written even when
 // the run fails; the error is returned so the caller exits non-zero.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, impl protocol.Implementation, tg target.Target, opts target.Options) error {
-	hs := protocol.Handshake{Protocol: protocol.Version, Implementation: impl, Capabilities: []string{}}
+func Serve(ctx context.Context, in io.Reader, out io.Writer, impl Implementation, tg target.Target, opts target.Options) error {
+	hs := Handshake{Protocol: Version, Implementation: impl, Capabilities: []string{}}
 	if c, ok := tg.(target.Capable); ok {
 		hs.Capabilities = append(hs.Capabilities, c.Capabilities()...)
 	}
@@ -53,7 +52,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, impl protocol.Imple
 	if err := trace.Write(out, t); err != nil {
 		return err
 	}
-	if err := writeLine(out, protocol.End{End: len(t.Events)}); err != nil {
+	if err := writeLine(out, End{End: len(t.Events)}); err != nil {
 		return err
 	}
 	return runErr

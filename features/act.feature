@@ -41,7 +41,7 @@ Feature: Which dispatches become replay candidates
     Then the dispatch gets no replay callback and runs once
     And the rule checks find nothing wrong
 
-  @ACT-3 @LCX-4
+  @ACT-3
   Scenario: a replay context stopped globally activates nothing from then on
     Given a tool that subscribes to kernel replay
     And the tool asks for 2 passes
@@ -118,3 +118,11 @@ Feature: Which dispatches become replay candidates
     When the application submits "increment" on "x" together with a barrier packet in one write
     Then the dispatch gets no replay callback and runs once
     And the SDK prints no warning
+
+  @ACT-6 @fault
+  Scenario: an engine that replays the kernel of a multi-packet submission is caught by the packets the application wrote
+    Given the engine has the planted fault replay_multi_packet
+    And a tool that subscribes to kernel replay
+    And the tool asks for 3 passes
+    When the application submits "increment" on "x" together with a barrier packet in one write
+    Then the checks report a violation of ACT-6

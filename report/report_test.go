@@ -16,21 +16,21 @@ import (
 	"github.com/replayspec/replayspec/trace"
 )
 
-func cb(seq, time, thread, dispatch uint64, op, phase string, pass uint64) trace.Event {
+func cb(seq, time, thread, dispatch uint64, op trace.Op, phase trace.Phase, pass uint64) trace.Event {
 	return trace.Event{Seq: seq, Type: trace.Callback, Time: time, Thread: thread, Dispatch: dispatch, Label: "inc",
 		Op: op, Phase: phase, Pass: trace.U64(pass), Total: trace.U64(2)}
 }
 
 // sample is a two-pass dispatch whose last PASS EXIT is missing.
 func sample() trace.Trace {
-	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "s"}, Events: []trace.Event{
+	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "s", Sources: trace.AllSources}, Events: []trace.Event{
 		{Seq: 1, Type: trace.AppDispatch, Time: 1000, Thread: 1, Label: "inc", Signal: 1},
 		cb(2, 1000, 1, 1, "CONFIG", "ENTER", 0),
-		{Seq: 3, Type: trace.Snapshot, Time: 1100, Thread: 1, Dispatch: 1, Bytes: 64, Regions: 1},
+		{Seq: 3, Type: trace.Snapshot, Time: 1100, Thread: 1, Dispatch: 1, Bytes: 64, Regions: []trace.Region{{Addr: 1 << 32, Bytes: 64}}},
 		cb(4, 1200, 1, 1, "PASS", "ENTER", 0),
 		{Seq: 5, Type: trace.Kernel, Time: 3000, Thread: 1, Agent: 1, Queue: 1, Dispatch: 1, Kernel: "increment", Start: 2000, End: 3000},
 		cb(6, 3100, 1, 1, "PASS", "EXIT", 0),
-		{Seq: 7, Type: trace.Restore, Time: 3200, Thread: 1, Dispatch: 1, Pass: trace.U64(1), Bytes: 64, Regions: 1},
+		{Seq: 7, Type: trace.Restore, Time: 3200, Thread: 1, Dispatch: 1, Pass: trace.U64(1), Bytes: 64, Regions: []trace.Region{{Addr: 1 << 32, Bytes: 64}}},
 		cb(8, 3300, 1, 1, "PASS", "ENTER", 1),
 		{Seq: 9, Type: trace.Kernel, Time: 5000, Thread: 1, Agent: 1, Queue: 1, Dispatch: 1, Kernel: "increment", Start: 4000, End: 5000},
 		{Seq: 10, Type: trace.Signal, Time: 5000, Thread: 1, Signal: 1, Value: trace.I64(0)},

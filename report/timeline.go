@@ -64,7 +64,7 @@ type openSlice struct {
 
 type sliceKey struct {
 	thread, dispatch uint64
-	op               string
+	op               trace.Op
 	pass             uint64
 }
 
@@ -111,12 +111,12 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 		lastTime = max(lastTime, e.Time)
 		switch e.Type {
 		case trace.Callback:
-			if e.Op != "CONFIG" && e.Op != "PASS" {
+			if e.Op != trace.OpConfig && e.Op != trace.OpPass {
 				continue
 			}
 			k := sliceKey{e.Thread, e.Dispatch, e.Op, 0}
 			label := fmt.Sprintf("replay window, dispatch %d", e.Dispatch)
-			if e.Op == "PASS" {
+			if e.Op == trace.OpPass {
 				k.pass, _ = e.PassOf()
 				label = fmt.Sprintf("pass %d", k.pass)
 			}
@@ -160,7 +160,7 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 			}
 			out = append(out, instant(e, label, pid, args))
 		case trace.Warning:
-			out = append(out, instant(e, "warning "+e.Code, pid, map[string]any{"code": e.Code, "message": e.Message}))
+			out = append(out, instant(e, "warning "+string(e.Code), pid, map[string]any{"code": e.Code, "message": e.Message}))
 		case trace.NeverEnded:
 			p, _ := e.PassOf()
 			out = append(out, instant(e, "never ended", pid, map[string]any{"passes": p}))

@@ -10,7 +10,7 @@ var (
 	BufferKinds       = []string{"device", "fine", "host", "kernarg"}
 	ReplayOperations  = []string{"CONFIG", "PASS"}
 	CorrelationModes  = []string{"increment", "fixed"}
-	MisuseCalls       = []string{"local_start", "local_stop"}
+	MisuseCalls       = []string{MisuseLocalStart, MisuseLocalStop}
 	MisuseWindows     = []string{"CONFIG_ENTER", "CONFIG_EXIT", "PASS_ENTER", "PASS_EXIT"}
 	WarningCodes      = []string{"pass_count_zero_without_continue", "multi_packet_submission",
 		"graph_launch", "snapshot_incomplete", "service_conflict"}
@@ -21,6 +21,12 @@ var (
 	Capabilities = []string{"indefinite", "local-contexts", "concurrency", "pc-sampling",
 		"spm", "thread-trace", "device-counting", "multi-agent", "counters", "snapshot-failure", "nvidia-counters"}
 	TimestampChecks = []string{"differ_per_pass"}
+)
+
+// The deliberate misuses a tool can commit (tool.misuse[].call).
+const (
+	MisuseLocalStart = "local_start"
+	MisuseLocalStop  = "local_stop"
 )
 
 // Limits on sizes the simulator can hold.

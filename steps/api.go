@@ -29,12 +29,11 @@ func registerAPI(sc *godog.ScenarioContext) {
 }
 
 // status is a status without the SDK's prefix.
-func status(s string) string { return strings.TrimPrefix(s, "ROCPROFILER_STATUS_") }
 
 // replayConfigs are the callback tracing configurations for kernel replay.
 func replayConfigs(evs []trace.Event) []trace.Event {
-	return where(apiCalls(evs, "configure_callback_tracing"), func(e trace.Event) bool {
-		return strings.Contains(e.Message, "KERNEL_REPLAY")
+	return where(apiCalls(evs, trace.CallConfigureCallback), func(e trace.Event) bool {
+		return e.Domain == trace.DomainKernelReplay
 	})
 }
 
@@ -44,11 +43,11 @@ func ordinaryConfig(ctx context.Context) error {
 		return err
 	}
 	api := byType(evs, trace.API)
-	if !slices.ContainsFunc(replayConfigs(evs), func(e trace.Event) bool { return e.Status == "SUCCESS" }) {
+	if !slices.ContainsFunc(replayConfigs(evs), func(e trace.Event) bool { return e.Status.Is(trace.StatusSuccess) }) {
 		return w.failf("replay should be switched on by configuring callback tracing for KERNEL_REPLAY:\n%s", show(api...))
 	}
 	for _, e := range api {
-		if strings.Contains(strings.ToLower(e.Call), "replay") {
+		if strings.Contains(strings.ToLower(string(e.Call)), "replay") {
 			return w.failf("there is no dedicated kernel replay call, yet the tool made one:\n%s", show(e))
 		}
 	}
@@ -60,8 +59,8 @@ func otherConfigOK(ctx context.Context, what string) error {
 	if err != nil {
 		return err
 	}
-	call := "configure_" + strings.ReplaceAll(what, " ", "_")
-	if cs := apiCalls(evs, call); len(cs) == 0 || cs[0].Status != "SUCCESS" {
+	call := trace.Call("configure_" + strings.ReplaceAll(what, " ", "_"))
+	if cs := apiCalls(evs, call); len(cs) == 0 || !cs[0].Status.Is(trace.StatusSuccess) {
 		return w.failf("%s should be configured alongside replay:\n%s", what, show(byType(evs, trace.API)...))
 	}
 	return nil
@@ -72,7 +71,7 @@ func secondConfigRefused(ctx context.Context, want string) error {
 	if err != nil {
 		return err
 	}
-	if cs := replayConfigs(evs); len(cs) != 2 || cs[0].Status != "SUCCESS" || status(cs[1].Status) != want {
+	if cs := replayConfigs(evs); len(cs) != 2 || !cs[0].Status.Is(trace.StatusSuccess) || !cs[1].Status.Is(trace.Status(want)) {
 		return w.failf("the first configuration should succeed and the second return %s:\n%s", want, show(cs...))
 	}
 	return nil
@@ -80,28 +79,28 @@ func secondConfigRefused(ctx context.Context, want string) error {
 
 // opQuery reads an operation query: "NAME=ID", with "?" on the side the
 // SDK did not find (docs/oracles.md).
-func opQuery(e trace.Event) (name, id string) {
-	name, id, _ = strings.Cut(strings.TrimSpace(e.Message), "=")
-	return strings.TrimPrefix(name, "ROCPROFILER_KERNEL_REPLAY_"), id
+func opQuery(e trace.Event) (name trace.Op, id string) {
+	if e.OpID != nil {
+		id = fmt.Sprint(*e.OpID)
+	}
+	return trace.Op(strings.TrimPrefix(string(e.OpName), "ROCPROFILER_KERNEL_REPLAY_")), id
 }
-
-const notFound = "ERROR_OPERATION_NOT_FOUND"
 
 func opQueries(ctx context.Context) error {
 	w, evs, err := traceOf(ctx)
 	if err != nil {
 		return err
 	}
-	want := map[string]string{"CONFIG": "1", "PASS": "2"}
+	want := map[trace.Op]string{trace.OpConfig: "1", trace.OpPass: "2"}
 	found := map[string]int{}
-	for _, call := range []string{"operation_name", "operation_id"} {
+	for _, call := range []trace.Call{trace.CallOperationName, trace.CallOperationID} {
 		for _, e := range apiCalls(evs, call) {
 			name, id := opQuery(e)
 			if wantID, ok := want[name]; ok {
-				if id != wantID || e.Status != "SUCCESS" {
+				if id != wantID || !e.Status.Is(trace.StatusSuccess) {
 					return w.failf("%s should be operation %s:\n%s", name, wantID, show(e))
 				}
-				found[call+name]++
+				found[string(call)+string(name)]++
 			}
 		}
 	}
@@ -116,14 +115,14 @@ func opNamesMissing(ctx context.Context, names string) error {
 	if err != nil {
 		return err
 	}
-	byName := apiCalls(evs, "operation_id")
+	byName := apiCalls(evs, trace.CallOperationID)
 	for _, n := range words(names) {
-		asked := where(byName, func(e trace.Event) bool { name, _ := opQuery(e); return name == n })
+		asked := where(byName, func(e trace.Event) bool { name, _ := opQuery(e); return name == trace.Op(n) })
 		if len(asked) == 0 {
 			return w.failf("the tool never asked for %s:\n%s", n, show(byName...))
 		}
 		for _, e := range asked {
-			if e.Status != notFound {
+			if !e.Status.Is(trace.StatusOperationNotFound) {
 				return w.failf("%s should not be an operation:\n%s", n, show(e))
 			}
 		}
@@ -144,7 +143,7 @@ func opIDsMissing(ctx context.Context, from int64) error {
 			continue
 		}
 		asked = true
-		if e.Status != notFound {
+		if !e.Status.Is(trace.StatusOperationNotFound) {
 			return w.failf("operation id %d should not exist:\n%s", id, show(e))
 		}
 	}
@@ -159,8 +158,8 @@ func enterAndExit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, op := range []string{"CONFIG", "PASS"} {
-		if len(v.callbacks(op, "ENTER")) == 0 || len(v.callbacks(op, "ENTER")) != len(v.callbacks(op, "EXIT")) {
+	for _, op := range []trace.Op{trace.OpConfig, trace.OpPass} {
+		if len(v.callbacks(op, trace.PhaseEnter)) == 0 || len(v.callbacks(op, trace.PhaseEnter)) != len(v.callbacks(op, trace.PhaseExit)) {
 			return w.failf("%s should deliver an ENTER and an EXIT each time:\n%s", op, show(v.of(trace.Callback)...))
 		}
 	}

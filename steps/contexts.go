@@ -61,14 +61,14 @@ func localStatus(ctx context.Context, call, ctxName, in, pass, want string) erro
 	op, phase, _ := strings.Cut(in, " ")
 	locals := byType(evs, trace.Local)
 	matched := where(locals, func(e trace.Event) bool {
-		return e.Call == call && e.Label == ctxName && e.Op == op && e.Phase == phase &&
+		return e.Call == trace.Call(call) && e.Label == ctxName && e.Op == trace.Op(op) && e.Phase == trace.Phase(phase) &&
 			(pass == "" || fmt.Sprint(u(e.Pass)) == pass)
 	})
 	if len(matched) == 0 {
 		return w.failf("the tool made no local %s of %s in %s:\n%s", call, ctxName, in, show(locals...))
 	}
 	for _, e := range matched {
-		if status(e.Status) != want {
+		if !e.Status.Is(trace.Status(want)) {
 			return w.failf("the local %s of %s in %s should return %s:\n%s", call, ctxName, in, want, show(e))
 		}
 	}
@@ -164,11 +164,11 @@ func noSharedPass(ctx context.Context, a, b string) error {
 	if err != nil {
 		return err
 	}
-	has := map[uint64]map[string]bool{}
+	has := map[uint64]map[trace.Service]bool{}
 	for _, r := range v.of(trace.Record) {
 		p := u(r.Pass)
 		if has[p] == nil {
-			has[p] = map[string]bool{}
+			has[p] = map[trace.Service]bool{}
 		}
 		has[p][r.Service] = true
 	}

@@ -2,17 +2,14 @@ package steps
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
 	"github.com/cucumber/godog"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/harness"
-	"github.com/replayspec/replayspec/replay"
-	"github.com/replayspec/replayspec/sim"
-	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/trace"
 )
@@ -99,33 +96,5 @@ func (w *world) applyMachine() {
 }
 
 func (w *world) target() target.Target {
-	if w.machine.restoreAt > 0 {
-		return failingSim{w.machine}
-	}
-	return target.Sim{}
-}
-
-// failingSim is the reference engine on a simulator that fails on purpose.
-type failingSim struct{ m machineFaults }
-
-func (failingSim) Name() string { return "sim" }
-
-func (f failingSim) Capabilities() []string { return target.Sim{}.Capabilities() }
-
-func (f failingSim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
-	cfg := sim.Config{Scheduled: true, FailRestoreAt: f.m.restoreAt}
-	for _, a := range s.Agents {
-		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
-	}
-	rt, err := sim.New(cfg)
-	if err != nil {
-		return trace.Trace{}, err
-	}
-	rec := trace.NewRecorder(rt.Clock)
-	rt.SetRecorder(rec)
-	stop := context.AfterFunc(ctx, rt.Cancel)
-	defer stop()
-	runErr := harness.Run(rt, rt, s, harness.Options{Recorder: rec, Faults: opts.Faults, Context: ctx})
-	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim"}, Events: rec.Events()}
-	return t, errors.Join(runErr, errors.Join(rt.Faults()...))
+	return simtarget.Sim{Faults: w.faults, FailRestoreAt: w.machine.restoreAt}
 }

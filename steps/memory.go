@@ -31,11 +31,11 @@ func (w *world) finalValues(ctx context.Context, buf string) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	reads, found := last(where(evs, func(e trace.Event) bool { return e.Type == trace.AppMemory && e.Label == buf }))
+	reads, found := last(where(evs, func(e trace.Event) bool { return e.Type == trace.AppMemory && e.Buffer == buf }))
 	if !found {
 		return nil, w.failf("the application never read %q back", buf)
 	}
-	return reads.Values, nil
+	return elementsOf(reads), nil
 }
 
 func holdsAll(ctx context.Context, buf string, want int64) error {
@@ -139,7 +139,7 @@ func snapshotRegions(ctx context.Context, label string, n int) error {
 	if err != nil {
 		return err
 	}
-	if s := v.of(trace.Snapshot); len(s) != 1 || s[0].Regions != n {
+	if s := v.of(trace.Snapshot); len(s) != 1 || len(s[0].Regions) != n {
 		return w.failf("the snapshot of %s should save %d regions of device memory:\n%s", v.label, n, show(s...))
 	}
 	return nil
@@ -151,4 +151,16 @@ func noResult(ctx context.Context, label string) error {
 		return err
 	}
 	return w.expectNone(v.appOf(trace.AppComplete, trace.AppReadback), "the application should never read back a result of %s", label)
+}
+
+// elementsOf expands a buffer event's runs into its elements (scenarios use
+// small buffers).
+func elementsOf(e trace.Event) []int64 {
+	out := make([]int64, 0, e.Elements)
+	for _, r := range e.Runs {
+		for k := uint64(0); k < r.Count; k++ {
+			out = append(out, r.Value)
+		}
+	}
+	return out
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // Reading the phrases of a step, and writing numbers back into a message.
@@ -21,13 +23,16 @@ const (
 )
 
 // services are the services as scenarios name them, and as traces do.
-var services = []struct{ phrase, trace string }{
-	{"kernel trace", "kernel_trace"},
-	{"counter", "counter_collection"},
-	{"PC sample", "pc_sampling"},
-	{"SPM", "spm"},
-	{"thread trace", "thread_trace"},
-	{"device count", "device_counting"},
+var services = []struct {
+	phrase string
+	name   trace.Service
+}{
+	{"kernel trace", trace.KernelTrace},
+	{"counter", trace.CounterCollection},
+	{"PC sample", trace.PCSampling},
+	{"SPM", trace.SPM},
+	{"thread trace", trace.ThreadTrace},
+	{"device count", trace.DeviceCounting},
 }
 
 // svcPhrase matches a service as scenarios name it.
@@ -40,10 +45,10 @@ var svcPhrase = func() string {
 }()
 
 // serviceName is the trace's name of the service a scenario names.
-func serviceName(phrase string) string {
+func serviceName(phrase string) trace.Service {
 	for _, s := range services {
 		if s.phrase == phrase {
-			return s.trace
+			return s.name
 		}
 	}
 	return ""

@@ -407,7 +407,7 @@ func warnsOnce(ctx context.Context, code string) error {
 		return err
 	}
 	all := byType(evs, trace.Warning)
-	if ws := where(all, func(e trace.Event) bool { return e.Code == code }); len(ws) != 1 {
+	if ws := where(all, func(e trace.Event) bool { return e.Code == trace.WarningCode(code) }); len(ws) != 1 {
 		return w.failf("the SDK should warn %s once; it did %d times:\n%s", code, len(ws), show(all...))
 	}
 	return nil

@@ -134,14 +134,14 @@ func (v *dispatchView) appOf(types ...trace.Type) []trace.Event { return byType(
 
 // callbacks keeps the dispatch's replay callbacks of an operation and phase
 // ("" matches any).
-func (v *dispatchView) callbacks(op, phase string) []trace.Event {
+func (v *dispatchView) callbacks(op trace.Op, phase trace.Phase) []trace.Event {
 	return where(v.ev, func(e trace.Event) bool {
 		return e.Type == trace.Callback && (op == "" || e.Op == op) && (phase == "" || e.Phase == phase)
 	})
 }
 
 // records keeps the dispatch's service records of one service ("" is all).
-func (v *dispatchView) records(service string) []trace.Event {
+func (v *dispatchView) records(service trace.Service) []trace.Event {
 	return where(v.ev, func(e trace.Event) bool {
 		return e.Type == trace.Record && (service == "" || e.Service == service)
 	})
@@ -186,7 +186,7 @@ func (v *dispatchView) completionSignals() []trace.Event {
 }
 
 // apiCalls keeps the API calls of one name.
-func apiCalls(evs []trace.Event, call string) []trace.Event {
+func apiCalls(evs []trace.Event, call trace.Call) []trace.Event {
 	return where(evs, func(e trace.Event) bool { return e.Type == trace.API && e.Call == call })
 }
 

@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cucumber/godog"
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
-	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -69,7 +70,7 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 	if err := spec.Validate(w.s); err != nil {
 		return nil, fmt.Errorf("the scenario builds an invalid spec: %w", err)
 	}
-	w.res = runner.Run(ctx, w.s, runner.Options{Target: w.target(), Run: target.Options{Faults: w.faults}, Timeout: runTimeout})
+	w.res = runner.Run(ctx, w.s, runner.Options{Target: w.target(), Timeout: runTimeout})
 	if w.res.SkipReason != "" {
 		return nil, fmt.Errorf("the target skipped the scenario: %s", w.res.SkipReason)
 	}
@@ -99,14 +100,14 @@ func (w *world) reference(ctx context.Context) (map[string][]int64, error) {
 		s.Application.Dispatches[i].Plan = nil
 		s.Application.Dispatches[i].During = nil
 	}
-	r := runner.Run(ctx, s, runner.Options{Target: target.Sim{}, Timeout: runTimeout})
+	r := runner.Run(ctx, s, runner.Options{Target: simtarget.Sim{}, Timeout: runTimeout})
 	if r.Err != nil {
 		return nil, fmt.Errorf("the application alone did not run: %w", r.Err)
 	}
 	w.oneRun = map[string][]int64{}
 	for _, e := range r.Trace.Events {
 		if e.Type == trace.AppMemory {
-			w.oneRun[e.Label] = e.Values
+			w.oneRun[e.Buffer] = elementsOf(e)
 		}
 	}
 	return w.oneRun, nil
@@ -135,4 +136,23 @@ func (w *world) failf(format string, args ...any) error {
 		}
 	}
 	return fmt.Errorf("%s", msg)
+}
+
+// earned keeps a scenario from passing on a rule it never showed: every
+// rule it is tagged with that the oracles judge must have been examined in
+// its trace (pass or fail), not left unexercised.
+func (w *world) earned(scn *godog.Scenario) error {
+	var idle []string
+	for _, tag := range scn.Tags {
+		id := strings.TrimPrefix(tag.Name, "@")
+		for _, rr := range w.res.Rules {
+			if rr.Rule == id && rr.Verdict == check.NotExercised {
+				idle = append(idle, id)
+			}
+		}
+	}
+	if len(idle) > 0 {
+		return fmt.Errorf("the scenario is tagged %s, but no oracle examined an instance of %s in its trace: the scenario does not show what its tags claim", strings.Join(idle, ", "), strings.Join(idle, ", "))
+	}
+	return nil
 }

@@ -1,23 +1,19 @@
-// Package target runs a spec on an implementation under test and returns
-// its trace: the reference engine on the simulator, on real hardware, or an
-// external port through the driver protocol.
+// Package target is the contract between the pipeline and an implementation
+// under test: "run this spec, give me its trace". Implementations live
+// elsewhere (the reference engine on the simulator, CUDA, an external port
+// through the driver protocol) and are wired together by the CLI; nothing
+// here knows any of them.
 package target
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
-	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )
 
 // Options for one run.
 type Options struct {
-	// Faults plants known bugs in the reference engine (ignored by
-	// external ports).
-	Faults replay.Faults
 	// Sink, when set, sees every event as it is recorded (streaming).
 	Sink func(trace.Event)
 }
@@ -61,18 +57,3 @@ func Missing(t Target, s spec.Spec) []string {
 type Unavailable struct{ Reason string }
 
 func (u *Unavailable) Error() string { return u.Reason }
-
-// Open returns the target a --target value names.
-func Open(name string) (Target, error) {
-	switch {
-	case name == "" || name == "sim":
-		return Sim{}, nil
-	case name == "cuda":
-		return openCUDA()
-	case name == "rocr":
-		return nil, &Unavailable{"target rocr: no AMD GPU runtime is available to this build; see docs/architecture.md"}
-	case strings.HasPrefix(name, "exec:"):
-		return openExec(strings.TrimPrefix(name, "exec:"))
-	}
-	return nil, fmt.Errorf("unknown target %q: use sim, cuda, rocr or exec:COMMAND", name)
-}

@@ -3,9 +3,11 @@
 // the rule oracles, the goldens and the reports. docs/trace.md documents it.
 package trace
 
+import "slices"
+
 // Version is written in the header line of every NDJSON trace. Bump it on
-// any change a reader could notice.
-const Version = "replayspec.trace/v1"
+// any change a reader could notice (docs/trace.md, "Changes from v1").
+const Version = "replayspec.trace/v2"
 
 // Type is what an event records.
 type Type string
@@ -16,33 +18,63 @@ type Type string
 // what the application observed.
 const (
 	// tool
-	API         Type = "api"         // an SDK API call by the tool and its status
-	Callback    Type = "callback"    // a KERNEL_REPLAY callback received by the tool
-	PassCount   Type = "pass_count"  // replay_pass_count called; Result is its answer
-	Continue    Type = "continue"    // replay_continue called; Result is its answer
-	Local       Type = "local"       // replay_start_context/replay_stop_context called
-	Record      Type = "record"      // a service record delivered to the tool
-	Correlation Type = "correlation" // the external correlation callback called on a submit
+	API         Type = "api"             // an SDK API call by the tool and its status
+	Callback    Type = "callback"        // a KERNEL_REPLAY callback received by the tool
+	Returned    Type = "callback_return" // the tool returned from that callback
+	PassCount   Type = "pass_count"      // replay_pass_count called; Result is its answer
+	Continue    Type = "continue"        // replay_continue called; Result is its answer
+	Local       Type = "local"           // replay_start_context/replay_stop_context called
+	Record      Type = "record"          // a service record delivered to the tool
+	Correlation Type = "correlation"     // the external correlation callback called on a submit
 
 	// sdk
 	DispatchID Type = "dispatch_id" // a dispatch id reserved (the counter advanced)
+	Snapshot   Type = "snapshot"    // the SDK says it saved device memory
+	Restore    Type = "restore"     // the SDK says it wrote memory back before a pass
 	Warning    Type = "warning"     // a diagnostic the SDK printed
 	NeverEnded Type = "never_ended" // the pass budget ran out in an indefinite loop
 
 	// runtime
-	AgentInfo Type = "agent"    // an agent of the machine, listed at the start
-	Snapshot  Type = "snapshot" // device memory saved
-	Restore   Type = "restore"  // device memory written back before a pass
-	Kernel    Type = "kernel"   // a kernel ran on the GPU
-	Signal    Type = "signal"   // a signal was decremented
+	AgentInfo Type = "agent"     // an agent of the machine, listed at the start
+	Kernel    Type = "kernel"    // a kernel ran on the GPU
+	Signal    Type = "signal"    // a signal was decremented
+	MemRead   Type = "mem_read"  // device memory read outside a kernel (a copy out)
+	MemWrite  Type = "mem_write" // device memory written outside a kernel (a copy in)
 
 	// app
+	AppAlloc    Type = "app_alloc"    // the application allocated a buffer
+	AppFree     Type = "app_free"     // the application freed a buffer
 	AppDispatch Type = "app_dispatch" // the application wrote a dispatch
 	AppComplete Type = "app_complete" // the application's wait for completion returned
-	AppReadback Type = "app_readback" // the application read a dispatch's buffers after completion
+	AppReadback Type = "app_readback" // the application read one of a dispatch's buffers after completion
 	AppMemory   Type = "app_memory"   // the application read a buffer back at the end
 	AppTimeout  Type = "app_timeout"  // the application gave up waiting (never completed)
 )
+
+// sources maps every event type to who reports it.
+var sources = map[Type]Source{
+	API: SourceTool, Callback: SourceTool, Returned: SourceTool, PassCount: SourceTool, Continue: SourceTool,
+	Local: SourceTool, Record: SourceTool, Correlation: SourceTool,
+	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, Warning: SourceSDK, NeverEnded: SourceSDK,
+	AgentInfo: SourceRuntime, Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
+	AppAlloc: SourceApp, AppFree: SourceApp, AppDispatch: SourceApp, AppComplete: SourceApp,
+	AppReadback: SourceApp, AppMemory: SourceApp, AppTimeout: SourceApp,
+}
+
+// Source returns who reports events of type t, and whether t is a type of
+// this version.
+func (t Type) Source() (Source, bool) {
+	s, ok := sources[t]
+	return s, ok
+}
+
+// Types lists every event type of this version, in a fixed order.
+func Types() []Type {
+	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation,
+		DispatchID, Snapshot, Restore, Warning, NeverEnded,
+		AgentInfo, Kernel, Signal, MemRead, MemWrite,
+		AppAlloc, AppFree, AppDispatch, AppComplete, AppReadback, AppMemory, AppTimeout}
+}
 
 // Corr is the correlation id triple of a callback or record.
 type Corr struct {
@@ -55,6 +87,33 @@ type Corr struct {
 type Counter struct {
 	Name  string `json:"name"`
 	Value uint64 `json:"value"`
+}
+
+// Dim3 is a grid or workgroup size, x y z.
+type Dim3 [3]uint32
+
+// DispatchInfo is what the payload's dispatch_info held beyond the ids the
+// event carries at its top level (agent, queue, dispatch).
+type DispatchInfo struct {
+	Size           uint64 `json:"size"`
+	KernelID       uint64 `json:"kernel_id"`
+	PrivateSegment uint32 `json:"private_segment_size"`
+	GroupSegment   uint32 `json:"group_segment_size"`
+	Workgroup      Dim3   `json:"workgroup"`
+	Grid           Dim3   `json:"grid"`
+}
+
+// Region is a range of memory.
+type Region struct {
+	Addr  uint64 `json:"addr"`
+	Bytes uint64 `json:"bytes"`
+}
+
+// Run is Count consecutive 32-bit elements equal to Value: buffers are
+// written run-length encoded, whole.
+type Run struct {
+	Value int64  `json:"value"`
+	Count uint64 `json:"count"`
 }
 
 // Event is one line of a trace. Fields that do not apply to a type are left
@@ -74,42 +133,68 @@ type Event struct {
 	Dispatch uint64 `json:"dispatch,omitempty"` // SDK dispatch id
 	Kernel   string `json:"kernel,omitempty"`
 	Family   string `json:"family,omitempty"` // agent family (MI200, MI300, consumer, nvidia)
+	Product  string `json:"product,omitempty"`
+	Arch     string `json:"arch,omitempty"`
 	Context  uint64 `json:"context,omitempty"`
-	Label    string `json:"label,omitempty"` // the spec's name for a dispatch or buffer
+	Label    string `json:"label,omitempty"`  // the spec's name for a dispatch, a context or an agent
+	Buffer   string `json:"buffer,omitempty"` // the spec's name for a buffer
 
 	// Replay callbacks and tool calls.
-	Op       string  `json:"op,omitempty"`    // CONFIG, PASS
-	Phase    string  `json:"phase,omitempty"` // ENTER, EXIT
-	Pass     *uint64 `json:"pass,omitempty"`
-	Total    *uint64 `json:"total,omitempty"`
-	Corr     *Corr   `json:"corr,omitempty"`
+	Op    Op      `json:"op,omitempty"`
+	Phase Phase   `json:"phase,omitempty"`
+	Pass  *uint64 `json:"pass,omitempty"`
+	Total *uint64 `json:"total,omitempty"`
+	Corr  *Corr   `json:"corr,omitempty"`
+	// UserData is the sequence's user data: as the tool received it
+	// (callback, pass_count, continue), or as it left it (callback_return).
 	UserData *uint64 `json:"user_data,omitempty"`
-	Call     string  `json:"call,omitempty"`   // API or local call name
+	Call     Call    `json:"call,omitempty"`   // API or local call name
 	Result   *int64  `json:"result,omitempty"` // what a tool callback returned
-	Status   string  `json:"status,omitempty"` // status name an SDK call returned
-	// Payload flags what the tool found in the payload when it checks
-	// API-6 (which fields were set), e.g. "pass_fields_zero".
-	Payload []string `json:"payload,omitempty"`
+	Status   Status  `json:"status,omitempty"` // status an SDK call returned
+	// Payload names the payload members that were non-zero when the
+	// callback began (callback) or when the tool returned
+	// (callback_return); PayloadSize is the payload's size member; Info its
+	// dispatch_info.
+	Payload     []string      `json:"payload,omitempty"`
+	PayloadSize *uint64       `json:"payload_size,omitempty"`
+	Info        *DispatchInfo `json:"info,omitempty"`
+	// A configure call's domain and operations (none: all); an operation
+	// query's name and id (empty or absent: the SDK did not know it).
+	Domain     Domain  `json:"domain,omitempty"`
+	Operations []Op    `json:"operations,omitempty"`
+	OpName     Op      `json:"op_name,omitempty"`
+	OpID       *uint64 `json:"op_id,omitempty"`
+
+	// Groups is the tool's own split of its counters into passes, on a
+	// pass_count answered from the dispatch's agent: group i for pass i.
+	Groups [][]string `json:"groups,omitempty"`
 
 	// Records.
-	Service  string    `json:"service,omitempty"`
+	Service  Service   `json:"service,omitempty"`
 	Start    uint64    `json:"start,omitempty"`
 	End      uint64    `json:"end,omitempty"`
 	Counters []Counter `json:"counters,omitempty"`
 
 	// Runtime and application.
-	Signal  uint64  `json:"signal,omitempty"`
-	Value   *int64  `json:"value,omitempty"` // signal value after a decrement
-	Bytes   uint64  `json:"bytes,omitempty"`
-	Regions int     `json:"regions,omitempty"`
-	MemIn   string  `json:"mem_in,omitempty"`  // digest of the kernel's buffers before it ran
-	MemOut  string  `json:"mem_out,omitempty"` // digest after it ran
-	Digest  string  `json:"digest,omitempty"`  // digest of a buffer the application read
-	Values  []int64 `json:"values,omitempty"`  // leading elements of that buffer
+	Signal    uint64   `json:"signal,omitempty"`
+	Value     *int64   `json:"value,omitempty"`   // signal value after a decrement
+	Packets   int      `json:"packets,omitempty"` // packets in the application's submission
+	Graph     bool     `json:"graph,omitempty"`   // the submission came from a graph launch
+	Grid      *Dim3    `json:"grid,omitempty"`    // what the application launched
+	Workgroup *Dim3    `json:"workgroup,omitempty"`
+	Addr      uint64   `json:"addr,omitempty"`
+	Bytes     uint64   `json:"bytes,omitempty"`
+	MemKind   MemKind  `json:"mem_kind,omitempty"`
+	Regions   []Region `json:"regions,omitempty"`
+	MemIn     string   `json:"mem_in,omitempty"`  // digest of the kernel's saved buffers before it ran
+	MemOut    string   `json:"mem_out,omitempty"` // digest after it ran
+	Digest    string   `json:"digest,omitempty"`  // digest of a buffer the application read
+	Elements  uint64   `json:"elements,omitempty"`
+	Runs      []Run    `json:"runs,omitempty"` // that buffer's elements, run-length encoded
 
 	// Diagnostics.
-	Code    string `json:"code,omitempty"` // stable warning code
-	Message string `json:"message,omitempty"`
+	Code    WarningCode `json:"code,omitempty"` // stable warning code
+	Message string      `json:"message,omitempty"`
 }
 
 // Header is the first line of an NDJSON trace.
@@ -118,6 +203,9 @@ type Header struct {
 	Spec           string `json:"spec,omitempty"`
 	Target         string `json:"target,omitempty"`
 	Implementation string `json:"implementation,omitempty"`
+	// Sources are the event sources the trace reports: an oracle whose
+	// sources are missing says "not observable", never "pass".
+	Sources []Source `json:"sources"`
 }
 
 // Trace is a header and its events in order.
@@ -139,3 +227,6 @@ func (e Event) PassOf() (uint64, bool) {
 	}
 	return *e.Pass, true
 }
+
+// Reports reports whether the trace's header says it reports src.
+func (h Header) Reports(src Source) bool { return slices.Contains(h.Sources, src) }

@@ -20,7 +20,7 @@ func FuzzRead(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	head := `{"trace":"` + Version + `","spec":"s","target":"sim"}` + "\n"
+	head := `{"trace":"` + Version + `","spec":"s","target":"sim","sources":["tool","sdk"]}` + "\n"
 	for _, s := range []string{
 		"",
 		"\n\n",

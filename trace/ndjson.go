@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // maxLine bounds one NDJSON line so that a flood without newlines cannot
@@ -65,11 +66,8 @@ func Read(r io.Reader) (Trace, error) {
 			continue
 		}
 		if !sawHeader {
-			if err := DecodeStrict(b, &t.Header); err != nil {
-				return t, &ParseError{line, fmt.Errorf("header: %w (the first line must be {\"trace\":%q,...})", err, Version)}
-			}
-			if t.Header.Trace != Version {
-				return t, &ParseError{line, fmt.Errorf("trace version %q is not supported; this reader speaks %q", t.Header.Trace, Version)}
+			if err := readHeader(b, &t.Header); err != nil {
+				return t, &ParseError{line, err}
 			}
 			sawHeader = true
 			continue
@@ -80,6 +78,9 @@ func Read(r io.Reader) (Trace, error) {
 		}
 		if e.Type == "" {
 			return t, &ParseError{line, fmt.Errorf("event has no \"type\"")}
+		}
+		if _, known := e.Type.Source(); !known {
+			return t, &ParseError{line, fmt.Errorf("unknown event type %q (docs/trace.md lists the types of %s)", e.Type, Version)}
 		}
 		t.Events = append(t.Events, e)
 	}
@@ -93,6 +94,35 @@ func Read(r io.Reader) (Trace, error) {
 		return t, &ParseError{1, fmt.Errorf("empty trace: expected a header line {\"trace\":%q}", Version)}
 	}
 	return t, nil
+}
+
+// v1 is the first schema; its traces are refused with what to do.
+const v1 = "replayspec.trace/v1"
+
+// readHeader decodes and checks the header line: the version this package
+// speaks, and the sources the trace reports.
+func readHeader(b []byte, h *Header) error {
+	var probe struct {
+		Trace string `json:"trace"`
+	}
+	if err := json.Unmarshal(b, &probe); err == nil && probe.Trace == v1 {
+		return fmt.Errorf("this is a %s trace; this reader speaks %s only. Record it again with this version of replayspec (or update the port's writer: docs/trace.md, \"Changes from v1\")", v1, Version)
+	}
+	if err := DecodeStrict(b, h); err != nil {
+		return fmt.Errorf("header: %w (the first line must be {\"trace\":%q,\"sources\":[...],...})", err, Version)
+	}
+	if h.Trace != Version {
+		return fmt.Errorf("trace version %q is not supported; this reader speaks %q", h.Trace, Version)
+	}
+	if h.Sources == nil {
+		return fmt.Errorf("header: no \"sources\": say which of tool, app, runtime, sdk the trace reports (docs/trace.md)")
+	}
+	for _, src := range h.Sources {
+		if !slices.Contains(AllSources, src) {
+			return fmt.Errorf("header: unknown source %q: want tool, app, runtime or sdk", src)
+		}
+	}
+	return nil
 }
 
 // DecodeStrict reads one JSON line strictly: unknown fields and trailing

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replayspec/replayspec/cuda"
-	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/internal/cuda"
+	"github.com/replayspec/replayspec/internal/hsa"
 )
 
 // ncuSet is what one Nsight Compute run of -ncu-target left in a folder:
@@ -296,7 +296,7 @@ func (b *bench) checkAndRefill(a hsa.Allocation, size uint64, grid uint32, fill 
 func (b *bench) cuptiReplay(a hsa.Allocation, grid uint32, metrics []string) (time.Duration, map[string]float64, int, error) {
 	b.rt.SetRestoreMode(cuda.RestoreLearned)
 	began := time.Now()
-	snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+	snap, err := b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
 	if err != nil {
 		return 0, nil, 0, err
 	}
@@ -318,7 +318,7 @@ func (b *bench) profiledReplay(a hsa.Allocation, grid uint32, groups [][]string)
 	b.rt.SetRestoreMode(cuda.RestoreLearned)
 	vals := map[string]uint64{}
 	began := time.Now()
-	snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+	snap, err := b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
 	if err != nil {
 		return 0, nil, err
 	}

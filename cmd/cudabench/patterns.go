@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/replayspec/replayspec/cuda"
-	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/internal/cuda"
+	"github.com/replayspec/replayspec/internal/hsa"
 )
 
 // copyBandwidth is the H200's device-to-device copy rate, bytes read plus
@@ -106,7 +106,7 @@ func (b *bench) onePattern(t *table, a hsa.Allocation, p writePattern, pw *cuda.
 		var s hsa.Snapshot
 		sn, err := b.deviceTime("snapshot", func() error {
 			var err error
-			s, err = b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+			s, err = b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
 			return err
 		})
 		if err != nil {
@@ -125,7 +125,7 @@ func (b *bench) onePattern(t *table, a hsa.Allocation, p writePattern, pw *cuda.
 			first, snapT = append(first, d), append(snapT, sn)
 		}
 	}
-	snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+	snap, err := b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestCheck(t *testing.T) {
 
 func TestCheckBadInput(t *testing.T) {
 	dir := t.TempDir()
-	head := `{"trace":"` + trace.Version + `","spec":"x"}` + "\n"
+	head := `{"trace":"` + trace.Version + `","spec":"x","sources":["tool","app","runtime","sdk"]}` + "\n"
 	for _, tc := range []struct {
 		name, content string
 		want          []string

@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/replayspec/replayspec/driver"
-	"github.com/replayspec/replayspec/driver/protocol"
-	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/target"
 )
 
@@ -56,11 +56,11 @@ func runDriver(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "driver", "--fault: %v", err)
 	}
-	impl := protocol.Implementation{Name: "replayspec reference engine", Version: driverVersion}
+	impl := driver.Implementation{Name: "replayspec reference engine", Version: driverVersion}
 	if *faultList != "" {
 		impl.Name += " with faults " + *faultList
 	}
-	err = driver.Serve(context.Background(), driverStdin, stdout, impl, target.Sim{}, target.Options{Faults: faults})
+	err = driver.Serve(context.Background(), driverStdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{})
 	var se *driver.SpecError
 	switch {
 	case err == nil:

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayspec/replayspec/internal/exectarget"
+	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
-	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -53,14 +54,14 @@ func TestDriverLibraryThroughExec(t *testing.T) {
 	if len(specs) == 0 {
 		t.Fatal("no spec loaded")
 	}
-	tg, err := target.NewExec(driverCommand(t, "driver"), target.ExecOptions{})
+	tg, err := exectarget.NewExec(driverCommand(t, "driver"), exectarget.ExecOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	viaExec := runner.RunAll(context.Background(), specs, runner.Options{Target: tg}, nil)
 	elapsed := time.Since(start)
-	inProc := runner.RunAll(context.Background(), specs, runner.Options{Target: target.Sim{}}, nil)
+	inProc := runner.RunAll(context.Background(), specs, runner.Options{Target: simtarget.Sim{}}, nil)
 	for i, want := range inProc {
 		got := viaExec[i]
 		t.Run(want.Spec.Name, func(t *testing.T) {
@@ -78,7 +79,7 @@ func TestDriverLibraryThroughExec(t *testing.T) {
 // TestDriverFaultThroughExec: a fault planted in the driver process is
 // caught by the oracles of the runner process.
 func TestDriverFaultThroughExec(t *testing.T) {
-	tg, err := target.NewExec(driverCommand(t, "driver", "--fault", "skip_restore"), target.ExecOptions{})
+	tg, err := exectarget.NewExec(driverCommand(t, "driver", "--fault", "skip_restore"), exectarget.ExecOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/replayspec/replayspec/driver"
-	"github.com/replayspec/replayspec/driver/protocol"
+	"github.com/replayspec/replayspec/internal/exectarget"
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
-	"github.com/replayspec/replayspec/target"
 )
 
 func init() {
@@ -60,10 +60,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if *timeout <= 0 {
 		return usageError(stderr, "report", "--timeout %s: want a positive duration such as 30s or 2m", *timeout)
 	}
-	var xf driver.XFail
+	var xf runner.XFail
 	if *xfailFile != "" {
 		var err error
-		if xf, err = driver.LoadXFail(*xfailFile); err != nil {
+		if xf, err = runner.LoadXFail(*xfailFile); err != nil {
 			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
@@ -71,7 +71,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return inputError(stderr, "report", err, "")
 	}
-	tg, err := target.Open(*targetName)
+	tg, err := openTarget(*targetName, nil)
 	if err != nil {
 		return inputError(stderr, "report", err, "")
 	}
@@ -79,14 +79,14 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	outcomes := xf.Apply(results)
 
 	var families []string
-	impl := protocol.Implementation{Name: "replayspec reference engine", Version: driverVersion}
-	if e, ok := tg.(*target.Exec); ok {
+	impl := driver.Implementation{Name: "replayspec reference engine", Version: driverVersion}
+	if e, ok := tg.(*exectarget.Exec); ok {
 		families = e.Families()
 		impl = e.Handshake().Implementation
 	} else if tg.Name() != "sim" {
-		impl = protocol.Implementation{Name: tg.Name()}
+		impl = driver.Implementation{Name: tg.Name()}
 	}
-	m := driver.BuildMatrix(outcomes, families)
+	m := report.BuildMatrix(outcomes, families)
 	m.Target, m.Implementation = tg.Name(), impl
 
 	var buf bytes.Buffer
@@ -107,18 +107,18 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	// What went wrong is told on stderr too, so that a matrix written to a
 	// file does not hide it.
 	for _, o := range outcomes {
-		if o.Status == driver.Failed || o.Status == driver.Errored {
+		if o.Status == runner.Failed || o.Status == runner.Errored {
 			fmt.Fprintf(stderr, "%s: %s\n%s\n", o.Result.Spec.Name, o.Status, indent(detail(o), "  "))
 		}
 	}
-	if driver.Unexpected(outcomes) {
+	if runner.Unexpected(outcomes) {
 		return exitFail
 	}
 	return exitOK
 }
 
 // detail is why an outcome is bad, with the violations when there are.
-func detail(o driver.Outcome) string {
+func detail(o runner.Outcome) string {
 	var b strings.Builder
 	b.WriteString(o.Reason)
 	if o.Result.Err != nil && !strings.Contains(o.Reason, o.Result.Err.Error()) {

@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/replayspec/replayspec/driver"
+	"github.com/replayspec/replayspec/report"
+	"github.com/replayspec/replayspec/runner"
 )
 
 func TestReportOnSim(t *testing.T) {
@@ -22,15 +23,15 @@ func TestReportOnSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m driver.Matrix
+	var m report.Matrix
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.Target != "sim" || m.Totals[driver.Failed] != 0 || m.Totals[driver.Errored] != 0 || m.Totals[driver.Passed] == 0 {
+	if m.Target != "sim" || m.Totals[runner.Failed] != 0 || m.Totals[runner.Errored] != 0 || m.Totals[runner.Passed] == 0 {
 		t.Errorf("target %q totals %v", m.Target, m.Totals)
 	}
 	for _, r := range m.Rules {
-		if want := map[string]driver.Status{"PC-3": driver.Passed, "RPV-1": driver.NotCovered}[r.Rule]; want != "" && r.Status != want {
+		if want := map[string]runner.Status{"PC-3": runner.Passed, "RPV-1": report.NotCovered}[r.Rule]; want != "" && r.Status != want {
 			t.Errorf("%s is %s, want %s", r.Rule, r.Status, want)
 		}
 	}

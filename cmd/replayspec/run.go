@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replayspec/replayspec/driver"
-	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/internal/exectarget"
+	"github.com/replayspec/replayspec/internal/replay"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
@@ -78,10 +78,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if *timeout <= 0 {
 		return usageError(stderr, "run", "--timeout %s: want a positive duration such as 30s or 2m", *timeout)
 	}
-	var xf driver.XFail
+	var xf runner.XFail
 	if *xfailFile != "" {
 		var err error
-		if xf, err = driver.LoadXFail(*xfailFile); err != nil {
+		if xf, err = runner.LoadXFail(*xfailFile); err != nil {
 			return inputError(stderr, "run", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
@@ -89,7 +89,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "run", "--fault: %v", err)
 	}
-	tg, err := target.Open(*targetName)
+	tg, err := openTarget(*targetName, fset)
 	if err != nil {
 		var un *target.Unavailable
 		if errors.As(err, &un) {
@@ -116,7 +116,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	opts := runner.Options{Target: tg, Run: target.Options{Faults: fset}, Timeout: *timeout}
+	opts := runner.Options{Target: tg, Timeout: *timeout}
 	var progress func(done, total int, r runner.Result)
 	if len(specs) > 1 && isTerminal(stderr) {
 		progress = func(done, total int, r runner.Result) {
@@ -143,7 +143,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		outcomes := xf.Apply(results)
 		if *xfailFile != "" {
 			code = exitOK
-			if driver.Unexpected(outcomes) {
+			if runner.Unexpected(outcomes) {
 				code = exitFail
 			}
 			reportOutcomes(stderr, outcomes)
@@ -260,12 +260,12 @@ func writeFile(path string, fn func(io.Writer) error) error {
 }
 
 // reportOutcomes tells what the expected-failure list made of the run.
-func reportOutcomes(w io.Writer, outcomes []driver.Outcome) {
+func reportOutcomes(w io.Writer, outcomes []runner.Outcome) {
 	for _, o := range outcomes {
 		switch o.Status {
-		case driver.Expected:
+		case runner.Expected:
 			fmt.Fprintf(w, "expected failure: %s: %s\n", o.Result.Spec.Name, o.Reason)
-		case driver.Errored, driver.Failed:
+		case runner.Errored, runner.Failed:
 			if len(o.Listed) > 0 {
 				fmt.Fprintf(w, "%s: %s: %s\n", o.Status, o.Result.Spec.Name, o.Reason)
 			}
@@ -275,12 +275,12 @@ func reportOutcomes(w io.Writer, outcomes []driver.Outcome) {
 
 // writeMatrix writes the compliance matrix of a run, as JSON when the file
 // name ends in .json, else as Markdown.
-func writeMatrix(path string, tg target.Target, outcomes []driver.Outcome) error {
+func writeMatrix(path string, tg target.Target, outcomes []runner.Outcome) error {
 	var families []string
-	if e, ok := tg.(*target.Exec); ok {
+	if e, ok := tg.(*exectarget.Exec); ok {
 		families = e.Families()
 	}
-	m := driver.BuildMatrix(outcomes, families)
+	m := report.BuildMatrix(outcomes, families)
 	m.Target = tg.Name()
 	return writeFile(path, func(w io.Writer) error {
 		if strings.HasSuffix(path, ".json") {

@@ -5,24 +5,33 @@ package layers
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/replayspec/replayspec/"
 
+// contract is the public contract: what a port author, a tool author or a
+// CI script may import. None of it may depend on an implementation.
+var contract = []string{"spec", "trace", "rules", "check", "target", "runner", "report", "driver"}
+
 // forbidden maps a package to the packages it must never depend on, even
 // indirectly: the two walls of DESIGN.md and the leaves of the pipeline.
+// Every contract package is also kept away from internal/ (see below).
 var forbidden = map[string][]string{
-	"check":   {"replay", "sim", "cuda", "harness", "target", "runner"}, // oracles never see the engine
-	"replay":  {"sim", "cuda", "harness", "target", "check", "spec"},    // the engine speaks to hsa only
-	"hsa":     {"replay", "sim", "cuda", "trace", "spec", "check"},      // the runtime model stands alone
-	"trace":   {"replay", "sim", "cuda", "spec", "check", "hsa"},        // the contract stands alone
-	"spec":    {"replay", "sim", "cuda", "check", "trace", "harness"},   // the data model stands alone
-	"sim":     {"replay", "harness", "check", "spec"},                   // a runtime knows nothing of the SDK
-	"cuda":    {"replay", "harness", "check", "spec"},
-	"harness": {"sim", "cuda", "check", "target", "runner"},
-	"runner":  {"cmd/replayspec", "steps", "report"},
+	"check":              {"target", "runner", "report"},                                         // oracles judge traces, nothing else
+	"internal/replay":    {"internal/sim", "internal/cuda", "internal/harness", "check", "spec"}, // the engine speaks to hsa only
+	"internal/hsa":       {"internal/replay", "trace", "spec", "check"},                          // the runtime model stands alone
+	"trace":              {"spec", "check", "rules"},                                             // the wire format stands alone
+	"spec":               {"check", "trace", "target"},                                           // the data model stands alone
+	"rules":              {"spec", "trace", "check"},                                             // the catalogue stands alone
+	"target":             {"check", "runner", "report"},                                          // the interface is a leaf
+	"internal/sim":       {"internal/replay", "internal/harness", "check", "spec", "runner"},     // a runtime knows nothing of the SDK
+	"internal/cuda":      {"internal/replay", "internal/harness", "check", "spec", "runner"},     // nor does this one
+	"internal/harness":   {"internal/sim", "internal/cuda", "check", "target", "runner"},         // the harness runs on any runtime
+	"runner":             {"report", "steps"},                                                    // the pipeline knows no report format
+	"internal/simtarget": {"internal/cuda", "internal/exectarget", "check", "runner"},            // targets produce traces, never judge
 }
 
 func TestArrowsPointOneWay(t *testing.T) {
@@ -40,20 +49,48 @@ func TestArrowsPointOneWay(t *testing.T) {
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}
-		deps[strings.TrimPrefix(p.ImportPath, module)] = p.Deps
+		if !strings.HasPrefix(p.ImportPath, module) {
+			continue
+		}
+		var ours []string
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, module) {
+				ours = append(ours, strings.TrimPrefix(d, module))
+			}
+		}
+		deps[strings.TrimPrefix(p.ImportPath, module)] = ours
 	}
-	for pkg, never := range forbidden {
+	never := map[string][]string{}
+	for pkg, list := range forbidden {
+		never[pkg] = append(never[pkg], list...)
+	}
+	for _, pkg := range contract {
+		never[pkg] = append(never[pkg], "internal/")
+	}
+	for pkg, list := range never {
 		ds, ok := deps[pkg]
 		if !ok {
-			t.Errorf("package %s not found by go list", pkg)
+			t.Errorf("package %s not found by go list: update this test with the layout", pkg)
 			continue
 		}
 		for _, d := range ds {
-			for _, n := range never {
-				if d == module+n {
-					t.Errorf("%s depends on %s: the arrow points the wrong way (docs/architecture.md)", pkg, n)
+			for _, n := range list {
+				if d == n || (strings.HasSuffix(n, "/") && strings.HasPrefix(d, n)) {
+					t.Errorf("%s depends on %s: the arrow points the wrong way (docs/architecture.md)", pkg, d)
 				}
 			}
 		}
 	}
+	// Everything public must be named here, with its reason in
+	// docs/architecture.md: a new public package is a decision.
+	for pkg := range deps {
+		public := !strings.HasPrefix(pkg, "internal/") && !strings.HasPrefix(pkg, "cmd/")
+		if public && !slices.Contains(contract, pkg) && !slices.Contains(corpus, pkg) {
+			t.Errorf("package %s is public but not part of the contract: move it under internal/ or add it to the contract (and docs/architecture.md)", pkg)
+		}
+	}
 }
+
+// corpus are public packages that hold data or tests, not code a user
+// calls: the spec library, the Gherkin steps and the golden traces.
+var corpus = []string{"specs", "steps", "golden"}

@@ -1,0 +1,568 @@
+package exectarget
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/replayspec/replayspec/driver"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// ExecOptions bound what a driver may do. The zero value takes the
+// defaults below.
+type ExecOptions struct {
+	// HandshakeTimeout bounds the wait for the handshake line (10 s).
+	HandshakeTimeout time.Duration
+	// Timeout bounds one spec when the caller's context has no deadline
+	// (60 s); the runner's per-spec timeout wins when it is set.
+	Timeout time.Duration
+	// MaxBytes and MaxLines cap what a driver may write on stdout for one
+	// spec (64 MiB, 1,000,000 lines); past them it is killed.
+	MaxBytes int64
+	MaxLines int
+	// StderrTail is how much of the end of stderr is kept (8 KiB).
+	StderrTail int
+}
+
+func (o ExecOptions) withDefaults() ExecOptions {
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = 10 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 64 << 20
+	}
+	if o.MaxLines <= 0 {
+		o.MaxLines = 1_000_000
+	}
+	if o.StderrTail <= 0 {
+		o.StderrTail = 8 << 10
+	}
+	return o
+}
+
+// maxLine bounds one line of driver output.
+const maxLine = 4 << 20
+
+// lastShown is how many of the last lines read an error shows.
+const lastShown = 5
+
+// Exec is an external port behind the driver protocol
+// (docs/driver-protocol.md): one process per spec, handshake first, the
+// spec as JSON on stdin, the trace as NDJSON on stdout.
+type Exec struct {
+	command string
+	argv    []string
+	opts    ExecOptions
+	hs      driver.Handshake
+
+	mu     sync.Mutex
+	stderr map[string]string // spec name -> stderr tail of its last run
+}
+
+// Open returns the target an exec:COMMAND value names.
+func Open(command string) (*Exec, error) { return NewExec(command, ExecOptions{}) }
+
+// NewExec starts the driver once without a spec to read its handshake
+// (the probe), so that capabilities are known before any spec runs.
+func NewExec(command string, opts ExecOptions) (*Exec, error) {
+	argv, err := splitCommand(command)
+	if err != nil {
+		return nil, fmt.Errorf("target exec:%s: %w", command, err)
+	}
+	path, err := resolve(argv[0])
+	if err != nil {
+		return nil, &target.Unavailable{Reason: fmt.Sprintf("target exec:%s: cannot find the driver program: %v", command, err)}
+	}
+	argv[0] = path
+	e := &Exec{command: command, argv: argv, opts: opts.withDefaults(), stderr: map[string]string{}}
+	ctx, cancel := context.WithTimeout(context.Background(), e.opts.HandshakeTimeout+5*time.Second)
+	defer cancel()
+	hs, _, err := e.session(ctx, "(handshake probe)", nil)
+	if err != nil {
+		return nil, err
+	}
+	e.hs = hs
+	return e, nil
+}
+
+// resolve finds the driver program. "replayspec" names this very program
+// when it is not on PATH, so that exec:"replayspec driver" works from a
+// build tree.
+func resolve(name string) (string, error) {
+	path, err := exec.LookPath(name)
+	if err == nil || name != "replayspec" {
+		return path, err
+	}
+	self, serr := os.Executable()
+	if serr == nil && strings.HasPrefix(filepath.Base(self), "replayspec") {
+		return self, nil
+	}
+	return "", err
+}
+
+// Name implements Target.
+func (e *Exec) Name() string { return "exec:" + e.command }
+
+// Handshake is what the driver said it is and claims.
+func (e *Exec) Handshake() driver.Handshake { return e.hs }
+
+// Capabilities implements Capable: the services and behaviours the driver
+// claims (its rule families are in Families).
+func (e *Exec) Capabilities() []string {
+	var out []string
+	for _, c := range e.hs.Capabilities {
+		if !slices.Contains(spec.RuleFamilies, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Families lists the rule families the driver claims; none named means
+// it claims them all.
+func (e *Exec) Families() []string {
+	var out []string
+	for _, c := range e.hs.Capabilities {
+		if slices.Contains(spec.RuleFamilies, c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return slices.Clone(spec.RuleFamilies)
+	}
+	return out
+}
+
+// Stderr returns the tail of what the driver wrote on stderr during its
+// last run of the named spec.
+func (e *Exec) Stderr(specName string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stderr[specName]
+}
+
+// Run implements Target. opts.Faults does not reach an external port;
+// opts.Sink sees the events once the driver is done.
+func (e *Exec) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
+	body, err := json.Marshal(spec.Defaults(s))
+	if err != nil {
+		return trace.Trace{}, fmt.Errorf("target %s: spec %s: %w", e.Name(), s.Name, err)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
+		defer cancel()
+	}
+	_, t, err := e.session(ctx, s.Name, body)
+	if opts.Sink != nil {
+		for _, ev := range t.Events {
+			opts.Sink(ev)
+		}
+	}
+	return t, err
+}
+
+// ExecError is a driver that broke down on a spec: what happened, the last
+// lines it wrote and the end of its stderr.
+type ExecError struct {
+	Command string
+	Spec    string
+	What    string // crashed, timed out, flooded, bad output, stopped half-way, protocol
+	Detail  string
+	Events  int      // events read before it happened
+	Last    []string // the last lines read from stdout, as written
+	Stderr  string
+}
+
+func (e *ExecError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "driver %q on spec %s: %s: %s", e.Command, e.Spec, e.What, e.Detail)
+	if len(e.Last) > 0 {
+		fmt.Fprintf(&b, "\n  events read: %d; the last lines:", e.Events)
+		for _, l := range e.Last {
+			b.WriteString("\n    " + l)
+		}
+	} else {
+		fmt.Fprintf(&b, "\n  events read: %d", e.Events)
+	}
+	if s := strings.TrimRight(e.Stderr, "\n"); s != "" {
+		b.WriteString("\n  stderr (tail):\n" + indentLines(s, "    "))
+	} else {
+		b.WriteString("\n  stderr: (empty)")
+	}
+	return b.String()
+}
+
+func indentLines(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// Kinds of breakdown (ExecError.What).
+const (
+	whatCrashed  = "crashed"
+	whatTimeout  = "timed out"
+	whatFlood    = "flooded its output"
+	whatBad      = "bad output"
+	whatHalfWay  = "stopped half-way"
+	whatProtocol = "protocol"
+	whatStart    = "cannot start"
+)
+
+// session runs the driver once: handshake, then the spec (none for the
+// probe), then the trace. It never outlives ctx by more than a moment.
+func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Handshake, trace.Trace, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.argv[0], e.argv[1:]...)
+	ownProcessGroup(cmd)
+	cmd.WaitDelay = time.Second
+	tail := &tailWriter{max: e.opts.StderrTail}
+	cmd.Stderr = tail
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return driver.Handshake{}, trace.Trace{}, err
+	}
+	// stdout is our own pipe, not StdoutPipe, so that Wait can run while
+	// we still read: a process that exits leaves its output readable.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return driver.Handshake{}, trace.Trace{}, err
+	}
+	defer pr.Close()
+	cmd.Stdout = pw
+	fail := func(what, format string, args ...any) *ExecError {
+		return &ExecError{Command: e.command, Spec: name, What: what, Detail: fmt.Sprintf(format, args...)}
+	}
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return driver.Handshake{}, trace.Trace{}, fail(whatStart, "%v", err)
+	}
+	pw.Close()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	var (
+		killOnce sync.Once
+		killed   *ExecError // why we killed it, if we did
+	)
+	kill := func(x *ExecError) {
+		killOnce.Do(func() {
+			killed = x
+			cancel()
+			// A grandchild outside the group may still hold stdout:
+			// stop reading a moment after the kill whatever happens.
+			time.AfterFunc(2*time.Second, func() { _ = pr.SetReadDeadline(time.Now()) })
+		})
+	}
+
+	rd := &streamReader{maxBytes: e.opts.MaxBytes, maxLines: e.opts.MaxLines, handshake: make(chan handshakeLine, 1)}
+	read := make(chan struct{})
+	go func() { rd.read(pr); close(read) }()
+
+	deadline := func() string {
+		if d, ok := ctx.Deadline(); ok {
+			return fmt.Sprintf(" (the per-spec timeout ended at %s)", d.Format("15:04:05.000"))
+		}
+		return ""
+	}
+
+	// 1. The handshake.
+	var hs driver.Handshake
+	noHandshake := false
+	hsTimer := time.NewTimer(e.opts.HandshakeTimeout)
+	defer hsTimer.Stop()
+	select {
+	case h := <-rd.handshake:
+		switch {
+		case errors.Is(h.err, errNoHandshake):
+			noHandshake = true // it exited or closed stdout: its exit says more
+		case h.err != nil:
+			kill(fail(whatProtocol, "%v", h.err))
+		default:
+			hs = h.hs
+			if err := hs.Check(spec.Capabilities, spec.RuleFamilies); err != nil {
+				kill(fail(whatProtocol, "%v", err))
+			}
+		}
+	case <-hsTimer.C:
+		kill(fail(whatTimeout, "no handshake line within %s; killed", e.opts.HandshakeTimeout))
+	case <-ctx.Done():
+		kill(fail(whatTimeout, "no handshake before the deadline%s; killed", deadline()))
+	}
+
+	// 2. The spec, written while we read so that neither side blocks.
+	wrote := make(chan error, 1)
+	if killed == nil && !noHandshake && body != nil {
+		go func() {
+			_, err := stdin.Write(body)
+			wrote <- errors.Join(err, stdin.Close())
+		}()
+	} else {
+		stdin.Close()
+		wrote <- nil
+	}
+
+	// 3. The trace, until the driver closes stdout.
+	select {
+	case <-read:
+		if rd.err != nil {
+			what := whatBad
+			if rd.flood {
+				what = whatFlood
+			}
+			kill(fail(what, "%v; killed", rd.err))
+		}
+	case <-ctx.Done():
+		kill(fail(whatTimeout, "no complete trace before the deadline%s; killed", deadline()))
+		<-read
+	}
+
+	// 4. Its exit.
+	var exitErr error
+	select {
+	case exitErr = <-waited:
+	case <-ctx.Done():
+		kill(fail(whatTimeout, "closed stdout but did not exit before the deadline%s; killed", deadline()))
+		exitErr = <-waited
+	}
+	_ = killGroup(cmd) // leave nothing of the driver running
+	select {
+	case <-wrote:
+	case <-time.After(time.Second): // Wait closed stdin; the write ends soon
+	}
+	stderr := tail.String()
+	if body != nil {
+		e.mu.Lock()
+		e.stderr[name] = stderr
+		e.mu.Unlock()
+	}
+
+	// 5. What we have, and what went wrong first.
+	t, parseErr := rd.trace()
+	var pe *trace.ParseError
+	if errors.As(parseErr, &pe) {
+		// Count lines as the driver wrote them: the handshake is line 1.
+		parseErr = fmt.Errorf("stdout line %d (trace line %d): %w", pe.Line+1, pe.Line, pe.Err)
+	}
+	x := killed
+	switch {
+	case x != nil:
+	case exitErr != nil && noHandshake:
+		x = fail(whatCrashed, "%s before writing its handshake", describeExit(exitErr))
+	case exitErr != nil:
+		x = fail(whatCrashed, "%s", describeExit(exitErr))
+	case noHandshake:
+		x = fail(whatProtocol, "closed stdout without writing a handshake line {\"protocol\":%q,...}", driver.Version)
+	case parseErr != nil:
+		x = fail(whatBad, "%v", parseErr)
+	case body == nil && rd.lines > 0:
+		x = fail(whatProtocol, "wrote %d lines after its handshake although no spec was sent (stdin closed empty means: handshake only)", rd.lines)
+	case body != nil && rd.lines == 0:
+		x = fail(whatHalfWay, "exited 0 after its handshake without writing a trace")
+	case body != nil && rd.end == nil:
+		x = fail(whatHalfWay, "the trace has no end line {\"end\":N}: the output was cut after %d events", len(t.Events))
+	case body != nil && rd.end.End != len(t.Events):
+		x = fail(whatHalfWay, "the end line says %d events but %d were read", rd.end.End, len(t.Events))
+	}
+	if x == nil {
+		return hs, t, nil
+	}
+	if exitErr != nil && x.What != whatCrashed && killed == nil {
+		x.Detail += "; and it " + describeExit(exitErr)
+	}
+	if x.What == whatCrashed && parseErr != nil {
+		x.Detail += "; its output: " + parseErr.Error()
+	}
+	x.Events = len(t.Events)
+	x.Last = rd.lastLines()
+	x.Stderr = stderr
+	return hs, t, x
+}
+
+func describeExit(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "was killed by signal " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	return err.Error()
+}
+
+type handshakeLine struct {
+	hs  driver.Handshake
+	err error
+}
+
+// streamReader splits a driver's stdout into the handshake, the trace
+// lines and the end line, within the caps.
+type streamReader struct {
+	maxBytes  int64
+	maxLines  int
+	handshake chan handshakeLine
+
+	buf   bytes.Buffer // the trace lines, header first
+	lines int          // trace lines read (header and events)
+	end   *driver.End
+	last  []string
+	err   error
+	flood bool
+}
+
+var (
+	errFlood       = errors.New("flood")
+	errNoHandshake = errors.New("no handshake")
+)
+
+// capped fails once more than max bytes were read.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			return 0, errFlood
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func (r *streamReader) remember(line []byte) {
+	s := string(line)
+	if len(s) > 300 {
+		s = s[:300] + fmt.Sprintf("... (%d bytes)", len(line))
+	}
+	r.last = append(r.last, s)
+	if len(r.last) > lastShown {
+		r.last = r.last[1:]
+	}
+}
+
+func (r *streamReader) lastLines() []string { return r.last }
+
+func (r *streamReader) read(in io.Reader) {
+	sc := bufio.NewScanner(&capped{r: in, left: r.maxBytes})
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	gotHandshake := false
+	defer func() {
+		if !gotHandshake {
+			err := r.err
+			if err == nil {
+				err = errNoHandshake
+			}
+			r.handshake <- handshakeLine{err: err}
+		}
+	}()
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		r.remember(line)
+		if !gotHandshake {
+			gotHandshake = true
+			var h driver.Handshake
+			if err := driver.Decode(line, &h); err != nil {
+				r.handshake <- handshakeLine{err: fmt.Errorf("the first line is not a handshake {\"protocol\":%q,...}: %v", driver.Version, err)}
+				return
+			}
+			r.handshake <- handshakeLine{hs: h}
+			continue
+		}
+		if r.end != nil {
+			r.err = fmt.Errorf("output after the end line: %.80q", line)
+			return
+		}
+		if r.lines > 0 && driver.IsEnd(line) {
+			var end driver.End
+			if err := driver.Decode(line, &end); err != nil {
+				r.err = fmt.Errorf("bad end line: %v", err)
+				return
+			}
+			r.end = &end
+			continue
+		}
+		r.lines++
+		if r.lines > r.maxLines {
+			r.err, r.flood = fmt.Errorf("more than %d lines", r.maxLines), true
+			return
+		}
+		r.buf.Write(line)
+		r.buf.WriteByte('\n')
+	}
+	switch err := sc.Err(); {
+	case errors.Is(err, errFlood):
+		r.err, r.flood = fmt.Errorf("more than %d bytes", r.maxBytes), true
+	case errors.Is(err, bufio.ErrTooLong):
+		r.err, r.flood = fmt.Errorf("a line longer than %d bytes", maxLine), true
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// we stopped reading after a kill; the kill says why
+	case err != nil:
+		r.err = err
+	}
+}
+
+// trace parses the trace lines read so far (the events before a bad line
+// are kept).
+func (r *streamReader) trace() (trace.Trace, error) {
+	if r.lines == 0 {
+		return trace.Trace{}, nil
+	}
+	return trace.Read(bytes.NewReader(r.buf.Bytes()))
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu    sync.Mutex
+	max   int
+	buf   []byte
+	total int64
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.total += int64(len(p))
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > w.max {
+		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.total > int64(len(w.buf)) {
+		return fmt.Sprintf("[... %d bytes before]\n", w.total-int64(len(w.buf))) + string(w.buf)
+	}
+	return string(w.buf)
+}

@@ -1,0 +1,4 @@
+package exectarget
+
+// SplitCommand is splitCommand for the external tests.
+var SplitCommand = splitCommand

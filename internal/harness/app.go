@@ -1,0 +1,299 @@
+package harness
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// Hooks connect the application to the tool that profiles it: the tool
+// learns which thread is which, what each thread is submitting, and says
+// which pass a dispatch is in (for dispatches that start "during" one).
+type Hooks interface {
+	ThreadStarted(thread hsa.ThreadID)
+	Submitting(thread hsa.ThreadID, dispatch string)
+	InPass(dispatch string) (pass uint64, ok bool)
+	Completed(thread hsa.ThreadID, dispatch string)
+}
+
+// RunApplication plays s's application (buffers, queues, threads and
+// dispatches) on rt under sdk, recording what the application observes,
+// and returns once every thread is done. Agents of rt are matched to the
+// spec's agents in order. Any tool, the spec's own or rocprofv3's, drives
+// it through hooks.
+func RunApplication(rt hsa.Runtime, th Threads, sdk *replay.SDK, rec *trace.Recorder, s spec.Spec, hooks Hooks) error {
+	agents := rt.Agents()
+	if len(agents) < len(s.Agents) {
+		return fmt.Errorf("the spec needs %d agents; the runtime has %d", len(s.Agents), len(agents))
+	}
+	a := &app{rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
+		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
+		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}}
+	for i, ag := range s.Agents {
+		a.agents[ag.Name] = agents[i].ID
+	}
+	if err := a.allocate(); err != nil {
+		return err
+	}
+	byThread := map[hsa.ThreadID][]spec.Dispatch{}
+	for _, d := range s.Application.Dispatches {
+		byThread[hsa.ThreadID(d.Thread)] = append(byThread[hsa.ThreadID(d.Thread)], d)
+	}
+	ids := make([]hsa.ThreadID, 0, len(byThread))
+	for id := range byThread {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		if err := th.Go(id, func() { a.runThread(id, byThread[id]) }); err != nil {
+			return err
+		}
+	}
+	waitErr := th.Wait()
+	a.readBack()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return errors.Join(append(a.errs, waitErr)...)
+}
+
+// app is one run of an application.
+type app struct {
+	rt    hsa.Runtime
+	sdk   *replay.SDK
+	hooks Hooks
+	rec   *trace.Recorder
+	s     spec.Spec
+	th    Threads
+
+	agents  map[string]hsa.AgentID
+	buffers map[string]hsa.Allocation
+
+	mu        sync.Mutex
+	queues    map[string]hsa.Queue
+	completed map[string]bool
+	freed     map[string]bool
+	errs      []error
+}
+
+func (a *app) fail(err error) {
+	a.mu.Lock()
+	a.errs = append(a.errs, err)
+	a.mu.Unlock()
+}
+
+// allocate makes and fills every buffer.
+func (a *app) allocate() error {
+	for _, b := range a.s.Application.Buffers {
+		kind, ok := hsa.ParseMemoryKind(b.Kind)
+		if !ok {
+			return fmt.Errorf("buffer %s: unknown kind %q", b.Name, b.Kind)
+		}
+		al, err := a.rt.Allocate(a.agents[b.Agent], kind, b.Elements*4)
+		if err != nil {
+			return fmt.Errorf("buffer %s: %w", b.Name, err)
+		}
+		data := make([]byte, b.Elements*4)
+		for i := uint64(0); i < b.Elements; i++ {
+			v := b.Fill
+			if i < uint64(len(b.Values)) {
+				v = b.Values[i]
+			} else if len(b.Values) > 0 {
+				v = 0
+			}
+			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
+		}
+		a.rec.Emit(trace.Event{Type: trace.AppAlloc, Buffer: b.Name, Agent: uint64(al.Agent),
+			MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
+		if err := a.rt.Write(al, 0, data); err != nil {
+			return fmt.Errorf("buffer %s: %w", b.Name, err)
+		}
+		a.buffers[b.Name] = al
+	}
+	return nil
+}
+
+func (a *app) queue(agent, name string) (hsa.Queue, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	key := agent + "/" + name
+	if q, ok := a.queues[key]; ok {
+		return q, nil
+	}
+	q, err := a.rt.CreateQueue(a.agents[agent])
+	if err != nil {
+		return nil, err
+	}
+	a.sdk.Intercept(q)
+	a.queues[key] = q
+	return q, nil
+}
+
+// runThread runs one thread's dispatches in order.
+func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
+	a.hooks.ThreadStarted(id)
+	for _, d := range ds {
+		if !a.waitToStart(id, d) {
+			a.fail(fmt.Errorf("dispatch %s: what it waits for never happened", d.Name))
+			continue
+		}
+		if err := a.dispatch(id, d); err != nil {
+			a.fail(fmt.Errorf("dispatch %s: %w", d.Name, err))
+		}
+		a.mu.Lock()
+		a.completed[d.Name] = true
+		a.mu.Unlock()
+		a.freeAfter(d.Name)
+		a.hooks.Completed(id, d.Name)
+	}
+}
+
+func (a *app) waitToStart(id hsa.ThreadID, d spec.Dispatch) bool {
+	switch {
+	case d.After != "":
+		return a.th.WaitUntil(id, func() bool {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			return a.completed[d.After]
+		})
+	case d.During != nil:
+		w := d.During
+		return a.th.WaitUntil(id, func() bool {
+			p, ok := a.hooks.InPass(w.Dispatch)
+			return ok && p == w.Pass
+		})
+	}
+	return true
+}
+
+func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
+	q, err := a.queue(d.Agent, d.Queue)
+	if err != nil {
+		return err
+	}
+	sig := a.rt.CreateSignal(1)
+	pk := hsa.Packet{Type: hsa.KernelDispatchPacket, Kernel: d.Kernel, Grid: hsa.Dim3{X: d.Grid, Y: 1, Z: 1},
+		Workgroup: hsa.Dim3{X: d.Workgroup, Y: 1, Z: 1}, Completion: sig, FromGraph: d.Graph}
+	for _, name := range d.Args {
+		b := a.buffers[name]
+		pk.Args = append(pk.Args, hsa.Arg{Buffer: &b})
+	}
+	if k, ok := spec.LookupKernel(d.Kernel); ok && k.Scalar {
+		pk.Args = append(pk.Args, hsa.Arg{Scalar: d.Scalar})
+	}
+	packets := []hsa.Packet{pk}
+	for i := 1; i < d.Packets; i++ {
+		packets = append(packets, hsa.Packet{Type: hsa.BarrierPacket})
+	}
+	a.hooks.Submitting(id, d.Name)
+	a.rec.Emit(trace.Event{Type: trace.AppDispatch, Thread: uint64(id), Label: d.Name, Kernel: d.Kernel,
+		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Packets: len(packets),
+		Graph: d.Graph, Grid: &trace.Dim3{pk.Grid.X, pk.Grid.Y, pk.Grid.Z},
+		Workgroup: &trace.Dim3{pk.Workgroup.X, pk.Workgroup.Y, pk.Workgroup.Z}})
+
+	// The launch API and the queue write inside it: the dispatch's internal
+	// correlation id is the inner call, its ancestor the outer (COR-1).
+	a.sdk.EnterAPI(id)
+	a.sdk.EnterAPI(id)
+	err = q.Submit(id, packets...)
+	a.sdk.ExitAPI(id)
+	a.sdk.ExitAPI(id)
+	switch {
+	case errors.Is(err, replay.ErrNeverEnded):
+		// CMP-4: the application would block here for ever.
+		a.rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+		return nil
+	case err != nil:
+		return err
+	}
+	if !sig.WaitBelow(1) {
+		a.rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+		return nil
+	}
+	a.rec.Emit(trace.Event{Type: trace.AppComplete, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+	// The application reads each of the dispatch's buffers back, whole
+	// (MEM-3, and expect.memory after a dispatch).
+	seen := map[string]bool{}
+	for _, name := range d.Args {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		data, err := a.read(a.buffers[name])
+		if err != nil {
+			return err
+		}
+		a.rec.Emit(contentsEvent(trace.AppReadback, name, data, func(e *trace.Event) {
+			e.Thread, e.Label = uint64(id), d.Name
+		}))
+	}
+	return nil
+}
+
+func (a *app) read(b hsa.Allocation) ([]byte, error) {
+	out := make([]byte, b.Size)
+	if err := a.rt.Read(b, 0, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// contentsEvent is an event that carries a buffer whole: its digest, its
+// element count and its elements run-length encoded.
+func contentsEvent(typ trace.Type, buffer string, data []byte, more func(*trace.Event)) trace.Event {
+	e := trace.Event{Type: typ, Buffer: buffer, Digest: trace.Digest(data), Elements: uint64(len(data) / 4), Runs: trace.RunsOf(data)}
+	if more != nil {
+		more(&e)
+	}
+	return e
+}
+
+// memKindOf names an allocation kind as traces do.
+func memKindOf(k hsa.MemoryKind) trace.MemKind {
+	switch k {
+	case hsa.DeviceFine:
+		return trace.MemFine
+	case hsa.Host:
+		return trace.MemHost
+	case hsa.KernArg:
+		return trace.MemKernArg
+	}
+	return trace.MemDevice
+}
+
+// freeAfter frees the buffers the spec ties to the end of this dispatch.
+func (a *app) freeAfter(name string) {
+	for _, b := range a.s.Application.Buffers {
+		if b.FreeAfter == name {
+			al := a.buffers[b.Name]
+			if err := a.rt.Free(al); err != nil {
+				a.fail(fmt.Errorf("free %s: %w", b.Name, err))
+			}
+			a.rec.Emit(trace.Event{Type: trace.AppFree, Buffer: b.Name, Addr: al.Handle})
+			a.mu.Lock()
+			a.freed[b.Name] = true
+			a.mu.Unlock()
+		}
+	}
+}
+
+// readBack reads every live buffer at the end of the run.
+func (a *app) readBack() {
+	for _, b := range a.s.Application.Buffers {
+		if a.freed[b.Name] {
+			continue
+		}
+		data, err := a.read(a.buffers[b.Name])
+		if err != nil {
+			a.fail(fmt.Errorf("read %s: %w", b.Name, err))
+			continue
+		}
+		a.rec.Emit(contentsEvent(trace.AppMemory, b.Name, data, nil))
+	}
+}

@@ -1,0 +1,235 @@
+package harness
+
+import (
+	"strings"
+
+	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// onReplay is the tool's KERNEL_REPLAY callback.
+func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
+	p := rec.Payload
+	info := p.DispatchInfo
+	th := t.here(rec.Thread)
+	t.mu.Lock()
+	if rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter {
+		t.labelOf[info.DispatchID] = t.label[th]
+	}
+	label := t.labelOf[info.DispatchID]
+	t.mu.Unlock()
+	pl := t.planFor(label)
+
+	op, phase := trace.Op(rec.Operation.String()), trace.Phase(rec.Phase.String())
+	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
+		Op: op, Phase: phase, Dispatch: info.DispatchID,
+		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
+		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: corrOf(rec.Correlation),
+		UserData: trace.U64(ud.Value), Payload: payloadFlags(p), PayloadSize: trace.U64(p.Size),
+		Info: infoOf(info), Label: label})
+	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
+	// API-6): user data it wrote, payload members it set.
+	defer func() {
+		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
+			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
+			UserData: trace.U64(ud.Value), Payload: payloadFlags(p), Label: label})
+	}()
+
+	switch {
+	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
+		t.misuse(th, info.DispatchID, "CONFIG_ENTER", 0)
+		if pl.UserData != nil {
+			ud.Value = *pl.UserData // UD-1: written once, for the whole sequence
+		}
+		if !pl.Passes.Unset() {
+			p.ReplayPassCount = t.passCount(th, pl)
+		}
+		if pl.Continue != nil {
+			p.ReplayContinue = t.continueFunc(th, label, *pl.Continue)
+		}
+	case rec.Operation == replay.OpConfig:
+		t.misuse(th, info.DispatchID, "CONFIG_EXIT", 0)
+	case rec.Phase == replay.PhaseEnter:
+		t.mu.Lock()
+		t.published[th] = p.CurrentPass // CB-4: publish the pass for this thread
+		t.inPass[label] = int64(p.CurrentPass)
+		t.mu.Unlock()
+		t.localToggles(th, p, pl)
+		t.misuse(th, info.DispatchID, "PASS_ENTER", p.CurrentPass)
+		if pl.WriteUserDataInPass {
+			ud.Value = 1000 + p.CurrentPass // UD-2: the next pass must not see this
+		}
+	default: // PASS EXIT
+		t.misuse(th, info.DispatchID, "PASS_EXIT", p.CurrentPass)
+		t.waitForDuring(th, label, p.CurrentPass)
+		t.mu.Lock()
+		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
+		t.inPass[label] = -1
+		t.mu.Unlock()
+	}
+}
+
+// payloadFlags names the payload fields that are non-zero (API-5, API-6).
+func payloadFlags(p *replay.KernelReplayData) []string {
+	var f []string
+	add := func(set bool, name string) {
+		if set {
+			f = append(f, name)
+		}
+	}
+	add(p.Size != 0, trace.MemberSize)
+	add(p.DispatchInfo.DispatchID != 0, trace.MemberDispatchInfo)
+	add(p.CurrentPass != 0, trace.MemberCurrentPass)
+	add(p.TotalPasses != 0, trace.MemberTotalPasses)
+	add(p.ReplayPassCount != nil, trace.MemberReplayPassCount)
+	add(p.ReplayContinue != nil, trace.MemberReplayContinue)
+	add(p.ReplayStartContext != nil, trace.MemberReplayStartContext)
+	add(p.ReplayStopContext != nil, trace.MemberReplayStopContext)
+	return f
+}
+
+// infoOf is the payload's dispatch_info as traces write it.
+func infoOf(d replay.DispatchInfo) *trace.DispatchInfo {
+	dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
+	return &trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
+		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)}
+}
+
+func (t *tool) planFor(label string) spec.Plan {
+	for _, d := range t.s.Application.Dispatches {
+		if d.Name == label && d.Plan != nil {
+			return *d.Plan
+		}
+	}
+	return t.s.Tool.Plan
+}
+
+// passCount is the tool's replay_pass_count for one dispatch.
+func (t *tool) passCount(th hsa.ThreadID, pl spec.Plan) replay.PassCountFunc {
+	return func(info replay.DispatchInfo, ud replay.UserData) uint64 {
+		n, fixed := pl.Passes.Number()
+		var split [][]string
+		if !fixed { // "groups": one pass per counter group on this agent (AGT-1)
+			n = 1
+			if len(t.counterCx) > 0 {
+				split = t.groups(info.AgentID, t.counterList(t.counterCx[0]))
+				n = uint64(max(len(split), 1))
+			}
+		}
+		t.rec.Emit(trace.Event{Type: trace.PassCount, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
+			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Info: infoOf(info), Groups: split, Result: trace.I64(int64(n))})
+		return n
+	}
+}
+
+func (t *tool) counterList(ctx string) []string {
+	for _, c := range t.s.Contexts {
+		if c.Name == ctx && c.Services.CounterCollection != nil {
+			return c.Services.CounterCollection.Counters
+		}
+	}
+	return nil
+}
+
+// continueFunc is the tool's replay_continue for one dispatch.
+func (t *tool) continueFunc(th hsa.ThreadID, label string, c spec.ContinuePolicy) replay.ContinueFunc {
+	return func(info replay.DispatchInfo, pass, total uint64, ud replay.UserData) int {
+		r := 1
+		switch {
+		case c.StopAfter != nil:
+			if pass >= *c.StopAfter {
+				r = 0
+			}
+		case c.Converge != nil:
+			if pass+1 >= c.Converge.AtMost || t.converged(label, c.Converge.Counter, pass) {
+				r = 0 // converged, or the fallback bound
+			}
+		}
+		t.rec.Emit(trace.Event{Type: trace.Continue, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
+			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: infoOf(info), Result: trace.I64(int64(r))})
+		return r
+	}
+}
+
+// converged: the counter read the same on this pass and the one before.
+func (t *tool) converged(label, counter string, pass uint64) bool {
+	if pass == 0 {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	seen := t.counters[label+"/"+counter]
+	now, ok1 := seen[pass]
+	before, ok2 := seen[pass-1]
+	return ok1 && ok2 && now == before
+}
+
+// localToggles makes the plan's local starts and stops for this pass with
+// the payload's functions (LCX-1).
+func (t *tool) localToggles(th hsa.ThreadID, p *replay.KernelReplayData, pl spec.Plan) {
+	for _, lt := range pl.Local {
+		if lt.Pass != -1 && uint64(lt.Pass) != p.CurrentPass {
+			continue
+		}
+		for _, name := range lt.Stop {
+			t.local(th, p.DispatchInfo.DispatchID, trace.LocalStop, name, p.ReplayStopContext, trace.OpPass, trace.PhaseEnter, &p.CurrentPass)
+		}
+		for _, name := range lt.Start {
+			t.local(th, p.DispatchInfo.DispatchID, trace.LocalStart, name, p.ReplayStartContext, trace.OpPass, trace.PhaseEnter, &p.CurrentPass)
+		}
+	}
+}
+
+func (t *tool) local(th hsa.ThreadID, dispatch uint64, call trace.Call, ctxName string, fn replay.LocalContextFunc, op trace.Op, phase trace.Phase, pass *uint64) {
+	if fn == nil {
+		return
+	}
+	ctx := t.ctxByName[ctxName]
+	st := fn(ctx)
+	e := trace.Event{Type: trace.Local, Thread: uint64(th), Call: call, Context: uint64(ctx), Op: op, Phase: phase,
+		Dispatch: dispatch, Status: st.Trace(), Label: ctxName}
+	if pass != nil {
+		e.Pass = trace.U64(*pass)
+	}
+	t.rec.Emit(e)
+}
+
+// misuse makes the spec's deliberate wrong calls from the window "in",
+// with the functions the SDK hands this thread (LCX-2, LCX-7).
+func (t *tool) misuse(th hsa.ThreadID, dispatch uint64, in string, pass uint64) {
+	for _, m := range t.s.Tool.Misuse {
+		if m.In != in || (in[:4] == "PASS" && m.Pass != pass) {
+			continue
+		}
+		start, stop := t.sdk.LocalContextFuncs(th)
+		fn, call := start, trace.LocalStart
+		if m.Call == spec.MisuseLocalStop {
+			fn, call = stop, trace.LocalStop
+		}
+		o, p, _ := strings.Cut(in, "_")
+		op, phase := trace.Op(o), trace.Phase(p)
+		var pp *uint64
+		if op == trace.OpPass {
+			pp = &pass
+		}
+		t.local(th, dispatch, call, m.Context, fn, op, phase, pp)
+	}
+}
+
+// waitForDuring holds the end of a pass until every dispatch that must
+// start during it has started, so that overlap is real on free threads.
+func (t *tool) waitForDuring(th hsa.ThreadID, label string, pass uint64) {
+	for _, d := range t.s.Application.Dispatches {
+		if d.During == nil || d.During.Dispatch != label || d.During.Pass != pass {
+			continue
+		}
+		name := d.Name
+		t.th.WaitUntil(th, func() bool {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			return t.started[name]
+		})
+	}
+}

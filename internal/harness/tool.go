@@ -1,0 +1,294 @@
+package harness
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// tool plays the spec's tool: it configures contexts, answers the replay
+// callbacks as the plan says, and records everything it observes.
+type tool struct {
+	sdk *replay.SDK
+	rec *trace.Recorder
+	s   spec.Spec
+	rt  hsa.Runtime
+	th  Threads
+
+	ctxByName map[string]replay.ContextID
+	counterCx []string // contexts with counter_collection, in spec order
+
+	mu        sync.Mutex
+	threadOf  map[uint64]hsa.ThreadID // goroutine id -> application thread
+	published map[hsa.ThreadID]uint64 // the pass index in "thread-local" state (CB-4)
+	label     map[hsa.ThreadID]string // the dispatch each thread is submitting
+	labelOf   map[uint64]string       // dispatch id -> spec name
+	inPass    map[string]int64        // spec name -> pass running, -1 outside
+	started   map[string]bool         // spec names whose app_dispatch happened
+	counters  map[string]map[uint64]uint64
+	extNext   atomic.Uint64
+}
+
+func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s spec.Spec) *tool {
+	return &tool{sdk: sdk, rt: rt, th: th, rec: rec, s: s,
+		ctxByName: map[string]replay.ContextID{}, threadOf: map[uint64]hsa.ThreadID{},
+		published: map[hsa.ThreadID]uint64{}, label: map[hsa.ThreadID]string{},
+		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
+		counters: map[string]map[uint64]uint64{}}
+}
+
+// here is the application thread the calling goroutine belongs to.
+func (t *tool) here(claimed hsa.ThreadID) hsa.ThreadID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id, ok := t.threadOf[goroutineID()]; ok {
+		return id
+	}
+	return claimed
+}
+
+// ThreadStarted implements Hooks: it learns which goroutine is which
+// application thread.
+func (t *tool) ThreadStarted(id hsa.ThreadID) {
+	t.mu.Lock()
+	t.threadOf[goroutineID()] = id
+	t.mu.Unlock()
+}
+
+// Submitting implements Hooks.
+func (t *tool) Submitting(id hsa.ThreadID, dispatch string) {
+	t.mu.Lock()
+	t.label[id] = dispatch
+	t.started[dispatch] = true
+	t.mu.Unlock()
+}
+
+// InPass implements Hooks.
+func (t *tool) InPass(dispatch string) (uint64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.inPass[dispatch]
+	return uint64(p), ok && p >= 0
+}
+
+// Completed implements Hooks: it stops the contexts the spec stops after
+// this dispatch.
+func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
+	for _, c := range t.s.Contexts {
+		if c.StopAfter == dispatch {
+			id := t.ctxByName[c.Name]
+			t.apiOn(thread, trace.Event{Call: trace.CallStopContext, Label: c.Name}, id, t.sdk.StopContext(id))
+		}
+	}
+}
+
+// api records an API call the tool made while setting up: e names the
+// call and its arguments; the context and the status it returned are added.
+func (t *tool) api(e trace.Event, ctx replay.ContextID, st replay.Status) {
+	t.apiOn(0, e, ctx, st)
+}
+
+// apiOn records an API call made from an application thread.
+func (t *tool) apiOn(thread hsa.ThreadID, e trace.Event, ctx replay.ContextID, st replay.Status) {
+	e.Type, e.Thread, e.Context, e.Status = trace.API, uint64(thread), uint64(ctx), st.Trace()
+	t.rec.Emit(e)
+}
+
+// setUp creates, configures and starts the spec's contexts.
+func (t *tool) setUp() {
+	for _, c := range t.s.Contexts {
+		id, st := t.sdk.CreateContext()
+		t.api(trace.Event{Call: trace.CallCreateContext, Label: c.Name}, id, st)
+		t.ctxByName[c.Name] = id
+		t.configure(id, c)
+	}
+	if t.s.Tool.ConfigureTwice {
+		id, st := t.sdk.CreateContext()
+		t.api(trace.Event{Call: trace.CallCreateContext, Label: secondReplay}, id, st)
+		st = t.sdk.ConfigureCallbackTracing(id, replay.KindKernelReplay, nil, t.onReplay)
+		t.api(trace.Event{Call: trace.CallConfigureCallback, Label: secondReplay, Domain: trace.DomainKernelReplay}, id, st)
+	}
+	if t.hasReplay() {
+		t.queryOperations()
+	}
+	for _, c := range t.s.Contexts {
+		if c.Started() {
+			id := t.ctxByName[c.Name]
+			t.api(trace.Event{Call: trace.CallStartContext, Label: c.Name}, id, t.sdk.StartContext(id))
+		}
+	}
+}
+
+func (t *tool) hasReplay() bool {
+	for _, c := range t.s.Contexts {
+		if c.Services.KernelReplay != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// queryOperations asks the domain's name/id queries (API-3, API-4): every
+// id up to one past LAST, and the two real names and the two reserved ones.
+func (t *tool) queryOperations() {
+	for op := replay.OpNone + 1; op <= replay.OpLast+1; op++ {
+		name, st := t.sdk.OperationName(replay.KindKernelReplay, op)
+		e := trace.Event{Call: trace.CallOperationName, OpID: trace.U64(uint64(op))}
+		if st == replay.StatusSuccess {
+			e.OpName = trace.Op(name)
+		}
+		t.api(e, 0, st)
+	}
+	for _, name := range []trace.Op{trace.OpConfig, trace.OpPass, reservedSnapshot, reservedRestore} {
+		op, st := t.sdk.OperationID(replay.KindKernelReplay, string(name))
+		e := trace.Event{Call: trace.CallOperationID, OpName: name}
+		if st == replay.StatusSuccess {
+			e.OpID = trace.U64(uint64(op))
+		}
+		t.api(e, 0, st)
+	}
+}
+
+// The operations the spec reserves for later (API-3): a query must not
+// find them.
+const (
+	reservedSnapshot trace.Op = "SNAPSHOT"
+	reservedRestore  trace.Op = "RESTORE"
+)
+
+// secondReplay names the context of the deliberate second configuration
+// (ACT-5).
+const secondReplay = "second_replay"
+
+func (t *tool) configure(id replay.ContextID, c spec.Context) {
+	sv := c.Services
+	if r := sv.KernelReplay; r != nil {
+		var ops []replay.Operation
+		e := trace.Event{Call: trace.CallConfigureCallback, Label: c.Name, Domain: trace.DomainKernelReplay}
+		for _, o := range r.Operations {
+			e.Operations = append(e.Operations, trace.Op(o))
+			if trace.Op(o) == trace.OpConfig {
+				ops = append(ops, replay.OpConfig)
+			} else {
+				ops = append(ops, replay.OpPass)
+			}
+		}
+		t.api(e, id, t.sdk.ConfigureCallbackTracing(id, replay.KindKernelReplay, ops, t.onReplay))
+	}
+	call := func(cl trace.Call) trace.Event { return trace.Event{Call: cl, Label: c.Name} }
+	if cc := sv.CounterCollection; cc != nil {
+		t.counterCx = append(t.counterCx, c.Name)
+		t.api(call(trace.CallConfigureCounters), id, t.sdk.ConfigureCounterCollection(id, t.selectCounters(cc.Counters), t.onRecord))
+	}
+	if sv.KernelTrace != nil {
+		t.api(call(trace.CallConfigureKernelTrace), id, t.sdk.ConfigureKernelTrace(id, t.onRecord))
+	}
+	if dc := sv.DeviceCounting; dc != nil {
+		t.api(call(trace.CallConfigureDevice), id, t.sdk.ConfigureDeviceCounting(id, 0, dc.Counters, t.onRecord))
+	}
+	if sv.PCSampling != nil {
+		t.api(call(trace.CallConfigurePCSampling), id, t.sdk.ConfigurePCSampling(id, 0, t.onRecord))
+	}
+	if sv.SPM != nil {
+		t.api(call(trace.CallConfigureSPM), id, t.sdk.ConfigureSPM(id, t.onRecord))
+	}
+	if sv.ThreadTrace != nil {
+		t.api(call(trace.CallConfigureThreadTrace), id, t.sdk.ConfigureThreadTrace(id, t.onRecord))
+	}
+	if ec := sv.ExternalCorrelation; ec != nil {
+		t.api(call(trace.CallConfigureExternal), id, t.sdk.ConfigureExternalCorrelation(id, t.externalID(*ec)))
+	}
+}
+
+// groups splits counters into the passes the dispatch's agent needs,
+// dropping counters the agent lacks (AGT-1).
+func (t *tool) groups(agent hsa.AgentID, counters []string) [][]string {
+	a, ok := hsa.FindAgent(t.rt, agent)
+	if !ok {
+		return nil
+	}
+	have, _ := hsa.CollectableCounters(a, counters)
+	g, err := hsa.CounterGroups(a, have)
+	if err != nil {
+		return nil
+	}
+	return g
+}
+
+// selectCounters picks the group of the pass published on this thread. A
+// tool that splits counters over passes ("passes: groups", or a list of
+// several groups) collects group i in pass i, with no wrap (AGT-1); a list
+// that fits one group is collected on every pass, as a tool sampling the
+// same counters until they converge does. Outside a loop: group 0.
+func (t *tool) selectCounters(counters []string) replay.CounterSelectFunc {
+	return func(thread hsa.ThreadID, info replay.DispatchInfo, _ replay.CorrelationID) []string {
+		g := t.groups(info.AgentID, counters)
+		t.mu.Lock()
+		pass, inLoop := t.published[t.threadOfLocked(thread)]
+		label := t.labelOf[info.DispatchID]
+		t.mu.Unlock()
+		switch {
+		case !inLoop:
+			pass = 0
+		case len(g) == 1 && t.planFor(label).Passes != spec.PassesGroups:
+			pass = 0
+		}
+		if pass >= uint64(len(g)) {
+			return nil
+		}
+		return g[pass]
+	}
+}
+
+func (t *tool) threadOfLocked(claimed hsa.ThreadID) hsa.ThreadID {
+	if id, ok := t.threadOf[goroutineID()]; ok {
+		return id
+	}
+	return claimed
+}
+
+func (t *tool) externalID(ec spec.ExternalCorrelation) replay.ExternalCorrelationFunc {
+	return func(thread hsa.ThreadID, info replay.DispatchInfo, _ uint64) uint64 {
+		id := ec.Value
+		if ec.Mode == "increment" {
+			id = t.extNext.Add(1) // COR-3: a blind tool gets a new id per submit
+		}
+		t.rec.Emit(trace.Event{Type: trace.Correlation, Thread: uint64(t.here(thread)), Dispatch: info.DispatchID, Result: trace.I64(int64(id))})
+		return id
+	}
+}
+
+func (t *tool) onRecord(r replay.Record) {
+	th := t.here(r.Thread)
+	t.mu.Lock()
+	pass, inLoop := t.published[th]
+	label := t.labelOf[r.Dispatch.DispatchID]
+	if inLoop && r.Service == replay.CounterCollection {
+		for _, c := range r.Counters {
+			key := label + "/" + c.Name
+			if t.counters[key] == nil {
+				t.counters[key] = map[uint64]uint64{}
+			}
+			t.counters[key][pass] = c.Value
+		}
+	}
+	t.mu.Unlock()
+	e := trace.Event{Type: trace.Record, Service: r.Service.Trace(), Context: uint64(r.Context), Thread: uint64(th),
+		Dispatch: r.Dispatch.DispatchID, Agent: uint64(r.Dispatch.AgentID), Kernel: r.Dispatch.KernelName,
+		Corr: corrOf(r.Correlation), Start: r.Start, End: r.End}
+	if inLoop {
+		e.Pass = trace.U64(pass)
+	}
+	for _, c := range r.Counters {
+		e.Counters = append(e.Counters, trace.Counter{Name: c.Name, Value: c.Value})
+	}
+	t.rec.Emit(e)
+}
+
+func corrOf(c replay.CorrelationID) *trace.Corr {
+	return &trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor}
+}

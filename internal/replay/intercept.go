@@ -1,0 +1,140 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// ErrNeverEnded is returned by a submit whose replay loop spent the
+// caller's pass budget (or was cancelled) without ending. The application's
+// completion is never fired (CMP-4).
+var ErrNeverEnded = errors.New("replay: the loop did not end within the pass budget")
+
+// API-5 (clarified 2026-11-30): size is the whole payload's size, in the
+// reference's layout, so a tool can tell a member is present from its
+// offset.
+const (
+	dispatchInfoSize = trace.DispatchInfoSize // sizeof(rocprofiler_kernel_dispatch_info_t)
+	payloadSize      = trace.PayloadSize      // sizeof(rocprofiler_callback_tracing_kernel_replay_data_t)
+)
+
+// Intercept installs the SDK's write interceptor on q, as the SDK does on
+// every queue the application creates.
+func (s *SDK) Intercept(q hsa.Queue) { q.SetWriteInterceptor(s.onWrite) }
+
+func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
+	act := s.active.Load()
+	if act.empty() {
+		return write(thread, packets) // ACT-4: nothing started, nothing to do
+	}
+	if len(packets) == 1 && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
+		return s.dispatch(act, q, thread, packets[0], write)
+	}
+	if s.opts.Faults.Has(FaultReplayMultiPacket) && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
+		// ACT-6 broken: the kernel of a multi-packet write is replayed.
+		if err := s.dispatch(act, q, thread, packets[0], write); err != nil {
+			return err
+		}
+		return write(thread, packets[1:])
+	}
+	return s.submitUnreplayed(act, q, thread, packets, write)
+}
+
+// submitUnreplayed runs a multi-packet or graph submission once (ACT-6):
+// each kernel packet still gets its dispatch id and ordinary services.
+func (s *SDK) submitUnreplayed(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
+	if act.replay != nil {
+		code := trace.WarnMultiPacketSubmission
+		for _, p := range packets {
+			if p.FromGraph {
+				code = trace.WarnGraphLaunch
+			}
+		}
+		s.warn(code, 0, fmt.Sprintf("%d packets", len(packets)))
+	}
+	ts := s.thread(thread)
+	out := append([]hsa.Packet(nil), packets...)
+	type pending struct {
+		sub  submission
+		info DispatchInfo
+		corr CorrelationID
+		at   int
+	}
+	var subs []pending
+	for i := range out {
+		if out[i].Type != hsa.KernelDispatchPacket {
+			continue
+		}
+		info := s.reserveDispatch(q, thread, out[i])
+		corr := s.correlation(ts)
+		corr.External.Value = s.externalCorrelation(act, thread, info, corr.Internal)
+		sub := s.prepare(act, ts, thread, info, corr)
+		out[i].Tag, out[i].Profile = info.DispatchID, sub.profile
+		subs = append(subs, pending{sub, info, corr, i})
+	}
+	lk := s.agentLocks.of(q.Agent())
+	lk.RLock(thread)
+	err := write(thread, out)
+	lk.RUnlock(thread)
+	if err != nil {
+		return err
+	}
+	for _, p := range subs {
+		if prof := out[p.at].Profile; prof != nil {
+			p.sub.deliver(thread, p.info, p.corr, prof.Start, prof.End)
+		}
+	}
+	return nil
+}
+
+// reserveDispatch takes the dispatch id of a logical dispatch (DID-1) and
+// advances the dispatch counter exactly once (DID-3).
+func (s *SDK) reserveDispatch(q hsa.Queue, thread hsa.ThreadID, p hsa.Packet) DispatchInfo {
+	id := s.dispatchIDs.Add(1)
+	info := DispatchInfo{
+		Size:          dispatchInfoSize,
+		AgentID:       q.Agent(),
+		QueueID:       q.ID(),
+		KernelID:      s.kernels.id(p.Kernel),
+		KernelName:    p.Kernel,
+		DispatchID:    id,
+		WorkgroupSize: p.Workgroup,
+		GridSize:      p.Grid,
+	}
+	s.rec.Emit(trace.Event{Type: trace.DispatchID, Thread: uint64(thread), Dispatch: id,
+		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: p.Kernel})
+	return info
+}
+
+// externalCorrelation asks the tool for the external id of one submit
+// (COR-3): the first started context with a callback answers.
+func (s *SDK) externalCorrelation(act *activeSet, thread hsa.ThreadID, info DispatchInfo, internal uint64) uint64 {
+	for i := range act.contexts {
+		if fn := act.contexts[i].externalCorr; fn != nil {
+			return fn(thread, info, internal)
+		}
+	}
+	return 0
+}
+
+// runOnce is the ordinary single-dispatch path: the application's packet,
+// its completion signal included, with the reserved id (DID-1).
+func (s *SDK) runOnce(act *activeSet, ts *threadState, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, info DispatchInfo, corr CorrelationID, write hsa.WriteFunc) error {
+	corr.External.Value = s.externalCorrelation(act, thread, info, corr.Internal)
+	sub := s.prepare(act, ts, thread, info, corr)
+	p.Tag, p.Profile = info.DispatchID, sub.profile
+	lk := s.agentLocks.of(info.AgentID)
+	lk.RLock(thread) // MEM-6: wait while a loop owns the agent
+	err := write(thread, []hsa.Packet{p})
+	lk.RUnlock(thread)
+	if err != nil {
+		return err
+	}
+	if sub.profile != nil {
+		sub.deliver(thread, info, corr, sub.profile.Start, sub.profile.End)
+	}
+	return nil
+}

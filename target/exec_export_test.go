@@ -1,4 +1,0 @@
-package target
-
-// SplitCommand is splitCommand for the external tests.
-var SplitCommand = splitCommand
