@@ -47,6 +47,7 @@ const (
 	FaultDispatchInfoGrid     Fault = "dispatch_info_grid"
 	FaultUserDataWriteLost    Fault = "user_data_write_lost"
 	FaultReplayMultiPacket    Fault = "replay_multi_packet"
+	FaultActivateUnstarted    Fault = "activate_unstarted"
 )
 
 // faultTable is the one list of planted faults, each with the rules it is
@@ -88,6 +89,7 @@ var faultTable = []struct {
 	{FaultDispatchInfoGrid, []string{"API-5"}},
 	{FaultUserDataWriteLost, []string{"UD-2"}},
 	{FaultReplayMultiPacket, []string{"ACT-6"}},
+	{FaultActivateUnstarted, []string{"ACT-3"}},
 }
 
 var allFaults = func() []Fault {
