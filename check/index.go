@@ -30,6 +30,11 @@ type index struct {
 	// implementation records them (API-6 is judged only then).
 	payloads bool
 
+	// byTool[i] is true when event i belongs to a dispatch the tool wrote
+	// from a callback (between tool_dispatch and tool_complete on its
+	// thread): it is not the application's, nor the loop's.
+	byTool []bool
+
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 
@@ -125,10 +130,20 @@ func newIndex(t trace.Trace) *index {
 		instances:  map[string]int{},
 	}
 	open := map[uint64]passRef{} // per thread
+	toolOpen := map[uint64]bool{}  // per thread: inside a dispatch the tool wrote
+	x.byTool = make([]bool, len(t.Events))
 	for i, e := range t.Events {
 		x.byThread[e.Thread] = append(x.byThread[e.Thread], i)
 		x.byType[e.Type] = append(x.byType[e.Type], i)
 		x.window[i] = open[e.Thread]
+		switch e.Type {
+		case trace.ToolDispatch:
+			toolOpen[e.Thread] = true
+		case trace.ToolComplete:
+			toolOpen[e.Thread] = false
+		default:
+			x.byTool[i] = toolOpen[e.Thread]
+		}
 		if e.Type == trace.Callback && e.Op == trace.OpPass {
 			p, _ := e.PassOf()
 			switch e.Phase {
@@ -221,7 +236,7 @@ func (x *index) joinApps() {
 				cur = &appView{label: e.Label, thread: e.Thread, signal: e.Signal, at: i, end: len(x.ev)}
 				x.apps = append(x.apps, cur)
 			case trace.DispatchID:
-				if cur != nil {
+				if cur != nil && !x.byTool[i] {
 					cur.reserves = append(cur.reserves, i)
 					if cur.dispatch == 0 {
 						cur.dispatch = e.Dispatch
@@ -230,7 +245,7 @@ func (x *index) joinApps() {
 			case trace.Callback, trace.Kernel:
 				// A trace without dispatch_id events still names the
 				// dispatch through its first tagged event.
-				if cur != nil && cur.dispatch == 0 && e.Dispatch != 0 && !x.has(trace.DispatchID) {
+				if cur != nil && cur.dispatch == 0 && e.Dispatch != 0 && !x.has(trace.DispatchID) && !x.byTool[i] {
 					cur.dispatch = e.Dispatch
 				}
 			}
