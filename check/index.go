@@ -319,6 +319,26 @@ func (x *index) returnOfPass(d *dispatchView, phase trace.Phase, p uint64) (int,
 	return x.returnAt(d, returnKey{trace.OpPass, phase, p})
 }
 
+// AppDispatch is one application dispatch joined to the SDK dispatch id it
+// got.
+type AppDispatch struct {
+	Label    string
+	Thread   uint64
+	Dispatch uint64 // 0: the trace names none
+}
+
+// Join joins the application's dispatches to SDK dispatch ids as
+// docs/trace.md says ("Joining events to a dispatch"), in trace order: the
+// one join every reader of a trace uses, the oracles and the steps alike.
+func Join(t trace.Trace) []AppDispatch {
+	x := newIndex(t)
+	out := make([]AppDispatch, len(x.apps))
+	for i, a := range x.apps {
+		out[i] = AppDispatch{Label: a.label, Thread: a.thread, Dispatch: a.dispatch}
+	}
+	return out
+}
+
 // appOf returns the application dispatch joined to d, if any.
 func (x *index) appOf(d *dispatchView) *appView {
 	if d.label == "" {
