@@ -22,4 +22,5 @@ require (
 	github.com/sergi/go-diff v1.0.0 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	golang.org/x/text v0.14.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
 )
