@@ -29,6 +29,7 @@ func validTraces() map[string]trace.Trace {
 		"never ended":             neverEnded(),
 		"api queries":             apiQueries(),
 		"concurrent":              concurrent(false),
+		"application race":        applicationRace(),
 		"empty":                   new(builder).trace(),
 	}
 }
@@ -87,6 +88,24 @@ func concurrent(masked bool) trace.Trace {
 	}
 	t = insertAfter(t, passCB(trace.PhaseEnter, 1), es...)
 	t = insertAfter(t, typ(trace.API), early.ev...)
+	return renumber(t)
+}
+
+// applicationRace: after k's loop, before k's application reads its
+// buffer back, thread 2's plain dispatch increments the same buffer. The
+// application sees 2, not the 1 that k's last pass left, and no restore is
+// to blame: the trace does not say what thread 2's kernel wrote (MEM-3
+// does not judge that read-back). Found by internal/specgen.
+func applicationRace() trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
+	other := &builder{clock: 20000, allocated: map[uint64]bool{1: true}}
+	other.dispatch(loop{label: "p", dispatch: 2, thread: 2, count: -1})
+	t := insertBefore(b.trace(), and(typ(trace.Signal), func(e trace.Event) bool { return e.Thread == 1 }), other.ev...)
+	twice := []trace.Run{{Value: 2, Count: 4}}
+	t = edit(t, and(typ(trace.AppReadback), func(e trace.Event) bool { return e.Label == "k" }), func(e *trace.Event) {
+		e.Runs, e.Digest = twice, trace.Digest([]byte{2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0})
+	})
 	return renumber(t)
 }
 
