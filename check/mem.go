@@ -168,7 +168,9 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	var bufs [][]byte
 	for _, rb := range a.readback {
 		e := x.ev[rb]
-		if k, ok := x.allocKind(e.Buffer); !ok || !k.Saved() {
+		// Saved: coarse-grained device memory of the dispatch's own agent
+		// (MEM-4; another agent's is not, decision 17.3).
+		if k, agent, ok := x.allocOf(e.Buffer); !ok || !k.Saved() || (d.agent != 0 && agent != d.agent) {
 			continue
 		}
 		data, err := trace.BytesOf(e.Runs, maxRebuild)
@@ -212,14 +214,15 @@ func (x *index) otherKernelBetween(id uint64, from, to int) bool {
 // maxRebuild bounds the elements an oracle expands from runs.
 const maxRebuild = 1 << 26
 
-// allocKind is the memory kind the application allocated buffer with.
-func (x *index) allocKind(buffer string) (trace.MemKind, bool) {
+// allocOf is the memory kind and the agent the application allocated
+// buffer with.
+func (x *index) allocOf(buffer string) (trace.MemKind, uint64, bool) {
 	for _, i := range x.byType[trace.AppAlloc] {
 		if x.ev[i].Buffer == buffer {
-			return x.ev[i].MemKind, true
+			return x.ev[i].MemKind, x.ev[i].Agent, true
 		}
 	}
-	return "", false
+	return "", 0, false
 }
 
 // MEM-6: from the snapshot to CONFIG EXIT no other dispatch's kernel runs
