@@ -38,6 +38,10 @@ type index struct {
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 
+	// loopFamily is set while a family that reads loops through their
+	// PASS callbacks runs (eachDispatch skips loops it cannot see).
+	loopFamily bool
+
 	allocs *[]allocation // built on first use
 }
 
@@ -54,6 +58,10 @@ type dispatchView struct {
 	label  string
 	thread uint64 // thread of CONFIG ENTER, else of the reservation
 	agent  uint64
+	// passesUnseen: at its CONFIG ENTER no started context subscribed to
+	// PASS, so no callback shows its passes (the tool subscribed to CONFIG
+	// alone); the families that read loops through PASS callbacks leave it.
+	passesUnseen bool
 
 	configEnter, configExit []int
 	passEnter, passExit     []int
@@ -159,6 +167,9 @@ func newIndex(t trace.Trace) *index {
 		x.file(i, e)
 	}
 	x.joinApps()
+	for _, d := range x.dispatches {
+		d.passesUnseen = len(d.configEnter) > 0 && x.passesUnseen(d.configEnter[0])
+	}
 	return x
 }
 
