@@ -108,16 +108,16 @@ func (s *snapshot) Restore() (uint64, error) {
 		// Nothing was dirty, so nothing needed a copy; the failure still
 		// strikes in one, the first live region's first page, so that the
 		// runtime sees the restore begin (the trace's evidence that the
-		// process died there, MEM-5).
+		// process died there, MEM-5). A restore with no live region makes
+		// no copy at all, and has nothing to fail in.
 		for _, reg := range s.regions {
 			if al := reg.live; !al.freed && len(reg.saved) > 0 {
 				hi := min(pageSize, len(reg.saved))
 				restored += uint64(copy(al.data[:hi], reg.saved[:hi]))
 				written = appendRange(written, al.meta.Handle, uint64(hi))
-				break
+				return restored, fmt.Errorf("%w: restore failed in its first copy", ErrInjected)
 			}
 		}
-		return restored, fmt.Errorf("%w: restore failed in its first copy", ErrInjected)
 	}
 	s.mark = m.version
 	return restored, nil

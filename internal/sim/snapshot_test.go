@@ -243,3 +243,21 @@ func TestRestoreFailureWithNothingDirtyStillWrites(t *testing.T) {
 	}
 }
 
+
+// A restore with no live region makes no copy, so the planted failure has
+// nothing to strike in: it succeeds, and the run goes on (found by
+// internal/specgen: an agent with no buffer failed its empty restore
+// without a trace of it).
+func TestEmptyRestoreCannotFail(t *testing.T) {
+	rt, rec := newTestRuntime(t, Config{FailRestoreAt: 1}, "MI300")
+	snap, err := rt.Snapshot(0, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := snap.Restore(); err != nil || n != 0 {
+		t.Errorf("restore of nothing: %d bytes, err %v; want 0 and no error", n, err)
+	}
+	if ws := eventsOf(rec, trace.MemWrite); len(ws) != 0 {
+		t.Errorf("restore of nothing recorded writes: %+v", ws)
+	}
+}
