@@ -80,7 +80,9 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 		switch {
 		// An indefinite loop that stops on non-zero is CONT-3's finding; a
 		// fixed loop at its bound is CONT-2's.
-		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
+		// A restore that failed part-way ended the process before the
+		// pass continue asked for (MEM-5, decision 13).
+		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.aborted(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned %d after pass %d, yet no further pass ran", *e.Result, p), c))
 		case *e.Result == 0 && next:
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, yet another pass ran", p), c, passEvents[k]))
@@ -135,7 +137,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 				break
 			}
 		}
-		if c, asked := consulted[last]; asked && len(d.neverEnded) == 0 {
+		if c, asked := consulted[last]; asked && len(d.neverEnded) == 0 && !x.aborted(d) {
 			if res := x.ev[c].Result; res != nil && *res != 0 {
 				vs = append(vs, x.violation("CONT-3", d.id, fmt.Sprintf("indefinite loop ended after pass %d although replay_continue returned %d", last, *res), c))
 			}

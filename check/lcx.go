@@ -334,8 +334,13 @@ func (x *index) checkNoGlobalToggles() []Violation {
 		}
 		from := d.configEnter[0]
 		until := len(x.ev)
-		if len(d.configExit) > 0 {
+		switch {
+		case len(d.configExit) > 0:
 			until = d.configExit[0]
+		case len(d.neverEnded) > 0:
+			// The pass budget ended the loop (decision 6): no CONFIG
+			// EXIT comes, and the window is closed.
+			until = d.neverEnded[0]
 		}
 		list := byThread[d.thread]
 		if j := sort.SearchInts(list, from); j < len(list) && list[j] < until {
