@@ -31,6 +31,7 @@ func validTraces() map[string]trace.Trace {
 		"concurrent":              concurrent(false),
 		"application race":        applicationRace(),
 		"subscribed to CONFIG":    configOnly(),
+		"two sampling contexts":   twoSamplers(),
 		"empty":                   new(builder).trace(),
 	}
 }
@@ -126,6 +127,25 @@ func configOnly() trace.Trace {
 	// Without PASS ENTER the tool publishes no pass for its records.
 	t = edit(t, typ(trace.Record), func(e *trace.Event) { e.Pass = nil })
 	return renumber(drop(t, passOnly))
+}
+
+// twoSamplers: two counter contexts, each sampling its own one set on
+// every pass of a fixed loop (SQ_WAVES in context 10, TCC_HIT in 11). No
+// context splits groups, so nothing wrapped (AGT-1); the sets differing
+// between contexts is no split either (found by internal/specgen).
+func twoSamplers() trace.Trace {
+	t := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.CounterCollection}}).trace()
+	t = edit(t, typ(trace.Record), func(e *trace.Event) { e.Counters = []trace.Counter{{Name: "SQ_WAVES", Value: 4}} })
+	var out []trace.Event
+	for _, e := range t.Events {
+		out = append(out, e)
+		if e.Type == trace.Record {
+			e.Context, e.Counters = 11, []trace.Counter{{Name: "TCC_HIT", Value: 2}}
+			out = append(out, e)
+		}
+	}
+	t.Events = out
+	return renumber(t)
 }
 
 func TestValidTracesPass(t *testing.T) {
