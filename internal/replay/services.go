@@ -39,7 +39,12 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 			sub.uses = append(sub.uses, serviceUse{svc: KernelTrace, ctx: id, record: c.kernelTrace})
 		}
 		if d := c.deviceCounting; d != nil && d.covers(info.AgentID) && ts.participates(DeviceCounting, id, s.opts.Faults) {
-			sub.uses = append(sub.uses, serviceUse{DeviceCounting, id, d.counters, d.record})
+			// Configured for every agent, it counts on each what that
+			// agent has (decision 17.7), as the tool drops the dispatch
+			// counters an agent lacks (AGT-1).
+			if names, _ := hsa.CollectableCounters(s.agents[info.AgentID], d.counters); len(names) > 0 {
+				sub.uses = append(sub.uses, serviceUse{DeviceCounting, id, names, d.record})
+			}
 		}
 		if d := c.pcSampling; d != nil && d.covers(info.AgentID) && ts.participates(PCSampling, id, s.opts.Faults) {
 			sub.uses = append(sub.uses, serviceUse{svc: PCSampling, ctx: id, record: d.record})
@@ -71,9 +76,13 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 	}
 	sub.profile = &hsa.Profile{}
 	for _, u := range sub.uses {
+		list := &sub.profile.Counters
+		if u.svc == DeviceCounting {
+			list = &sub.profile.Device // the agent's own session, not the dispatch's registers
+		}
 		for _, n := range u.counters {
-			if !contains(sub.profile.Counters, n) {
-				sub.profile.Counters = append(sub.profile.Counters, n)
+			if !contains(*list, n) {
+				*list = append(*list, n)
 			}
 		}
 	}

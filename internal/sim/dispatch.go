@@ -59,6 +59,9 @@ func (r *Runtime) checkPacket(agent *agentState, p *hsa.Packet) error {
 		return fmt.Errorf("workgroup of %d work items exceeds %d", wg, maxWorkgroup)
 	}
 	if p.Profile != nil {
+		if _, missing := hsa.CollectableCounters(agent.info, p.Profile.Device); len(missing) > 0 {
+			return fmt.Errorf("agent %d (%s) has no device counter %v", agent.info.ID, agent.info.Name, missing)
+		}
 		return checkCounters(agent.info, p.Profile.Counters)
 	}
 	return nil
@@ -148,7 +151,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 
 	if p.Profile != nil {
 		p.Profile.Start, p.Profile.End = start, end
-		p.Profile.Values = counterValues(p.Profile.Counters, shape)
+		p.Profile.Values = counterValues(append(slices.Clone(p.Profile.Counters), p.Profile.Device...), shape)
 	}
 	if rec != nil {
 		e := trace.Event{Type: trace.Kernel, Time: end, Thread: uint64(thread), Agent: uint64(q.agent.info.ID),
