@@ -553,17 +553,19 @@ func (g *gen) surePasses(j int) uint64 {
 	for _, m := range s.Tool.Misuse {
 		touched[m.Context] = true
 	}
-	replayed := false
+	// A context that surely activates replay (CONFIG), and one that
+	// surely shows its passes to the tool (PASS): the tool sees a pass
+	// only through its PASS callbacks.
+	replayed, seen := false, false
 	for _, c := range s.Contexts {
 		kr := c.Services.KernelReplay
 		if kr == nil || !c.Started() || c.StopAfter != "" || touched[c.Name] {
 			continue
 		}
-		if len(kr.Operations) == 0 || slices.Contains(kr.Operations, "CONFIG") {
-			replayed = true
-		}
+		replayed = replayed || len(kr.Operations) == 0 || slices.Contains(kr.Operations, "CONFIG")
+		seen = seen || len(kr.Operations) == 0 || slices.Contains(kr.Operations, "PASS")
 	}
-	if !replayed {
+	if !replayed || !seen {
 		return 0
 	}
 	p := s.Tool.Plan
