@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/replayspec/replayspec/internal/hsa"
 	"github.com/replayspec/replayspec/trace"
 )
@@ -26,13 +29,24 @@ type submission struct {
 func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info DispatchInfo, corr CorrelationID) submission {
 	var sub submission
 	var counters, pcs, spm, att bool
+	var collecting []string // the dispatch counters of this pass so far
 	for i := range act.contexts {
 		c := &act.contexts[i]
 		id := c.id
 		if c.counters != nil && ts.participates(CounterCollection, id, s.opts.Faults) {
 			if names := c.counters.selectCounters(thread, info, corr); len(names) > 0 {
-				sub.uses = append(sub.uses, serviceUse{CounterCollection, id, names, c.counters.record})
-				counters = true
+				// Two contexts' dispatch counters that need two passes
+				// together cannot share this one: the later context is
+				// left out of it, as SVC-3 leaves the second service out
+				// (decision 17.9).
+				merged := append(slices.Clone(collecting), names...)
+				if g, err := hsa.CounterGroups(s.agents[info.AgentID], merged); err == nil && len(g) > 1 {
+					s.warn(trace.WarnServiceConflict, info.DispatchID, fmt.Sprintf("counter_collection of context %d needs another pass beside the counters already collected: left out", id))
+				} else {
+					collecting = merged
+					sub.uses = append(sub.uses, serviceUse{CounterCollection, id, names, c.counters.record})
+					counters = true
+				}
 			}
 		}
 		if c.kernelTrace != nil && ts.participates(KernelTrace, id, s.opts.Faults) {
