@@ -632,9 +632,11 @@ func Requires(s spec.Spec) []string {
 		if len(p.Local) > 0 || len(p.Collect) > 0 {
 			used["local-contexts"] = true
 		}
-		if len(p.Actions) > 0 {
-			used[spec.CapToolActions] = true
-		}
+	}
+	// The loader asks for tool-actions wherever an action is written,
+	// the tool's plan included whether or not a dispatch runs under it.
+	for _, p := range append(plans, s.Tool.Plan) {
+		used[spec.CapToolActions] = used[spec.CapToolActions] || len(p.Actions) > 0
 	}
 	if len(s.Tool.Misuse) > 0 {
 		used["local-contexts"] = true
