@@ -46,6 +46,10 @@ type SDK struct {
 	tracker        tracker
 	warnings       onceWarnings
 	agentLocks     agentLocks
+	// loops counts the replay loops holding an agent right now: while one
+	// runs, even a write made with nothing started waits for its agent
+	// (MEM-6).
+	loops atomic.Int64
 	threads        sync.Map // hsa.ThreadID -> *threadState
 }
 
