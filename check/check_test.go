@@ -32,6 +32,7 @@ func validTraces() map[string]trace.Trace {
 		"application race":        applicationRace(),
 		"subscribed to CONFIG":    configOnly(),
 		"two sampling contexts":   twoSamplers(),
+		"CONFIG alone, aborted":   configOnlyAborted(),
 		"empty":                   new(builder).trace(),
 	}
 }
@@ -127,6 +128,28 @@ func configOnly() trace.Trace {
 	// Without PASS ENTER the tool publishes no pass for its records.
 	t = edit(t, typ(trace.Record), func(e *trace.Event) { e.Pass = nil })
 	return renumber(drop(t, passOnly))
+}
+
+// configOnlyAborted: a loop no PASS callback shows, whose first restore
+// fails part-way: after its first kernel the runtime wrote memory, the SDK
+// claims no restore, and the process ends there. No completion is owed
+// (MEM-5, decision 13), whatever shows the loop (found by
+// internal/specgen).
+func configOnlyAborted() trace.Trace {
+	t := configOnly()
+	var out []trace.Event
+	kernels := 0
+	for _, e := range t.Events {
+		if e.Type == trace.Kernel {
+			kernels++
+		}
+		out = append(out, e)
+		if kernels == 1 && e.Type == trace.MemWrite {
+			break
+		}
+	}
+	t.Events = out
+	return renumber(t)
 }
 
 // twoSamplers: two counter contexts, each sampling its own one set on

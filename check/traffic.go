@@ -64,7 +64,18 @@ func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
 // passes) is not owed then: the process ended.
 func (x *index) aborted(d *dispatchView) bool {
 	if !x.header.Reports(trace.SourceRuntime) || !x.header.Reports(trace.SourceSDK) ||
-		len(d.passExit) == 0 || len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+		len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+		return false
+	}
+	if d.passesUnseen && len(d.passExit) == 0 && len(d.snapshots) > 0 && len(d.kernels) > 0 {
+		// No PASS callback shows the loop (decision 17.4): its passes
+		// are its kernels, and the restore after the last one began.
+		n := len(d.kernels)
+		tail := x.trafficOf(d, trace.MemWrite, d.kernels[n-1], len(x.ev))
+		_, claimed := x.restoresByPass(d)[uint64(n)]
+		return len(tail) > 0 && !claimed
+	}
+	if len(d.passExit) == 0 {
 		return false
 	}
 	n := len(d.passEnter)
