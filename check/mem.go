@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -138,11 +139,14 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 	return vs
 }
 
-// MEM-2: every pass starts from the same memory.
+// MEM-2: every pass starts from the same memory. A pass in whose PASS
+// ENTER the tool ran a dispatch of its own (decision 11) is left out: the
+// tool's kernel may have written the saved memory after the restore, and
+// the trace does not say what it wrote.
 func (x *index) checkSameInput(d *dispatchView) []Violation {
 	first := -1
 	for _, k := range d.kernels {
-		if x.ev[k].MemIn == "" {
+		if x.ev[k].MemIn == "" || x.toolWroteBefore(d, k) {
 			continue
 		}
 		if first < 0 {
@@ -193,10 +197,30 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	if out := x.ev[lastK].MemOut; out != "" && out != got {
 		return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, the last run left %s", got, a.label, out), lastK, at)}
 	}
-	if out := x.ev[firstK].MemOut; out != "" && out != got {
+	if out := x.ev[firstK].MemOut; out != "" && out != got && !x.toolWroteBefore(d, firstK) {
 		return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, one run (the first pass) gives %s", got, a.label, out), firstK, at)}
 	}
 	return nil
+}
+
+// toolWroteBefore reports whether a dispatch the tool wrote from a callback
+// ran a kernel between dispatch d's previous kernel (or its snapshot) and
+// its kernel k: between the memory the SDK made ready for the pass and the
+// pass (found by internal/specgen).
+func (x *index) toolWroteBefore(d *dispatchView, k int) bool {
+	from := -1
+	for _, j := range append(slices.Clone(d.snapshots), d.kernels...) {
+		if j < k && j > from {
+			from = j
+		}
+	}
+	ks := x.byType[trace.Kernel]
+	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < k; j++ {
+		if x.byTool[ks[j]] {
+			return true
+		}
+	}
+	return false
 }
 
 // otherKernelBetween reports whether a kernel of another dispatch than id

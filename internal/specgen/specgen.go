@@ -553,19 +553,18 @@ func (g *gen) surePasses(j int) uint64 {
 	for _, m := range s.Tool.Misuse {
 		touched[m.Context] = true
 	}
-	// A context that surely activates replay (CONFIG), and one that
-	// surely shows its passes to the tool (PASS): the tool sees a pass
-	// only through its PASS callbacks.
-	replayed, seen := false, false
-	for _, c := range s.Contexts {
-		kr := c.Services.KernelReplay
-		if kr == nil || !c.Started() || c.StopAfter != "" || touched[c.Name] {
-			continue
-		}
-		replayed = replayed || len(kr.Operations) == 0 || slices.Contains(kr.Operations, "CONFIG")
-		seen = seen || len(kr.Operations) == 0 || slices.Contains(kr.Operations, "PASS")
+	// Only the first context that configures kernel_replay gets it (a
+	// second configuration is refused, ACT-5): it must surely activate
+	// replay (CONFIG) and show the passes to the tool (PASS), since the
+	// tool sees a pass only through its PASS callbacks.
+	i := slices.IndexFunc(s.Contexts, func(c spec.Context) bool { return c.Services.KernelReplay != nil })
+	if i < 0 {
+		return 0
 	}
-	if !replayed || !seen {
+	rc := s.Contexts[i]
+	ops := rc.Services.KernelReplay.Operations
+	if !rc.Started() || rc.StopAfter != "" || touched[rc.Name] ||
+		!(len(ops) == 0 || slices.Contains(ops, "CONFIG") && slices.Contains(ops, "PASS")) {
 		return 0
 	}
 	p := s.Tool.Plan
