@@ -149,6 +149,12 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 	if x.serviceConflictWarned() {
 		return vs
 	}
+	lastGot := map[cs]uint64{}
+	for _, pv := range passes {
+		for k := range pv.got {
+			lastGot[k] = max(lastGot[k], pv.pass)
+		}
+	}
 	for _, pv := range passes {
 		if len(producing) > 0 && len(passes) > 1 {
 			x.examined("LCX-3")
@@ -157,8 +163,10 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			// A counter context the loop never toggled may rightly have
 			// nothing to collect in a pass (pass i collects group i, and
 			// there may be fewer groups than passes); one started again
-			// after a local stop must collect.
-			if k.service == trace.CounterCollection && !pv.masks[k.context].everStopped {
+			// after a local stop must collect, up to the last pass in
+			// which it collected: past that its groups may have run out
+			// (found by internal/specgen).
+			if k.service == trace.CounterCollection && (!pv.masks[k.context].everStopped || pv.pass > lastGot[k]) {
 				continue
 			}
 			if !pv.masks[k.context].off() && !pv.got[k] {
