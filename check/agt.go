@@ -38,10 +38,11 @@ func (x *index) checkToolSplit(d *dispatchView) []Violation {
 	}
 	got := map[uint64][]string{}
 	first := map[uint64]int{}
+	of := x.ev[pc].Context // the context whose counters were split; 0: not said
 	for _, i := range d.records {
 		e := x.ev[i]
 		p, ok := x.recordPass(i)
-		if e.Service != trace.CounterCollection || !ok {
+		if e.Service != trace.CounterCollection || !ok || (of != 0 && e.Context != of) {
 			continue
 		}
 		if _, seen := first[p]; !seen {
