@@ -56,7 +56,7 @@ var (
 	paramName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// paramValue is what a naming value may be: it becomes part of the
 	// spec name and must read back unambiguously (no '/', ',', '=').
-	paramValue  = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
+	paramValue = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
 	// placeholder is $NAME or ${NAME} (for a name followed by a letter);
 	// $$ is a $.
 	placeholder = regexp.MustCompile(`\$\$|\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
@@ -78,8 +78,8 @@ type entry struct {
 // combo is one case being built: the axis values that name it and every
 // value it may substitute.
 type combo struct {
-	naming []Param
-	vars   map[string]*yaml.Node
+	naming      []Param
+	vars        map[string]*yaml.Node
 	fromProduct bool
 }
 

@@ -97,7 +97,7 @@ func (t *tool) passCount(th hsa.ThreadID, pl spec.Plan) replay.PassCountFunc {
 		n, fixed := pl.Passes.Number()
 		var split [][]string
 		var of replay.ContextID // the context whose counters were split
-		if !fixed { // "groups": one pass per counter group on this agent (AGT-1)
+		if !fixed {             // "groups": one pass per counter group on this agent (AGT-1)
 			n = 1
 			if len(t.counterCx) > 0 {
 				split = t.groups(info.AgentID, t.counterList(t.counterCx[0]))

@@ -243,7 +243,6 @@ func TestRestoreFailureWithNothingDirtyStillWrites(t *testing.T) {
 	}
 }
 
-
 // A restore with no live region makes no copy, so the planted failure has
 // nothing to strike in: it succeeds, and the run goes on (found by
 // internal/specgen: an agent with no buffer failed its empty restore
