@@ -198,8 +198,11 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 		return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, the last run left %s", got, a.label, out), lastK, at)}
 	}
 	// One run's output is the first pass's, unless the tool wrote the
-	// memory before the first or the last pass (decision 17.11).
-	if out := x.ev[firstK].MemOut; out != "" && out != got && !x.toolWroteBefore(d, firstK) && !x.toolWroteBefore(d, lastK) {
+	// memory before the first or the last pass (decision 17.11), or
+	// another dispatch's kernel ran meanwhile (on another agent, MEM-6):
+	// it may have changed an input the SDK does not save (decision 17.1).
+	if out := x.ev[firstK].MemOut; out != "" && out != got && !x.toolWroteBefore(d, firstK) && !x.toolWroteBefore(d, lastK) &&
+		!x.otherKernelBetween(d.id, firstK, lastK) {
 		return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, one run (the first pass) gives %s", got, a.label, out), firstK, at)}
 	}
 	return nil
