@@ -14,6 +14,8 @@ func checkACT(x *index) []Violation {
 		vs = append(vs, x.checkReplayNeedsConfig(d)...)
 	})
 	vs = append(vs, x.checkActivatingContext()...)
+	vs = append(vs, x.checkActivationPerDispatch()...)
+	vs = append(vs, x.checkNoReplayNoWork()...)
 	for _, code := range []trace.WarningCode{trace.WarnMultiPacketSubmission, trace.WarnGraphLaunch} {
 		vs = append(vs, x.checkWarnedNotReplayed("ACT-6", code)...)
 		vs = append(vs, x.checkWarnedOnlyWhenActive(code)...)
@@ -53,6 +55,9 @@ func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 // ACT-1: PASS, continue, snapshot and restore only follow a
 // CONFIG ENTER of the same dispatch.
 func (x *index) checkReplayNeedsConfig(d *dispatchView) []Violation {
+	if len(d.configEnter)+len(d.passEnter) > 0 {
+		x.examined("ACT-1")
+	}
 	firstConfig := len(x.ev)
 	if len(d.configEnter) > 0 {
 		firstConfig = d.configEnter[0]
@@ -88,6 +93,7 @@ func (x *index) checkActivatingContext() []Violation {
 		if e.Op != trace.OpConfig || e.Phase != trace.PhaseEnter {
 			continue
 		}
+		x.examined("ACT-1")
 		why := "no configuration of KERNEL_REPLAY covering CONFIG succeeded before it"
 		ok := false
 		for _, c := range configs {
@@ -119,6 +125,7 @@ func (x *index) checkWarnedNotReplayed(rule string, code trace.WarningCode) []Vi
 			continue
 		}
 		if d := x.dispatches[e.Dispatch]; d != nil && e.Dispatch != 0 {
+			x.examined(rule)
 			if d.replayed() || len(d.snapshots) > 0 {
 				at := append([]int{i}, d.passEnter...)
 				at = append(at, d.snapshots...)
@@ -141,4 +148,116 @@ func (x *index) checkWarnedOnce(rule string, code trace.WarningCode) []Violation
 		return []Violation{x.violation(rule, 0, fmt.Sprintf("warning %s was printed %d times; it is printed once per process", code, len(seen)), seen...)}
 	}
 	return nil
+}
+
+// activeSubscription says whether, at position pos, a started context's
+// successful KERNEL_REPLAY subscription covers CONFIG, and whether one of
+// them subscribed to every operation; known is false when the trace does
+// not show the configuration (nothing can be said).
+func (x *index) activeSubscription(pos int) (active, allOps, known bool) {
+	configs := x.replayConfigs()
+	if len(configs) == 0 {
+		// With the tool's calls in the trace, no configuration means
+		// nothing can be active; without them nothing can be said.
+		return false, false, x.has(trace.API)
+	}
+	for _, c := range configs {
+		e := x.ev[c]
+		if c > pos || !e.Status.Is(trace.StatusSuccess) || !coversConfig(e) {
+			continue
+		}
+		on, knownOn := x.contextActive(e.Context, pos)
+		if !knownOn {
+			return false, false, false
+		}
+		if on {
+			active = true
+			allOps = allOps || len(e.Operations) == 0
+		}
+	}
+	return active, allOps, true
+}
+
+// ACT-2, ACT-3, ACT-6, judged per application dispatch: a single kernel
+// packet under an active all-operations subscription gets CONFIG (ACT-2);
+// without an active CONFIG-covering subscription it gets nothing of replay
+// and runs once (ACT-3); a multi-packet or graph submission is never
+// replayed (ACT-6).
+func (x *index) checkActivationPerDispatch() []Violation {
+	var vs []Violation
+	for _, a := range x.apps {
+		app := x.ev[a.at]
+		d := x.dispatches[a.dispatch]
+		if d == nil {
+			d = &dispatchView{id: a.dispatch}
+		}
+		if app.Packets > 1 || app.Graph {
+			x.examined("ACT-6")
+			if d.replayed() {
+				vs = append(vs, x.violation("ACT-6", d.id, fmt.Sprintf("%s was submitted as %d packets (graph launch: %v), yet it was replayed (%d passes)", a.label, app.Packets, app.Graph, len(d.passEnter)), append([]int{a.at}, d.passEnter...)...))
+			}
+			continue
+		}
+		active, allOps, known := x.activeSubscription(a.at)
+		switch {
+		case !known:
+		case !active:
+			// ACT-1: not a candidate. ACT-3 when replay was configured but
+			// is not active (never started, stopped, PASS only); API-1 and
+			// PC-8 when nothing configured it: nothing else can.
+			rules := []string{"ACT-1", "ACT-3"}
+			if len(x.replayConfigs()) == 0 {
+				rules = []string{"ACT-1", "API-1", "PC-8"}
+			}
+			for _, r := range rules {
+				x.examined(r)
+			}
+			var why string
+			var at []int
+			if replayed := concat(d.configEnter, d.passEnter); len(replayed) > 0 {
+				why, at = fmt.Sprintf("%s ran while no started context's subscription covered CONFIG, yet it got %s", a.label, kindText(x.ev[replayed[0]])), []int{a.at, replayed[0]}
+			} else if x.has(trace.Kernel) && len(d.kernels) > 1 {
+				why, at = fmt.Sprintf("%s ran while nothing activated replay, yet its kernel ran %d times", a.label, len(d.kernels)), append([]int{a.at}, d.kernels...)
+			}
+			if why != "" {
+				for _, r := range rules {
+					vs = append(vs, x.violation(r, d.id, why, at...))
+				}
+			}
+		case allOps && a.dispatch != 0:
+			x.examined("ACT-2")
+			if len(d.configEnter) == 0 {
+				vs = append(vs, x.violation("ACT-2", d.id, fmt.Sprintf("a started context subscribes to every KERNEL_REPLAY operation, yet %s got no CONFIG callback", a.label), a.at))
+			}
+		}
+	}
+	return vs
+}
+
+// ACT-4: a run that never configures replay pays nothing for it: no
+// snapshot, said or seen, around any dispatch.
+func (x *index) checkNoReplayNoWork() []Violation {
+	if len(x.replayConfigs()) > 0 || !x.has(trace.API) || len(x.apps) == 0 {
+		return nil
+	}
+	var vs []Violation
+	for _, a := range x.apps {
+		x.examined("ACT-4")
+		d := x.dispatches[a.dispatch]
+		if d == nil {
+			continue
+		}
+		until := a.end
+		if len(d.kernels) > 0 {
+			until = d.kernels[0]
+		}
+		work := concat(d.snapshots, d.restores)
+		if x.header.Reports(trace.SourceRuntime) {
+			work = append(work, x.trafficOf(&dispatchView{thread: a.thread}, trace.MemRead, a.at, until)...)
+		}
+		if len(work) > 0 {
+			vs = append(vs, x.violation("ACT-4", d.id, fmt.Sprintf("replay was never configured, yet memory was saved or restored around %s", a.label), append([]int{a.at}, work...)...))
+		}
+	}
+	return vs
 }

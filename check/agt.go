@@ -24,9 +24,11 @@ func checkAGT(x *index) []Violation {
 // collects one and the same set on every pass (sampling until a value
 // converges) is not splitting groups.
 func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
-	if n, ok := x.passCount(d); !ok || n < 2 || x.sameSetEveryPass(d) {
+	n, ok := x.passCount(d)
+	if !ok || n < 2 || x.sameSetEveryPass(d) {
 		return nil
 	}
+	x.examined("AGT-1")
 	type cc struct {
 		context uint64
 		counter string
@@ -39,6 +41,26 @@ func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
 		}
 	}
 	sort.Ints(recs)
+	// No skip: a pass that collected nothing while a later pass did
+	// left its group out (unless the tool stopped a context locally).
+	collected := map[uint64]int{}
+	for _, i := range recs {
+		if p, ok := x.recordPass(i); ok {
+			if _, seen := collected[p]; !seen {
+				collected[p] = i
+			}
+		}
+	}
+	for p := uint64(0); p+1 < uint64(len(d.passEnter)) && len(d.locals) == 0; p++ {
+		if _, got := collected[p]; got {
+			continue
+		}
+		for q := p + 1; q < uint64(len(d.passEnter)); q++ {
+			if later, got := collected[q]; got {
+				return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("pass %d of dispatch %d collected no counters but pass %d did: a group was skipped", p, d.id, q), d.passEnter[p], later)}
+			}
+		}
+	}
 	for _, i := range recs {
 		e := x.ev[i]
 		p, ok := x.recordPass(i)

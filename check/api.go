@@ -24,7 +24,11 @@ func checkAPI(x *index) []Violation {
 	var vs []Violation
 	for _, i := range x.byType[trace.Callback] {
 		vs = append(vs, x.checkCallbackShape(i)...)
+		vs = append(vs, x.checkPayloadSize(i)...)
 	}
+	vs = append(vs, x.checkDispatchInfo()...)
+	vs = append(vs, x.checkReplayIsCallbackTracing()...)
+	vs = append(vs, x.checkReplayBesideCounting()...)
 	for _, i := range x.byType[trace.API] {
 		e := x.ev[i]
 		if e.Call == trace.CallOperationName || e.Call == trace.CallOperationID {
@@ -39,9 +43,11 @@ func checkAPI(x *index) []Violation {
 func (x *index) checkCallbackShape(i int) []Violation {
 	e := x.ev[i]
 	var vs []Violation
+	x.examined("API-2")
+	x.examined("API-3")
 	switch e.Op {
 	case trace.OpConfig, trace.OpPass:
-	case "SNAPSHOT", "RESTORE", "LAST":
+	case "SNAPSHOT", "RESTORE", trace.OpLast, trace.OpNone:
 		// API-3: these are not operations of the domain.
 		vs = append(vs, x.violation("API-3", e.Dispatch, fmt.Sprintf("a callback for operation %s was delivered", e.Op), i))
 	default:
@@ -52,6 +58,7 @@ func (x *index) checkCallbackShape(i int) []Violation {
 	}
 	switch e.Op {
 	case trace.OpConfig:
+		x.examined("API-6")
 		// API-6: pass fields are zero during CONFIG.
 		if p, ok := e.PassOf(); ok && p != 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s carries current_pass %d", e.Phase, p), i))
@@ -68,6 +75,8 @@ func (x *index) checkCallbackShape(i int) []Violation {
 		if !x.payloads {
 			break
 		}
+		x.examined("API-6")
+		x.examined("LCX-1")
 		if set := intersect(e.Payload, passForbidden); len(set) > 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("PASS %s payload has the tool callback %s set", e.Phase, strings.Join(set, ", ")), i))
 		}
@@ -98,6 +107,15 @@ func (x *index) checkOperationQuery(i int) (Violation, bool) {
 	e := x.ev[i]
 	var asked string
 	known := false
+	defer func() {
+		if asked != "" {
+			if known {
+				x.examined("API-4")
+			} else {
+				x.examined("API-3")
+			}
+		}
+	}()
 	switch e.Call {
 	case trace.CallOperationName:
 		if e.OpID == nil || *e.OpID == 0 {
@@ -159,9 +177,108 @@ func (x *index) checkConfigureOnce() []Violation {
 			}
 			continue
 		}
-		if !e.Status.Is("ERROR_SERVICE_ALREADY_CONFIGURED") {
+		x.examined("ACT-5")
+		if !e.Status.Is(trace.StatusServiceAlreadyConfigured) {
 			vs = append(vs, x.violation("ACT-5", 0, fmt.Sprintf("a second configuration of KERNEL_REPLAY (context %d) returned %s", e.Context, e.Status), first, i))
 		}
 	}
 	return vs
+}
+
+// API-5 (clarified 2026-11-30): size is the size of the whole payload, so
+// it reaches the end of every member of the layout; a size that stops short
+// of a member the payload carries makes the member look absent to a tool.
+func (x *index) checkPayloadSize(i int) []Violation {
+	e := x.ev[i]
+	if e.PayloadSize == nil {
+		return nil
+	}
+	x.examined("API-5")
+	size := *e.PayloadSize
+	for _, m := range e.Payload {
+		if end, ok := trace.MemberEnd(m); ok && end > size {
+			return []Violation{x.violation("API-5", e.Dispatch, fmt.Sprintf("%s %s payload size is %d, yet it carries %s, which ends at offset %d: a tool comparing offsets with size would think it absent", e.Op, e.Phase, size, m, end), i)}
+		}
+	}
+	if size < trace.PayloadSize {
+		return []Violation{x.violation("API-5", e.Dispatch, fmt.Sprintf("%s %s payload size is %d; the whole payload is %d bytes (%s ends there)", e.Op, e.Phase, size, trace.PayloadSize, trace.MemberReplayStopContext), i)}
+	}
+	return nil
+}
+
+// API-5: dispatch_info is always filled in by the SDK: in every callback
+// of a dispatch it carries its own size and the grid and workgroup the
+// application launched.
+func (x *index) checkDispatchInfo() []Violation {
+	var vs []Violation
+	x.eachDispatch(func(d *dispatchView) {
+		a := x.appOf(d)
+		for _, i := range concat(d.configEnter, d.configExit, d.passEnter, d.passExit) {
+			e := x.ev[i]
+			if e.Info == nil {
+				continue
+			}
+			x.examined("API-5")
+			in := e.Info
+			switch {
+			case in.Size == 0:
+				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info has size 0, as if the SDK had not filled it in", e.Op, e.Phase), i))
+			case a != nil && x.ev[a.at].Grid != nil && *x.ev[a.at].Grid != in.Grid:
+				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info's grid is %v, the application launched %v", e.Op, e.Phase, in.Grid, *x.ev[a.at].Grid), a.at, i))
+			case a != nil && x.ev[a.at].Workgroup != nil && *x.ev[a.at].Workgroup != in.Workgroup:
+				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info's workgroup is %v, the application launched %v", e.Op, e.Phase, in.Workgroup, *x.ev[a.at].Workgroup), a.at, i))
+			default:
+				continue
+			}
+			return // one finding per dispatch is enough to see it
+		}
+	})
+	return vs
+}
+
+// API-1: replay is an ordinary callback tracing domain: a dispatch is
+// replayed only after KERNEL_REPLAY was configured with the ordinary
+// configure call, and the tool never needed a dedicated replay call.
+func (x *index) checkReplayIsCallbackTracing() []Violation {
+	var vs []Violation
+	configured := -1
+	for _, i := range x.replayConfigs() {
+		if x.ev[i].Status.Is(trace.StatusSuccess) {
+			configured = i
+			break
+		}
+	}
+	x.eachDispatch(func(d *dispatchView) {
+		if len(d.configEnter) == 0 || !x.has(trace.API) {
+			return
+		}
+		x.examined("API-1")
+		if configured < 0 || configured > d.configEnter[0] {
+			vs = append(vs, x.violation("API-1", d.id, fmt.Sprintf("dispatch %d got KERNEL_REPLAY callbacks, but no configure_callback_tracing of KERNEL_REPLAY had succeeded before", d.id), d.configEnter[0]))
+		}
+	})
+	return vs
+}
+
+// API-7: replay is not exclusive with dispatch counter collection: a run
+// may configure both, and both configurations succeed.
+func (x *index) checkReplayBesideCounting() []Violation {
+	replay, counting := -1, -1
+	for _, i := range x.byType[trace.API] {
+		e := x.ev[i]
+		switch {
+		case e.Call == trace.CallConfigureCallback && e.Domain == trace.DomainKernelReplay && replay < 0:
+			replay = i
+		case e.Call == trace.CallConfigureCounters && counting < 0:
+			counting = i
+		}
+	}
+	if replay < 0 || counting < 0 || !x.ev[replay].Status.Is(trace.StatusSuccess) {
+		return nil
+	}
+	x.examined("API-7")
+	if e := x.ev[counting]; !e.Status.Is(trace.StatusSuccess) {
+		return []Violation{x.violation("API-7", 0, fmt.Sprintf("dispatch counter collection could not be configured beside kernel replay: it returned %s", e.Status), replay, counting)}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -25,6 +26,7 @@ func (x *index) checkConfigBrackets(d *dispatchView) []Violation {
 	if len(d.configEnter) == 0 && len(d.configExit) == 0 {
 		return nil // no candidate; ACT-1 judges stray PASS callbacks
 	}
+	x.examined("CB-1")
 	var vs []Violation
 	if len(d.configEnter) != 1 {
 		vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d has %d CONFIG ENTER callbacks", d.id, len(d.configEnter)), concat(d.configEnter, d.configExit)...))
@@ -63,6 +65,9 @@ func (x *index) checkConfigBrackets(d *dispatchView) []Violation {
 // CB-2: each pass is an ENTER followed by its EXIT, never overlapping the
 // next. A pass left without its EXIT breaks CONT-4 as well.
 func (x *index) checkPassBrackets(d *dispatchView) []Violation {
+	if len(d.passEnter)+len(d.passExit) > 0 {
+		x.examined("CB-2")
+	}
 	var vs []Violation
 	open := -1
 	for _, i := range mergeSorted(d.passEnter, d.passExit) {
@@ -92,9 +97,24 @@ func (x *index) checkPassBrackets(d *dispatchView) []Violation {
 // CB-3: replay_pass_count is called at most once, after CONFIG ENTER and
 // before the first pass and CONFIG EXIT.
 func (x *index) checkPassCountCall(d *dispatchView) []Violation {
+	if ret, ok := x.returnOf(d, trace.OpConfig, trace.PhaseEnter); ok {
+		// The tool's own record says whether it installed the callback:
+		// installed means called, once, after CONFIG ENTER returned.
+		x.examined("CB-3")
+		installed := slices.Contains(x.ev[ret].Payload, trace.MemberReplayPassCount)
+		switch {
+		case installed && len(d.passCounts) == 0:
+			return []Violation{x.violation("CB-3", d.id, fmt.Sprintf("the tool installed replay_pass_count in CONFIG ENTER of dispatch %d, but the SDK never called it", d.id), ret)}
+		case !installed && len(d.passCounts) > 0:
+			return []Violation{x.violation("CB-3", d.id, fmt.Sprintf("the SDK called replay_pass_count for dispatch %d, which the tool never installed", d.id), ret, d.passCounts[0])}
+		case len(d.passCounts) > 0 && d.passCounts[0] < ret:
+			return []Violation{x.violation("CB-3", d.id, "replay_pass_count was called before CONFIG ENTER returned", d.passCounts[0], ret)}
+		}
+	}
 	if len(d.passCounts) == 0 {
 		return nil
 	}
+	x.examined("CB-3")
 	if len(d.passCounts) > 1 {
 		return []Violation{x.violation("CB-3", d.id, fmt.Sprintf("replay_pass_count was called %d times for dispatch %d", len(d.passCounts), d.id), d.passCounts...)}
 	}
@@ -125,6 +145,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 	}
 	var vs []Violation
 	cfg := d.configEnter[0]
+	x.examined("CB-4")
 	for _, list := range [][]int{d.passEnter, d.passExit, d.passCounts, d.continues, d.locals} {
 		for _, i := range list {
 			if x.ev[i].Thread != d.thread {
@@ -159,6 +180,7 @@ func (x *index) checkPublishedPass() []Violation {
 		if !ok {
 			continue
 		}
+		x.examined("CB-4")
 		w := x.window[i]
 		switch {
 		case !w.open:

@@ -1,14 +1,15 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/replayspec/replayspec/trace"
 )
 
-func ctxStop(ctx uint64) trace.Event  { return trace.Event{Call: "stop", Context: ctx} }
-func ctxStart(ctx uint64) trace.Event { return trace.Event{Call: "start", Context: ctx} }
+func ctxStop(ctx uint64) trace.Event  { return trace.Event{Call: trace.LocalStop, Context: ctx} }
+func ctxStart(ctx uint64) trace.Event { return trace.Event{Call: trace.LocalStart, Context: ctx} }
 
 // Valid traces: every oracle must stay silent on them.
 func validTraces() map[string]trace.Trace {
@@ -199,8 +200,8 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"record internal id differs", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, External: e.Corr.External, Ancestor: 7} }), "COR-2"},
 		{"external id not from its submit", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 101, External: 910, Ancestor: 7} }), "COR-3"},
 		// LCX, SVC
-		{"local call from CONFIG ENTER succeeds", insertAfter(fixed3, configCB(trace.PhaseEnter), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: "stop", Context: 10, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "SUCCESS"}), "LCX-2"},
-		{"local start of inactive context", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: "start", Context: 12, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Status: "SUCCESS"}), "LCX-7"},
+		{"local call from CONFIG ENTER succeeds", insertAfter(fixed3, configCB(trace.PhaseEnter), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 10, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "SUCCESS"}), "LCX-2"},
+		{"local start of inactive context", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStart, Context: 12, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Status: "SUCCESS"}), "LCX-7"},
 		{"local stop not sticky", sequenceKeeping(2), "LCX-3"},
 		{"local stop ignored", sequenceKeeping(1), "SVC-1"},
 		{"local toggle leaks to next dispatch", drop(seq, and(typ(trace.Record), dispatchIs(2))), "LCX-4"},
@@ -234,29 +235,65 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 	}
 }
 
-// The family oracle alone reports what it owns.
-func TestOracleFamilies(t *testing.T) {
-	seen := map[string]bool{}
-	for _, o := range Oracles() {
-		seen[o.Family] = true
-		if len(o.Rules) == 0 || o.Check == nil {
-			t.Errorf("oracle %s has no rules or no check", o.Family)
+// The registry names every rule of the catalogue but rocprofv3's, once,
+// with sources that exist: a rule cannot silently lose its oracle.
+func TestRegistryMatchesCatalogue(t *testing.T) {
+	var got []string
+	for _, o := range registry {
+		got = append(got, o.rule)
+		if len(o.sources) == 0 {
+			t.Errorf("%s declares no sources", o.rule)
 		}
-		for _, v := range o.Check(validTraces()["fixed 3"]) {
-			t.Errorf("%s: %s", o.Family, v)
+		for _, alt := range o.sources {
+			for _, src := range alt {
+				if !slices.Contains(trace.AllSources, src) {
+					t.Errorf("%s needs source %q, which no trace has", o.rule, src)
+				}
+			}
 		}
 	}
-	for _, f := range []string{"API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT"} {
-		if !seen[f] {
-			t.Errorf("no oracle for family %s", f)
+	if want := JudgedRules(); !slices.Equal(got, want) {
+		t.Errorf("registry rules\n got %v\nwant %v (the catalogue less RPV)", got, want)
+	}
+}
+
+// Silence is never a pass: a trace with a header and nothing else leaves
+// every rule not exercised, and one without the sources a rule needs
+// leaves it not observable.
+func TestNoPassWithoutInstances(t *testing.T) {
+	empty := trace.Trace{Header: trace.Header{Trace: trace.Version, Sources: trace.AllSources}}
+	for _, r := range Judge(empty).Rules {
+		if r.Verdict != NotExercised || r.Instances != 0 {
+			t.Errorf("%s on an empty trace: %s with %d instances, want not exercised", r.Rule, r.Verdict, r.Instances)
 		}
 	}
+	blind := validTraces()["fixed 3"]
+	blind.Header.Sources = nil
+	for _, r := range Judge(blind).Rules {
+		if r.Verdict != NotObservable {
+			t.Errorf("%s with no sources declared: %s, want not observable", r.Rule, r.Verdict)
+		}
+	}
+}
+
+// Every violation an oracle reports belongs to a registered rule, and a
+// skipped restore is the memory family's business alone.
+func TestViolationsNameRegisteredRules(t *testing.T) {
 	broken := drop(validTraces()["fixed 3"], withPass(trace.Restore, 1))
-	for _, o := range Oracles() {
-		n := len(o.Check(broken))
-		if (o.Family == "MEM") != (n > 0) {
-			t.Errorf("oracle %s reported %d violations on a skipped restore", o.Family, n)
+	j := Judge(broken)
+	if len(j.Violations) == 0 {
+		t.Fatal("a skipped restore went unnoticed")
+	}
+	for _, v := range j.Violations {
+		if _, ok := j.Rule(v.Rule); !ok {
+			t.Errorf("violation of %s, which is not a registered rule", v.Rule)
 		}
+		if !strings.HasPrefix(v.Rule, "MEM-") {
+			t.Errorf("a skipped restore reported as %s:\n%s", v.Rule, v)
+		}
+	}
+	if r, _ := j.Rule("MEM-2"); r.Verdict != Fail {
+		t.Errorf("MEM-2 is %s on a skipped restore, want fail", r.Verdict)
 	}
 }
 

@@ -9,8 +9,9 @@ import (
 // builder writes short hand-made traces: a valid replay loop or plain run
 // in a line, mistakes planted afterwards with edit, drop and insert.
 type builder struct {
-	ev    []trace.Event
-	clock uint64
+	ev        []trace.Event
+	clock     uint64
+	allocated map[uint64]bool // agents whose buffer exists
 }
 
 func (b *builder) add(e trace.Event) *builder {
@@ -105,8 +106,15 @@ func (b *builder) dispatch(l loop) *builder {
 		e.Thread, e.Dispatch, e.Agent = at.Thread, at.Dispatch, at.Agent
 		return e
 	}
-	buf, addr := fmt.Sprintf("buf-%d", l.dispatch), uint64(1<<32)+l.dispatch<<16
-	b.add(trace.Event{Type: trace.AppAlloc, Thread: l.thread, Buffer: buf, Agent: l.agent, MemKind: trace.MemDevice, Addr: addr, Bytes: uint64(len(bufferBefore))})
+	// One buffer per agent, allocated before its first dispatch.
+	buf, addr := fmt.Sprintf("buf-%d", l.agent), uint64(1<<32)+l.agent<<16
+	if b.allocated == nil {
+		b.allocated = map[uint64]bool{}
+	}
+	if !b.allocated[l.agent] {
+		b.allocated[l.agent] = true
+		b.add(trace.Event{Type: trace.AppAlloc, Thread: l.thread, Buffer: buf, Agent: l.agent, MemKind: trace.MemDevice, Addr: addr, Bytes: uint64(len(bufferBefore))})
+	}
 	b.add(trace.Event{Type: trace.AppDispatch, Thread: l.thread, Label: l.label, Kernel: "increment", Agent: l.agent, Signal: sig, Packets: 1})
 	b.add(with(trace.Event{Type: trace.DispatchID, Kernel: "increment"}))
 	b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: trace.OpConfig, Phase: trace.PhaseEnter, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(0)}))
@@ -146,10 +154,13 @@ func (b *builder) dispatch(l loop) *builder {
 		b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: trace.OpConfig, Phase: trace.PhaseExit, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(l.userData)}))
 		run(0, sig)
 	} else {
-		b.add(with(trace.Event{Type: trace.Snapshot, Bytes: 4096, Regions: []trace.Region{{Addr: 1 << 32, Bytes: 4096}}}))
+		saved := []trace.Region{{Addr: addr, Bytes: uint64(len(bufferBefore))}}
+		b.add(with(trace.Event{Type: trace.MemRead, Bytes: saved[0].Bytes, Regions: saved}))
+		b.add(with(trace.Event{Type: trace.Snapshot, Bytes: saved[0].Bytes, Regions: saved}))
 		for p := 0; p < n; p++ {
 			if p > 0 {
-				b.add(with(trace.Event{Type: trace.Restore, Pass: trace.U64(uint64(p)), Bytes: 4096, Regions: []trace.Region{{Addr: 1 << 32, Bytes: 4096}}}))
+				b.add(with(trace.Event{Type: trace.MemWrite, Bytes: saved[0].Bytes, Regions: saved}))
+				b.add(with(trace.Event{Type: trace.Restore, Pass: trace.U64(uint64(p)), Bytes: saved[0].Bytes, Regions: saved}))
 			}
 			b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(uint64(p)), Total: trace.U64(total), Corr: corr, UserData: ud(l.userData), Payload: passFlags(p)}))
 			for _, e := range l.locals[p] {

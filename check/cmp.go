@@ -70,6 +70,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 		w.Label = a.label
 		vs = append(vs, w)
 	}
+	x.examined("CMP-1")
 	if len(a.timeout) > 0 {
 		v("CMP-1", fmt.Sprintf("%s never completed (the application timed out) though its loop was not reported as never ending", a.label), a.at, a.timeout[0])
 	}
@@ -87,6 +88,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 		}
 	}
 	if d != nil && d.replayed() {
+		x.examined("CMP-2")
 		for _, k := range d.kernels {
 			if w := x.window[k]; w.open && x.ev[k].Signal == a.signal && a.signal != 0 {
 				v("CMP-2", fmt.Sprintf("the kernel of pass %d carried the application's completion signal %d", w.pass, a.signal), w.enter, k)
@@ -95,6 +97,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 		}
 	}
 	if x.has(trace.AppReadback) && len(a.timeout) == 0 {
+		x.examined("CMP-3")
 		perBuffer := map[string][]int{}
 		var order []string
 		for _, i := range a.readback {
@@ -146,6 +149,7 @@ func (x *index) checkNeverCompletes(a *appView, d *dispatchView, signals *signal
 		w.Label = a.label
 		vs = append(vs, w)
 	}
+	x.examined("CMP-4")
 	ne := d.neverEnded[0]
 	if r, ok := x.passCount(d); ok && r != 0 {
 		v(fmt.Sprintf("dispatch %d was reported never ending, but replay_pass_count returned %d (a bounded loop)", d.id, r), d.passCounts[0], ne)

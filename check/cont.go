@@ -15,6 +15,12 @@ func checkCONT(x *index) []Violation {
 		if !d.replayed() && len(d.continues) == 0 {
 			return
 		}
+		if d.replayed() {
+			x.examined("CONT-4")
+		}
+		if len(d.continues) > 0 {
+			x.examined("CONT-1")
+		}
 		vs = append(vs, x.checkPassesClosed(d)...)
 		vs = append(vs, x.checkContinuePlacement(d)...)
 		vs = append(vs, x.checkContinueCoverage(d)...)
@@ -99,6 +105,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 	var vs []Violation
 	switch {
 	case r > 1:
+		x.examined("CONT-2")
 		n := uint64(r)
 		// CONT-2: a fixed loop never asks after its final pass.
 		if c, asked := consulted[n-1]; asked {
@@ -116,6 +123,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 			}
 		}
 	case r == 0:
+		x.examined("CONT-3")
 		// CONT-3: an indefinite loop asks after every pass, the last too,
 		// and ends only on a 0.
 		for p := uint64(0); p <= last; p++ {

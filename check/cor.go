@@ -28,6 +28,7 @@ func (x *index) checkWindowCorrelation(d *dispatchView) []Violation {
 			ref = i
 			continue
 		}
+		x.examined("COR-1")
 		if r := x.ev[ref].Corr; c.Internal != r.Internal || c.Ancestor != r.Ancestor {
 			return []Violation{x.violation("COR-1", d.id, fmt.Sprintf("%s%s of dispatch %d has correlation %d/%d, the window opened with %d/%d", kindText(x.ev[i]), passSuffix(x.ev[i]), d.id, c.Internal, c.Ancestor, r.Internal, r.Ancestor), ref, i)}
 		}
@@ -41,6 +42,7 @@ func (x *index) checkWindowCorrelation(d *dispatchView) []Violation {
 			ref = i
 			continue
 		}
+		x.examined("COR-2")
 		if r := x.ev[ref].Corr; c.Internal != r.Internal || c.Ancestor != r.Ancestor {
 			return []Violation{x.violation("COR-2", d.id, fmt.Sprintf("a %s record of dispatch %d has correlation %d/%d, the dispatch's is %d/%d", x.ev[i].Service, d.id, c.Internal, c.Ancestor, r.Internal, r.Ancestor), ref, i)}
 		}
@@ -66,6 +68,7 @@ func (x *index) checkExternalIDs() []Violation {
 			if ce.Result == nil || ce.Dispatch != e.Dispatch {
 				continue
 			}
+			x.examined("COR-3")
 			// Each pass is its own submit: inside a pass, the id must have
 			// been asked for in that same pass, not reused from an earlier one.
 			if w := x.window[i]; w.open && w.dispatch == e.Dispatch {

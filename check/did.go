@@ -28,12 +28,21 @@ func checkDID(x *index) []Violation {
 // DID-3, DID-1, DID-2 for one application dispatch: one reservation, and
 // every replay event in its window carries that id.
 func (x *index) checkAppIdentity(a *appView) []Violation {
+	var vs []Violation
+	if len(a.reserves) > 0 {
+		x.examined("DID-3")
+	}
 	if len(a.reserves) > 1 {
-		return []Violation{x.violation("DID-3", a.dispatch, fmt.Sprintf("%s reserved %d dispatch ids for one logical dispatch", a.label, len(a.reserves)), append([]int{a.at}, a.reserves...)...)}
+		vs = append(vs, x.violation("DID-3", a.dispatch, fmt.Sprintf("%s reserved %d dispatch ids for one logical dispatch", a.label, len(a.reserves)), append([]int{a.at}, a.reserves...)...))
+		// Go on: the extra ids also break DID-1 and DID-2 below, and a
+		// report that names every broken rule says more than the first.
 	}
 	if a.dispatch == 0 {
-		return nil
+		return vs
 	}
+	x.examined("DID-1")
+	x.examined("DID-2")
+	reported := map[string]bool{}
 	pos := x.byThread[a.thread]
 	for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < a.end; j++ {
 		i := pos[j]
@@ -51,12 +60,16 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 			if e.Type == trace.Kernel || e.Type == trace.Snapshot || e.Type == trace.Restore {
 				rule = "DID-1" // a submit of this dispatch did not reuse the id
 			}
+			if reported[rule] {
+				continue
+			}
+			reported[rule] = true
 			v := x.violation(rule, a.dispatch, fmt.Sprintf("%s of %s carries dispatch id %d, the reserved id is %d", kindText(e), a.label, e.Dispatch, a.dispatch), firstOr(a.reserves, a.at), i)
 			v.Label = a.label
-			return []Violation{v}
+			vs = append(vs, v)
 		}
 	}
-	return nil
+	return vs
 }
 
 func firstOr(list []int, def int) int {
@@ -119,6 +132,7 @@ type span struct{ start, end uint64 }
 
 // DID-4: each pass's kernel and records have their own timestamps.
 func (x *index) checkPassTimestamps(d *dispatchView) []Violation {
+	x.examined("DID-4")
 	var vs []Violation
 	kernelAt := map[span]int{}
 	for _, k := range d.kernels {
@@ -172,6 +186,7 @@ func (x *index) checkRecordPasses(d *dispatchView) []Violation {
 		if e.Service != trace.KernelTrace && e.Service != trace.CounterCollection {
 			continue
 		}
+		x.examined("DID-5")
 		p, ok := e.PassOf()
 		if !ok {
 			return []Violation{x.violation("DID-5", d.id, fmt.Sprintf("a %s record of replayed dispatch %d carries no pass index", e.Service, d.id), i)}

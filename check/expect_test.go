@@ -12,7 +12,7 @@ func TestExpectations(t *testing.T) {
 	base := new(builder).prelude()
 	base.dispatch(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}})
 	base.add(trace.Event{Type: trace.AppMemory, Buffer: "buf", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}})
-	base.add(trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: "stop", Context: 2, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "ERROR_CONTEXT_ERROR"})
+	base.add(trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 2, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "ERROR_CONTEXT_ERROR"})
 	tr := base.trace()
 	one := int64(1)
 	ctxs := []spec.Context{{Name: "replay"}, {Name: "timing"}}

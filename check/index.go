@@ -10,7 +10,8 @@ import (
 // trace. Positions (ints) index into ev; the order of ev is the order of
 // the trace, which oracles trust over the seq field.
 type index struct {
-	ev []trace.Event
+	ev     []trace.Event
+	header trace.Header
 
 	dispatches map[uint64]*dispatchView
 	order      []uint64 // dispatch ids by first appearance
@@ -28,6 +29,11 @@ type index struct {
 	// payloads is true when some callback carries payload flags, i.e. the
 	// implementation records them (API-6 is judged only then).
 	payloads bool
+
+	// instances counts, per rule, what the oracles examined.
+	instances map[string]int
+
+	allocs *[]allocation // built on first use
 }
 
 type passRef struct {
@@ -47,6 +53,7 @@ type dispatchView struct {
 	configEnter, configExit []int
 	passEnter, passExit     []int
 	passCounts, continues   []int
+	returns                 []int // callback_return events: what the tool left behind
 	locals, records         []int
 	correlations, reserves  []int
 	snapshots, restores     []int
@@ -107,11 +114,13 @@ func (x *index) dispatch(id uint64) *dispatchView {
 func newIndex(t trace.Trace) *index {
 	x := &index{
 		ev:         t.Events,
+		header:     t.Header,
 		dispatches: map[uint64]*dispatchView{},
 		appLabel:   map[string]*appView{},
 		byThread:   map[uint64][]int{},
 		byType:     map[trace.Type][]int{},
 		window:     make([]passRef, len(t.Events)),
+		instances:  map[string]int{},
 	}
 	open := map[uint64]passRef{} // per thread
 	for i, e := range t.Events {
@@ -160,6 +169,8 @@ func (x *index) file(i int, e trace.Event) {
 		case e.Op == trace.OpPass && e.Phase == trace.PhaseExit:
 			d.passExit = append(d.passExit, i)
 		}
+	case trace.Returned:
+		d.returns = append(d.returns, i)
 	case trace.PassCount:
 		d.passCounts = append(d.passCounts, i)
 	case trace.Continue:
@@ -251,6 +262,28 @@ func (x *index) joinApps() {
 			d.label = a.label
 		}
 	}
+}
+
+// returnOf finds the tool's return from d's first callback of op and phase.
+func (x *index) returnOf(d *dispatchView, op trace.Op, phase trace.Phase) (int, bool) {
+	for _, i := range d.returns {
+		if e := x.ev[i]; e.Op == op && e.Phase == phase {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// returnOfPass finds the tool's return from pass p's callback of phase.
+func (x *index) returnOfPass(d *dispatchView, phase trace.Phase, p uint64) (int, bool) {
+	for _, i := range d.returns {
+		if e := x.ev[i]; e.Op == trace.OpPass && e.Phase == phase {
+			if q, ok := e.PassOf(); ok && q == p {
+				return i, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // appOf returns the application dispatch joined to d, if any.

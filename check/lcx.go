@@ -29,7 +29,8 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 	for _, i := range d.locals {
 		e := x.ev[i]
 		if e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
-			if !e.Status.Is("ERROR_CONTEXT_ERROR") {
+			x.examined("LCX-2")
+			if !e.Status.Is(trace.StatusContextError) {
 				vs = append(vs, x.violation("LCX-2", d.id, fmt.Sprintf("local %s of context %d from %s %s returned %s, want ERROR_CONTEXT_ERROR", e.Call, e.Context, e.Op, e.Phase, e.Status), i))
 			}
 			continue
@@ -41,8 +42,9 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 		if !known {
 			continue
 		}
+		x.examined("LCX-7")
 		switch {
-		case !active && e.Call == "start" && !e.Status.Is("ERROR_CONTEXT_NOT_STARTED"):
+		case !active && e.Call == trace.LocalStart && !e.Status.Is(trace.StatusContextNotStarted):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local start of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Context, e.Status), i))
 		case active && !e.Status.Is(trace.StatusSuccess):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of active context %d in PASS ENTER returned %s, want SUCCESS", e.Call, e.Context, e.Status), i))
@@ -104,12 +106,23 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			e := x.ev[l]
 			m := masks[e.Context]
 			switch e.Call {
-			case "stop":
+			case trace.LocalStop:
 				m.stopped, m.everStopped, m.stopAt = true, true, l
-			case "start":
+			case trace.LocalStart:
 				m.stopped = false
 			}
 			masks[e.Context] = m
+		}
+		// Every pass from the first local call on is an instance: of LCX-3
+		// (the mask holds, or persists) and, for the contexts masked with a
+		// service that consults the override, of SVC-1.
+		if len(masks) > 0 {
+			x.examined("LCX-3")
+			for ctx := range masks {
+				if x.scopedServiceOf(ctx) {
+					x.examined("SVC-1")
+				}
+			}
 		}
 		got := map[cs]bool{}
 		for _, i := range byPass[p] {
@@ -139,6 +152,9 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 		return vs
 	}
 	for _, pv := range passes {
+		if len(producing) > 0 && len(passes) > 1 {
+			x.examined("LCX-3")
+		}
 		for k := range producing {
 			// A counter context the loop never toggled may rightly have
 			// nothing to collect in a pass (pass i collects group i, and
@@ -158,7 +174,7 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 
 func (x *index) serviceConflictWarned() bool {
 	for _, i := range x.byType[trace.Warning] {
-		if x.ev[i].Code == codeServiceConflict {
+		if x.ev[i].Code == trace.WarnServiceConflict {
 			return true
 		}
 	}
@@ -199,7 +215,7 @@ func (x *index) checkMaskScope() []Violation {
 	var stops []stopped
 	x.eachDispatch(func(d *dispatchView) {
 		for _, l := range d.locals {
-			if e := x.ev[l]; e.Call == "stop" && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
+			if e := x.ev[l]; e.Call == trace.LocalStop && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
 				stops = append(stops, stopped{d, e.Context, l})
 			}
 		}
@@ -218,28 +234,37 @@ func (x *index) checkMaskScope() []Violation {
 			e := x.ev[i]
 			have[key{e.Context, e.Service, d.agent}] = true
 		}
-		for want := range plain {
-			if want.agent != d.agent || have[want] {
+		for _, s := range stops {
+			if s.d == d {
 				continue
 			}
-			if active, known := x.contextActive(want.context, k); known && !active {
+			end := len(x.ev)
+			if len(s.d.configExit) > 0 {
+				end = s.d.configExit[0]
+			}
+			// LCX-4: after the loop on its thread; LCX-6: during it, on
+			// another thread. Each such dispatch is an instance.
+			var rule string
+			switch {
+			case s.d.thread == d.thread && k > end:
+				rule = "LCX-4"
+			case s.d.thread != d.thread && k > s.stop && k < end:
+				rule = "LCX-6"
+			default:
 				continue
 			}
-			for _, s := range stops {
-				if s.context != want.context || s.d == d {
+			x.examined(rule)
+			for want := range plain {
+				if want.context != s.context || want.agent != d.agent || have[want] {
 					continue
 				}
-				end := len(x.ev)
-				if len(s.d.configExit) > 0 {
-					end = s.d.configExit[0]
-				}
-				switch {
-				case s.d.thread == d.thread && k > end:
-					vs = append(vs, x.violation("LCX-4", d.id, fmt.Sprintf("dispatch %d ran after dispatch %d's loop but got no %s record from context %d, which that loop had stopped locally", d.id, s.d.id, want.service, want.context), s.stop, k))
-				case s.d.thread != d.thread && k > s.stop && k < end:
-					vs = append(vs, x.violation("LCX-6", d.id, fmt.Sprintf("dispatch %d on thread %d got no %s record from context %d while thread %d's loop had stopped it locally", d.id, d.thread, want.service, want.context, s.d.thread), s.stop, k))
-				default:
+				if active, known := x.contextActive(want.context, k); known && !active {
 					continue
+				}
+				if rule == "LCX-4" {
+					vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("dispatch %d ran after dispatch %d's loop but got no %s record from context %d, which that loop had stopped locally", d.id, s.d.id, want.service, want.context), s.stop, k))
+				} else {
+					vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("dispatch %d on thread %d got no %s record from context %d while thread %d's loop had stopped it locally", d.id, d.thread, want.service, want.context, s.d.thread), s.stop, k))
 				}
 				return
 			}
@@ -266,6 +291,9 @@ func (x *index) checkNoGlobalToggles() []Violation {
 		if !d.replayed() || len(d.configEnter) == 0 {
 			return
 		}
+		if len(d.locals) > 0 {
+			x.examined("LCX-5")
+		}
 		from := d.configEnter[0]
 		until := len(x.ev)
 		if len(d.configExit) > 0 {
@@ -278,4 +306,21 @@ func (x *index) checkNoGlobalToggles() []Violation {
 		}
 	})
 	return vs
+}
+
+// scopedServiceOf reports whether context ctx configured a dispatch-scoped
+// service (one that consults the local override, SVC-1).
+func (x *index) scopedServiceOf(ctx uint64) bool {
+	for _, i := range x.byType[trace.API] {
+		e := x.ev[i]
+		if e.Context != ctx || !e.Status.Is(trace.StatusSuccess) {
+			continue
+		}
+		for svc, call := range configureCalls {
+			if e.Call == call && dispatchScoped(svc) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -10,13 +10,19 @@ import (
 // checkMEM judges snapshot, restore and the memory a loop leaves behind.
 func checkMEM(x *index) []Violation {
 	var vs []Violation
-	memKnown := x.has(trace.Snapshot) || x.has(trace.Restore)
+	memKnown := x.header.Reports(trace.SourceSDK)
 	kernelsByAgent := map[uint64][]int{}
 	for _, k := range x.byType[trace.Kernel] {
 		kernelsByAgent[x.ev[k].Agent] = append(kernelsByAgent[x.ev[k].Agent], k)
 	}
 	x.eachDispatch(func(d *dispatchView) {
+		if memKnown {
+			x.examined("MEM-1")
+		}
 		if len(d.configEnter) == 0 {
+			if len(d.snapshots) > 0 {
+				vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d was never a replay candidate, yet memory was snapshotted", d.id), d.snapshots...))
+			}
 			return
 		}
 		if d.replayed() {
@@ -29,10 +35,11 @@ func checkMEM(x *index) []Violation {
 		} else if len(d.snapshots) > 0 {
 			vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d is not replayed, yet memory was snapshotted", d.id), d.snapshots...))
 		}
+		vs = append(vs, x.checkTraffic(d)...)
 		vs = append(vs, x.checkOneRunResult(d)...)
 	})
 	vs = append(vs, x.checkFailedSnapshots()...)
-	return append(vs, x.checkWarnedNotReplayed("MEM-5", "snapshot_incomplete")...)
+	return append(vs, x.checkWarnedNotReplayed("MEM-5", trace.WarnSnapshotIncomplete)...)
 }
 
 // MEM-5: a snapshot that could not be completed makes the SDK warn and run
@@ -41,12 +48,13 @@ func (x *index) checkFailedSnapshots() []Violation {
 	var vs []Violation
 	warned := false
 	for _, i := range x.byType[trace.Warning] {
-		warned = warned || x.ev[i].Code == "snapshot_incomplete"
+		warned = warned || x.ev[i].Code == trace.WarnSnapshotIncomplete
 	}
 	x.eachDispatch(func(d *dispatchView) {
 		if len(d.failedSnapshots) == 0 {
 			return
 		}
+		x.examined("MEM-5")
 		switch {
 		case !warned:
 			vs = append(vs, x.violation("MEM-5", d.id, fmt.Sprintf("the snapshot of dispatch %d failed and no snapshot_incomplete warning was printed", d.id), d.failedSnapshots...))
@@ -93,6 +101,9 @@ func (x *index) checkSnapshot(d *dispatchView) []Violation {
 func (x *index) checkRestores(d *dispatchView) []Violation {
 	var vs []Violation
 	passes := uint64(len(d.passEnter))
+	if passes > 1 {
+		x.examined("MEM-2")
+	}
 	byPass := map[uint64][]int{}
 	lastExit := len(x.ev)
 	if len(d.passExit) > 0 {
@@ -167,6 +178,7 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 		bufs = append(bufs, data)
 	}
 	got := trace.Digest(bufs...)
+	x.examined("MEM-3")
 	lastK, firstK := d.kernels[len(d.kernels)-1], d.kernels[0]
 	at := a.readback[len(a.readback)-1]
 	if out := x.ev[lastK].MemOut; out != "" && out != got {
@@ -208,6 +220,7 @@ func (x *index) checkExclusiveAgent(d *dispatchView, kernelsByAgent map[uint64][
 		until = d.passExit[len(d.passExit)-1]
 	}
 	ks := kernelsByAgent[d.agent]
+	x.examined("MEM-6")
 	for j := sort.SearchInts(ks, from); j < len(ks) && ks[j] < until; j++ {
 		if other := x.ev[ks[j]]; other.Dispatch != d.id {
 			return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("dispatch %d's kernel ran on agent %d while dispatch %d was replaying there", other.Dispatch, d.agent, d.id), from, ks[j], until)}

@@ -2,11 +2,10 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/trace"
 )
-
-const codePassCountZero = "pass_count_zero_without_continue"
 
 // checkPC judges the pass-count table: what each answer of
 // replay_pass_count makes the SDK do.
@@ -14,7 +13,7 @@ func checkPC(x *index) []Violation {
 	var vs []Violation
 	zeroWarned := false
 	for _, i := range x.byType[trace.Warning] {
-		zeroWarned = zeroWarned || x.ev[i].Code == codePassCountZero
+		zeroWarned = zeroWarned || x.ev[i].Code == trace.WarnPassCountZeroWithoutContinue
 	}
 	x.eachDispatch(func(d *dispatchView) {
 		if len(d.configEnter) == 0 || len(d.failedSnapshots) > 0 {
@@ -23,26 +22,52 @@ func checkPC(x *index) []Violation {
 		r, ok := x.passCount(d)
 		switch {
 		case len(d.passCounts) == 0:
+			x.examined("PC-1")
 			vs = append(vs, x.checkNotReplayed("PC-1", d, "replay_pass_count was not installed")...)
 		case !ok:
 			// The call was recorded without its answer: nothing to judge.
 		case r == 1:
+			x.examined("PC-2")
 			vs = append(vs, x.checkNotReplayed("PC-2", d, "replay_pass_count returned 1")...)
-		case r == 0 && !d.replayed():
+		case r == 0 && !x.continueInstalled(d):
 			// Without replay_continue: refused, with a warning (PC-6).
-			if !zeroWarned {
-				vs = append(vs, x.violation("PC-6", d.id, fmt.Sprintf("replay_pass_count returned 0 and dispatch %d ran unreplayed, but no %s warning was printed", d.id, codePassCountZero), d.passCounts[0]))
+			x.examined("PC-6")
+			if !zeroWarned && x.reportsWarnings() {
+				vs = append(vs, x.violation("PC-6", d.id, fmt.Sprintf("replay_pass_count returned 0 and dispatch %d ran unreplayed, but no %s warning was printed", d.id, trace.WarnPassCountZeroWithoutContinue), d.passCounts[0]))
 			}
 			vs = append(vs, x.checkNotReplayed("PC-6", d, "replay_pass_count returned 0 without replay_continue")...)
 		case r == 0:
+			x.examined("PC-5")
+			x.examined("PC-8")
 			vs = append(vs, x.checkIndefiniteTotals(d)...)
 		case r > 1:
+			x.examined("PC-7")
+			x.examined("PC-8")
+			if x.continueInstalled(d) || len(d.continues) > 0 {
+				x.examined("PC-4")
+			} else {
+				x.examined("PC-3")
+			}
 			vs = append(vs, x.checkFixedPasses(d, uint64(r))...)
 		}
 		vs = append(vs, x.checkPassIndices(d)...)
 	})
-	return append(vs, x.checkWarnedNotReplayed("PC-6", codePassCountZero)...)
+	return append(vs, x.checkWarnedNotReplayed("PC-6", trace.WarnPassCountZeroWithoutContinue)...)
 }
+
+// continueInstalled reports whether the tool set replay_continue in CONFIG
+// ENTER: from its own record when the trace has one, else from the SDK
+// having called it.
+func (x *index) continueInstalled(d *dispatchView) bool {
+	if ret, ok := x.returnOf(d, trace.OpConfig, trace.PhaseEnter); ok {
+		return slices.Contains(x.ev[ret].Payload, trace.MemberReplayContinue)
+	}
+	return len(d.continues) > 0 || d.replayed()
+}
+
+// reportsWarnings: the trace carries the SDK's diagnostics, so a missing
+// warning is a finding rather than a blind spot.
+func (x *index) reportsWarnings() bool { return x.header.Reports(trace.SourceSDK) }
 
 // checkNotReplayed: no PASS, no snapshot or restore, one plain run.
 func (x *index) checkNotReplayed(rule string, d *dispatchView, why string) []Violation {
@@ -92,10 +117,14 @@ func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
 			at = append(at, d.passEnter[passes-1])
 		}
 		vs = append(vs, x.violation("PC-3", d.id, fmt.Sprintf("replay_pass_count returned %d and continue never said 0, but %d passes ran", n, passes), at...))
+		// The count the tool gave is not the count that ran: something
+		// other than the tool decided it.
+		vs = append(vs, x.violation("PC-8", d.id, fmt.Sprintf("the tool asked for %d passes and %d ran: the count was overridden", n, passes), at...))
 	}
 	for _, i := range concat(d.passEnter, d.passExit) {
 		if t := x.ev[i].Total; t != nil && *t != n {
 			vs = append(vs, x.violation("PC-7", d.id, fmt.Sprintf("PASS %s of pass %s reports total_passes %d, the fixed count is %d", x.ev[i].Phase, passText(x.ev[i]), *t, n), pc, i))
+			vs = append(vs, x.violation("PC-8", d.id, fmt.Sprintf("the tool asked for %d passes, the SDK reports %d: the count was overridden", n, *t), pc, i))
 			break
 		}
 	}
@@ -104,6 +133,9 @@ func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
 
 // PC-7: the passes entered are 0, 1, 2, ... in order.
 func (x *index) checkPassIndices(d *dispatchView) []Violation {
+	if len(d.passEnter) > 0 {
+		x.examined("PC-7")
+	}
 	for k, i := range d.passEnter {
 		if p, ok := x.ev[i].PassOf(); !ok || p != uint64(k) {
 			return []Violation{x.violation("PC-7", d.id, fmt.Sprintf("pass number %d entered reports current_pass %s, want %d", k+1, passText(x.ev[i]), k), i)}

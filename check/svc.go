@@ -7,8 +7,6 @@ import (
 	"github.com/replayspec/replayspec/trace"
 )
 
-const codeServiceConflict = "service_conflict"
-
 // checkSVC judges the services that ignore local toggles and the pairs of
 // services that cannot share a pass.
 func checkSVC(x *index) []Violation {
@@ -19,7 +17,7 @@ func checkSVC(x *index) []Violation {
 			vs = append(vs, x.checkConflictingServices(d)...)
 		}
 	})
-	return append(vs, x.checkWarnedOnce("SVC-3", codeServiceConflict)...)
+	return append(vs, x.checkWarnedOnce("SVC-3", trace.WarnServiceConflict)...)
 }
 
 // SVC-2: PC sampling and device counting collect in every pass, local
@@ -44,6 +42,9 @@ func (x *index) checkAgentWideEveryPass(d *dispatchView) []Violation {
 		}
 		seen[k][p] = true
 	}
+	if len(order) > 0 {
+		x.examined("SVC-2")
+	}
 	for _, k := range order {
 		for n, pe := range d.passEnter {
 			if !seen[k][uint64(n)] && !x.leftOutForConflict(d, k.service, uint64(n)) {
@@ -57,7 +58,7 @@ func (x *index) checkAgentWideEveryPass(d *dispatchView) []Violation {
 func (x *index) localStopsOf(d *dispatchView, ctx uint64) []int {
 	var out []int
 	for _, l := range d.locals {
-		if e := x.ev[l]; e.Call == "stop" && e.Context == ctx {
+		if e := x.ev[l]; e.Call == trace.LocalStop && e.Context == ctx {
 			out = append(out, l)
 		}
 	}
@@ -89,6 +90,12 @@ func (x *index) dataCenterAgent(agent uint64) bool {
 
 // SVC-3: no pass has records of both services of a conflicting pair.
 func (x *index) checkConflictingServices(d *dispatchView) []Violation {
+	for _, c := range conflicts {
+		if x.configured(c.a) && x.configured(c.b) {
+			x.examined("SVC-3")
+			break
+		}
+	}
 	type pa struct{ pass, agent uint64 }
 	services := map[pa]map[trace.Service]int{}
 	var order []pa
@@ -136,6 +143,26 @@ func (x *index) leftOutForConflict(d *dispatchView, service trace.Service, pass 
 	}
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && p == pass && x.ev[i].Service == trace.CounterCollection {
+			return true
+		}
+	}
+	return false
+}
+
+// configureCalls maps each service to the call that configures it.
+var configureCalls = map[trace.Service]trace.Call{
+	trace.CounterCollection: trace.CallConfigureCounters,
+	trace.KernelTrace:       trace.CallConfigureKernelTrace,
+	trace.DeviceCounting:    trace.CallConfigureDevice,
+	trace.PCSampling:        trace.CallConfigurePCSampling,
+	trace.SPM:               trace.CallConfigureSPM,
+	trace.ThreadTrace:       trace.CallConfigureThreadTrace,
+}
+
+// configured reports whether some context configured service successfully.
+func (x *index) configured(service trace.Service) bool {
+	for _, i := range x.byType[trace.API] {
+		if e := x.ev[i]; e.Call == configureCalls[service] && e.Status.Is(trace.StatusSuccess) {
 			return true
 		}
 	}

@@ -1,8 +1,14 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
 
-// checkUD judges the one user-data value per replay sequence.
+	"github.com/replayspec/replayspec/trace"
+)
+
+// checkUD judges the one user-data value per replay sequence. What the tool
+// wrote comes from its own record (callback_return); what the SDK handed it
+// comes from the callbacks and calls that received it.
 func checkUD(x *index) []Violation {
 	var vs []Violation
 	sequenceValue := map[uint64]int{} // non-zero CONFIG values -> position that set them
@@ -11,6 +17,7 @@ func checkUD(x *index) []Violation {
 		if !ok {
 			return
 		}
+		x.examined("UD-1")
 		// UD-1: a fresh sequence does not start with another's value.
 		if len(d.configEnter) > 0 {
 			ce := x.ev[d.configEnter[0]]
@@ -30,9 +37,13 @@ func checkUD(x *index) []Violation {
 	return vs
 }
 
-// sequenceValue is what the tool wrote at CONFIG ENTER, as the SDK handed
-// it back: replay_pass_count's user data, else the first PASS ENTER's.
+// sequenceValue is what the tool wrote at CONFIG ENTER: from its own
+// record when the trace has it, else as the SDK handed it back
+// (replay_pass_count's user data, else the first PASS ENTER's).
 func (x *index) sequenceValue(d *dispatchView) (v uint64, at int, ok bool) {
+	if ret, has := x.returnOf(d, trace.OpConfig, trace.PhaseEnter); has && x.ev[ret].UserData != nil {
+		return *x.ev[ret].UserData, ret, true
+	}
 	for _, i := range concat(d.passCounts, d.passEnter) {
 		if u := x.ev[i].UserData; u != nil {
 			return *u, i, true
@@ -41,18 +52,37 @@ func (x *index) sequenceValue(d *dispatchView) (v uint64, at int, ok bool) {
 	return 0, 0, false
 }
 
+// left is the user data the tool left when it returned from pass p's
+// callback of phase, if the trace records it.
+func (x *index) left(d *dispatchView, phase trace.Phase, p uint64) (uint64, int, bool) {
+	if ret, ok := x.returnOfPass(d, phase, p); ok && x.ev[ret].UserData != nil {
+		return *x.ev[ret].UserData, ret, true
+	}
+	return 0, 0, false
+}
+
 func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violation {
 	var vs []Violation
 	for _, i := range d.passCounts {
 		if u := x.ev[i].UserData; u != nil && *u != v {
-			vs = append(vs, x.violation("UD-1", d.id, fmt.Sprintf("replay_pass_count got user data %d, the sequence holds %d", *u, v), at, i))
+			vs = append(vs, x.violation("UD-1", d.id, fmt.Sprintf("replay_pass_count got user data %d, the tool wrote %d in CONFIG ENTER", *u, v), at, i))
 		}
 	}
-	exitValue := map[uint64]uint64{} // pass -> user data its EXIT saw
+	if len(d.passEnter) > 0 {
+		x.examined("UD-2")
+	}
+	// What each pass's EXIT saw, and what the tool left when it returned.
+	exitValue := map[uint64]uint64{}
 	for _, i := range d.passExit {
 		e := x.ev[i]
-		if p, ok := e.PassOf(); ok && e.UserData != nil {
-			exitValue[p] = *e.UserData
+		p, ok := e.PassOf()
+		if !ok || e.UserData == nil {
+			continue
+		}
+		exitValue[p] = *e.UserData
+		// UD-2: a write made in PASS ENTER is seen by the same pass's EXIT.
+		if w, ret, wrote := x.left(d, trace.PhaseEnter, p); wrote && w != *e.UserData {
+			vs = append(vs, x.violation("UD-2", d.id, fmt.Sprintf("the tool left user data %d in PASS ENTER of pass %d, but that pass's EXIT received %d", w, p, *e.UserData), ret, i))
 		}
 	}
 	for _, i := range d.passEnter {
@@ -62,21 +92,30 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 		}
 		p, _ := e.PassOf()
 		// UD-2 when it is what the previous pass wrote; UD-1 otherwise.
-		if prev, ok := exitValue[p-1]; p > 0 && ok && prev == *e.UserData {
+		prev, ok := exitValue[p-1]
+		if w, _, wrote := x.left(d, trace.PhaseExit, p-1); wrote {
+			prev, ok = w, true
+		}
+		if p > 0 && ok && prev == *e.UserData {
 			vs = append(vs, x.violation("UD-2", d.id, fmt.Sprintf("PASS ENTER of pass %d saw user data %d written in pass %d, not the CONFIG value %d", p, *e.UserData, p-1, v), at, i))
 			continue
 		}
 		vs = append(vs, x.violation("UD-1", d.id, fmt.Sprintf("PASS ENTER of pass %d saw user data %d, the sequence holds %d", p, *e.UserData, v), at, i))
 	}
-	// UD-2: continue sees what its own pass left, as that pass's EXIT did.
+	// UD-2: continue sees what its own pass left: what the tool left in
+	// the pass's EXIT, else what that EXIT saw.
 	for _, i := range d.continues {
 		e := x.ev[i]
 		p, ok := e.PassOf()
 		want, seen := exitValue[p]
+		ref := x.exitOf(d, p)
+		if w, ret, wrote := x.left(d, trace.PhaseExit, p); wrote {
+			want, seen, ref = w, true, ret
+		}
 		if !ok || !seen || e.UserData == nil || *e.UserData == want {
 			continue
 		}
-		vs = append(vs, x.violation("UD-2", d.id, fmt.Sprintf("replay_continue after pass %d got user data %d, the pass's EXIT saw %d", p, *e.UserData, want), x.exitOf(d, p), i))
+		vs = append(vs, x.violation("UD-2", d.id, fmt.Sprintf("replay_continue after pass %d got user data %d; the pass left %d", p, *e.UserData, want), ref, i))
 	}
 	return vs
 }

@@ -67,6 +67,13 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 	for _, vi := range r.Violations {
 		writeViolation(w, vi)
 	}
+	for _, id := range r.Unexercised {
+		fmt.Fprintf(w, "  [%s] named but not exercised\n", id)
+		fmt.Fprintf(w, "    found:    the spec lists %s under rules, but no oracle examined an instance of it in the trace: the spec does not show it, or the implementation never did what the spec sets up\n", id)
+		if req := requiresOf(id); req != "" {
+			fmt.Fprintf(w, "    requires: %s\n", req)
+		}
+	}
 	for _, id := range r.Unseen {
 		fmt.Fprintf(w, "  [%s] expected but not reported\n", id)
 		fmt.Fprintf(w, "    found:    the spec lists %s under expect.violations, but no oracle reported it\n", id)

@@ -36,6 +36,12 @@ type Result struct {
 	Expected []check.Violation
 	// Unseen lists rules of expect.violations no oracle reported.
 	Unseen []string
+	// Rules is each oracle rule's verdict on the trace: pass only where an
+	// instance was examined and held.
+	Rules []check.RuleResult
+	// Unexercised lists rules the spec names that no oracle examined in its
+	// trace: the spec claims to show them and did not.
+	Unexercised []string
 	// Err is a target failure (it could not run, or broke down).
 	Err        error
 	SkipReason string
@@ -49,7 +55,7 @@ func (r Result) Verdict() Verdict {
 		return Skip
 	case r.Err != nil:
 		return Error
-	case len(r.Violations) > 0 || len(r.Unseen) > 0:
+	case len(r.Violations) > 0 || len(r.Unseen) > 0 || len(r.Unexercised) > 0:
 		return Fail
 	}
 	return Pass
@@ -93,9 +99,31 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		err = errors.Join(fmt.Errorf("no result within %s; the trace holds what was recorded until then", timeout), err)
 	}
 	r.Err = err
-	vs := append(check.Trace(t), check.Expectations(s, t)...)
-	r.Violations, r.Expected, r.Unseen = sortOut(vs, s.Expect.Violations)
+	Judge(&r, s, t)
 	return r
+}
+
+// Judge fills r's verdicts for trace t of spec s: the oracles, the spec's
+// own expectations, the violations it expects, and the rules it names.
+func Judge(r *Result, s spec.Spec, t trace.Trace) {
+	j := check.Judge(t)
+	vs := append(j.Violations, check.Expectations(s, t)...)
+	r.Violations, r.Expected, r.Unseen = sortOut(vs, s.Expect.Violations)
+	r.Rules = j.Rules
+	r.Unexercised = unexercised(s.Rules, j)
+}
+
+// unexercised lists the named rules whose verdict is "not exercised". A
+// rule the trace cannot show (not observable) is not held against the
+// spec: the port's profile decides that, and reports say so.
+func unexercised(named []string, j check.Judgement) []string {
+	var out []string
+	for _, id := range named {
+		if rr, ok := j.Rule(id); ok && rr.Verdict == check.NotExercised {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // sortOut separates the violations a spec expects from the rest.

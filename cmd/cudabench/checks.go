@@ -110,7 +110,7 @@ func (b *bench) replayOnce(mode cudaMode) error {
 	if err := b.launch("increment", checkElems, arg(a)); err != nil {
 		return err
 	}
-	snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+	snap, err := b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
 	if err != nil {
 		return err
 	}

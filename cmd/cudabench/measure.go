@@ -115,13 +115,13 @@ func (b *bench) bandwidth(t *table, size uint64, reps int) error {
 	if err := b.fillPattern(src, 0x5a5a5a5); err != nil {
 		return err
 	}
-	held, err := b.rt.Snapshot(src.Agent, []hsa.Allocation{src}) // restored from
+	held, err := b.rt.Snapshot(0, src.Agent, []hsa.Allocation{src}) // restored from
 	if err != nil {
 		return err
 	}
 	defer held.Release()
 	// A second buffer into the pool, so no timed snapshot allocates.
-	warm, err := b.rt.Snapshot(src.Agent, []hsa.Allocation{src})
+	warm, err := b.rt.Snapshot(0, src.Agent, []hsa.Allocation{src})
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (b *bench) bandwidth(t *table, size uint64, reps int) error {
 		var s hsa.Snapshot
 		sn, err := b.deviceTime("snapshot", func() error {
 			var err error
-			s, err = b.rt.Snapshot(src.Agent, []hsa.Allocation{src})
+			s, err = b.rt.Snapshot(0, src.Agent, []hsa.Allocation{src})
 			return err
 		})
 		if err != nil {
@@ -189,7 +189,7 @@ func (b *bench) perPass(t *table, reps int) error {
 		return nil
 	}
 	replayRun := func() error {
-		snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+		snap, err := b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
 		if err != nil {
 			return err
 		}
@@ -266,7 +266,7 @@ func (b *bench) writeSet(t *table, size uint64, reps int) error {
 	var first samples
 	var firstBytes uint64
 	for i := range warmUp + reps {
-		s, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+		s, err := b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
 		if err != nil {
 			return err
 		}
@@ -287,7 +287,7 @@ func (b *bench) writeSet(t *table, size uint64, reps int) error {
 	// Steady state: one snapshot, its write set learned; full and learned
 	// restores interleaved, device time. The learned restore is also timed
 	// the old way (events around the host's call, host gaps included).
-	snap, err := b.rt.Snapshot(a.Agent, []hsa.Allocation{a})
+	snap, err := b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
 	if err != nil {
 		return err
 	}

@@ -162,7 +162,7 @@ func TestGPUReplayRestores(t *testing.T) {
 		q, _ := rt.CreateQueue(agentID)
 		const n = 100000 // 400 kB: 7 blocks of 64 KiB
 		x := gpuBuffer(t, rt, make([]int32, n))
-		snap, err := rt.Snapshot(agentID, []hsa.Allocation{x})
+		snap, err := rt.Snapshot(0, agentID, []hsa.Allocation{x})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestGPUReplayRestores(t *testing.T) {
 func TestGPUFreedRegionIsSkipped(t *testing.T) {
 	rt := openOrSkip(t, nil)
 	x := gpuBuffer(t, rt, make([]int32, 1024))
-	snap, err := rt.Snapshot(agentID, []hsa.Allocation{x})
+	snap, err := rt.Snapshot(0, agentID, []hsa.Allocation{x})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ type snapshot struct {
 
 // Snapshot saves each region with one device-to-device copy into a buffer
 // of its own, all on the legacy default stream, which waits for every queue.
-func (r *Runtime) Snapshot(agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+func (r *Runtime) Snapshot(_ hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
 	if err := r.checkAgent(agent); err != nil {
 		return nil, err
 	}

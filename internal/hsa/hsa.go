@@ -223,8 +223,10 @@ type Runtime interface {
 	HasKernel(name string) bool
 	// DrainAgent waits until every queue of the agent is idle.
 	DrainAgent(agent AgentID) error
-	// Snapshot saves the given allocations (all owned by agent).
-	Snapshot(agent AgentID, regions []Allocation) (Snapshot, error)
+	// Snapshot saves the given allocations (all owned by agent) on behalf
+	// of thread, which also makes the snapshot's restores: a runtime that
+	// records its memory traffic names the thread.
+	Snapshot(thread ThreadID, agent AgentID, regions []Allocation) (Snapshot, error)
 	// OnAllocate registers a hook called for every allocation and free,
 	// as the SDK's allocation tracker sees them. A nil hook removes it.
 	OnAllocate(hook func(a Allocation, freed bool))

@@ -57,7 +57,7 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	pl := s.decide(cfg, info, seq)
 	if !pl.replay {
 		if s.opts.Faults.Has(FaultSnapshotWhenNotReplayed) {
-			if snap, err := s.rt.Snapshot(info.AgentID, s.tracker.regionsOf(info.AgentID)); err == nil {
+			if snap, err := s.rt.Snapshot(thread, info.AgentID, s.tracker.regionsOf(info.AgentID)); err == nil {
 				s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
 				snap.Release()
 			}
@@ -126,7 +126,7 @@ func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa
 		return nil, err
 	}
 	regions := s.tracker.regionsOf(info.AgentID)
-	snap, err := s.rt.Snapshot(info.AgentID, regions)
+	snap, err := s.rt.Snapshot(thread, info.AgentID, regions)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func restoreBench(b *testing.B, cfg Config, dirty func(rt *Runtime, a hsa.Alloca
 	if err != nil {
 		b.Fatal(err)
 	}
-	snap, err := rt.Snapshot(1, []hsa.Allocation{a})
+	snap, err := rt.Snapshot(0, 1, []hsa.Allocation{a})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -158,19 +158,14 @@ func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
 	return err
 }
 
-// traffic records memory the runtime moved outside a kernel, as an
-// interposer on the runtime would see it: device memory only (host memory
-// is plain CPU loads and stores). The thread is the one holding the baton.
+// traffic records memory the runtime moved outside a kernel for the
+// application, as an interposer on the runtime would see it: device memory
+// only (host memory is plain CPU loads and stores), named for the thread
+// holding the baton.
 func (r *Runtime) traffic(typ trace.Type, a hsa.Allocation, regions []trace.Region) {
-	rec := r.rec.Load()
-	if rec == nil || len(regions) == 0 || (a.Kind != hsa.DeviceCoarse && a.Kind != hsa.DeviceFine) {
-		return
+	if a.Kind == hsa.DeviceCoarse || a.Kind == hsa.DeviceFine {
+		r.trafficAll(typ, r.threads.holder(), a.Agent, regions)
 	}
-	var n uint64
-	for _, g := range regions {
-		n += g.Bytes
-	}
-	rec.Emit(trace.Event{Type: typ, Thread: uint64(r.threads.holder()), Agent: uint64(a.Agent), Bytes: n, Regions: regions})
 }
 
 // access runs f on a live allocation under the memory lock, once the

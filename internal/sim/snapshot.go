@@ -22,6 +22,7 @@ type snapshot struct {
 	mark     uint64
 	released bool
 	agent    hsa.AgentID
+	thread   hsa.ThreadID // who snapshots, and restores
 }
 
 type savedRegion struct {
@@ -31,7 +32,7 @@ type savedRegion struct {
 
 // Snapshot implements hsa.Runtime. It copies only the regions given; the
 // engine decides what is tracked (MEM-4).
-func (r *Runtime) Snapshot(agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
 	if _, ok := r.agent(agent); !ok {
 		return nil, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
 	}
@@ -59,13 +60,13 @@ func (r *Runtime) Snapshot(agent hsa.AgentID, regions []hsa.Allocation) (hsa.Sna
 	if r.cfg.FailSnapshotOver > 0 && total > r.cfg.FailSnapshotOver {
 		return nil, fmt.Errorf("%w: snapshot of %d bytes exceeds FailSnapshotOver=%d", ErrInjected, total, r.cfg.FailSnapshotOver)
 	}
-	s := &snapshot{rt: r, bytes: total, mark: m.version, agent: agent}
+	s := &snapshot{rt: r, bytes: total, mark: m.version, agent: agent, thread: thread}
 	read := make([]trace.Region, 0, len(lives))
 	for _, al := range lives {
 		s.regions = append(s.regions, savedRegion{live: al, saved: append([]byte(nil), al.data...)})
 		read = append(read, trace.Region{Addr: al.meta.Handle, Bytes: al.meta.Size})
 	}
-	r.trafficAll(trace.MemRead, agent, read)
+	r.trafficAll(trace.MemRead, thread, agent, read)
 	return s, nil
 }
 
@@ -88,7 +89,7 @@ func (s *snapshot) Restore() (uint64, error) {
 	var restored uint64
 	var written []trace.Region
 	// What was written is recorded even when the restore fails part-way.
-	defer func() { s.rt.trafficAll(trace.MemWrite, s.agent, written) }()
+	defer func() { s.rt.trafficAll(trace.MemWrite, s.thread, s.agent, written) }()
 	for i, reg := range s.regions {
 		if failing && i > 0 {
 			return restored, fmt.Errorf("%w: restore failed after %d of %d regions", ErrInjected, i, len(s.regions))
@@ -157,7 +158,7 @@ func appendRange(rs []trace.Region, addr, n uint64) []trace.Region {
 // trafficAll records regions of one agent's memory moved outside a kernel,
 // whatever their kind: a snapshot that reads fine-grained memory must show.
 // The caller holds mem.mu; the recorder has its own lock.
-func (r *Runtime) trafficAll(typ trace.Type, agent hsa.AgentID, regions []trace.Region) {
+func (r *Runtime) trafficAll(typ trace.Type, thread hsa.ThreadID, agent hsa.AgentID, regions []trace.Region) {
 	rec := r.rec.Load()
 	if rec == nil || len(regions) == 0 {
 		return
@@ -166,7 +167,7 @@ func (r *Runtime) trafficAll(typ trace.Type, agent hsa.AgentID, regions []trace.
 	for _, g := range regions {
 		n += g.Bytes
 	}
-	rec.Emit(trace.Event{Type: typ, Thread: uint64(r.threads.holder()), Agent: uint64(agent), Bytes: n, Regions: regions})
+	rec.Emit(trace.Event{Type: typ, Thread: uint64(thread), Agent: uint64(agent), Bytes: n, Regions: regions})
 }
 
 // Release drops the saved bytes.

@@ -45,7 +45,7 @@ func TestRestoreWritesBackDirtyPages(t *testing.T) {
 				}
 				regions = append(regions, a)
 			}
-			snap, err := rt.Snapshot(1, regions)
+			snap, err := rt.Snapshot(0, 1, regions)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestRestoreUndoesKernels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := rt.Snapshot(1, []hsa.Allocation{x})
+	snap, err := rt.Snapshot(0, 1, []hsa.Allocation{x})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestRestoreSkipsFreedRegions(t *testing.T) {
 	rt, _ := newTestRuntime(t, Config{}, "MI300")
 	kept := buffer(t, rt, 1)
 	freed := buffer(t, rt, 2)
-	snap, err := rt.Snapshot(1, []hsa.Allocation{kept, freed})
+	snap, err := rt.Snapshot(0, 1, []hsa.Allocation{kept, freed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestSnapshotFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			snap, err := rt.Snapshot(tt.agent, tt.regions)
+			snap, err := rt.Snapshot(0, tt.agent, tt.regions)
 			wantErr := tt.wantIs != nil || tt.name == "another agent's region"
 			if wantErr != (err != nil) || (tt.wantIs != nil && !errors.Is(err, tt.wantIs)) {
 				t.Fatalf("err = %v, want %v", err, tt.wantIs)
@@ -184,7 +184,7 @@ func TestSnapshotFailures(t *testing.T) {
 func TestRestoreFailureIsInjected(t *testing.T) {
 	rt, _ := newTestRuntime(t, Config{FailRestoreAt: 2}, "MI300")
 	a, b := buffer(t, rt, 1), buffer(t, rt, 2)
-	snap, err := rt.Snapshot(1, []hsa.Allocation{a, b})
+	snap, err := rt.Snapshot(0, 1, []hsa.Allocation{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}

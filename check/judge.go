@@ -1,0 +1,228 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/replayspec/replayspec/rules"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// Verdict is what the oracles concluded about one rule in one trace. Only
+// an examined instance that held is a pass: silence is never one.
+type Verdict string
+
+// Verdicts, from best to worst news for a reader who wants to know what
+// was checked.
+const (
+	Pass          Verdict = "pass"           // instances were examined and every one held
+	Fail          Verdict = "fail"           // an instance broke the rule
+	NotExercised  Verdict = "not exercised"  // the trace could show the rule, but nothing in it did
+	NotObservable Verdict = "not observable" // the trace lacks the sources the rule's oracle needs
+)
+
+// RuleResult is one rule's verdict in one trace.
+type RuleResult struct {
+	Rule       string
+	Verdict    Verdict
+	Instances  int            // what the oracle examined
+	Violations []Violation    // what broke, when Verdict is Fail
+	Missing    []trace.Source // sources the trace lacks, when NotObservable
+}
+
+// Judgement is what every oracle made of one trace.
+type Judgement struct {
+	// Rules has one result per rule the oracles judge, in catalogue order.
+	Rules []RuleResult
+	// Violations are every oracle's findings, in trace order.
+	Violations []Violation
+}
+
+// Rule returns the result for id.
+func (j Judgement) Rule(id string) (RuleResult, bool) {
+	for _, r := range j.Rules {
+		if r.Rule == id {
+			return r, true
+		}
+	}
+	return RuleResult{}, false
+}
+
+// Count tallies the verdicts.
+func (j Judgement) Count() map[Verdict]int {
+	n := map[Verdict]int{}
+	for _, r := range j.Rules {
+		n[r.Verdict]++
+	}
+	return n
+}
+
+// Judge runs every oracle over t and gives each rule its verdict: the rules
+// whose sources the header does not list are not observable; of the rest,
+// a rule with a violation fails, a rule with examined instances passes, and
+// a rule nothing in the trace exercised says so.
+func Judge(t trace.Trace) Judgement {
+	x := newIndex(t)
+	var vs []Violation
+	for _, f := range families {
+		vs = append(vs, f.run(x)...)
+	}
+	vs = sortViolations(vs)
+	byRule := map[string][]Violation{}
+	for _, v := range vs {
+		byRule[v.Rule] = append(byRule[v.Rule], v)
+	}
+	j := Judgement{Violations: vs}
+	for _, o := range registry {
+		r := RuleResult{Rule: o.rule, Instances: x.instances[o.rule], Violations: byRule[o.rule]}
+		missing := o.missing(t.Header)
+		switch {
+		case len(r.Violations) > 0:
+			// A violation is evidence whatever the header claims.
+			r.Verdict = Fail
+			r.Instances = max(r.Instances, len(r.Violations))
+		case missing != nil:
+			r.Verdict, r.Missing, r.Instances = NotObservable, missing, 0
+		case r.Instances > 0:
+			r.Verdict = Pass
+		default:
+			r.Verdict = NotExercised
+		}
+		j.Rules = append(j.Rules, r)
+	}
+	return j
+}
+
+// examined records that the oracle of rule looked at one more instance of
+// it. Every oracle calls it where it judges, whether or not the instance
+// holds: that count is what turns silence into "not exercised".
+func (x *index) examined(rule string) { x.instances[rule]++ }
+
+// ruleOracle is how one rule is judged: the sources its oracle needs (any
+// one of the alternatives, each a set that must all be present), and the
+// family function that examines it.
+type ruleOracle struct {
+	rule    string
+	sources [][]trace.Source
+}
+
+// missing returns the sources of the cheapest alternative the header lacks
+// (nil when some alternative is fully present).
+func (o ruleOracle) missing(h trace.Header) []trace.Source {
+	var best []trace.Source
+	for _, alt := range o.sources {
+		var lack []trace.Source
+		for _, s := range alt {
+			if !h.Reports(s) {
+				lack = append(lack, s)
+			}
+		}
+		if lack == nil {
+			return nil
+		}
+		if best == nil || len(lack) < len(best) {
+			best = lack
+		}
+	}
+	return best
+}
+
+// Sources of the oracles, named for how they read.
+var (
+	tool    = trace.SourceTool
+	app     = trace.SourceApp
+	runtime = trace.SourceRuntime
+	sdk     = trace.SourceSDK
+)
+
+func need(alts ...[]trace.Source) [][]trace.Source { return alts }
+func all(s ...trace.Source) []trace.Source         { return s }
+
+// registry says, for every rule the oracles judge, which sources they need.
+// TestRegistryMatchesCatalogue keeps it equal to the catalogue (RPV is the
+// rocprofv3 front end's, judged on its output files).
+var registry = []ruleOracle{
+	{"API-1", need(all(tool))},
+	{"API-2", need(all(tool))},
+	{"API-3", need(all(tool))},
+	{"API-4", need(all(tool))},
+	{"API-5", need(all(tool), all(tool, app))},
+	{"API-6", need(all(tool))},
+	{"API-7", need(all(tool))},
+	{"ACT-1", need(all(tool))},
+	{"ACT-2", need(all(tool, app))},
+	{"ACT-3", need(all(tool), all(tool, sdk))},
+	{"ACT-4", need(all(tool, app, runtime, sdk))},
+	{"ACT-5", need(all(tool))},
+	{"ACT-6", need(all(tool, app), all(tool, sdk))},
+	{"CB-1", need(all(tool))},
+	{"CB-2", need(all(tool))},
+	{"CB-3", need(all(tool))},
+	{"CB-4", need(all(tool), all(tool, runtime))},
+	{"UD-1", need(all(tool))},
+	{"UD-2", need(all(tool))},
+	{"PC-1", need(all(tool))},
+	{"PC-2", need(all(tool))},
+	{"PC-3", need(all(tool))},
+	{"PC-4", need(all(tool))},
+	{"PC-5", need(all(tool))},
+	{"PC-6", need(all(tool))},
+	{"PC-7", need(all(tool))},
+	{"PC-8", need(all(tool))},
+	{"CONT-1", need(all(tool))},
+	{"CONT-2", need(all(tool))},
+	{"CONT-3", need(all(tool))},
+	{"CONT-4", need(all(tool))},
+	{"MEM-1", need(all(tool, sdk), all(tool, runtime))},
+	{"MEM-2", need(all(tool, sdk), all(tool, runtime))},
+	{"MEM-3", need(all(tool, app, runtime))},
+	{"MEM-4", need(all(app, sdk), all(tool, app, runtime))},
+	{"MEM-5", need(all(tool, sdk))},
+	{"MEM-6", need(all(tool, runtime))},
+	{"DID-1", need(all(tool))},
+	{"DID-2", need(all(tool))},
+	{"DID-3", need(all(tool, app, sdk))},
+	{"DID-4", need(all(tool))},
+	{"DID-5", need(all(tool))},
+	{"CMP-1", need(all(app))},
+	{"CMP-2", need(all(tool, app))},
+	{"CMP-3", need(all(app))},
+	{"CMP-4", need(all(tool, app))},
+	{"COR-1", need(all(tool))},
+	{"COR-2", need(all(tool))},
+	{"COR-3", need(all(tool))},
+	{"LCX-1", need(all(tool))},
+	{"LCX-2", need(all(tool))},
+	{"LCX-3", need(all(tool))},
+	{"LCX-4", need(all(tool))},
+	{"LCX-5", need(all(tool))},
+	{"LCX-6", need(all(tool))},
+	{"LCX-7", need(all(tool))},
+	{"SVC-1", need(all(tool))},
+	{"SVC-2", need(all(tool))},
+	{"SVC-3", need(all(tool, runtime, sdk))},
+	{"AGT-1", need(all(tool, runtime))},
+}
+
+// judgedElsewhere are the rule families no trace oracle judges.
+var judgedElsewhere = []string{"RPV"}
+
+// Registry lists the rules the oracles judge and the sources each needs,
+// for the documentation and the compliance matrix.
+func Registry() map[string][][]trace.Source {
+	out := make(map[string][][]trace.Source, len(registry))
+	for _, o := range registry {
+		out[o.rule] = o.sources
+	}
+	return out
+}
+
+// JudgedRules lists the rule IDs the oracles judge, in catalogue order.
+func JudgedRules() []string {
+	var ids []string
+	for _, r := range rules.All() {
+		if !slices.Contains(judgedElsewhere, r.Family) {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}

@@ -1,0 +1,180 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// The runtime's account of memory moved outside kernels (mem_read,
+// mem_write) checks the SDK's account of itself (snapshot, restore) and the
+// rules about what is saved: an SDK that snapshots silently, restores other
+// bytes than it claims, or saves memory it must not is caught here.
+
+// allocation is one buffer of the application, as app_alloc and app_free
+// describe it.
+type allocation struct {
+	buffer      string
+	agent       uint64
+	kind        trace.MemKind
+	addr, bytes uint64
+	at, freedAt int // positions; freedAt is len(ev) while live
+}
+
+func (a allocation) holds(addr uint64) bool { return addr >= a.addr && addr < a.addr+a.bytes }
+
+// allocations lists the application's buffers in allocation order.
+func (x *index) allocations() []allocation {
+	if x.allocs != nil {
+		return *x.allocs
+	}
+	var out []allocation
+	for _, i := range mergeSorted(x.byType[trace.AppAlloc], x.byType[trace.AppFree]) {
+		e := x.ev[i]
+		if e.Type == trace.AppAlloc {
+			out = append(out, allocation{buffer: e.Buffer, agent: e.Agent, kind: e.MemKind, addr: e.Addr, bytes: e.Bytes, at: i, freedAt: len(x.ev)})
+			continue
+		}
+		for k := len(out) - 1; k >= 0; k-- {
+			if out[k].addr == e.Addr && out[k].freedAt == len(x.ev) {
+				out[k].freedAt = i
+				break
+			}
+		}
+	}
+	x.allocs = &out
+	return out
+}
+
+// allocationAt finds the buffer that holds addr at position pos.
+func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
+	for _, a := range x.allocations() {
+		if a.at < pos && pos < a.freedAt && a.holds(addr) {
+			return a, true
+		}
+	}
+	return allocation{}, false
+}
+
+// trafficOf returns the runtime's events of type typ on d's thread and agent
+// between positions from and to.
+func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
+	var out []int
+	list := x.byType[typ]
+	for j := sort.SearchInts(list, from); j < len(list) && list[j] < to; j++ {
+		e := x.ev[list[j]]
+		if e.Thread == d.thread && (e.Agent == d.agent || d.agent == 0) {
+			out = append(out, list[j])
+		}
+	}
+	return out
+}
+
+func (x *index) bytesOf(list []int) uint64 {
+	var n uint64
+	for _, i := range list {
+		n += x.ev[i].Bytes
+	}
+	return n
+}
+
+// checkTraffic compares what the runtime moved for d with what the SDK
+// reported and with what MEM-4 allows to be saved.
+func (x *index) checkTraffic(d *dispatchView) []Violation {
+	if !x.header.Reports(trace.SourceRuntime) || len(d.configEnter) == 0 {
+		return nil
+	}
+	var vs []Violation
+	start := d.configEnter[0]
+	firstWork := len(x.ev) // the first pass, or the plain run
+	if len(d.passEnter) > 0 {
+		firstWork = d.passEnter[0]
+	} else if len(d.kernels) > 0 {
+		firstWork = d.kernels[0]
+	}
+	reads := x.trafficOf(d, trace.MemRead, start, firstWork)
+	sdk := x.header.Reports(trace.SourceSDK)
+	switch {
+	case !d.replayed() && len(d.failedSnapshots) == 0:
+		// MEM-1: no snapshot for a dispatch that is not replayed, said or
+		// silent.
+		x.examined("MEM-1")
+		if len(reads) > 0 && len(d.snapshots) == 0 {
+			vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d is not replayed, yet the runtime read %d bytes of device memory before it ran: a snapshot the SDK did not report", d.id, x.bytesOf(reads)), append([]int{start}, reads...)...))
+		}
+	case d.replayed():
+		x.examined("MEM-1")
+		if sdk && len(d.snapshots) == 1 {
+			if claim, seen := x.ev[d.snapshots[0]].Bytes, x.bytesOf(reads); claim != seen {
+				vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("the SDK says its snapshot of dispatch %d saved %d bytes; the runtime read %d", d.id, claim, seen), append([]int{d.snapshots[0]}, reads...)...))
+			}
+		}
+		vs = append(vs, x.checkSavedKinds(d, reads, firstWork)...)
+		vs = append(vs, x.checkRestoreTraffic(d, sdk)...)
+	}
+	return vs
+}
+
+// MEM-4: the snapshot reads the agent's coarse-grained device buffers, all
+// of them, and nothing else: never fine-grained, host or kernel-argument
+// memory.
+func (x *index) checkSavedKinds(d *dispatchView, reads []int, at int) []Violation {
+	if len(x.byType[trace.AppAlloc]) == 0 {
+		return nil
+	}
+	x.examined("MEM-4")
+	var vs []Violation
+	saved := map[string]bool{}
+	for _, i := range reads {
+		for _, g := range x.ev[i].Regions {
+			a, ok := x.allocationAt(g.Addr, i)
+			if !ok {
+				continue // device globals and other memory the SDK may track
+			}
+			saved[a.buffer] = true
+			if !a.kind.Saved() {
+				vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the snapshot of dispatch %d read %d bytes of buffer %s, which is %s memory: only coarse-grained device memory is saved", d.id, g.Bytes, a.buffer, a.kind), a.at, i))
+			}
+		}
+	}
+	for _, a := range x.allocations() {
+		if a.kind.Saved() && a.agent == d.agent && a.at < at && at < a.freedAt && !saved[a.buffer] {
+			vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("device buffer %s lives on dispatch %d's agent, but its snapshot did not read it", a.buffer, d.id), append([]int{a.at, d.passEnter[0]}, reads...)...))
+			break
+		}
+	}
+	return vs
+}
+
+// MEM-2, MEM-4: what the runtime wrote before each pass is what the SDK
+// says it restored, and never a buffer freed since the snapshot.
+func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
+	var vs []Violation
+	for p := 1; p < len(d.passEnter); p++ {
+		from := x.exitOf(d, uint64(p-1))
+		writes := x.trafficOf(d, trace.MemWrite, from, d.passEnter[p])
+		for _, i := range writes {
+			for _, g := range x.ev[i].Regions {
+				if a, ok := x.allocationAt(g.Addr, len(x.ev)); ok && a.freedAt < i {
+					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d wrote into buffer %s, freed since the snapshot", p, a.buffer), a.freedAt, i))
+				}
+			}
+		}
+		if !sdk {
+			continue
+		}
+		var claim []int
+		for _, r := range d.restores {
+			if q, ok := x.ev[r].PassOf(); ok && q == uint64(p) {
+				claim = append(claim, r)
+			}
+		}
+		if len(claim) == 1 {
+			if c, seen := x.ev[claim[0]].Bytes, x.bytesOf(writes); c != seen {
+				vs = append(vs, x.violation("MEM-2", d.id, fmt.Sprintf("the SDK says it restored %d bytes before pass %d; the runtime wrote %d", c, p, seen), append(claim, writes...)...))
+			}
+		}
+	}
+	return vs
+}
