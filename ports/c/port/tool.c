@@ -3,6 +3,7 @@
  * observes, as a rocprofiler-sdk tool library would. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "port.h"
 
@@ -235,13 +236,30 @@ static unsigned payload_members(const krs_callback_tracing_kernel_replay_data_t 
 }
 
 /* wait_for_during holds the end of a pass until every dispatch that must
- * start during it has started, so that overlap is real. */
+ * start during it has started, so that overlap is real; on threads that
+ * run free, "started" is not yet "ran". A dispatch on another agent may run
+ * to completion inside the pass, so the pass waits for it; one on the same
+ * agent must wait for the loop (MEM-6), so the pass gives it a moment only:
+ * long enough that an SDK without the agent lock would let it run here. */
 static void wait_for_during(size_t d, uint64_t pass) {
+    const rs_spec_dispatch *self = &spec()->dispatches[d];
     for (size_t i = 0; i < spec()->ndispatches; i++) {
         const rs_spec_dispatch *o = &spec()->dispatches[i];
         if (o->during_dispatch == NULL || strcmp(o->during_dispatch, label_of(d)) != 0 || o->during_pass != pass) continue;
+        bool same_agent = strcmp(o->agent, self->agent) == 0;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += same_agent ? 0 : 30;
+        until.tv_nsec += same_agent ? 20 * 1000000L : 0;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
         pthread_mutex_lock(&tool.p->mu);
         while (!tool.p->started[i] && !tool.p->failed) pthread_cond_wait(&tool.p->cv, &tool.p->mu);
+        while (!tool.p->completed[i] && !tool.p->failed) {
+            if (pthread_cond_timedwait(&tool.p->cv, &tool.p->mu, &until) != 0) break;
+        }
         pthread_mutex_unlock(&tool.p->mu);
     }
 }
