@@ -242,6 +242,17 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (o.cuda) {
+        /* Refuse at once, before the handshake, on a machine that cannot
+         * run CUDA: the runner then reports why and blames no spec. */
+        char err[512] = "";
+        void *probe = rt_cuda_backend_new(1, err, sizeof err);
+        if (probe == NULL) {
+            fprintf(stderr, "krs-driver: the cuda runtime cannot start: %s\n", err);
+            return 3;
+        }
+        rt_cuda_backend.close(probe);
+    }
     char name[128];
     snprintf(name, sizeof name, "krs C port%s%s", KRS_FAULT_NAME[0] ? " with fault " : "", KRS_FAULT_NAME);
     rs_port driver = {
