@@ -136,6 +136,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
 
     /* MEM-6: no other dispatch runs on this agent while the loop replays. */
     pthread_rwlock_t *lk = &krs_sdk.agent_locks[info.agent_id - 1];
+    (void)lk;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
     pthread_rwlock_wrlock(lk);
 #endif
@@ -243,6 +244,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
 #elif defined(KRS_FAULT_COMPLETION_EVERY_PASS)
     config_payload(&cfg, info);
     deliver_callback(replay, corr, KRS_KERNEL_REPLAY_CONFIG, KRS_CALLBACK_PHASE_EXIT, &cfg, &ud);
+    (void)complete; /* every pass carried the completion already */
 #else
     /* CB-1 (ref), CMP-2 (ref): CONFIG EXIT closes the window after the last
      * pass, then the application's completion fires once. */
