@@ -196,7 +196,6 @@ func (x *index) checkActivationPerDispatch() []Violation {
 			if d.replayed() {
 				vs = append(vs, x.violation("ACT-6", d.id, fmt.Sprintf("%s was submitted as %d packets (graph launch: %v), yet it was replayed (%d passes)", a.label, app.Packets, app.Graph, len(d.passEnter)), append([]int{a.at}, d.passEnter...)...))
 			}
-			continue
 		}
 		active, allOps, known := x.activeSubscription(a.at)
 		switch {
@@ -224,6 +223,8 @@ func (x *index) checkActivationPerDispatch() []Violation {
 					vs = append(vs, x.violation(r, d.id, why, at...))
 				}
 			}
+		case app.Packets > 1 || app.Graph:
+			// A candidate, but ACT-6 keeps it from replay (above).
 		case allOps && a.dispatch != 0:
 			x.examined("ACT-2")
 			if len(d.configEnter) == 0 {

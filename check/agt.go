@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -11,11 +12,70 @@ import (
 func checkAGT(x *index) []Violation {
 	var vs []Violation
 	x.eachDispatch(func(d *dispatchView) {
+		if len(d.passCounts) > 0 && x.ev[d.passCounts[0]].Groups != nil {
+			vs = append(vs, x.checkToolSplit(d)...)
+			return
+		}
 		if d.replayed() {
 			vs = append(vs, x.checkGroupsPerPass(d)...)
 		}
 	})
 	return vs
+}
+
+// AGT-1 against the tool's own split (pass_count's groups): the count it
+// answered is the number of groups of the dispatch's agent, and pass i
+// collected exactly group i, with no wrap or skip.
+func (x *index) checkToolSplit(d *dispatchView) []Violation {
+	pc := d.passCounts[0]
+	groups := x.ev[pc].Groups
+	x.examined("AGT-1")
+	if r, ok := x.passCount(d); ok && r != int64(max(len(groups), 1)) {
+		return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("the tool split its counters into %d groups for agent %d but answered %d passes", len(groups), d.agent, r), pc)}
+	}
+	if !d.replayed() {
+		return nil
+	}
+	got := map[uint64][]string{}
+	first := map[uint64]int{}
+	for _, i := range d.records {
+		e := x.ev[i]
+		p, ok := x.recordPass(i)
+		if e.Service != trace.CounterCollection || !ok {
+			continue
+		}
+		if _, seen := first[p]; !seen {
+			first[p] = i
+		}
+		for _, c := range e.Counters {
+			got[p] = append(got[p], c.Name)
+		}
+	}
+	masked := len(d.locals) > 0 // a local stop may leave a pass without its group
+	for k, pe := range d.passEnter {
+		p := uint64(k)
+		if p >= uint64(len(groups)) {
+			break
+		}
+		want, have := sortedSet(groups[p]), sortedSet(got[p])
+		if len(have) == 0 && masked {
+			continue
+		}
+		if fmt.Sprint(want) != fmt.Sprint(have) {
+			at := []int{pc, pe}
+			if i, ok := first[p]; ok {
+				at = append(at, i)
+			}
+			return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("pass %d collected %v, but the tool's group %d for this agent is %v", p, have, p, want), at...)}
+		}
+	}
+	return nil
+}
+
+func sortedSet(names []string) []string {
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // AGT-1: pass i collects group i of the agent: no counter is collected in

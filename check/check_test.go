@@ -1,6 +1,7 @@
 package check
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -99,6 +100,31 @@ func TestValidTracesPass(t *testing.T) {
 	}
 }
 
+// One mistake can break several rules; the oracles name each of them,
+// not the first they find.
+func TestEveryBrokenRuleIsNamed(t *testing.T) {
+	fixed3 := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
+	cases := []struct {
+		reason string
+		tr     trace.Trace
+		want   []string
+	}{
+		{"a fresh dispatch id per pass: too many ids (DID-3), a pass's kernel (DID-1) and callbacks (DID-2) carry another", bumpIDPerPass(fixed3), []string{"DID-1", "DID-2", "DID-3"}},
+		{"a pass too few: fewer passes than asked (PC-3) and someone overrode the tool (PC-8)", dropPass(fixed3, 2), []string{"PC-3", "PC-8"}},
+	}
+	for _, c := range cases {
+		got := map[string]bool{}
+		for _, v := range Judge(c.tr).Violations {
+			got[v.Rule] = true
+		}
+		for _, r := range c.want {
+			if !got[r] {
+				t.Errorf("%s: %s not reported (got %v)", c.reason, r, slices.Sorted(maps.Keys(got)))
+			}
+		}
+	}
+}
+
 // A planted mistake must be caught with the right rule ID.
 func TestBrokenTracesAreCaught(t *testing.T) {
 	fixed3 := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}}).trace()
@@ -122,9 +148,19 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"tool callback in PASS", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Payload = append(e.Payload, "replay_pass_count") }), "API-6"},
 		{"no local callbacks in PASS", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Payload = []string{"current_pass", "total_passes"} }), "LCX-1"},
 		{"id 3 resolves", edit(apiQueries(), func(e trace.Event) bool { return e.OpID != nil && *e.OpID == 3 }, func(e *trace.Event) { e.Status, e.OpName = "SUCCESS", trace.OpLast }), "API-3"},
+		// API: what the trace v2 records of the payload and the surface.
+		{"payload size stops short (the engine's old 104)", edit(fixed3, typ(trace.Callback), func(e *trace.Event) { e.PayloadSize = trace.U64(104) }), "API-5"},
+		{"dispatch_info has another grid than the launch", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { in := *e.Info; in.Grid = trace.Dim3{512, 1, 1}; e.Info = &in }), "API-5"},
+		{"dispatch_info left empty", edit(fixed3, configCB(trace.PhaseEnter), func(e *trace.Event) { in := *e.Info; in.Size = 0; e.Info = &in }), "API-5"},
+		{"replayed without configure_callback_tracing", drop(fixed3, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }), "API-1"},
+		{"counting refused beside replay", insertAfter(fixed3, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }, trace.Event{Type: trace.API, Call: trace.CallConfigureCounters, Context: 10, Status: trace.StatusServiceAlreadyConfigured}), "API-7"},
 		{"wrong pair", edit(apiQueries(), func(e trace.Event) bool { return e.Call == trace.CallOperationName && e.OpName == trace.OpConfig }, func(e *trace.Event) { e.OpID = trace.U64(2) }), "API-4"},
 		{"configure twice succeeds", edit(apiQueries(), func(e trace.Event) bool { return e.Context == 2 }, func(e *trace.Event) { e.Status = "SUCCESS" }), "ACT-5"},
 		// ACT
+		{"all-operations subscription, yet no CONFIG", drop(plain, and(typ(trace.Callback), func(e trace.Event) bool { return e.Op == trace.OpConfig })), "ACT-2"},
+		{"never configured, yet memory saved", insertAfter(drop(drop(plain, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }), func(e trace.Event) bool {
+			return e.Type == trace.Callback || e.Type == trace.Returned || e.Type == trace.PassCount
+		}), typ(trace.DispatchID), trace.Event{Type: trace.Snapshot, Thread: 1, Dispatch: 1, Agent: 1, Bytes: 16}), "ACT-4"},
 		{"PASS without CONFIG", drop(fixed3, configCB(trace.PhaseEnter)), "ACT-1"},
 		{"replay context never started", drop(fixed3, func(e trace.Event) bool {
 			return e.Type == trace.API && e.Context == 1 && e.Call == trace.CallStartContext
@@ -138,9 +174,11 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"graph warning twice", insertAfter(plain, typ(trace.API), trace.Event{Type: trace.Warning, Code: "graph_launch"}, trace.Event{Type: trace.Warning, Code: "graph_launch"}), "ACT-6"},
 		// CB
 		{"CONFIG EXIT missing", drop(fixed3, configCB(trace.PhaseExit)), "CB-1"},
-		{"CONFIG EXIT twice", insertAfter(fixed3, configCB(trace.PhaseExit), fixed3.Events[len(fixed3.Events)-4]), "CB-1"},
+		{"CONFIG EXIT twice", insertAfter(fixed3, configCB(trace.PhaseExit), first(fixed3, configCB(trace.PhaseExit))), "CB-1"},
 		{"plain run before CONFIG EXIT", moveBefore(plain, typ(trace.Kernel), configCB(trace.PhaseExit)), "CB-1"},
 		{"passes overlap", moveBefore(fixed3, passCB(trace.PhaseExit, 0), passCB(trace.PhaseExit, 1)), "CB-2"},
+		{"pass_count installed, never called", drop(fixed3, typ(trace.PassCount)), "CB-3"},
+		{"pass_count called before CONFIG ENTER returned", moveBefore(fixed3, typ(trace.PassCount), and(typ(trace.Returned), func(e trace.Event) bool { return e.Op == trace.OpConfig })), "CB-3"},
 		{"pass_count twice", insertAfter(fixed3, typ(trace.PassCount), first(fixed3, typ(trace.PassCount))), "CB-3"},
 		{"pass_count after first pass", moveBefore(fixed3, typ(trace.PassCount), passCB(trace.PhaseExit, 0)), "CB-3"},
 		{"PASS on another thread", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Thread = 9 }), "CB-4"},
@@ -149,6 +187,11 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		// UD
 		{"user data not re-seeded", edit(edit(fixed3, passCB(trace.PhaseExit, 0), func(e *trace.Event) { e.UserData = trace.U64(1000) }), passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.UserData = trace.U64(1000) }), "UD-2"},
 		{"user data wrong in pass", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.UserData = trace.U64(7) }), "UD-1"},
+		{"a PASS ENTER write is not seen by its EXIT", edit(fixed3, and(typ(trace.Returned), func(e trace.Event) bool {
+			p, _ := e.PassOf()
+			return e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && p == 1
+		}), func(e *trace.Event) { e.UserData = trace.U64(1001) }), "UD-2"},
+		{"replay_pass_count does not get what the tool wrote", edit(fixed3, typ(trace.PassCount), func(e *trace.Event) { e.UserData = trace.U64(7) }), "UD-1"},
 		{"continue sees stale value", edit(early, withPass(trace.Continue, 1), func(e *trace.Event) { e.UserData = trace.U64(99) }), "UD-2"},
 		{"user data leaks to next dispatch", edit(seq, and(configCB(trace.PhaseEnter), dispatchIs(2)), func(e *trace.Event) { e.UserData = trace.U64(41) }), "UD-1"},
 		// PC
@@ -156,6 +199,13 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"not installed replayed", drop(fixed3, typ(trace.PassCount)), "PC-1"},
 		{"count 1 runs twice", insertAfter(plain, typ(trace.Kernel), first(plain, typ(trace.Kernel))), "PC-2"},
 		{"fixed 3 runs 2", dropPass(fixed3, 2), "PC-3"},
+		{"fixed 3 runs 2: the count was overridden", dropPass(fixed3, 2), "PC-8"},
+		{"total_passes says another count than the tool's", edit(fixed3, typ(trace.Callback), func(e *trace.Event) {
+			if e.Op == trace.OpPass {
+				e.Total = trace.U64(5)
+			}
+		}), "PC-8"},
+
 		{"early stop ignored", edit(fixed3, typ(trace.PassCount), func(e *trace.Event) { e.Result = trace.I64(2) }), "PC-4"},
 		{"wrong total", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Total = trace.U64(4) }), "PC-7"},
 		{"pass index skips", edit(edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Pass = trace.U64(3) }), passCB(trace.PhaseExit, 2), func(e *trace.Event) { e.Pass = trace.U64(3) }), "PC-7"},
@@ -175,6 +225,15 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"snapshot on plain run", insertAfter(plain, configCB(trace.PhaseEnter), trace.Event{Type: trace.Snapshot, Thread: 1, Dispatch: 1}), "MEM-1"},
 		{"restore skipped", drop(fixed3, withPass(trace.Restore, 1)), "MEM-2"},
 		{"restore after last pass", insertAfter(fixed3, passCB(trace.PhaseExit, 2), trace.Event{Type: trace.Restore, Thread: 1, Dispatch: 1, Pass: trace.U64(3)}), "MEM-3"},
+		{"silent snapshot of a dispatch not replayed", insertAfter(plain, configCB(trace.PhaseEnter), trace.Event{Type: trace.MemRead, Thread: 1, Agent: 1, Bytes: 16, Regions: []trace.Region{{Addr: 1<<32 + 1<<16, Bytes: 16}}}), "MEM-1"},
+		{"snapshot claims other bytes than were read", edit(fixed3, typ(trace.Snapshot), func(e *trace.Event) { e.Bytes = 4096 }), "MEM-1"},
+		{"restore claims other bytes than were written", edit(fixed3, withPass(trace.Restore, 2), func(e *trace.Event) { e.Bytes = 1 }), "MEM-2"},
+		{"snapshot reads fine-grained memory", insertAfter(edit(fixed3, typ(trace.MemRead), func(e *trace.Event) {
+			e.Regions = append(e.Regions, trace.Region{Addr: 1 << 40, Bytes: 64})
+			e.Bytes += 64
+		}), typ(trace.AppAlloc), trace.Event{Type: trace.AppAlloc, Thread: 1, Buffer: "fine", Agent: 1, MemKind: trace.MemFine, Addr: 1 << 40, Bytes: 64}), "MEM-4"},
+		{"snapshot leaves a device buffer out", edit(fixed3, typ(trace.MemRead), func(e *trace.Event) { e.Regions, e.Bytes = nil, 0 }), "MEM-4"},
+		{"restore writes a freed buffer", insertBefore(fixed3, nth(typ(trace.MemWrite), 2), trace.Event{Type: trace.AppFree, Thread: 2, Buffer: "buf-1", Addr: 1<<32 + 1<<16}), "MEM-4"},
 		{"pass starts from other memory", edit(fixed3, inPass(fixed3, trace.Kernel, 2), func(e *trace.Event) { e.MemIn = "dirty" }), "MEM-2"},
 		{"readback is not one run", edit(fixed3, typ(trace.AppReadback), func(e *trace.Event) { e.Runs = []trace.Run{{Value: 2, Count: 4}} }), "MEM-3"},
 		{"other kernel during loop", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.Kernel, Thread: 2, Agent: 1, Dispatch: 7}), "MEM-6"},

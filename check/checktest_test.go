@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -88,11 +89,11 @@ func (l loop) passes() int {
 }
 
 var passFlags = func(p int) []string {
-	f := []string{"total_passes", "replay_start_context", "replay_stop_context"}
+	f := []string{trace.MemberSize, trace.MemberDispatchInfo}
 	if p > 0 {
-		f = append([]string{"current_pass"}, f...)
+		f = append(f, trace.MemberCurrentPass)
 	}
-	return f
+	return append(f, trace.MemberTotalPasses, trace.MemberReplayStartContext, trace.MemberReplayStopContext)
 }
 
 // dispatch emits the whole life of one application dispatch.
@@ -115,9 +116,30 @@ func (b *builder) dispatch(l loop) *builder {
 		b.allocated[l.agent] = true
 		b.add(trace.Event{Type: trace.AppAlloc, Thread: l.thread, Buffer: buf, Agent: l.agent, MemKind: trace.MemDevice, Addr: addr, Bytes: uint64(len(bufferBefore))})
 	}
-	b.add(trace.Event{Type: trace.AppDispatch, Thread: l.thread, Label: l.label, Kernel: "increment", Agent: l.agent, Signal: sig, Packets: 1})
+	grid, wg := trace.Dim3{256, 1, 1}, trace.Dim3{64, 1, 1}
+	b.add(trace.Event{Type: trace.AppDispatch, Thread: l.thread, Label: l.label, Kernel: "increment", Agent: l.agent, Signal: sig, Packets: 1, Grid: &grid, Workgroup: &wg})
 	b.add(with(trace.Event{Type: trace.DispatchID, Kernel: "increment"}))
-	b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: trace.OpConfig, Phase: trace.PhaseEnter, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(0)}))
+	// cb is a callback as the tool received it, ret what it left when it
+	// returned.
+	cb := func(e trace.Event) {
+		e.Type, e.Context, e.Corr = trace.Callback, 1, corr
+		e.PayloadSize = trace.U64(trace.PayloadSize)
+		e.Info = &trace.DispatchInfo{Size: trace.DispatchInfoSize, KernelID: 1, Grid: grid, Workgroup: wg}
+		b.add(with(e))
+	}
+	ret := func(op trace.Op, phase trace.Phase, pass, userData uint64, payload []string) {
+		b.add(with(trace.Event{Type: trace.Returned, Context: 1, Op: op, Phase: phase, Pass: trace.U64(pass), UserData: ud(userData), Payload: payload}))
+	}
+	configFlags := []string{trace.MemberSize, trace.MemberDispatchInfo}
+	cb(trace.Event{Op: trace.OpConfig, Phase: trace.PhaseEnter, Pass: trace.U64(0), Total: trace.U64(0), UserData: ud(0), Payload: configFlags})
+	set := slices.Clone(configFlags)
+	if l.count >= 0 {
+		set = append(set, trace.MemberReplayPassCount)
+	}
+	if l.cont != nil {
+		set = append(set, trace.MemberReplayContinue)
+	}
+	ret(trace.OpConfig, trace.PhaseEnter, 0, l.userData, set)
 	n := l.passes()
 	total := uint64(0)
 	if l.count > 1 {
@@ -151,7 +173,8 @@ func (b *builder) dispatch(l loop) *builder {
 		}
 	}
 	if n == 0 {
-		b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: trace.OpConfig, Phase: trace.PhaseExit, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(l.userData)}))
+		cb(trace.Event{Op: trace.OpConfig, Phase: trace.PhaseExit, Pass: trace.U64(0), Total: trace.U64(0), UserData: ud(l.userData), Payload: set})
+		ret(trace.OpConfig, trace.PhaseExit, 0, l.userData, set)
 		run(0, sig)
 	} else {
 		saved := []trace.Region{{Addr: addr, Bytes: uint64(len(bufferBefore))}}
@@ -162,7 +185,7 @@ func (b *builder) dispatch(l loop) *builder {
 				b.add(with(trace.Event{Type: trace.MemWrite, Bytes: saved[0].Bytes, Regions: saved}))
 				b.add(with(trace.Event{Type: trace.Restore, Pass: trace.U64(uint64(p)), Bytes: saved[0].Bytes, Regions: saved}))
 			}
-			b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(uint64(p)), Total: trace.U64(total), Corr: corr, UserData: ud(l.userData), Payload: passFlags(p)}))
+			cb(trace.Event{Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Payload: passFlags(p)})
 			for _, e := range l.locals[p] {
 				e.Type, e.Op, e.Phase, e.Pass = trace.Local, trace.OpPass, trace.PhaseEnter, trace.U64(uint64(p))
 				if e.Status == "" {
@@ -170,13 +193,16 @@ func (b *builder) dispatch(l loop) *builder {
 				}
 				b.add(with(e))
 			}
+			ret(trace.OpPass, trace.PhaseEnter, uint64(p), l.userData, passFlags(p))
 			run(p, 0)
-			b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: trace.OpPass, Phase: trace.PhaseExit, Pass: trace.U64(uint64(p)), Total: trace.U64(total), Corr: corr, UserData: ud(l.userData), Payload: passFlags(p)}))
+			cb(trace.Event{Op: trace.OpPass, Phase: trace.PhaseExit, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Payload: passFlags(p)})
+			ret(trace.OpPass, trace.PhaseExit, uint64(p), l.userData, passFlags(p))
 			if l.cont != nil && !(l.count > 1 && p == int(l.count)-1) {
 				b.add(with(trace.Event{Type: trace.Continue, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Result: trace.I64(l.cont[p])}))
 			}
 		}
-		b.add(with(trace.Event{Type: trace.Callback, Context: 1, Op: trace.OpConfig, Phase: trace.PhaseExit, Pass: trace.U64(0), Total: trace.U64(0), Corr: corr, UserData: ud(l.userData)}))
+		cb(trace.Event{Op: trace.OpConfig, Phase: trace.PhaseExit, Pass: trace.U64(0), Total: trace.U64(0), UserData: ud(l.userData), Payload: set})
+		ret(trace.OpConfig, trace.PhaseExit, 0, l.userData, set)
 	}
 	b.add(trace.Event{Type: trace.Signal, Thread: l.thread, Signal: sig, Value: trace.I64(0)})
 	b.add(trace.Event{Type: trace.AppComplete, Thread: l.thread, Label: l.label, Signal: sig})
@@ -238,6 +264,18 @@ func and(ms ...match) match {
 			}
 		}
 		return true
+	}
+}
+
+// nth matches the n-th event (1-based) that m matches.
+func nth(m match, n int) match {
+	seen := 0
+	return func(e trace.Event) bool {
+		if m(e) {
+			seen++
+			return seen == n
+		}
+		return false
 	}
 }
 

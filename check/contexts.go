@@ -8,14 +8,12 @@ import (
 
 // contextActive says whether context ctx was globally started at position
 // pos, from the tool's successful start_context/stop_context api events.
-// known is false when the trace records no start_context at all: then
+// known is false when the trace records none of the tool's calls: then
 // nothing can be said and callers judge nothing.
 func (x *index) contextActive(ctx uint64, pos int) (active, known bool) {
+	known = x.has(trace.API)
 	for _, i := range x.byType[trace.API] {
 		e := x.ev[i]
-		if e.Call == trace.CallStartContext {
-			known = true
-		}
 		if i >= pos || e.Context != ctx || !e.Status.Is(trace.StatusSuccess) {
 			continue
 		}

@@ -53,7 +53,9 @@ type dispatchView struct {
 	configEnter, configExit []int
 	passEnter, passExit     []int
 	passCounts, continues   []int
-	returns                 []int // callback_return events: what the tool left behind
+	returns                 []int             // callback_return events: what the tool left behind
+	returnAt                map[returnKey]int // built on first use: the first return per callback
+	restoreByPass           map[uint64][]int  // built on first use
 	locals, records         []int
 	correlations, reserves  []int
 	snapshots, restores     []int
@@ -264,26 +266,42 @@ func (x *index) joinApps() {
 	}
 }
 
-// returnOf finds the tool's return from d's first callback of op and phase.
-func (x *index) returnOf(d *dispatchView, op trace.Op, phase trace.Phase) (int, bool) {
-	for _, i := range d.returns {
-		if e := x.ev[i]; e.Op == op && e.Phase == phase {
-			return i, true
+// returnKey names one callback of a dispatch: CONFIG's have pass 0.
+type returnKey struct {
+	op    trace.Op
+	phase trace.Phase
+	pass  uint64
+}
+
+// returnAt finds the tool's first return from the callback k names.
+func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
+	if d.returnAt == nil {
+		d.returnAt = make(map[returnKey]int, len(d.returns))
+		for _, i := range d.returns {
+			e := x.ev[i]
+			p, _ := e.PassOf()
+			key := returnKey{e.Op, e.Phase, p}
+			if e.Op == trace.OpConfig {
+				key.pass = 0
+			}
+			if _, dup := d.returnAt[key]; !dup {
+				d.returnAt[key] = i
+			}
 		}
 	}
-	return 0, false
+	i, ok := d.returnAt[k]
+	return i, ok
+}
+
+// returnOf finds the tool's return from d's CONFIG callback of phase (or
+// the first PASS one).
+func (x *index) returnOf(d *dispatchView, op trace.Op, phase trace.Phase) (int, bool) {
+	return x.returnAt(d, returnKey{op, phase, 0})
 }
 
 // returnOfPass finds the tool's return from pass p's callback of phase.
 func (x *index) returnOfPass(d *dispatchView, phase trace.Phase, p uint64) (int, bool) {
-	for _, i := range d.returns {
-		if e := x.ev[i]; e.Op == trace.OpPass && e.Phase == phase {
-			if q, ok := e.PassOf(); ok && q == p {
-				return i, true
-			}
-		}
-	}
-	return 0, false
+	return x.returnAt(d, returnKey{trace.OpPass, phase, p})
 }
 
 // appOf returns the application dispatch joined to d, if any.

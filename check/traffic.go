@@ -57,6 +57,32 @@ func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
 	return allocation{}, false
 }
 
+// restoresByPass groups d's restore events by the pass they precede.
+func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
+	if d.restoreByPass == nil {
+		d.restoreByPass = map[uint64][]int{}
+		for _, r := range d.restores {
+			if p, ok := x.ev[r].PassOf(); ok {
+				d.restoreByPass[p] = append(d.restoreByPass[p], r)
+			}
+		}
+	}
+	return d.restoreByPass
+}
+
+// allocatedBefore finds the last buffer allocated at addr before position
+// pos, freed since or not.
+func (x *index) allocatedBefore(addr uint64, pos int) (allocation, bool) {
+	var found allocation
+	ok := false
+	for _, a := range x.allocations() {
+		if a.at < pos && a.holds(addr) {
+			found, ok = a, true
+		}
+	}
+	return found, ok
+}
+
 // trafficOf returns the runtime's events of type typ on d's thread and agent
 // between positions from and to.
 func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
@@ -138,11 +164,30 @@ func (x *index) checkSavedKinds(d *dispatchView, reads []int, at int) []Violatio
 			}
 		}
 	}
-	for _, a := range x.allocations() {
-		if a.kind.Saved() && a.agent == d.agent && a.at < at && at < a.freedAt && !saved[a.buffer] {
-			vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("device buffer %s lives on dispatch %d's agent, but its snapshot did not read it", a.buffer, d.id), append([]int{a.at, d.passEnter[0]}, reads...)...))
+	configured := -1 // ACT-4: the tracker is on from the replay configuration
+	for _, c := range x.replayConfigs() {
+		if x.ev[c].Status.Is(trace.StatusSuccess) {
+			configured = c
 			break
 		}
+	}
+	for _, a := range x.allocations() {
+		if !a.kind.Saved() || a.agent != d.agent || a.at > at || at > a.freedAt {
+			continue
+		}
+		tracked := configured >= 0 && a.at > configured
+		if tracked {
+			x.examined("ACT-4")
+		}
+		if saved[a.buffer] {
+			continue
+		}
+		ev := append([]int{a.at, d.passEnter[0]}, reads...)
+		vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("device buffer %s lives on dispatch %d's agent, but its snapshot did not read it", a.buffer, d.id), ev...))
+		if tracked {
+			vs = append(vs, x.violation("ACT-4", d.id, fmt.Sprintf("buffer %s was allocated after replay was configured, so the tracker should know it, yet the snapshot left it out", a.buffer), ev...))
+		}
+		break
 	}
 	return vs
 }
@@ -151,12 +196,30 @@ func (x *index) checkSavedKinds(d *dispatchView, reads []int, at int) []Violatio
 // says it restored, and never a buffer freed since the snapshot.
 func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 	var vs []Violation
+	if n := len(d.passEnter); sdk && n > 0 && len(d.passExit) > 0 {
+		// After the last pass: a restore the runtime began and the SDK
+		// never completed stopped the loop (MEM-5: fatal, not silent).
+		end := len(x.ev)
+		if len(d.configExit) > 0 {
+			end = d.configExit[0]
+		}
+		tail := x.trafficOf(d, trace.MemWrite, x.exitOf(d, uint64(n-1)), end)
+		claimed := false
+		for _, r := range x.restoresByPass(d) {
+			if p, _ := x.ev[r[0]].PassOf(); p >= uint64(n) {
+				claimed = true
+			}
+		}
+		if len(tail) > 0 && !claimed {
+			x.examined("MEM-5")
+		}
+	}
 	for p := 1; p < len(d.passEnter); p++ {
 		from := x.exitOf(d, uint64(p-1))
 		writes := x.trafficOf(d, trace.MemWrite, from, d.passEnter[p])
 		for _, i := range writes {
 			for _, g := range x.ev[i].Regions {
-				if a, ok := x.allocationAt(g.Addr, len(x.ev)); ok && a.freedAt < i {
+				if a, ok := x.allocatedBefore(g.Addr, i); ok && a.freedAt < i {
 					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d wrote into buffer %s, freed since the snapshot", p, a.buffer), a.freedAt, i))
 				}
 			}
@@ -164,11 +227,12 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 		if !sdk {
 			continue
 		}
-		var claim []int
-		for _, r := range d.restores {
-			if q, ok := x.ev[r].PassOf(); ok && q == uint64(p) {
-				claim = append(claim, r)
-			}
+		claim := x.restoresByPass(d)[uint64(p)]
+		// MEM-5: memory was written but the SDK never finished the restore,
+		// yet the pass ran: a wrong result, silently.
+		x.examined("MEM-5")
+		if len(claim) == 0 && len(writes) > 0 {
+			vs = append(vs, x.violation("MEM-5", d.id, fmt.Sprintf("the runtime wrote %d bytes before pass %d but the SDK reports no completed restore, and the pass ran anyway", x.bytesOf(writes), p), append(writes, d.passEnter[p])...))
 		}
 		if len(claim) == 1 {
 			if c, seen := x.ev[claim[0]].Bytes, x.bytesOf(writes); c != seen {

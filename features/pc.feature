@@ -10,7 +10,8 @@ Feature: The pass count decides whether and how a dispatch is replayed
     And a tool that subscribes to kernel replay
     And the application has a buffer "x" of 256 elements filled with 10
 
-  @PC-1 @PC-2 @PC-3 @PC-4 @PC-5 @PC-6
+  # Each row is tagged with the rule it shows, so that a row passes only if
+  # the oracles examined that rule in its trace.
   Scenario Outline: the pass-count table
     Given the tool's replay_pass_count <replay_pass_count>
     And the tool's replay_continue <replay_continue>
@@ -20,14 +21,35 @@ Feature: The pass count decides whether and how a dispatch is replayed
     And the buffer "x" holds 11 in every element
     And the rule checks find nothing wrong
 
-    Examples:
+    @PC-1
+    Examples: left unset, no replay
       | replay_pass_count | replay_continue    | behaviour                                                                   |
       | is left unset     | is ignored         | the dispatch is not replayed: it runs once, and no memory is saved          |
+
+    @PC-2
+    Examples: one pass, no replay
+      | replay_pass_count | replay_continue    | behaviour                                                                   |
       | returns 1         | is ignored         | the dispatch is not replayed: it runs once, and no memory is saved          |
+
+    @PC-3
+    Examples: a fixed loop
+      | replay_pass_count | replay_continue    | behaviour                                                                   |
       | returns 3         | is left unset      | exactly 3 passes run                                                        |
+
+    @PC-4
+    Examples: a fixed loop with continue
+      | replay_pass_count | replay_continue    | behaviour                                                                   |
       | returns 5         | stops after pass 1 | passes 0 and 1 run                                                          |
       | returns 2         | always says go on  | passes 0 and 1 run                                                          |
+
+    @PC-5
+    Examples: an indefinite loop
+      | replay_pass_count | replay_continue    | behaviour                                                                   |
       | returns 0         | stops after pass 3 | passes 0, 1, 2 and 3 run                                                    |
+
+    @PC-6
+    Examples: zero without continue, refused
+      | replay_pass_count | replay_continue    | behaviour                                                                   |
       | returns 0         | is left unset      | the dispatch is not replayed: it runs once, and no memory is saved          |
 
   @PC-2

@@ -15,9 +15,11 @@ Feature: Kernel replay through rocprofv3
     Then rocprofv3 refuses with a diagnostic for RPV-1 mentioning "<mentioning>"
 
     Examples:
-      | command line                                                       | mentioning                   |
-      | --replay-mode kernel --kernel-replay-beta-enabled                  | --pmc                        |
-      | --pmc SQ_WAVES --replay-mode kernel                                | --kernel-replay-beta-enabled |
+      | command line                                                          | mentioning                   |
+      | --replay-mode kernel --kernel-replay-beta-enabled                     | --pmc                        |
+      | --pmc SQ_WAVES --replay-mode kernel                                   | --kernel-replay-beta-enabled |
+      | --pmc SQ_WAVES --replay-mode kernel --kernel-replay-beta-enabled=false | --kernel-replay-beta-enabled |
+      | --pmc SQ_WAVES --replay-mode kernel --kernel-replay-beta-enabled no    | --kernel-replay-beta-enabled |
 
   @RPV-2 @RPV-3 @RPV-4
   Scenario: with the flag, one pass per counter group, and no continue or local toggles
@@ -47,16 +49,24 @@ Feature: Kernel replay through rocprofv3
     Then the JSON counter records carry replay_pass and the CSV has no Replay_Pass column
     And the output passes the rocprofv3 output checks
 
+  @RPV-8 @ACT-6
+  Scenario: a graph launch is not replayed, and its single record passes the output checks
+    Given the application launches "increment" on "x" as part of a graph as "graphed"
+    When the user runs rocprofv3 with "--pmc SQ_WAVES --pmc TCC_HIT --replay-mode kernel --kernel-replay-beta-enabled --kernel-trace"
+    Then the output passes the rocprofv3 output checks
+
   @RPV-7
   Scenario Outline: kernel replay refuses services that would run on every pass
     When the user runs rocprofv3 with "--pmc SQ_WAVES --replay-mode kernel --kernel-replay-beta-enabled <service>"
     Then rocprofv3 refuses with a diagnostic for RPV-7 mentioning "<names>"
 
     Examples:
-      | service            | names          |
-      | --att              | thread trace   |
-      | --pc-sampling-unit waves | PC sampling    |
-      | --spm              | SPM            |
+      | service                     | names        |
+      | --att                       | thread trace |
+      | --att-no-intercept          | thread trace |
+      | --pc-sampling-beta-enabled  | PC sampling  |
+      | --spm SQ_WAVES              | SPM          |
+      | --spm-sample-interval 10    | SPM          |
 
   @RPV-7
   Scenario: kernel tracing under kernel replay is allowed, with a warning

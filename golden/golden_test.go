@@ -12,32 +12,25 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/specs"
 	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/trace"
 )
 
-// specsGlob is the spec library, relative to this package.
-const specsGlob = "../specs/*.yaml"
-
-// library loads every spec of the library; a spec that does not load is a
-// failure here too, since it has no golden.
+// library loads every spec of the built-in library; a spec that does not
+// load is a failure here too, since it has no golden.
 func library(t *testing.T) []spec.Spec {
 	t.Helper()
-	files, err := filepath.Glob(specsGlob)
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no specs match %s (err %v)", specsGlob, err)
+	out, err := specs.Library()
+	if err != nil {
+		t.Error(err)
 	}
-	var out []spec.Spec
-	for _, f := range files {
-		s, err := spec.Load(f)
-		if err != nil {
-			t.Errorf("load: %v", err)
-			continue
-		}
-		out = append(out, s)
+	if len(out) == 0 {
+		t.Fatal("the built-in library is empty")
 	}
 	return out
 }
@@ -192,4 +185,59 @@ func around(s string, col int) string {
 		return ""
 	}
 	return s[from:to]
+}
+
+// TestLibraryEarnsEveryRule: every rule the oracles judge is exercised and
+// held by some spec of the library, counted by the oracles themselves, not
+// by the specs' rules: lists.
+func TestLibraryEarnsEveryRule(t *testing.T) {
+	passed := map[string][]string{}
+	for _, s := range library(t) {
+		r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
+		for _, rr := range r.Rules {
+			if rr.Verdict == check.Pass {
+				passed[rr.Rule] = append(passed[rr.Rule], s.Name)
+			}
+		}
+	}
+	for _, id := range check.JudgedRules() {
+		if len(passed[id]) == 0 {
+			t.Errorf("%s: no spec of the library exercised it and held it", id)
+		}
+	}
+}
+
+// A golden cut down to its header, or stripped of what the tool saw, cannot
+// pass for its spec: the named rules are no longer exercised.
+func TestCutTracesFail(t *testing.T) {
+	cuts := []struct {
+		reason string
+		keep   func(e trace.Event) bool
+	}{
+		{"only the header is left", func(trace.Event) bool { return false }},
+		{"every tool callback is stripped", func(e trace.Event) bool { return e.Type != trace.Callback && e.Type != trace.Returned }},
+	}
+	for _, s := range library(t) {
+		tr, err := trace.Read(bytes.NewReader(traceOf(t, s)))
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		for _, c := range cuts {
+			cut := tr
+			cut.Events = nil
+			for _, e := range tr.Events {
+				if c.keep(e) {
+					cut.Events = append(cut.Events, e)
+				}
+			}
+			if len(cut.Events) == len(tr.Events) {
+				continue // nothing to strip: the same trace, rightly passing
+			}
+			var r runner.Result
+			runner.Judge(&r, s, cut)
+			if r.Verdict() == runner.Pass {
+				t.Errorf("%s: %s, yet the trace passes its spec", s.Name, c.reason)
+			}
+		}
+	}
 }

@@ -44,10 +44,26 @@ type JSONResult struct {
 	// Expected are violations the spec listed under expect.violations.
 	Expected []JSONViolation `json:"expected,omitempty"`
 	// Unseen are rules of expect.violations no oracle reported.
-	Unseen     []string `json:"unseen,omitempty"`
-	Error      string   `json:"error,omitempty"`
-	SkipReason string   `json:"skip_reason,omitempty"`
-	TraceFile  string   `json:"trace_file,omitempty"`
+	Unseen []string `json:"unseen,omitempty"`
+	// Unexercised are rules the spec names that no oracle examined.
+	Unexercised []string `json:"unexercised,omitempty"`
+	// NothingJudged: no oracle found anything to examine in the trace.
+	NothingJudged bool `json:"nothing_judged,omitempty"`
+	// Judged is every oracle rule's verdict on the trace, with the
+	// instances examined: pass means examined and held.
+	Judged     []JSONRule `json:"judged,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	SkipReason string     `json:"skip_reason,omitempty"`
+	TraceFile  string     `json:"trace_file,omitempty"`
+}
+
+// JSONRule is one rule's verdict on one trace.
+type JSONRule struct {
+	Rule      string `json:"rule"`
+	Verdict   string `json:"verdict"` // pass, fail, not exercised, not observable
+	Instances int    `json:"instances"`
+	// Missing are the event sources the trace lacks (not observable).
+	Missing []string `json:"missing,omitempty"`
 }
 
 // JSONViolation is one broken rule or expectation.
@@ -74,18 +90,21 @@ func BuildJSON(results []runner.Result, opts Options) JSONReport {
 	}
 	for _, r := range results {
 		jr := JSONResult{
-			Name:       r.Spec.Name,
-			File:       r.Spec.File,
-			Verdict:    string(r.Verdict()),
-			Rules:      r.Spec.Rules,
-			Passes:     Passes(r.Trace),
-			Events:     len(r.Trace.Events),
-			ElapsedMS:  ms(r.Elapsed.Seconds()),
-			Violations: jsonViolations(r.Violations),
-			Expected:   jsonViolations(r.Expected),
-			Unseen:     r.Unseen,
-			SkipReason: r.SkipReason,
-			TraceFile:  opts.TraceFiles[r.Spec.Name],
+			Name:          r.Spec.Name,
+			File:          r.Spec.File,
+			Verdict:       string(r.Verdict()),
+			Rules:         r.Spec.Rules,
+			Passes:        Passes(r.Trace),
+			Events:        len(r.Trace.Events),
+			ElapsedMS:     ms(r.Elapsed.Seconds()),
+			Violations:    jsonViolations(r.Violations),
+			Expected:      jsonViolations(r.Expected),
+			Unseen:        r.Unseen,
+			Unexercised:   r.Unexercised,
+			NothingJudged: r.NothingJudged,
+			Judged:        jsonRules(r.Rules),
+			SkipReason:    r.SkipReason,
+			TraceFile:     opts.TraceFiles[r.Spec.Name],
 		}
 		if r.Err != nil {
 			jr.Error = r.Err.Error()
@@ -101,6 +120,18 @@ func JSON(w io.Writer, results []runner.Result, opts Options) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(BuildJSON(results, opts))
+}
+
+func jsonRules(rs []check.RuleResult) []JSONRule {
+	var out []JSONRule
+	for _, r := range rs {
+		jr := JSONRule{Rule: r.Rule, Verdict: string(r.Verdict), Instances: r.Instances}
+		for _, m := range r.Missing {
+			jr.Missing = append(jr.Missing, string(m))
+		}
+		out = append(out, jr)
+	}
+	return out
 }
 
 func jsonViolations(vs []check.Violation) []JSONViolation {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // JUnit types: the subset of the JUnit XML schema that CI systems read.
@@ -102,6 +103,19 @@ func junitCases(r runner.Result) []junitCase {
 			Body:    failureBody(r, v),
 		})
 	}
+	for _, id := range r.Unexercised {
+		byRule[id] = append(byRule[id], junitFailed{
+			Message: fmt.Sprintf("[%s] named by the spec but not exercised: no oracle examined an instance of it", id),
+			Type:    "not-exercised",
+			Body:    requiresOf(id),
+		})
+	}
+	if r.NothingJudged {
+		byRule[ids[0]] = append(byRule[ids[0]], junitFailed{
+			Message: "nothing judged: no oracle found anything to examine in the trace",
+			Type:    "nothing-judged",
+		})
+	}
 	for _, id := range r.Unseen {
 		byRule[id] = append(byRule[id], junitFailed{
 			Message: fmt.Sprintf("[%s] expected under expect.violations but no oracle reported it", id),
@@ -120,6 +134,9 @@ func junitCases(r runner.Result) []junitCase {
 			c.Error = &junitFailed{Message: r.Err.Error(), Type: "target"}
 		}
 		c.Failures = byRule[id]
+		if rr, ok := ruleResult(r, id); ok && rr.Verdict == check.NotObservable && c.Skipped == nil && len(c.Failures) == 0 {
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("not observable: the trace lacks %s events", sourcesText(rr.Missing))}
+		}
 		cases = append(cases, c)
 	}
 	return cases
@@ -163,4 +180,21 @@ func rulesOf(r runner.Result) []string {
 		add(id)
 	}
 	return out
+}
+
+func ruleResult(r runner.Result, id string) (check.RuleResult, bool) {
+	for _, rr := range r.Rules {
+		if rr.Rule == id {
+			return rr, true
+		}
+	}
+	return check.RuleResult{}, false
+}
+
+func sourcesText(ss []trace.Source) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, " and ")
 }

@@ -64,7 +64,7 @@ func Summarize(results []runner.Result) Summary {
 func Passes(t trace.Trace) int {
 	n := 0
 	for _, e := range t.Events {
-		if e.Type == trace.Callback && e.Op == "PASS" && e.Phase == "ENTER" {
+		if e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
 			n++
 		}
 	}

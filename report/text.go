@@ -67,12 +67,13 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 	for _, vi := range r.Violations {
 		writeViolation(w, vi)
 	}
-	for _, id := range r.Unexercised {
-		fmt.Fprintf(w, "  [%s] named but not exercised\n", id)
-		fmt.Fprintf(w, "    found:    the spec lists %s under rules, but no oracle examined an instance of it in the trace: the spec does not show it, or the implementation never did what the spec sets up\n", id)
-		if req := requiresOf(id); req != "" {
-			fmt.Fprintf(w, "    requires: %s\n", req)
-		}
+	if len(r.Unexercised) > 0 {
+		fmt.Fprintf(w, "  [not exercised] %s\n", strings.Join(r.Unexercised, ", "))
+		fmt.Fprintf(w, "    found:    the spec names %s under rules, but no oracle examined an instance of %s in the trace:\n", plural(len(r.Unexercised), "this rule", "these rules"), plural(len(r.Unexercised), "it", "them"))
+		fmt.Fprintf(w, "              the spec does not show %s, or the implementation never did what the spec sets up\n", plural(len(r.Unexercised), "it", "them"))
+	}
+	if r.NothingJudged {
+		fmt.Fprintf(w, "  [nothing judged] no oracle found anything to examine in the trace (%d events): silence is not a pass\n", len(r.Trace.Events))
 	}
 	for _, id := range r.Unseen {
 		fmt.Fprintf(w, "  [%s] expected but not reported\n", id)

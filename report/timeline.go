@@ -121,9 +121,9 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 				label = fmt.Sprintf("pass %d", k.pass)
 			}
 			switch e.Phase {
-			case "ENTER":
+			case trace.PhaseEnter:
 				open[k] = openSlice{at: i, name: label}
-			case "EXIT":
+			case trace.PhaseExit:
 				if o, ok := open[k]; ok {
 					out = append(out, slice(t.Events[o.at], e.Time, o.name, pid, false))
 					delete(open, k)
@@ -199,7 +199,7 @@ func slice(enter trace.Event, end uint64, name string, pid int, unclosed bool) T
 		args["unclosed"] = true
 	}
 	cat := "pass"
-	if enter.Op == "CONFIG" {
+	if enter.Op == trace.OpConfig {
 		cat = "config"
 	}
 	return TimelineEvent{Name: name, Cat: cat, Phase: "X", TS: us(enter.Time), Dur: &d, PID: pid, TID: enter.Thread, Args: args}

@@ -42,6 +42,9 @@ type Result struct {
 	// Unexercised lists rules the spec names that no oracle examined in its
 	// trace: the spec claims to show them and did not.
 	Unexercised []string
+	// NothingJudged is set when no oracle examined anything at all: a
+	// trace that shows nothing cannot pass.
+	NothingJudged bool
 	// Err is a target failure (it could not run, or broke down).
 	Err        error
 	SkipReason string
@@ -55,7 +58,7 @@ func (r Result) Verdict() Verdict {
 		return Skip
 	case r.Err != nil:
 		return Error
-	case len(r.Violations) > 0 || len(r.Unseen) > 0 || len(r.Unexercised) > 0:
+	case len(r.Violations) > 0 || len(r.Unseen) > 0 || len(r.Unexercised) > 0 || r.NothingJudged:
 		return Fail
 	}
 	return Pass
@@ -111,6 +114,7 @@ func Judge(r *Result, s spec.Spec, t trace.Trace) {
 	r.Violations, r.Expected, r.Unseen = sortOut(vs, s.Expect.Violations)
 	r.Rules = j.Rules
 	r.Unexercised = unexercised(s.Rules, j)
+	r.NothingJudged = j.Count()[check.Pass]+j.Count()[check.Fail] == 0
 }
 
 // unexercised lists the named rules whose verdict is "not exercised". A

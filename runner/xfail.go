@@ -101,8 +101,9 @@ type Outcome struct {
 }
 
 // FailingRules lists the rule IDs a result fails: its unexpected
-// violations ("EXPECT" for the spec's own expectations) and the expected
-// violations no oracle reported.
+// violations ("EXPECT" for the spec's own expectations), the expected
+// violations no oracle reported, and the named rules its trace never
+// exercised.
 func FailingRules(r Result) []string {
 	var ids []string
 	for _, v := range r.Violations {
@@ -110,7 +111,7 @@ func FailingRules(r Result) []string {
 			ids = append(ids, v.Rule)
 		}
 	}
-	for _, id := range r.Unseen {
+	for _, id := range append(slices.Clone(r.Unseen), r.Unexercised...) {
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}

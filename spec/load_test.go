@@ -38,7 +38,7 @@ func TestErrorsCarryPositions(t *testing.T) {
 		{"semantic", "version: 2\nname: n\nagents: [{name: g, kind: MI400}]\napplication: {dispatches: [{name: d, kernel: increment, agent: g, args: [a]}]}\n",
 			[]string{
 				`x.yaml:1:10: version: version 2 is not supported (allowed: 1)`,
-				`x.yaml:3:26: agents[0].kind: unknown agent kind "MI400" (allowed: MI200, MI300, consumer)`,
+				`x.yaml:3:26: agents[0].kind: unknown agent kind "MI400" (allowed: MI200, MI300, consumer, nvidia)`,
 				`x.yaml:4:74: application.dispatches[0].args[0]: no buffer named "a"`,
 			}},
 	}

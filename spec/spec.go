@@ -32,7 +32,8 @@ type Spec struct {
 // Agent is one GPU of the simulated machine.
 type Agent struct {
 	Name string `yaml:"name" json:"name"`
-	// Kind is MI200, MI300 or consumer (the simulator's agent kinds).
+	// Kind is MI200, MI300 or consumer (the simulator's agent kinds), or
+	// nvidia (a CUDA device: NVIDIA metric names, needs nvidia-counters).
 	Kind string `yaml:"kind" json:"kind"`
 	// SnapshotLimit makes a snapshot of more than this many bytes fail on
 	// this agent (MEM-5); 0 means no limit. Needs the snapshot-failure

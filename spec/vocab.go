@@ -6,7 +6,7 @@ import "regexp"
 // schema test keeps the two in step.
 var (
 	SupportedVersions = []int{Version}
-	AgentKinds        = []string{"MI200", "MI300", "consumer"}
+	AgentKinds        = []string{"MI200", "MI300", "consumer", "nvidia"}
 	BufferKinds       = []string{"device", "fine", "host", "kernarg"}
 	ReplayOperations  = []string{"CONFIG", "PASS"}
 	CorrelationModes  = []string{"increment", "fixed"}
@@ -19,7 +19,7 @@ var (
 	RuleFamilies = []string{"API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP",
 		"COR", "LCX", "SVC", "AGT", "RPV"}
 	Capabilities = []string{"indefinite", "local-contexts", "concurrency", "pc-sampling",
-		"spm", "thread-trace", "device-counting", "multi-agent", "counters", "snapshot-failure"}
+		"spm", "thread-trace", "device-counting", "multi-agent", "counters", "snapshot-failure", "nvidia-counters"}
 	TimestampChecks = []string{"differ_per_pass"}
 )
 

@@ -58,7 +58,7 @@ func wrapGroups(ctx context.Context) error {
 	evs := slices.Clone(r.Trace.Events)
 	var firstRec, lastRec = -1, -1
 	for i, e := range evs {
-		if e.Type == trace.Record && e.Service == "counter_collection" && e.Pass != nil {
+		if e.Type == trace.Record && e.Service == trace.CounterCollection && e.Pass != nil {
 			if firstRec < 0 {
 				firstRec = i
 			}

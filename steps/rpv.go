@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,13 +13,13 @@ import (
 
 	"github.com/replayspec/replayspec/internal/rocprof"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // Steps of rpv.feature: the rocprofv3 front end (package rocprof), run on
 // the scenario's machine and application as `replayspec prof` runs it.
 
 type profRun struct {
-	opts     rocprof.Options
 	warnings []string
 	err      error
 	res      *rocprof.Result
@@ -58,20 +57,22 @@ func runProf(ctx context.Context, line string) (context.Context, error) {
 	p := &profRun{}
 	ctx = context.WithValue(ctx, profKey{}, p)
 	args := append(strings.Fields(line), "--", "application.yaml")
-	o, err := rocprof.ParseArgs(args)
+	cmd, err := rocprof.ParseArgs(args)
 	if err != nil {
 		p.err = err
 		return ctx, nil
 	}
-	o.Formats = []string{"csv", "json"}
-	p.opts = o
-	if p.warnings, p.err = o.Check(); p.err != nil {
+	plan, err := cmd.Plan(nil)
+	if plan != nil {
+		p.warnings = plan.Warnings
+	}
+	if p.err = err; err != nil {
 		return ctx, nil
 	}
-	if p.res, p.err = rocprof.Run(o, w.s); p.err != nil {
+	if p.res, p.err = rocprof.Run(plan, w.s); p.err != nil {
 		return ctx, nil
 	}
-	p.files, p.err = p.res.Files()
+	p.files = p.res.Files()
 	return ctx, nil
 }
 
@@ -92,7 +93,7 @@ func profRefuses(ctx context.Context, rule, text string) error {
 		return fmt.Errorf("rocprofv3 should refuse the command line with a %s diagnostic; it accepted it", rule)
 	}
 	found := false
-	for _, e := range flatten(p.err) {
+	for _, e := range rocprof.Errors(p.err) {
 		var d *rocprof.Diagnostic
 		if errors.As(e, &d) && d.Rule == rule && strings.Contains(d.Msg, text) {
 			found = true
@@ -102,17 +103,6 @@ func profRefuses(ctx context.Context, rule, text string) error {
 		return fmt.Errorf("rocprofv3 should refuse with a %s diagnostic mentioning %q; it said: %v", rule, text, p.err)
 	}
 	return nil
-}
-
-func flatten(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, flatten(e)...)
-		}
-		return out
-	}
-	return []error{err}
 }
 
 func profAccepts(ctx context.Context) error {
@@ -146,15 +136,15 @@ func profWarns(ctx context.Context, text string) error {
 	return fmt.Errorf("rocprofv3 should warn that %q; it warned %q", text, p.warnings)
 }
 
-// events are rocprofv3's events of one kind, over every run of the
-// application.
-func (p *profRun) events(what string) []rocprof.Event {
+// events are the tool-side trace events of one type over every run of the
+// application: what rocprofv3's tool did, recorded as any tool's are.
+func (p *profRun) events(typ trace.Type, keep func(trace.Event) bool) []trace.Event {
 	if p.res == nil {
 		return nil
 	}
-	var out []rocprof.Event
-	for _, run := range p.res.Passes {
-		out = append(out, where(run.Events, func(e rocprof.Event) bool { return e.What == what })...)
+	var out []trace.Event
+	for _, run := range p.res.Runs {
+		out = append(out, where(run.Trace, func(e trace.Event) bool { return e.Type == typ && (keep == nil || keep(e)) })...)
 	}
 	return out
 }
@@ -164,8 +154,8 @@ func profReplayContext(ctx context.Context, does string) error {
 	if err != nil {
 		return err
 	}
-	n := len(where(p.events("create_context"), func(e rocprof.Event) bool { return e.Context == "kernel_replay" }))
-	if want := map[string]int{"creates": 1, "does not create": 0}[does]; n != want*len(p.res.Passes) {
+	n := len(p.events(trace.API, func(e trace.Event) bool { return e.Call == trace.CallCreateContext && e.Label == "kernel_replay" }))
+	if want := map[string]int{"creates": 1, "does not create": 0}[does]; n != want*len(p.res.Runs) {
 		return fmt.Errorf("rocprofv3 %s the kernel replay context; it created it %d times", does, n)
 	}
 	return nil
@@ -182,38 +172,46 @@ func profPassesOnAgent(ctx context.Context, kind string, n int) error {
 		return err
 	}
 	idx := slices.IndexFunc(w.s.Agents, func(a spec.Agent) bool { return a.Name == agent })
-	run := p.res.Passes[0]
-	id := run.Agents[idx].ID
-	groups := run.AgentGroups[id]
-	onAgent := func(e rocprof.Event) bool { return e.Agent == id }
-	counts := where(p.events("pass_count"), onAgent)
+	run := p.res.Runs[0]
+	id := uint64(run.Agents[idx].ID)
+	groups := run.AgentGroups[run.Agents[idx].ID]
+	onAgent := func(e trace.Event) bool { return e.Agent == id }
+	counts := p.events(trace.PassCount, onAgent)
 	for _, e := range counts {
-		if e.N != uint64(n) || len(groups) != n {
-			return fmt.Errorf("on the %s agent the pass count should be %d, its group count; it answered %d for %d groups", kind, n, e.N, len(groups))
+		if e.Result == nil || *e.Result != int64(n) || len(groups) != n {
+			return fmt.Errorf("on the %s agent the pass count should be %d, its group count; it answered %v for %d groups", kind, n, e.Result, len(groups))
 		}
 	}
-	if passes := len(where(p.events("PASS_ENTER"), onAgent)); len(counts) == 0 || passes != n*len(counts) {
-		return fmt.Errorf("each dispatch on the %s agent should run %d passes; %d dispatches ran %d passes", kind, n, len(counts), passes)
+	passes := p.events(trace.Callback, func(e trace.Event) bool { return onAgent(e) && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter })
+	if len(counts) == 0 || len(passes) != n*len(counts) {
+		return fmt.Errorf("each dispatch on the %s agent should run %d passes; %d dispatches ran %d passes", kind, n, len(counts), len(passes))
 	}
 	return nil
 }
 
+// profNoContinue: the payload the tool leaves at CONFIG ENTER holds its
+// replay_pass_count and no replay_continue; every pass produced its counter
+// record (a local stop would have left one out); no pass state is left.
 func profNoContinue(ctx context.Context) error {
 	p, err := accepted(ctx)
 	if err != nil {
 		return err
 	}
-	for _, what := range []string{"CONFIG_ENTER", "CONFIG_EXIT", "PASS_ENTER", "PASS_EXIT"} {
-		for _, e := range p.events(what) {
-			if slices.Contains(e.Payload, "replay_continue") {
-				return fmt.Errorf("rocprofv3 should never install continue; %s shows it: %+v", what, e)
-			}
+	exits := p.events(trace.Returned, func(e trace.Event) bool { return e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter })
+	if len(exits) == 0 {
+		return fmt.Errorf("rocprofv3 never returned from a CONFIG ENTER callback")
+	}
+	for _, e := range exits {
+		if !slices.Contains(e.Payload, "replay_pass_count") || slices.Contains(e.Payload, "replay_continue") {
+			return fmt.Errorf("rocprofv3 should install replay_pass_count and never replay_continue; as it returns from CONFIG ENTER dispatch %d's payload has %v", e.Dispatch, e.Payload)
 		}
 	}
-	for _, e := range p.events("local") {
-		return fmt.Errorf("rocprofv3 should never call the local context functions: %+v", e)
+	passes := len(p.events(trace.Callback, func(e trace.Event) bool { return e.Op == trace.OpPass && e.Phase == trace.PhaseEnter }))
+	records := len(p.events(trace.Record, func(e trace.Event) bool { return e.Service == trace.CounterCollection && e.Pass != nil }))
+	if passes == 0 || records != passes {
+		return fmt.Errorf("every pass should collect its counter group (no local toggle); %d passes left %d counter records", passes, records)
 	}
-	for _, run := range p.res.Passes {
+	for _, run := range p.res.Runs {
 		if len(run.Published) > 0 {
 			return fmt.Errorf("every pass index rocprofv3 published should be cleared at PASS EXIT; left: %v", run.Published)
 		}
@@ -226,12 +224,12 @@ func profAppRuns(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	if len(p.res.Passes) != n {
-		return fmt.Errorf("the application should run %d times; it ran %d times", n, len(p.res.Passes))
+	if len(p.res.Runs) != n {
+		return fmt.Errorf("the application should run %d times; it ran %d times", n, len(p.res.Runs))
 	}
-	for i, run := range p.res.Passes {
-		if run.Number != i+1 || len(run.PMC) != 1 || run.KernelReplay {
-			return fmt.Errorf("application run %d should collect one group without kernel replay: %+v", i+1, run.PMC)
+	for i, run := range p.res.Runs {
+		if c := run.Config; c.Number != i+1 || len(c.Groups) != 1 || c.KernelReplay {
+			return fmt.Errorf("application run %d should collect one group without kernel replay, in pass_%d: %+v", i+1, i+1, c.Groups)
 		}
 	}
 	return nil
@@ -291,26 +289,26 @@ func profValid(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, out := range outputChecks {
-		data, name, err := p.file(out.suffix)
+	for _, suffix := range []string{"results.json", "counter_collection.csv"} {
+		data, name, err := p.file(suffix)
 		if err != nil {
 			return err
 		}
-		if probs := out.validate(bytes.NewReader(data)); len(probs) > 0 {
+		if probs := p.validate(suffix, data); len(probs) > 0 {
 			return fmt.Errorf("%s should pass the output checks: %v", name, probs)
 		}
 	}
 	return nil
 }
 
-// outputChecks are the files of rocprofv3's output that the output checks
-// read, each with its check.
-var outputChecks = []struct {
-	suffix   string
-	validate func(io.Reader) []rocprof.Problem
-}{
-	{"results.json", rocprof.ValidateJSON},
-	{"counter_collection.csv", rocprof.ValidateCSV},
+// validate runs the output check of one file, told the counter groups the
+// run requested (as config.json would tell it).
+func (p *profRun) validate(suffix string, data []byte) []rocprof.Problem {
+	if suffix == "counter_collection.csv" {
+		return rocprof.ValidateCSV(bytes.NewReader(data))
+	}
+	cfg := p.res.Runs[0].Config
+	return rocprof.ValidateJSONWith(bytes.NewReader(data), rocprof.ValidateOptions{Groups: cfg.Groups, KernelReplay: &cfg.KernelReplay})
 }
 
 var passOne = regexp.MustCompile(`"replay_pass":\s*1\b`)
@@ -329,7 +327,7 @@ func profAlter(ctx context.Context) error {
 }
 
 func profInvalid(ctx context.Context, rule string) error {
-	p, err := prof(ctx)
+	p, err := accepted(ctx)
 	if err != nil {
 		return err
 	}
@@ -337,7 +335,7 @@ func profInvalid(ctx context.Context, rule string) error {
 	if err != nil {
 		return err
 	}
-	probs := rocprof.ValidateJSON(bytes.NewReader(js))
+	probs := p.validate("results.json", js)
 	for _, pr := range probs {
 		if pr.Rule == rule {
 			return nil

@@ -23,13 +23,18 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		return newWorld(ctx), nil
 	})
-	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
-		if w, ok := ctx.Value(worldKey{}).(*world); ok {
-			for _, v := range w.envSet {
-				os.Unsetenv(v)
-			}
+	sc.After(func(ctx context.Context, scn *godog.Scenario, err error) (context.Context, error) {
+		w, ok := ctx.Value(worldKey{}).(*world)
+		if !ok {
+			return ctx, nil
 		}
-		return ctx, nil
+		for _, v := range w.envSet {
+			os.Unsetenv(v)
+		}
+		if err != nil || !w.ran {
+			return ctx, nil
+		}
+		return ctx, w.earned(scn)
 	})
 
 	for _, register := range []func(*godog.ScenarioContext){

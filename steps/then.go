@@ -210,7 +210,7 @@ func configOnce(ctx context.Context, label string) error {
 		return err
 	}
 	cfg := v.callbacks("CONFIG", "")
-	if len(cfg) != 2 || cfg[0].Phase != "ENTER" || cfg[1].Phase != "EXIT" {
+	if len(cfg) != 2 || cfg[0].Phase != trace.PhaseEnter || cfg[1].Phase != trace.PhaseExit {
 		return w.failf("%s should get one CONFIG ENTER then one CONFIG EXIT:\n%s", v.label, show(cfg...))
 	}
 	for _, e := range v.callbacks("PASS", "") {
@@ -232,7 +232,7 @@ func passesBracketed(ctx context.Context) error {
 	}
 	for i := 0; i < len(ps); i += 2 {
 		a, b := ps[i], ps[i+1]
-		if a.Phase != "ENTER" || b.Phase != "EXIT" || *a.Pass != *b.Pass || *a.Pass != uint64(i/2) {
+		if a.Phase != trace.PhaseEnter || b.Phase != trace.PhaseExit || *a.Pass != *b.Pass || *a.Pass != uint64(i/2) {
 			return w.failf("pass %d should be an ENTER followed by its EXIT:\n%s", i/2, show(a, b))
 		}
 	}
@@ -309,7 +309,7 @@ func continueAfterExit(ctx context.Context) error {
 	var prev *trace.Event
 	for i, e := range v.ev {
 		if e.Type == trace.Continue {
-			if prev == nil || prev.Op != "PASS" || prev.Phase != "EXIT" || *prev.Pass != *e.Pass {
+			if prev == nil || prev.Op != trace.OpPass || prev.Phase != trace.PhaseExit || *prev.Pass != *e.Pass {
 				return w.failf("continue after pass %d should follow that pass's EXIT:\n%s", *e.Pass, show(v.ev[max(0, i-2):i+1]...))
 			}
 		}

@@ -157,7 +157,7 @@ func (v *dispatchView) savesAndRestores() []trace.Event {
 
 // savedMemory: a snapshot that succeeded; a failed attempt (MEM-5) saves
 // nothing.
-func savedMemory(e trace.Event) bool { return e.Status == "" || e.Status == "SUCCESS" }
+func savedMemory(e trace.Event) bool { return e.Status == "" || e.Status.Is(trace.StatusSuccess) }
 
 // window: the events on the dispatch's thread from its app_dispatch to the
 // thread's next one.

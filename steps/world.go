@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cucumber/godog"
 	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/internal/replay"
 	"github.com/replayspec/replayspec/internal/simtarget"
@@ -135,4 +136,23 @@ func (w *world) failf(format string, args ...any) error {
 		}
 	}
 	return fmt.Errorf("%s", msg)
+}
+
+// earned keeps a scenario from passing on a rule it never showed: every
+// rule it is tagged with that the oracles judge must have been examined in
+// its trace (pass or fail), not left unexercised.
+func (w *world) earned(scn *godog.Scenario) error {
+	var idle []string
+	for _, tag := range scn.Tags {
+		id := strings.TrimPrefix(tag.Name, "@")
+		for _, rr := range w.res.Rules {
+			if rr.Rule == id && rr.Verdict == check.NotExercised {
+				idle = append(idle, id)
+			}
+		}
+	}
+	if len(idle) > 0 {
+		return fmt.Errorf("the scenario is tagged %s, but no oracle examined an instance of %s in its trace: the scenario does not show what its tags claim", strings.Join(idle, ", "), strings.Join(idle, ", "))
+	}
+	return nil
 }

@@ -165,6 +165,10 @@ type Event struct {
 	OpName     Op      `json:"op_name,omitempty"`
 	OpID       *uint64 `json:"op_id,omitempty"`
 
+	// Groups is the tool's own split of its counters into passes, on a
+	// pass_count answered from the dispatch's agent: group i for pass i.
+	Groups [][]string `json:"groups,omitempty"`
+
 	// Records.
 	Service  Service   `json:"service,omitempty"`
 	Start    uint64    `json:"start,omitempty"`

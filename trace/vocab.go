@@ -213,3 +213,32 @@ func MemberEnd(member string) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// Vocabulary lists every value of the closed sets above, for the test that
+// keeps other packages from spelling them out.
+func Vocabulary() []string {
+	var out []string
+	add := func(vs ...string) { out = append(out, vs...) }
+	for _, s := range AllSources {
+		add(string(s))
+	}
+	for op := range OpIDs {
+		add(string(op))
+	}
+	add(string(PhaseEnter), string(PhaseExit))
+	for _, s := range AllServices {
+		add(string(s))
+	}
+	for _, s := range StatusEnum {
+		add(string(s))
+	}
+	add(string(CallCreateContext), string(CallConfigureCallback), string(CallConfigureCounters),
+		string(CallConfigureKernelTrace), string(CallConfigureDevice), string(CallConfigurePCSampling),
+		string(CallConfigureSPM), string(CallConfigureThreadTrace), string(CallConfigureExternal),
+		string(CallStartContext), string(CallStopContext), string(CallOperationName), string(CallOperationID),
+		string(LocalStart), string(LocalStop), string(DomainKernelReplay))
+	add(string(WarnPassCountZeroWithoutContinue), string(WarnMultiPacketSubmission), string(WarnGraphLaunch),
+		string(WarnSnapshotIncomplete), string(WarnServiceConflict))
+	add(string(MemDevice), string(MemFine), string(MemHost), string(MemKernArg))
+	return out
+}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/specs"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -25,10 +25,13 @@ var checkHelp = help{
 	synopsis: "[options] TRACE.ndjson...",
 	about: `Reads traces recorded elsewhere (by 'replayspec run --trace-out', a hardware
 target or an external port; format in docs/trace.md) and runs every rule oracle
-over each. A spec's own expectations are not checked: a trace does not carry
-its spec. Reports like 'run'.`,
+over each. The trace's spec is found by the name in its header among the
+built-in library, or given with --spec: then its expectations are checked too,
+and every rule it names must have been exercised. A trace in which no oracle
+found anything to examine fails: silence is not a pass. Reports like 'run'.`,
 	examples: []string{
 		"replayspec check out/fixed-three-passes.ndjson",
+		"replayspec check --spec my-spec.yaml my-port.ndjson",
 		"replayspec check --format json port-traces/*.ndjson",
 	},
 }
@@ -37,6 +40,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(checkHelp.name)
 	format := fs.String("format", "text", "report format: text, json or junit")
 	quiet := fs.Bool("quiet", false, "leave passing traces out of the text report")
+	specFile := fs.String("spec", "", "the spec the traces were recorded from (`FILE`); default: the library spec named in each trace's header")
 	files, code, ok := parseFlags(fs, checkHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -46,6 +50,14 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(files) == 0 {
 		return usageError(stderr, "check", "no trace given: name NDJSON trace files, e.g. replayspec check out/trace.ndjson")
+	}
+	var given *spec.Spec
+	if *specFile != "" {
+		s, err := spec.Load(*specFile)
+		if err != nil {
+			return inputError(stderr, "check", fmt.Errorf("--spec: %w", err), "")
+		}
+		given = &s
 	}
 	var results []runner.Result
 	opts := report.Options{Quiet: *quiet, TraceFiles: map[string]string{}}
@@ -58,19 +70,24 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		start := time.Now()
-		vs := check.Trace(t)
-		name := t.Header.Spec
-		if name == "" {
-			name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		s, known := specOf(t, given)
+		if s.Name == "" {
+			s.Name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		}
-		if opts.TraceFiles[name] != "" {
-			name += " (" + f + ")"
+		if opts.TraceFiles[s.Name] != "" {
+			s.Name += " (" + f + ")"
 		}
-		opts.TraceFiles[name] = f
+		opts.TraceFiles[s.Name] = f
 		if opts.Target == "" {
 			opts.Target = t.Header.Target
 		}
-		results = append(results, runner.Result{Spec: spec.Spec{Name: name}, Trace: t, Violations: vs, Elapsed: time.Since(start)})
+		r := runner.Result{Spec: s, Trace: t}
+		runner.Judge(&r, s, t)
+		if !known {
+			fmt.Fprintf(stderr, "replayspec check: %s: no spec named %q in the library and no --spec: judged by the rule oracles alone\n", f, t.Header.Spec)
+		}
+		r.Elapsed = time.Since(start)
+		results = append(results, r)
 	}
 	if unreadable > 0 {
 		fmt.Fprintln(stderr, "A trace is NDJSON: a header line, then one event per line; docs/trace.md has the schema.")
@@ -85,6 +102,19 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitFor(results)
+}
+
+// specOf is the spec a trace was recorded from: the one given, else the
+// library spec its header names; known is false when there is none (the
+// oracles alone judge it then).
+func specOf(t trace.Trace, given *spec.Spec) (s spec.Spec, known bool) {
+	if given != nil {
+		return *given, true
+	}
+	if s, ok := specs.ByName(t.Header.Spec); ok {
+		return s, true
+	}
+	return spec.Spec{Name: t.Header.Spec}, false
 }
 
 // readTrace reads one NDJSON trace; errors name the file and line.

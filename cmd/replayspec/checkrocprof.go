@@ -13,20 +13,30 @@ func init() {
 	register(command{name: "check-rocprofv3", summary: "check a rocprofv3 output directory (ours or a real one) against RPV-3/5/6/8", run: runCheckRocprof})
 }
 
-const checkRocprofUsage = `Usage: replayspec check-rocprofv3 [--invariant COUNTER]... DIR
+const checkRocprofUsage = `Usage: replayspec check-rocprofv3 [--pmc COUNTER...]... [--invariant COUNTER]... DIR
 
 Checks every *results.json and *counter_collection.csv under DIR, as written
 by rocprofv3 or by 'replayspec prof':
-  RPV-8  under kernel replay every dispatch id has replay_pass 0..N-1 exactly
-         once, all dispatches of an agent have the same N, dispatch ids are
-         non-zero and contiguous, and counters that do not depend on the pass
-         (SQ_WAVES, SQ_INSTS_*) are equal across the passes of a dispatch
-  RPV-3  pass i collects the same counter group on every dispatch of an agent
+  RPV-8  every replayed dispatch has replay_pass 0..N-1 exactly once, all
+         replayed dispatches of an agent have the same N, records sharing a
+         dispatch id are one dispatch, a dispatch has as many kernel dispatch
+         records as counter records, dispatch ids are non-zero and contiguous
+         where the file can show it, and counters that do not depend on the
+         pass (SQ_WAVES, SQ_INSTS_*) are equal across the passes of a dispatch
+  RPV-3  pass i collects counter group i of the agent, in order, every
+         requested counter, no pass beyond the last group; not every value 0
   RPV-6  under kernel replay every JSON counter record has replay_pass; the
          CSV has the reference's columns and no Replay_Pass column
   RPV-5  application replay folders are pass_1, pass_2, ... without a gap
 
+The requested groups come from the PREFIX_config.json beside each
+results.json (rocprofv3 --output-config writes it); --pmc gives them when
+there is none. A dispatch with one record (not replayed: a graph launch, a
+multi-packet submission, a failed snapshot) and gaps left by kernel filters
+are accepted.
+
 Options:
+  --pmc COUNTER...      one requested counter group (repeatable, in order)
   --invariant COUNTER   also treat COUNTER as pass-independent (repeatable),
                         e.g. GRBM_COUNT on the simulator
 
@@ -40,11 +50,42 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 func runCheckRocprof(args []string, stdout, stderr io.Writer) int {
+	// --pmc takes the words up to the next option, as rocprofv3's does.
+	var groups [][]string
+	var rest []string
+	split := func(w string) []string {
+		return strings.FieldsFunc(w, func(r rune) bool { return r == ',' || r == ' ' })
+	}
+	for i := 0; i < len(args); i++ {
+		if v, ok := strings.CutPrefix(args[i], "--pmc="); ok {
+			if len(split(v)) == 0 {
+				fmt.Fprintf(stderr, "replayspec check-rocprofv3: --pmc needs at least one counter\n\n%s", checkRocprofUsage)
+				return exitUsage
+			}
+			groups = append(groups, split(v))
+			continue
+		}
+		if args[i] != "--pmc" {
+			rest = append(rest, args[i])
+			continue
+		}
+		// The last word is DIR, never a counter.
+		var g []string
+		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !(i+2 == len(args) && len(g) > 0) {
+			i++
+			g = append(g, split(args[i])...)
+		}
+		if len(g) == 0 {
+			fmt.Fprintf(stderr, "replayspec check-rocprofv3: --pmc needs at least one counter\n\n%s", checkRocprofUsage)
+			return exitUsage
+		}
+		groups = append(groups, g)
+	}
 	fs := flag.NewFlagSet("check-rocprofv3", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var invariant stringList
 	fs.Var(&invariant, "invariant", "pass-independent counter")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(rest); err != nil {
 		if err == flag.ErrHelp {
 			fmt.Fprint(stdout, checkRocprofUsage)
 			return exitOK
@@ -57,7 +98,7 @@ func runCheckRocprof(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	dir := fs.Arg(0)
-	opts := rocprof.ValidateOptions{}
+	opts := rocprof.ValidateOptions{Groups: groups}
 	if len(invariant) > 0 {
 		extra := map[string]bool{}
 		for _, c := range invariant {

@@ -16,8 +16,8 @@ func runProfCLI(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// Every refusal: its message names what is missing or the conflict, and
-// the exit status is 2.
+// Every refusal of a combination: its message names what is missing or the
+// conflict, and the exit status is rocprofv3's for a fatal error, 1.
 func TestProfDiagnostics(t *testing.T) {
 	kr := []string{"--replay-mode", "kernel", "--kernel-replay-beta-enabled"}
 	pmc := []string{"--pmc", "SQ_WAVES", "TCC_HIT"}
@@ -35,30 +35,35 @@ func TestProfDiagnostics(t *testing.T) {
 	}{
 		{"RPV-1 kernel replay without --pmc", cat(kr), []string{"--replay-mode kernel needs counters", "--pmc", "(RPV-1)"}},
 		{"RPV-1 kernel replay without the beta flag", cat(pmc, []string{"--replay-mode", "kernel"}), []string{"add --kernel-replay-beta-enabled", "(RPV-1)"}},
+		{"RPV-1 the beta flag set false", cat(pmc, []string{"--replay-mode", "kernel", "--kernel-replay-beta-enabled=false"}), []string{"add --kernel-replay-beta-enabled", "(RPV-1)"}},
 		{"RPV-1 both missing", []string{"--replay-mode", "kernel"}, []string{"needs counters", "add --kernel-replay-beta-enabled"}},
 		{"RPV-7 thread trace", cat(pmc, kr, []string{"--att"}), []string{"cannot be combined with --att (thread trace)", "once per pass", "(RPV-7)"}},
+		{"RPV-7 thread trace without intercept", cat(pmc, kr, []string{"--att-no-intercept"}), []string{"--att-no-intercept (thread trace)", "(RPV-7)"}},
 		{"RPV-7 PC sampling", cat(pmc, kr, []string{"--pc-sampling-beta-enabled"}), []string{"cannot be combined with --pc-sampling-beta-enabled (PC sampling)", "(RPV-7)"}},
-		{"RPV-7 PC sampling method", cat(pmc, kr, []string{"--pc-sampling-method", "host_trap"}), []string{"--pc-sampling-method (PC sampling)", "(RPV-7)"}},
-		{"RPV-7 SPM", cat(pmc, kr, []string{"--spm"}), []string{"cannot be combined with --spm (SPM)", "(RPV-7)"}},
+		{"RPV-7 SPM", cat(pmc, kr, []string{"--spm", "SQ_WAVES"}), []string{"cannot be combined with --spm (SPM)", "(RPV-7)"}},
+		{"RPV-7 SPM interval", cat(pmc, kr, []string{"--spm-sample-interval", "10"}), []string{"--spm-sample-interval (SPM)", "(RPV-7)"}},
+		{"PC sampling settings without the beta flag", cat(pmc, kr, []string{"--pc-sampling-method", "host_trap"}), []string{"need --pc-sampling-beta-enabled"}},
 		{"empty --pmc group", cat([]string{"--pmc"}, kr), []string{"--pmc occurrence 1 names no counter"}},
 		{"empty --pmc group among others", cat(pmc, []string{"--pmc=", "--pmc", "GRBM_COUNT"}), []string{"--pmc occurrence 2 names no counter"}},
-		{"several groups with --pid", cat(pmc, []string{"--pmc", "GRBM_COUNT", "--pid", "42"}), []string{"--pid (attach mode) takes a single --pmc group, 2 were given"}},
-		{"attach mode", cat(pmc, []string{"--pid", "42"}), []string{"--pid: attach mode is not available"}},
-		{"several groups with --collection-period", cat(pmc, []string{"--pmc", "GRBM_COUNT", "--collection-period", "1:1:0"}), []string{"--collection-period takes a single --pmc group, 2 were given"}},
-		{"unknown replay mode", cat(pmc, []string{"--replay-mode", "dispatch"}), []string{`--replay-mode "dispatch" is not a replay mode`}},
-		{"unsupported format", cat(pmc, []string{"-f", "pftrace"}), []string{"--output-format pftrace is not produced"}},
-		{"thread trace without replay", cat(pmc, []string{"--att"}), []string{"--att is not modelled"}},
-		{"unknown option", cat(pmc, []string{"--frobnicate"}), []string{"unknown option --frobnicate"}},
-		{"option without value", []string{"-d"}, []string{"-d needs a value"}},
+		{"several groups with --pid", cat(pmc, []string{"--pmc", "GRBM_COUNT", "--pid", "42"}), []string{"(multiple --pmc options) cannot be combined with --pid"}},
+		{"attach mode", cat(pmc, []string{"-p", "42"}), []string{"-p: attach mode is not available"}},
+		{"several groups with a collection period", cat(pmc, []string{"--pmc", "GRBM_COUNT", "-P", "1:1:0"}), []string{"cannot be combined with -P"}},
+		{"a format prof does not write", cat(pmc, []string{"-f", "pftrace"}), []string{"--output-format pftrace is not produced"}},
+		{"thread trace without replay", cat(pmc, []string{"--att"}), []string{"--att (thread trace) is not modelled"}},
+		{"system trace", cat(pmc, []string{"-s"}), []string{"-s is not modelled"}},
 		{"unknown counter", []string{"--pmc", "SQ_WAVES", "NOPE"}, []string{`--pmc counter "NOPE" is not a counter of any agent`}},
 		{"group too big without kernel replay", []string{"--pmc", "TCC_HIT", "TCC_MISS"}, []string{"does not fit one hardware pass", "--replay-mode kernel"}},
+		{"a spec that does not load", []string{"--pmc", "SQ_WAVES", "-d", "x", "--", "does-not-exist.yaml"}, []string{"does-not-exist.yaml"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			args := append(append([]string{"prof"}, c.args...), "-d", t.TempDir(), "--", profSpec)
+			args := append([]string{"prof"}, c.args...)
+			if !strings.Contains(strings.Join(c.args, " "), " -- ") {
+				args = append(args, "-d", t.TempDir(), "--", profSpec)
+			}
 			code, _, stderr := runProfCLI(args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitUsage, stderr)
+			if code != exitFail {
+				t.Errorf("exit %d, want %d (rocprofv3's fatal error); stderr:\n%s", code, exitFail, stderr)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(stderr, w) {
@@ -69,6 +74,7 @@ func TestProfDiagnostics(t *testing.T) {
 	}
 }
 
+// A command line that does not parse is argparse's error: exit status 2.
 func TestProfUsageErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -77,7 +83,12 @@ func TestProfUsageErrors(t *testing.T) {
 		{[]string{"prof", "--pmc", "SQ_WAVES"}, `end the options with "--"`},
 		{[]string{"prof", "--pmc", "SQ_WAVES", "--"}, `no spec after "--"`},
 		{[]string{"prof", "--", "a.yaml", "b.yaml"}, "one spec"},
-		{[]string{"prof", "--pmc", "SQ_WAVES", "--", "does-not-exist.yaml"}, "does-not-exist.yaml"},
+		{[]string{"prof", "--frobnicate", "--", profSpec}, "unknown option --frobnicate"},
+		{[]string{"prof", "-d", "--", profSpec}, "-d needs a value"},
+		{[]string{"prof", "--pmc", "A", "-f", "csv,json", "--", profSpec}, `-f: invalid choice "csv,json"`},
+		{[]string{"prof", "--pmc", "A", "--stats", "maybe", "--", profSpec}, `--stats takes an optional true/false value, not "maybe"`},
+		{[]string{"prof", "--pmc", "A", "--replay-mode", "dispatch", "--", profSpec}, `--replay-mode: invalid choice "dispatch"`},
+		{[]string{"prof", "--pmc", "A", "--pc-sampling-unit", "waves", "--", profSpec}, `--pc-sampling-unit: invalid choice "waves"`},
 	} {
 		code, _, stderr := runProfCLI(c.args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
@@ -91,11 +102,12 @@ func TestProfUsageErrors(t *testing.T) {
 }
 
 // RPV-7: kernel trace and stats are allowed under kernel replay, with a
-// warning that they see one record per pass.
+// warning that they see one record per pass. -f takes its formats as
+// separate words, in any case.
 func TestProfWarnings(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runProfCLI("prof", "--pmc", "SQ_WAVES TCC_HIT TCC_MISS", "--replay-mode", "kernel",
-		"--kernel-replay-beta-enabled", "--kernel-trace", "--stats", "-d", dir, "-o", "run", "--", profSpec)
+		"--kernel-replay-beta-enabled", "--kernel-trace", "--stats", "-f", "CSV", "-d", dir, "-o", "run", "--", profSpec)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -104,10 +116,13 @@ func TestProfWarnings(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
 		}
 	}
-	for _, f := range []string{"run_counter_collection.csv", "run_kernel_trace.csv", "run_kernel_stats.csv"} {
+	for _, f := range []string{"run_counter_collection.csv", "run_kernel_trace.csv", "run_kernel_stats.csv", "run_domain_stats.csv", "run_agent_info.csv"} {
 		if !strings.Contains(stdout, filepath.Join(dir, f)) {
 			t.Errorf("%s not written:\n%s", f, stdout)
 		}
+	}
+	if strings.Contains(stdout, "results.json") {
+		t.Errorf("-f CSV wrote JSON:\n%s", stdout)
 	}
 	trace, err := os.ReadFile(filepath.Join(dir, "run_kernel_trace.csv"))
 	if err != nil {
@@ -123,10 +138,85 @@ func TestProfWarnings(t *testing.T) {
 	}
 }
 
+// Without -d and -o the files land where rocprofv3 puts them:
+// ./<hostname>/<pid>_..., csv and json.
+func TestProfDefaultOutput(t *testing.T) {
+	spec, err := filepath.Abs(profSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := runProfCLI("prof", "--pmc", "SQ_WAVES", "--", spec)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, f := range []string{"replayspec-sim/1000_results.json", "replayspec-sim/1000_counter_collection.csv", "replayspec-sim/1000_agent_info.csv"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s: %v (wrote:\n%s)", f, err, stdout)
+		}
+	}
+}
+
+// A spec's expect block is judged on every run prof makes.
+func TestProfExpectations(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	data, err := os.ReadFile(profSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(data) + "expect:\n  passes: {inc: 2, axpy: 2}\n  completions: {inc: 1, axpy: 1}\n  records: {counter_collection: 4}\n"
+	if err := os.WriteFile(good, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(strings.Replace(body, "inc: 2,", "inc: 3,", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"prof", "--pmc", "SQ_WAVES", "--pmc", "TCC_HIT", "--replay-mode", "kernel", "--kernel-replay-beta-enabled", "-d", t.TempDir(), "--"}
+	if code, _, stderr := runProfCLI(append(args, good)...); code != exitOK {
+		t.Errorf("a spec whose expectations hold: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr := runProfCLI(append(args, bad)...)
+	if code != exitFail || !strings.Contains(stderr, "[EXPECT] expect.passes: inc runs 3 passes") || !strings.Contains(stderr, "inc ran 2 passes") {
+		t.Errorf("a failed expectation: exit %d\n%s", code, stderr)
+	}
+	// Application replay: every run is judged.
+	code, _, stderr = runProfCLI("prof", "--pmc", "SQ_WAVES", "--pmc", "TCC_HIT", "-d", t.TempDir(), "--", good)
+	if code != exitFail || !strings.Contains(stderr, "pass_1: [EXPECT]") || !strings.Contains(stderr, "pass_2: [EXPECT]") {
+		t.Errorf("expectations per application replay run: exit %d\n%s", code, stderr)
+	}
+}
+
+// An input file gives kernel replay its groups and filters per job.
+func TestProfInputFile(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.yaml")
+	body := "jobs:\n  - pmc_groups: [[SQ_WAVES, TCC_HIT], [TCC_MISS]]\n    replay_mode: kernel\n    kernel_replay_beta_enabled: true\n    kernel_include_regex: sax\n    output_config: true\n"
+	if err := os.WriteFile(in, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runProfCLI("prof", "-i", in, "-d", out, "-o", "run", "--", profSpec)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "run_counter_collection.csv"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if strings.Contains(string(csv), `"increment"`) || strings.Count(string(csv), `"saxpy"`) != 3 {
+		t.Errorf("the job's filter keeps saxpy's 2 passes (3 counters) only:\n%s", csv)
+	}
+	if code, stdout, _ := runProfCLI("check-rocprofv3", out); code != exitOK {
+		t.Errorf("check-rocprofv3 with the job's config.json: exit %d\n%s", code, stdout)
+	}
+}
+
 func TestCheckRocprofv3(t *testing.T) {
 	dir := t.TempDir()
 	if code, _, stderr := runProfCLI("prof", "--pmc", "SQ_WAVES SQ_INSTS_VALU TCC_HIT", "--pmc", "SQ_WAVES TCC_MISS",
-		"--replay-mode", "kernel", "--kernel-replay-beta-enabled", "-f", "csv,json", "-d", dir, "--", profSpec); code != exitOK {
+		"--replay-mode", "kernel", "--kernel-replay-beta-enabled", "--output-config", "-d", dir, "--", profSpec); code != exitOK {
 		t.Fatalf("prof: exit %d\n%s", code, stderr)
 	}
 	code, stdout, _ := runProfCLI("check-rocprofv3", dir)
@@ -136,14 +226,25 @@ func TestCheckRocprofv3(t *testing.T) {
 	if code, stdout, _ := runProfCLI("check-rocprofv3", "--invariant", "GRBM_COUNT", dir); code != exitOK {
 		t.Errorf("--invariant GRBM_COUNT: exit %d\n%s", code, stdout)
 	}
-	// Break it: a CSV with a Replay_Pass column, a JSON record without its pass.
-	csvPath := filepath.Join(dir, "1000_counter_collection.csv")
+	// The requested groups from the command line, when there is no config.json.
+	if err := os.Remove(filepath.Join(dir, "replayspec-sim", "1000_config.json")); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := runProfCLI("check-rocprofv3", "--pmc", "SQ_WAVES", "SQ_INSTS_VALU", "TCC_HIT", "--pmc=SQ_WAVES,TCC_MISS", dir); code != exitOK {
+		t.Errorf("--pmc the run's groups: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runProfCLI("check-rocprofv3", "--pmc", "SQ_WAVES", "TCC_MISS", "--pmc", "SQ_WAVES", "SQ_INSTS_VALU", "TCC_HIT", dir)
+	if code != exitFail || !strings.Contains(stdout, "RPV-3: dispatch 1: replay_pass 0 collected") {
+		t.Errorf("--pmc in the other order: exit %d\n%s", code, stdout)
+	}
+	// Break it: a CSV with a Replay_Pass column, a JSON record claiming another pass.
+	csvPath := filepath.Join(dir, "replayspec-sim", "1000_counter_collection.csv")
 	data, _ := os.ReadFile(csvPath)
 	lines := strings.SplitN(string(data), "\n", 2)
 	if err := os.WriteFile(csvPath, []byte(lines[0]+`,"Replay_Pass"`+"\n"+lines[1]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	jsonPath := filepath.Join(dir, "1000_results.json")
+	jsonPath := filepath.Join(dir, "replayspec-sim", "1000_results.json")
 	data, _ = os.ReadFile(jsonPath)
 	if err := os.WriteFile(jsonPath, bytes.Replace(data, []byte(`"replay_pass": 1`), []byte(`"replay_pass": 0`), 1), 0o644); err != nil {
 		t.Fatal(err)
@@ -157,7 +258,8 @@ func TestCheckRocprofv3(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", w, stdout)
 		}
 	}
-	for _, args := range [][]string{{"check-rocprofv3"}, {"check-rocprofv3", filepath.Join(dir, "nope")}, {"check-rocprofv3", t.TempDir()}, {"check-rocprofv3", "--bogus", dir}} {
+	for _, args := range [][]string{{"check-rocprofv3"}, {"check-rocprofv3", filepath.Join(dir, "nope")}, {"check-rocprofv3", t.TempDir()},
+		{"check-rocprofv3", "--bogus", dir}, {"check-rocprofv3", "--pmc", dir}, {"check-rocprofv3", "--pmc=", dir}} {
 		if code, _, _ := runProfCLI(args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

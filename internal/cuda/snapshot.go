@@ -10,15 +10,15 @@ import (
 type RestoreMode int
 
 const (
-	// RestoreLearned (the default) finds the changed 64 KiB blocks with the
-	// compare kernel on a snapshot's first restore and from then on copies
-	// back just those blocks. It relies on what replay relies on: every
+	// RestoreLearned (the default) restores and finds the changed 4 KiB
+	// pages in one compare_restore launch on a snapshot's first restore,
+	// and from then on copies back just those pages. It relies on what replay relies on: every
 	// pass runs the same kernel on the same restored memory, so it writes
 	// the same blocks. A kernel whose write set varies between passes needs
 	// RestoreCompare.
 	RestoreLearned RestoreMode = iota
-	// RestoreCompare runs the compare kernel before every restore: exact
-	// for any kernel, but it reads the region and the snapshot each time.
+	// RestoreCompare runs compare_restore on every restore: exact for any
+	// kernel, but it reads the region and the snapshot each time.
 	RestoreCompare
 	// RestoreFull copies every saved byte back (the baseline benchmarks
 	// compare with).
@@ -38,9 +38,10 @@ type savedRegion struct {
 	alloc    allocation
 	dev      uint64
 	host     []byte
-	flagBase uint64 // first compare flag of this region
+	flagBase uint64 // first page flag (a byte) of this region
 	learned  []span
 	known    bool // learned holds the write set
+	whole    bool // the write set covers most of the region: copy it all
 }
 
 // snapshot is an hsa.Snapshot; its methods run driver calls on the worker.
@@ -49,7 +50,15 @@ type snapshot struct {
 	regions []*savedRegion
 	bytes   uint64
 	nflags  uint64
-	flags   uint64 // device flags, allocated at the first compare
+	flags   uint64 // device page flags, allocated at the first compare
+	// hostFlags is pinned host memory the flags are read back into.
+	hostFlags uint64
+
+	// The copy_ranges list of the learned spans (driver thread).
+	list      []uint64
+	listFor   []*savedRegion
+	listDev   uint64
+	listBytes uint64
 }
 
 // Snapshot saves each region with one device-to-device copy into a buffer
@@ -112,8 +121,16 @@ func (s *snapshot) Release() {
 			g.host = nil
 		}
 		if s.flags != 0 {
-			s.rt.pool.release(s.rt.drv, s.flags, s.nflags*4)
+			s.rt.pool.release(s.rt.drv, s.flags, 4*((s.nflags+3)/4))
 			s.flags = 0
+		}
+		if s.listDev != 0 {
+			s.rt.pool.release(s.rt.drv, s.listDev, s.listBytes)
+			s.listDev = 0
+		}
+		if s.hostFlags != 0 {
+			_ = call("cuMemFreeHost", s.rt.drv.memFreeHost, uintptr(s.hostFlags))
+			s.hostFlags = 0
 		}
 		return nil
 	})

@@ -54,6 +54,23 @@ type Agent struct {
 	Arch          string // gfx architecture, e.g. "gfx942"
 	Family        Family
 	CounterBlocks []CounterBlock
+	// Counters, when set, is the agent's own counter catalogue and pass
+	// scheduler; it replaces CounterBlocks for CounterGroups and
+	// CollectableCounters. NVIDIA agents use it: which metrics fit one pass
+	// is the vendor library's decision, not a register count.
+	Counters CounterSource
+}
+
+// CounterSource names and schedules the counters of an agent whose
+// counters do not come in blocks of registers.
+type CounterSource interface {
+	// HasCounter reports whether the agent can count name.
+	HasCounter(name string) bool
+	// Groups splits known, distinct counters into passes: pass i collects
+	// group i, and every group fits one hardware pass.
+	Groups(counters []string) ([][]string, error)
+	// Describe names the catalogue for error messages.
+	Describe() string
 }
 
 // Dim3 is a grid or workgroup size.

@@ -92,5 +92,5 @@ func TestArrowsPointOneWay(t *testing.T) {
 }
 
 // corpus are public packages that hold data or tests, not code a user
-// calls: the Gherkin steps and the golden traces.
-var corpus = []string{"steps", "golden"}
+// calls: the spec library, the Gherkin steps and the golden traces.
+var corpus = []string{"specs", "steps", "golden"}

@@ -33,6 +33,13 @@ func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, wr
 	if len(packets) == 1 && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
 		return s.dispatch(act, q, thread, packets[0], write)
 	}
+	if s.opts.Faults.Has(FaultReplayMultiPacket) && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
+		// ACT-6 broken: the kernel of a multi-packet write is replayed.
+		if err := s.dispatch(act, q, thread, packets[0], write); err != nil {
+			return err
+		}
+		return write(thread, packets[1:])
+	}
 	return s.submitUnreplayed(act, q, thread, packets, write)
 }
 

@@ -56,9 +56,11 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
 	pl := s.decide(cfg, info, seq)
 	if !pl.replay {
-		if s.opts.Faults.Has(FaultSnapshotWhenNotReplayed) {
+		if s.opts.Faults.Has(FaultSnapshotWhenNotReplayed) || s.opts.Faults.Has(FaultSnapshotSilently) {
 			if snap, err := s.rt.Snapshot(thread, info.AgentID, s.tracker.regionsOf(info.AgentID)); err == nil {
-				s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
+				if !s.opts.Faults.Has(FaultSnapshotSilently) {
+					s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
+				}
 				snap.Release()
 			}
 		}
@@ -209,6 +211,9 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		}
 
 		last := fixed && pass+1 >= pl.passes
+		if faults.Has(FaultUserDataWriteLost) {
+			passUD = seq // what the tool wrote in PASS ENTER never reaches its EXIT
+		}
 		if !(last && faults.Has(FaultSkipLastPassExit)) {
 			s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CONT-4
 		}

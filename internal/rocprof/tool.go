@@ -3,8 +3,8 @@ package rocprof
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -16,16 +16,17 @@ import (
 	"github.com/replayspec/replayspec/trace"
 )
 
-// Groups is what the tool collects on one agent: every --pmc group without
-// the counters the agent lacks, split by the agent's counter registers
-// (hsa.CounterGroups) when it does not fit one hardware pass, empty groups
-// dropped, in order. Under kernel replay pass i collects group i and the
-// pass count is len(Groups) (RPV-3, AGT-1), so one --pmc list can need a
-// different number of passes on agents of different kinds.
-func Groups(a hsa.Agent, pmc [][]string) ([][]string, error) {
+// Groups is what the tool collects on one agent: every counter group (a
+// set, as the tool library reads it) without the counters the agent lacks,
+// split by the agent's counter registers (hsa.CounterGroups) when it does
+// not fit one hardware pass, empty groups dropped, in order. Under kernel
+// replay pass i collects group i and the pass count is len(Groups) (RPV-3,
+// AGT-1), so one --pmc list can need a different number of passes on
+// agents of different kinds.
+func Groups(a hsa.Agent, groups [][]string) ([][]string, error) {
 	var out [][]string
-	for _, g := range pmc {
-		have, _ := hsa.CollectableCounters(a, g)
+	for _, g := range groups {
+		have, _ := hsa.CollectableCounters(a, counterSet(g))
 		split, err := hsa.CounterGroups(a, have)
 		if err != nil {
 			return nil, err
@@ -42,9 +43,9 @@ type CounterRecord struct {
 	Correlation replay.CorrelationID
 	Start, End  uint64
 	Counters    []replay.CounterValue
-	// Pass is the replay pass read from the thread's published state; it
-	// is set under kernel replay only (RPV-6).
-	Pass *uint64
+	// Pass is the replay pass the thread had published when the record
+	// arrived: 0 for a dispatch that was not replayed (RPV-6).
+	Pass uint64
 }
 
 // KernelRecord is one kernel dispatch trace record (one per pass under
@@ -56,38 +57,22 @@ type KernelRecord struct {
 	Start, End  uint64
 }
 
-// Event is one thing the tool did or saw, for tests and for the curious.
-type Event struct {
-	What     string // create_context, configure, pass_count, CONFIG_ENTER, PASS_ENTER, PASS_EXIT, CONFIG_EXIT
-	Context  string // the context's role: "counters" or "kernel_replay"
-	Thread   hsa.ThreadID
-	Dispatch uint64
-	Agent    hsa.AgentID
-	Pass     uint64   // for PASS callbacks
-	N        uint64   // pass_count's answer; total_passes in PASS callbacks
-	Payload  []string // non-zero payload fields the tool left or found
-}
-
-// Pass is one run of the application and what it produced. Kernel replay
+// AppRun is one run of the application and what it produced. Kernel replay
 // and a single group make one; application replay makes one per group.
-type Pass struct {
-	// Number is the application replay pass (1-based), 0 for a single run.
-	Number int
-	// PMC is the --pmc groups this run collected.
-	PMC [][]string
-	// KernelReplay tells whether the run had the kernel replay context.
-	KernelReplay bool
-	Agents       []hsa.Agent
+type AppRun struct {
+	Config Config
+	Agents []hsa.Agent
 	// AgentGroups is Groups for every agent.
 	AgentGroups map[hsa.AgentID][][]string
 	Counters    []CounterRecord
 	Kernels     []KernelRecord
 	// InitTime and FiniTime are the virtual clock at start and end.
 	InitTime, FiniTime uint64
-	// Events is what the tool did; Trace is what the SDK and the
-	// simulator recorded.
-	Events []Event
-	Trace  []trace.Event
+	// Trace is the run's trace: what the SDK, the simulator and the
+	// application recorded, and what the tool did (api, callback,
+	// pass_count and record events, source "tool"), as docs/trace.md
+	// describes for any tool.
+	Trace []trace.Event
 	// Published is the per-thread pass state left at the end of the run
 	// (empty when every PASS EXIT cleared it, RPV-4).
 	Published map[hsa.ThreadID]uint64
@@ -95,42 +80,40 @@ type Pass struct {
 
 // Result is a whole profiling session.
 type Result struct {
-	Options Options
-	Spec    spec.Spec
-	Passes  []*Pass
+	Plan *Plan
+	Spec spec.Spec
+	Runs []*AppRun
 }
 
 // Run profiles s's application (buffers and dispatches; its contexts and
-// tool plan are ignored) as rocprofv3 with o would. o must have passed
-// Check. A counter or group the machine cannot collect is a *Diagnostic.
-func Run(o Options, s spec.Spec) (*Result, error) {
+// tool plan are ignored) once per run of the plan, as rocprofv3 would. A
+// counter or group the machine cannot collect is a *Diagnostic.
+func Run(p *Plan, s spec.Spec) (*Result, error) {
 	s = spec.Defaults(s)
 	agents, err := machineAgents(s)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCounters(o, s, agents); err != nil {
+	var errs []error
+	for _, cfg := range p.Runs {
+		errs = append(errs, checkCounters(cfg, s, agents))
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	res := &Result{Options: o, Spec: s}
-	if !o.KernelReplay() && len(o.PMC) > 1 {
-		// RPV-5: application replay, the whole application once per group,
-		// each on a fresh machine.
-		for i, g := range o.PMC {
-			p, err := runOnce(s, [][]string{g}, false, o)
-			if err != nil {
-				return res, fmt.Errorf("application replay pass %d: %w", i+1, err)
-			}
-			p.Number = i + 1
-			res.Passes = append(res.Passes, p)
+	res := &Result{Plan: p, Spec: s}
+	for _, cfg := range p.Runs {
+		r, err := runOnce(s, cfg)
+		if r != nil {
+			res.Runs = append(res.Runs, r)
 		}
-		return res, nil
+		if err != nil {
+			if len(p.Runs) > 1 {
+				err = fmt.Errorf("%s: %w", cfg.Dir, err)
+			}
+			return res, err
+		}
 	}
-	p, err := runOnce(s, o.PMC, o.KernelReplay(), o)
-	if err != nil {
-		return res, err
-	}
-	res.Passes = append(res.Passes, p)
 	return res, nil
 }
 
@@ -138,6 +121,9 @@ func simConfig(s spec.Spec) sim.Config {
 	cfg := sim.Config{Scheduled: true}
 	for _, a := range s.Agents {
 		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Kind: a.Kind}) // product names, as rocprofv3 reports
+		if a.SnapshotLimit > 0 && (cfg.FailSnapshotOver == 0 || a.SnapshotLimit < cfg.FailSnapshotOver) {
+			cfg.FailSnapshotOver = a.SnapshotLimit // MEM-5: a snapshot that cannot be completed
+		}
 	}
 	return cfg
 }
@@ -154,10 +140,10 @@ func machineAgents(s spec.Spec) ([]hsa.Agent, error) {
 // replay, groups that an agent running dispatches cannot count in one
 // hardware pass (rocprofv3 does not split a group; kernel replay here
 // does, see Groups).
-func checkCounters(o Options, s spec.Spec, agents []hsa.Agent) error {
+func checkCounters(cfg Config, s spec.Spec, agents []hsa.Agent) error {
 	var errs []error
 	seen := map[string]bool{}
-	for _, g := range o.PMC {
+	for _, g := range cfg.Groups {
 		for _, c := range g {
 			if seen[c] {
 				continue
@@ -174,7 +160,7 @@ func checkCounters(o Options, s spec.Spec, agents []hsa.Agent) error {
 			}
 		}
 	}
-	if len(errs) > 0 || o.KernelReplay() {
+	if len(errs) > 0 || cfg.KernelReplay {
 		return errors.Join(errs...)
 	}
 	used := map[string]bool{}
@@ -185,7 +171,7 @@ func checkCounters(o Options, s spec.Spec, agents []hsa.Agent) error {
 		if i >= len(s.Agents) || !used[s.Agents[i].Name] {
 			continue
 		}
-		for gi, g := range o.PMC {
+		for gi, g := range cfg.Groups {
 			have, _ := hsa.CollectableCounters(a, g)
 			split, err := hsa.CounterGroups(a, have)
 			if err != nil {
@@ -223,50 +209,52 @@ func counterList(agents []hsa.Agent) string {
 }
 
 // runOnce plays the application once on a fresh machine under the tool.
-func runOnce(s spec.Spec, pmc [][]string, kernelReplay bool, o Options) (*Pass, error) {
+func runOnce(s spec.Spec, cfg Config) (*AppRun, error) {
 	rt, err := sim.New(simConfig(s))
 	if err != nil {
 		return nil, &Diagnostic{Msg: err.Error()}
 	}
 	rec := trace.NewRecorder(rt.Clock)
 	rt.SetRecorder(rec)
+	agents := rt.Agents()
+	for i, ag := range s.Agents { // as harness.Run lists them, for trace readers
+		if i < len(agents) {
+			rec.Emit(trace.Event{Type: trace.AgentInfo, Agent: uint64(agents[i].ID), Label: ag.Name,
+				Family: string(agents[i].Family), Product: agents[i].Name, Arch: agents[i].Arch})
+		}
+	}
 	sdk := replay.New(rt, replay.Options{Recorder: rec, MaxPasses: s.Limits.MaxPasses})
-	p := &Pass{PMC: pmc, KernelReplay: kernelReplay, Agents: rt.Agents(), AgentGroups: map[hsa.AgentID][][]string{}}
-	for _, a := range p.Agents {
-		g, err := Groups(a, pmc)
+	r := &AppRun{Config: cfg, Agents: agents, AgentGroups: map[hsa.AgentID][][]string{}}
+	for _, a := range r.Agents {
+		g, err := Groups(a, cfg.Groups)
 		if err != nil {
 			return nil, &Diagnostic{Msg: err.Error()}
 		}
-		p.AgentGroups[a.ID] = g
+		r.AgentGroups[a.ID] = g
 	}
-	t := &tool{sdk: sdk, pass: p, published: map[hsa.ThreadID]uint64{},
+	t := &tool{sdk: sdk, rec: rec, run: r, filter: newKernelFilter(cfg), published: map[hsa.ThreadID]uint64{},
 		label: map[hsa.ThreadID]string{}, labelOf: map[uint64]string{}, running: map[string]int64{}}
-	if err := t.setUp(len(pmc) > 0, o.KernelTrace || o.Stats, kernelReplay); err != nil {
+	if err := t.setUp(len(cfg.Groups) > 0, cfg.KernelTrace(), cfg.KernelReplay); err != nil {
 		return nil, err
 	}
-	p.InitTime = rt.Clock()
+	r.InitTime = rt.Clock()
 	runErr := harness.RunApplication(rt, rt, sdk, rec, s, t)
-	p.FiniTime = rt.Clock()
-	p.Trace = rec.Events()
+	r.FiniTime = rt.Clock()
+	r.Trace = rec.Events()
 	t.mu.Lock()
-	p.Published = maps(t.published)
+	r.Published = maps.Clone(t.published)
 	t.mu.Unlock()
-	return p, errors.Join(runErr, errors.Join(rt.Faults()...))
-}
-
-func maps(m map[hsa.ThreadID]uint64) map[hsa.ThreadID]uint64 {
-	out := make(map[hsa.ThreadID]uint64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	return r, errors.Join(runErr, errors.Join(rt.Faults()...))
 }
 
 // tool is the rocprofv3 tool library: contexts, the replay callback and
-// the record callbacks.
+// the record callbacks. What it does goes into the run's trace as any
+// tool's events do (docs/trace.md), not into a stream of its own.
 type tool struct {
-	sdk  *replay.SDK
-	pass *Pass
+	sdk    *replay.SDK
+	rec    *trace.Recorder
+	run    *AppRun
+	filter *kernelFilter
 
 	mu        sync.Mutex
 	published map[hsa.ThreadID]uint64 // per-thread pass state (RPV-4, CB-4)
@@ -275,17 +263,19 @@ type tool struct {
 	running   map[string]int64        // spec dispatch -> pass running
 }
 
-func (t *tool) event(e Event) {
-	t.mu.Lock()
-	t.pass.Events = append(t.pass.Events, e)
-	t.mu.Unlock()
-}
+// Context roles, the label of the tool's api events.
+const (
+	roleCounters     = "counters"
+	roleKernelReplay = "kernel_replay"
+)
 
-func statusErr(call string, st replay.Status) error {
+func (t *tool) api(e trace.Event, ctx replay.ContextID, st replay.Status) error {
+	e.Type, e.Context, e.Status = trace.API, uint64(ctx), st.Trace()
+	t.rec.Emit(e)
 	if st == replay.StatusSuccess {
 		return nil
 	}
-	return fmt.Errorf("rocprof tool: %s: %s", call, st)
+	return fmt.Errorf("rocprof tool: %s (%s context): %s", e.Call, e.Label, st)
 }
 
 // setUp creates the tool's contexts as rocprofv3's tool library does: one
@@ -293,54 +283,50 @@ func statusErr(call string, st replay.Status) error {
 // replay context only under the flag (RPV-2).
 func (t *tool) setUp(counters, kernelTrace, kernelReplay bool) error {
 	var started []replay.ContextID
+	var labels []string
 	if counters || kernelTrace {
 		ctx, st := t.sdk.CreateContext()
-		t.event(Event{What: "create_context", Context: "counters"})
-		if err := statusErr("create_context", st); err != nil {
+		if err := t.api(trace.Event{Call: trace.CallCreateContext, Label: roleCounters}, ctx, st); err != nil {
 			return err
 		}
 		if counters {
-			t.event(Event{What: "configure", Context: "counters", Payload: []string{"counter_collection"}})
-			if err := statusErr("configure_counter_collection", t.sdk.ConfigureCounterCollection(ctx, t.selectCounters, t.onCounters)); err != nil {
+			st := t.sdk.ConfigureCounterCollection(ctx, t.selectCounters, t.onRecord)
+			if err := t.api(trace.Event{Call: trace.CallConfigureCounters, Label: roleCounters}, ctx, st); err != nil {
 				return err
 			}
 		}
 		if kernelTrace {
-			t.event(Event{What: "configure", Context: "counters", Payload: []string{"kernel_trace"}})
-			if err := statusErr("configure_kernel_trace", t.sdk.ConfigureKernelTrace(ctx, t.onKernel)); err != nil {
+			st := t.sdk.ConfigureKernelTrace(ctx, t.onRecord)
+			if err := t.api(trace.Event{Call: trace.CallConfigureKernelTrace, Label: roleCounters}, ctx, st); err != nil {
 				return err
 			}
 		}
-		started = append(started, ctx)
+		started, labels = append(started, ctx), append(labels, roleCounters)
 	}
 	if kernelReplay {
 		ctx, st := t.sdk.CreateContext()
-		t.event(Event{What: "create_context", Context: "kernel_replay"})
-		if err := statusErr("create_context", st); err != nil {
+		if err := t.api(trace.Event{Call: trace.CallCreateContext, Label: roleKernelReplay}, ctx, st); err != nil {
 			return err
 		}
-		t.event(Event{What: "configure", Context: "kernel_replay", Payload: []string{"KERNEL_REPLAY"}})
-		if err := statusErr("configure_callback_tracing", t.sdk.ConfigureCallbackTracing(ctx, replay.KindKernelReplay, nil, t.onReplay)); err != nil {
+		st = t.sdk.ConfigureCallbackTracing(ctx, replay.KindKernelReplay, nil, t.onReplay)
+		if err := t.api(trace.Event{Call: trace.CallConfigureCallback, Label: roleKernelReplay, Domain: trace.DomainKernelReplay}, ctx, st); err != nil {
 			return err
 		}
-		started = append(started, ctx)
+		started, labels = append(started, ctx), append(labels, roleKernelReplay)
 	}
-	for _, ctx := range started {
-		if err := statusErr("start_context", t.sdk.StartContext(ctx)); err != nil {
+	for i, ctx := range started {
+		if err := t.api(trace.Event{Call: trace.CallStartContext, Label: labels[i]}, ctx, t.sdk.StartContext(ctx)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// submitting notes which spec dispatch a thread is about to submit.
-// The tool's side of harness.Hooks: rocprofv3 needs to know what each
-// thread submits, and which pass a dispatch is in.
-
 // ThreadStarted implements harness.Hooks.
 func (t *tool) ThreadStarted(hsa.ThreadID) {}
 
-// Submitting implements harness.Hooks.
+// Submitting implements harness.Hooks: the spec dispatch a thread is
+// about to submit, so that the tool's events carry its name.
 func (t *tool) Submitting(th hsa.ThreadID, name string) {
 	t.mu.Lock()
 	t.label[th] = name
@@ -359,66 +345,97 @@ func (t *tool) InPass(name string) (uint64, bool) {
 func (t *tool) Completed(hsa.ThreadID, string) {}
 
 // onReplay is the KERNEL_REPLAY callback. It installs replay_pass_count
-// and nothing else (RPV-4), and publishes the pass for the thread.
-func (t *tool) onReplay(rec replay.CallbackRecord, _ *replay.UserData) {
+// and nothing else (RPV-4), and publishes the pass for the thread. The
+// callback event shows the payload as the SDK handed it over, the
+// callback_return event as the tool left it.
+func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	p := rec.Payload
 	info := p.DispatchInfo
-	e := Event{What: rec.Operation.String() + "_" + rec.Phase.String(), Context: "kernel_replay", Thread: rec.Thread,
-		Dispatch: info.DispatchID, Agent: info.AgentID}
+	t.mu.Lock()
+	if rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter {
+		t.labelOf[info.DispatchID] = t.label[rec.Thread]
+	}
+	label := t.labelOf[info.DispatchID]
+	t.mu.Unlock()
+	op, phase := trace.Op(rec.Operation.String()), trace.Phase(rec.Phase.String())
+	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(rec.Thread), Context: uint64(rec.Context),
+		Op: op, Phase: phase, Dispatch: info.DispatchID,
+		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
+		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: corrOf(rec.Correlation),
+		UserData: trace.U64(ud.Value), Payload: payloadFlags(p), PayloadSize: trace.U64(p.Size),
+		Info: infoOf(info), Label: label})
+	// What the tool leaves behind (RPV-4: replay_pass_count and nothing
+	// else) is recorded when it returns.
+	defer func() {
+		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(rec.Thread), Context: uint64(rec.Context),
+			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
+			UserData: trace.U64(ud.Value), Payload: payloadFlags(p), Label: label})
+	}()
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
-		p.ReplayPassCount = t.passCount
-		t.mu.Lock()
-		t.labelOf[info.DispatchID] = t.label[rec.Thread]
-		t.mu.Unlock()
+		p.ReplayPassCount = t.passCount(rec.Thread)
 	case rec.Operation == replay.OpPass && rec.Phase == replay.PhaseEnter:
-		e.Pass, e.N = p.CurrentPass, p.TotalPasses
 		t.mu.Lock()
 		t.published[rec.Thread] = p.CurrentPass
-		t.running[t.labelOf[info.DispatchID]] = int64(p.CurrentPass)
+		t.running[label] = int64(p.CurrentPass)
 		t.mu.Unlock()
 	case rec.Operation == replay.OpPass:
-		e.Pass, e.N = p.CurrentPass, p.TotalPasses
 		t.mu.Lock()
 		delete(t.published, rec.Thread)
-		t.running[t.labelOf[info.DispatchID]] = -1
+		t.running[label] = -1
 		t.mu.Unlock()
 	}
-	e.Payload = payloadFields(p)
-	t.event(e)
 }
 
-func payloadFields(p *replay.KernelReplayData) []string {
+// infoOf is the dispatch info a callback event carries (docs/trace.md).
+func infoOf(d replay.DispatchInfo) *trace.DispatchInfo {
+	dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
+	return &trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
+		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)}
+}
+
+// payloadFlags names the payload fields that are set (docs/trace.md).
+func payloadFlags(p *replay.KernelReplayData) []string {
 	var f []string
-	if p.ReplayPassCount != nil {
-		f = append(f, "replay_pass_count")
+	add := func(set bool, name string) {
+		if set {
+			f = append(f, name)
+		}
 	}
-	if p.ReplayContinue != nil {
-		f = append(f, "replay_continue")
-	}
-	if p.ReplayStartContext != nil {
-		f = append(f, "replay_start_context")
-	}
-	if p.ReplayStopContext != nil {
-		f = append(f, "replay_stop_context")
-	}
+	add(p.Size != 0, trace.MemberSize)
+	add(p.DispatchInfo.DispatchID != 0, trace.MemberDispatchInfo)
+	add(p.CurrentPass != 0, trace.MemberCurrentPass)
+	add(p.TotalPasses != 0, trace.MemberTotalPasses)
+	add(p.ReplayPassCount != nil, trace.MemberReplayPassCount)
+	add(p.ReplayContinue != nil, trace.MemberReplayContinue)
+	add(p.ReplayStartContext != nil, trace.MemberReplayStartContext)
+	add(p.ReplayStopContext != nil, trace.MemberReplayStopContext)
 	return f
 }
 
 // passCount is replay_pass_count: the number of counter groups
-// collectable on the dispatch's agent (RPV-3). An agent with none still
-// runs the dispatch once.
-func (t *tool) passCount(info replay.DispatchInfo, _ replay.UserData) uint64 {
-	n := uint64(max(len(t.pass.AgentGroups[info.AgentID]), 1))
-	t.event(Event{What: "pass_count", Context: "kernel_replay", Dispatch: info.DispatchID, Agent: info.AgentID, N: n})
-	return n
+// collectable on the dispatch's agent (RPV-3). A dispatch the kernel
+// filters leave out, or on an agent with no collectable group, runs once.
+func (t *tool) passCount(th hsa.ThreadID) replay.PassCountFunc {
+	return func(info replay.DispatchInfo, ud replay.UserData) uint64 {
+		n := uint64(1)
+		if t.filter.targets(info.DispatchID, info.KernelName) {
+			n = uint64(max(len(t.run.AgentGroups[info.AgentID]), 1))
+		}
+		t.rec.Emit(trace.Event{Type: trace.PassCount, Thread: uint64(th), Dispatch: info.DispatchID,
+			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Result: trace.I64(int64(n))})
+		return n
+	}
 }
 
 // selectCounters runs on the submitting thread inside the pass (CB-4): it
 // reads the pass the thread published and collects that group; outside a
-// loop, group 0.
+// loop, group 0. A dispatch the kernel filters leave out collects nothing.
 func (t *tool) selectCounters(th hsa.ThreadID, info replay.DispatchInfo, _ replay.CorrelationID) []string {
-	groups := t.pass.AgentGroups[info.AgentID]
+	if !t.filter.targets(info.DispatchID, info.KernelName) {
+		return nil
+	}
+	groups := t.run.AgentGroups[info.AgentID]
 	t.mu.Lock()
 	pass := t.published[th]
 	t.mu.Unlock()
@@ -428,42 +445,51 @@ func (t *tool) selectCounters(th hsa.ThreadID, info replay.DispatchInfo, _ repla
 	return slices.Clone(groups[pass])
 }
 
-func (t *tool) onCounters(r replay.Record) {
-	cr := CounterRecord{Thread: r.Thread, Dispatch: r.Dispatch, Correlation: r.Correlation,
-		Start: r.Start, End: r.End, Counters: slices.Clone(r.Counters)}
+// onRecord keeps a counter or kernel dispatch record for the output and
+// puts it in the trace.
+func (t *tool) onRecord(r replay.Record) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.pass.KernelReplay {
-		pass := t.published[r.Thread] // 0 for a dispatch that was not replayed
-		cr.Pass = &pass
+	pass, inLoop := t.published[r.Thread]
+	switch r.Service {
+	case replay.CounterCollection:
+		t.run.Counters = append(t.run.Counters, CounterRecord{Thread: r.Thread, Dispatch: r.Dispatch,
+			Correlation: r.Correlation, Start: r.Start, End: r.End, Counters: slices.Clone(r.Counters), Pass: pass})
+	case replay.KernelTrace:
+		t.run.Kernels = append(t.run.Kernels, KernelRecord{Thread: r.Thread, Dispatch: r.Dispatch,
+			Correlation: r.Correlation, Start: r.Start, End: r.End})
 	}
-	t.pass.Counters = append(t.pass.Counters, cr)
+	t.mu.Unlock()
+	e := trace.Event{Type: trace.Record, Service: r.Service.Trace(), Context: uint64(r.Context), Thread: uint64(r.Thread),
+		Dispatch: r.Dispatch.DispatchID, Agent: uint64(r.Dispatch.AgentID), Kernel: r.Dispatch.KernelName,
+		Corr: corrOf(r.Correlation), Start: r.Start, End: r.End}
+	if inLoop {
+		e.Pass = trace.U64(pass)
+	}
+	for _, c := range r.Counters {
+		e.Counters = append(e.Counters, trace.Counter{Name: c.Name, Value: c.Value})
+	}
+	t.rec.Emit(e)
 }
 
-func (t *tool) onKernel(r replay.Record) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.pass.Kernels = append(t.pass.Kernels, KernelRecord{Thread: r.Thread, Dispatch: r.Dispatch,
-		Correlation: r.Correlation, Start: r.Start, End: r.End})
+func corrOf(c replay.CorrelationID) *trace.Corr {
+	return &trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor}
 }
 
-// PassCounts is, per dispatch id, the pass count the tool returned.
-func (p *Pass) PassCounts() map[uint64]uint64 {
+// PassCounts is, per dispatch id, the pass count the tool returned (from
+// the run's pass_count events).
+func (r *AppRun) PassCounts() map[uint64]uint64 {
 	out := map[uint64]uint64{}
-	for _, e := range p.Events {
-		if e.What == "pass_count" {
-			out[e.Dispatch] = e.N
+	for _, e := range r.Trace {
+		if e.Type == trace.PassCount && e.Result != nil {
+			out[e.Dispatch] = uint64(*e.Result)
 		}
 	}
 	return out
 }
 
-// sortedAgents returns agent ids in order.
-func sortedAgents(m map[hsa.AgentID][][]string) []hsa.AgentID {
-	ids := make([]hsa.AgentID, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
+// TraceOf returns the run's trace with a header, for the checks that read
+// traces (check.Expectations, check.Trace).
+func (r *AppRun) TraceOf(specName string) trace.Trace {
+	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: specName, Target: "sim", Implementation: "replayspec prof",
+		Sources: trace.AllSources}, Events: r.Trace}
 }
