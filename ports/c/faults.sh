@@ -3,6 +3,9 @@
 # (sdk/faults.h) is built into its own driver and the spec library runs
 # through the protocol; each fault must be reported as a violation of every
 # rule it breaks. Usage: ports/c/faults.sh [REPLAYSPEC]  (default bin/replayspec)
+# PROFILE=black-box (or runtime) runs the drivers at that profile and
+# reports what is caught there, without failing: a narrower view cannot see
+# every fault (docs/compliance.md says which rules need which sources).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 replayspec=${1:-bin/replayspec}
@@ -39,23 +42,36 @@ LOCAL_START_NOT_STARTED_ALLOWED LCX-7
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # A small pass budget: a fault that loops for ever shows in 100 passes.
-export replayspec tmp
+profile=${PROFILE:-full}
+export replayspec tmp profile
 awk 'NF {print $1}' <<<"$catches" | xargs -P "$(nproc)" -I{} sh -c \
-	'"$replayspec" run --format json --timeout 20s --max-passes 100 --target "exec:ports/c/bin/faults/krs-driver-{}" specs/ >"$tmp/{}.json" 2>/dev/null || true'
+	'"$replayspec" run --format json --timeout 20s --max-passes 100 --target "exec:ports/c/bin/faults/krs-driver-{} --profile $profile" specs/ >"$tmp/{}.json" 2>/dev/null || true'
 missed=0
 printf '%-32s %-22s %s\n' FAULT "MUST BE CAUGHT AS" "REPORTED (specs)"
 while read -r fault rules; do
 	[ -z "$fault" ] && continue
-	reported=$(grep -o '"rule": "[A-Z]*-[0-9]*"' "$tmp/$fault.json" | sed 's/.*: "//; s/"//' | sort | uniq -c | awk '{printf "%s(%s) ", $2, $1}')
+	# the rules of the violations the oracles reported, with how many specs
+	reported=$(python3 -c '
+import json, sys, collections
+n = collections.Counter()
+for r in json.load(open(sys.argv[1])).get("results", []):
+    for rule in sorted({v["rule"] for v in r.get("violations") or []}):
+        n[rule] += 1
+print(" ".join(f"{k}({v})" for k, v in sorted(n.items())))
+' "$tmp/$fault.json" 2>/dev/null || true)
 	status=caught
 	for r in $rules; do
-		if ! grep -q "\"rule\": \"$r\"" "$tmp/$fault.json"; then
+		if ! grep -qw -- "$r([0-9]*)" <<<"$reported"; then
 			status="MISSED $r"
 			missed=1
 		fi
 	done
 	printf '%-32s %-22s %s%s\n' "$fault" "$rules" "$reported" "$( [ "$status" = caught ] || echo " <- $status")"
 done <<<"$catches"
+if [ "$profile" != full ]; then
+	echo "faults.sh: profile $profile: caught as listed unless marked MISSED"
+	exit 0
+fi
 if [ "$missed" -ne 0 ]; then
 	echo "faults.sh: a planted fault was not caught under its rule" >&2
 	exit 1
