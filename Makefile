@@ -60,10 +60,11 @@ port-c:
 
 ## port-c-check: the C port judged through the protocol: kit tests, the spec
 ## library at the black-box and full profiles under the sanitizers (the
-## compliance matrices in out/port-c/), and the planted faults
+## compliance matrices in out/port-c/), the CUDA runtime's plumbing on a
+## stand-in driver, and the planted faults
 PORT_C_DRIVER := ports/c/bin/krs-driver-asan --runtime host
 port-c-check: build port-c
-	$(MAKE) -C ports/c test
+	$(MAKE) -C ports/c test fakecuda
 	$(GO) run ./ports/c/gen/ptxgen.go | cmp - ports/c/runtime/cuda_ptx.h || (echo "ports/c/runtime/cuda_ptx.h is stale: go run ./ports/c/gen/ptxgen.go > ports/c/runtime/cuda_ptx.h"; exit 1)
 	mkdir -p out/port-c
 	for p in full black-box; do \
@@ -71,6 +72,8 @@ port-c-check: build port-c
 			--xfail ports/c/known-failures-$$p.txt --matrix out/port-c/compliance-host-$$p.md specs/ || exit 1; \
 		sed -n '3,5p' out/port-c/compliance-host-$$p.md; \
 	done
+	LD_LIBRARY_PATH=ports/c/bin/fakecuda ./$(BIN) run --quiet --target "exec:ports/c/bin/krs-driver-asan --runtime cuda" \
+		--xfail ports/c/known-failures-cuda.txt specs/
 	ports/c/faults.sh ./$(BIN)
 
 clean:

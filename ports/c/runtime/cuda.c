@@ -106,7 +106,9 @@ static void cuda_close(void *b) {
         if (c->module != NULL && c->api.module_unload != NULL) c->api.module_unload(c->module);
         if (c->api.ctx_release != NULL) c->api.ctx_release(c->dev);
     }
-    if (c->lib != NULL) dlclose(c->lib);
+    /* libcuda stays loaded: drivers do not all survive being unloaded and
+     * loaded again in one process (the probe before the handshake, then the
+     * run). */
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
