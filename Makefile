@@ -73,7 +73,7 @@ port-c-check: build port-c
 		sed -n '3,5p' out/port-c/compliance-host-$$p.md; \
 	done
 	LD_LIBRARY_PATH=ports/c/bin/fakecuda ./$(BIN) run --quiet --target "exec:ports/c/bin/krs-driver-asan --runtime cuda" \
-		--xfail ports/c/known-failures-cuda.txt specs/
+		--xfail ports/c/known-failures-cuda-full.txt specs/
 	ports/c/faults.sh ./$(BIN)
 
 clean:

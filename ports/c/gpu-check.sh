@@ -31,13 +31,13 @@ run() {
 	for profile in full black-box; do
 		local driver="ports/c/bin/krs-driver --runtime cuda --profile $profile"
 		echo "== exec:$driver"
-		"$runner" run --target "exec:$driver" --xfail ports/c/known-failures-cuda.txt \
+		"$runner" run --target "exec:$driver" --xfail "ports/c/known-failures-cuda-$profile.txt" \
 			--matrix "$out/compliance-cuda-$profile.md" specs/ 2>&1 | tee "$out/run-cuda-$profile.log" || status=1
 	done
 	echo "== sanitizers: exec:ports/c/bin/krs-driver-asan --runtime cuda"
 	# The CUDA driver's own allocations are not ours to judge: leaks off.
 	ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0 "$runner" run --quiet \
-		--target "exec:ports/c/bin/krs-driver-asan --runtime cuda" --xfail ports/c/known-failures-cuda.txt \
+		--target "exec:ports/c/bin/krs-driver-asan --runtime cuda" --xfail ports/c/known-failures-cuda-full.txt \
 		specs/ 2>&1 | tee "$out/run-cuda-asan.log" || status=1
 	return $status
 }
