@@ -31,7 +31,7 @@ func TestErrorsCarryPositions(t *testing.T) {
 		{"top scalar", "3\n", []string{"x.yaml:1:1: want a mapping, got integer 3"}},
 		{"all at once", "version: 1\nname: n\nagents: [{name: g, kind: MI300, colour: red}]\napplication: {dispatches: [{name: d, kernel: increment, agent: g, args: [a], grid: -1}]}\nbogus: 1\n",
 			[]string{
-				`x.yaml:3:33: agents[0]: unknown key "colour" (allowed: name, kind, snapshot_limit)`,
+				`x.yaml:3:33: agents[0]: unknown key "colour" (allowed: name, kind, snapshot_limit, restore_fails_at)`,
 				`x.yaml:4:84: application.dispatches[0].grid: want a non-negative integer (32 bits), got integer -1`,
 				`x.yaml:5:1: unknown key "bogus"`,
 			}},

@@ -46,6 +46,15 @@ var kernelLibrary = []kernelSpec{
 	ld.global.u32 %t1, [%elt1];
 	mad.lo.s32 %t0, %s0, %t1, %t0;
 	st.global.u32 [%elt0], %t0;`},
+	// The one kernel that writes two buffers (the simulator's
+	// increment_pair): a restore must bring both back.
+	{"increment_pair", []paramKind{bufferParam, bufferParam}, true, `
+	ld.global.u32 %t0, [%elt0];
+	add.s32 %t0, %t0, 1;
+	st.global.u32 [%elt0], %t0;
+	ld.global.u32 %t1, [%elt1];
+	add.s32 %t1, %t1, 1;
+	st.global.u32 [%elt1], %t1;`},
 }
 
 func findKernel(name string) (kernelSpec, bool) {

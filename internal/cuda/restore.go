@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"unsafe"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // Restore writes saved bytes back on the legacy default stream and returns
@@ -34,6 +36,17 @@ func (s *snapshot) Restore() (uint64, error) {
 		}
 	}
 	var restored uint64
+	var written []trace.Region
+	whole := func(g *savedRegion) {
+		written = append(written, trace.Region{Addr: g.alloc.Handle, Bytes: g.alloc.Size})
+	}
+	spans := func(g *savedRegion, sps []span) {
+		for _, sp := range sps {
+			written = append(written, trace.Region{Addr: g.alloc.Handle + sp.off, Bytes: sp.n})
+		}
+	}
+	// What was written is recorded even when the restore fails part-way.
+	defer func() { s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written) }()
 	err := s.rt.w.do(func() error {
 		var find, ranged []*savedRegion
 		for _, g := range live {
@@ -43,14 +56,17 @@ func (s *snapshot) Restore() (uint64, error) {
 					return err
 				}
 				restored += g.alloc.Size
+				whole(g)
 			case mode == RestoreFull || g.alloc.Size > maxCompareBytes || (mode == RestoreLearned && g.known && g.whole):
 				if err := s.rt.drv.dtodAsync(g.alloc.Handle, g.dev, g.alloc.Size, 0); err != nil {
 					return err
 				}
 				restored += g.alloc.Size
+				whole(g)
 			case mode == RestoreLearned && g.known:
 				n := spanBytes(g.learned)
 				restored += n
+				spans(g, g.learned)
 				switch len(g.learned) {
 				case 0:
 				case 1:
@@ -71,7 +87,7 @@ func (s *snapshot) Restore() (uint64, error) {
 			}
 		}
 		if len(find) > 0 {
-			n, err := s.compareRestore(find, mode == RestoreLearned)
+			n, err := s.compareRestore(find, mode == RestoreLearned, spans)
 			if err != nil {
 				return err
 			}
@@ -94,7 +110,7 @@ const wholeFraction = 0.85
 // compare_restore launch each, then reads the page flags back (which waits
 // for them) and returns the bytes of the pages that differed. With learn,
 // each region keeps its dirty spans for later restores.
-func (s *snapshot) compareRestore(regions []*savedRegion, learn bool) (uint64, error) {
+func (s *snapshot) compareRestore(regions []*savedRegion, learn bool, wrote func(*savedRegion, []span)) (uint64, error) {
 	d := s.rt.drv
 	words := (s.nflags + 3) / 4
 	if s.flags == 0 {
@@ -132,6 +148,7 @@ func (s *snapshot) compareRestore(regions []*savedRegion, learn bool) (uint64, e
 		spans := dirtySpans(flags[g.flagBase:g.flagBase+blocksFor(g.alloc.Size)], compareBlockBytes, g.alloc.Size)
 		n := spanBytes(spans)
 		restored += n
+		wrote(g, spans)
 		if learn {
 			g.learned, g.known = spans, true
 			g.whole = float64(n) >= wholeFraction*float64(g.alloc.Size)

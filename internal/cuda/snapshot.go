@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // RestoreMode chooses how Snapshot.Restore finds what to write back.
@@ -47,6 +48,7 @@ type savedRegion struct {
 // snapshot is an hsa.Snapshot; its methods run driver calls on the worker.
 type snapshot struct {
 	rt      *Runtime
+	thread  hsa.ThreadID // who saves and restores: named in the traffic events
 	regions []*savedRegion
 	bytes   uint64
 	nflags  uint64
@@ -63,11 +65,11 @@ type snapshot struct {
 
 // Snapshot saves each region with one device-to-device copy into a buffer
 // of its own, all on the legacy default stream, which waits for every queue.
-func (r *Runtime) Snapshot(_ hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
 	if err := r.checkAgent(agent); err != nil {
 		return nil, err
 	}
-	s := &snapshot{rt: r}
+	s := &snapshot{rt: r, thread: thread}
 	for _, a := range regions {
 		live, err := r.lookup(a, 0, 0)
 		if err != nil {
@@ -105,7 +107,25 @@ func (r *Runtime) Snapshot(_ hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allo
 		s.Release()
 		return nil, err
 	}
+	read := make([]trace.Region, len(s.regions))
+	for i, g := range s.regions {
+		read[i] = trace.Region{Addr: g.alloc.Handle, Bytes: g.alloc.Size}
+	}
+	r.traffic(trace.MemRead, thread, agent, read)
 	return s, nil
+}
+
+// traffic records device memory the runtime moved outside a kernel on
+// behalf of thread (docs/trace.md): what an interposer on the driver sees.
+func (r *Runtime) traffic(typ trace.Type, thread hsa.ThreadID, agent hsa.AgentID, regions []trace.Region) {
+	if r.rec == nil || len(regions) == 0 {
+		return
+	}
+	var n uint64
+	for _, g := range regions {
+		n += g.Bytes
+	}
+	r.rec.Emit(trace.Event{Type: typ, Thread: uint64(thread), Agent: uint64(agent), Bytes: n, Regions: regions})
 }
 
 func (s *snapshot) Bytes() uint64 { return s.bytes }
@@ -143,4 +163,12 @@ func (s *snapshot) alive(g *savedRegion) bool {
 	defer s.rt.mu.Unlock()
 	live, ok := s.rt.allocs[g.alloc.Handle]
 	return ok && live.serial == g.alloc.serial
+}
+
+// agentOf is the agent whose memory the snapshot holds (one per snapshot).
+func (s *snapshot) agentOf() hsa.AgentID {
+	if len(s.regions) == 0 {
+		return 0
+	}
+	return s.regions[0].alloc.Agent
 }

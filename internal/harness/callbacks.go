@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/replayspec/replayspec/internal/hsa"
@@ -37,6 +39,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 			UserData: trace.U64(ud.Value), Payload: payloadFlags(p), Label: label})
 	}()
 
+	where := trace.Event{Op: op, Phase: phase, Dispatch: info.DispatchID}
+	if rec.Operation == replay.OpPass {
+		where.Pass = trace.U64(p.CurrentPass)
+	}
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
 		t.misuse(th, info.DispatchID, "CONFIG_ENTER", 0)
@@ -49,20 +55,25 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if pl.Continue != nil {
 			p.ReplayContinue = t.continueFunc(th, label, *pl.Continue)
 		}
+		t.actions(th, pl, spec.WindowConfigEnter, where)
 	case rec.Operation == replay.OpConfig:
 		t.misuse(th, info.DispatchID, "CONFIG_EXIT", 0)
+		t.actions(th, pl, spec.WindowConfigExit, where)
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
-		t.published[th] = p.CurrentPass // CB-4: publish the pass for this thread
+		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
 		t.inPass[label] = int64(p.CurrentPass)
 		t.mu.Unlock()
+		t.collect(th, p, pl)
 		t.localToggles(th, p, pl)
 		t.misuse(th, info.DispatchID, "PASS_ENTER", p.CurrentPass)
 		if pl.WriteUserDataInPass {
 			ud.Value = 1000 + p.CurrentPass // UD-2: the next pass must not see this
 		}
+		t.actions(th, pl, spec.WindowPassEnter, where)
 	default: // PASS EXIT
 		t.misuse(th, info.DispatchID, "PASS_EXIT", p.CurrentPass)
+		t.actions(th, pl, spec.WindowPassExit, where)
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
 		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
@@ -164,6 +175,66 @@ func (t *tool) converged(label, counter string, pass uint64) bool {
 	now, ok1 := seen[pass]
 	before, ok2 := seen[pass-1]
 	return ok1 && ok2 && now == before
+}
+
+// collect carries out the plan's per-pass choice of contexts: the listed
+// ones are started locally, every other started context that has a
+// dispatch-scoped service is stopped (LCX-3 keeps the choice for later
+// passes until the plan changes it).
+func (t *tool) collect(th hsa.ThreadID, p *replay.KernelReplayData, pl spec.Plan) {
+	for _, c := range pl.Collect {
+		if c.Pass != -1 && uint64(c.Pass) != p.CurrentPass {
+			continue
+		}
+		for _, ctx := range t.s.Contexts {
+			t.mu.Lock()
+			live := t.live[ctx.Name]
+			t.mu.Unlock()
+			if live && dispatchScoped(ctx.Services) && !slices.Contains(c.Contexts, ctx.Name) {
+				t.local(th, p.DispatchInfo.DispatchID, trace.LocalStop, ctx.Name, p.ReplayStopContext, trace.OpPass, trace.PhaseEnter, &p.CurrentPass)
+			}
+		}
+		for _, name := range c.Contexts {
+			t.local(th, p.DispatchInfo.DispatchID, trace.LocalStart, name, p.ReplayStartContext, trace.OpPass, trace.PhaseEnter, &p.CurrentPass)
+		}
+	}
+}
+
+// dispatchScoped: the context has a service that consults the per-pass
+// override at dispatch time (SVC-1).
+func dispatchScoped(sv spec.Services) bool {
+	return sv.CounterCollection != nil || sv.KernelTrace != nil || sv.SPM != nil || sv.ThreadTrace != nil
+}
+
+// actions makes the plan's calls from inside this callback: global starts
+// and stops of contexts, and dispatches of the tool's own.
+func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Event) {
+	for _, a := range pl.Actions {
+		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
+			continue
+		}
+		switch a.Call {
+		case spec.ActionStartContext, spec.ActionStopContext:
+			t.setStarted(th, a.Context, a.Call == spec.ActionStartContext, where)
+		case spec.ActionDispatch:
+			d, ok := t.dispatchNamed(a.Dispatch)
+			if !ok || t.app == nil {
+				continue
+			}
+			if err := t.app.submitFromTool(th, d, where); err != nil {
+				t.app.fail(fmt.Errorf("the tool's dispatch %s: %w", d.Name, err))
+			}
+		}
+	}
+}
+
+func (t *tool) dispatchNamed(name string) (spec.Dispatch, bool) {
+	for _, d := range t.s.Application.Dispatches {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return spec.Dispatch{}, false
 }
 
 // localToggles makes the plan's local starts and stops for this pass with
