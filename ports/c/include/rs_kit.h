@@ -65,6 +65,7 @@ typedef enum { RS_PASSES_NONE, RS_PASSES_NUMBER, RS_PASSES_GROUPS } rs_passes_ki
 typedef struct {
     char *name, *kind;
     uint64_t snapshot_limit; /* 0: none */
+    uint64_t restore_fails_at; /* the n-th restore fails part-way; 0: never */
 } rs_spec_agent;
 
 typedef struct {
@@ -97,6 +98,23 @@ typedef struct {
     rs_names start, stop;
 } rs_spec_local;
 
+/* A per-pass choice of the contexts that collect (plan.collect). */
+typedef struct {
+    int64_t pass; /* -1: every pass */
+    rs_names contexts;
+} rs_spec_collect;
+
+typedef enum { RS_WINDOW_CONFIG_ENTER, RS_WINDOW_CONFIG_EXIT, RS_WINDOW_PASS_ENTER, RS_WINDOW_PASS_EXIT } rs_window;
+typedef enum { RS_ACTION_START_CONTEXT, RS_ACTION_STOP_CONTEXT, RS_ACTION_DISPATCH } rs_action_call;
+
+/* A call the tool makes from inside a replay callback (plan.actions). */
+typedef struct {
+    rs_window in;
+    int64_t pass; /* for PASS windows; -1: every pass */
+    rs_action_call call;
+    char *context, *dispatch;
+} rs_spec_action;
+
 typedef struct {
     rs_passes_kind passes;
     uint64_t pass_number; /* for RS_PASSES_NUMBER */
@@ -109,14 +127,16 @@ typedef struct {
     bool has_user_data;
     uint64_t user_data;
     bool write_user_data_in_pass;
+    rs_spec_collect *collect;
+    size_t ncollect;
+    rs_spec_action *actions;
+    size_t nactions;
 } rs_spec_plan;
-
-typedef enum { RS_MISUSE_CONFIG_ENTER, RS_MISUSE_CONFIG_EXIT, RS_MISUSE_PASS_ENTER, RS_MISUSE_PASS_EXIT } rs_misuse_window;
 
 typedef struct {
     bool start; /* local_start; else local_stop */
     char *context;
-    rs_misuse_window in;
+    rs_window in;
     uint64_t pass;
 } rs_spec_misuse;
 
@@ -127,6 +147,7 @@ typedef struct {
     int64_t *values;
     size_t nvalues;
     char *free_after;
+    char *alloc_after; /* NULL: allocated before the application starts */
 } rs_spec_buffer;
 
 typedef struct {
@@ -135,8 +156,10 @@ typedef struct {
     rs_names args;
     int32_t scalar;
     uint32_t grid, workgroup;
-    int packets;
+    int packets;        /* packets in the submission */
+    int kernel_packets; /* how many are kernel dispatches (the last carries the completion) */
     bool graph;
+    bool by_tool; /* the tool writes it from a callback (a dispatch action) */
     rs_spec_plan *plan; /* NULL: the tool's plan */
     char *during_dispatch; /* NULL: none */
     uint64_t during_pass;
@@ -195,7 +218,7 @@ enum {
 
 typedef enum {
     RS_EV_API = 1, RS_EV_CALLBACK, RS_EV_CALLBACK_RETURN, RS_EV_PASS_COUNT, RS_EV_CONTINUE,
-    RS_EV_LOCAL, RS_EV_RECORD, RS_EV_CORRELATION,
+    RS_EV_LOCAL, RS_EV_RECORD, RS_EV_CORRELATION, RS_EV_TOOL_DISPATCH, RS_EV_TOOL_COMPLETE,
     RS_EV_DISPATCH_ID, RS_EV_SNAPSHOT, RS_EV_RESTORE, RS_EV_WARNING, RS_EV_NEVER_ENDED,
     RS_EV_AGENT, RS_EV_KERNEL, RS_EV_SIGNAL, RS_EV_MEM_READ, RS_EV_MEM_WRITE,
     RS_EV_APP_ALLOC, RS_EV_APP_FREE, RS_EV_APP_DISPATCH, RS_EV_APP_COMPLETE,
@@ -289,7 +312,7 @@ typedef struct {
     size_t ncounters;
     uint64_t signal;
     int64_t value;
-    int packets;
+    int packets, kernel_packets;
     bool graph;
     const uint32_t *grid, *workgroup; /* [3] */
     uint64_t addr, bytes;

@@ -117,7 +117,7 @@ static void *alloc_n(ctx *c, size_t n, size_t size, const char *path) {
     return p;
 }
 
-static const char *const agent_keys[] = {"name", "kind", "snapshot_limit", NULL};
+static const char *const agent_keys[] = {"name", "kind", "snapshot_limit", "restore_fails_at", NULL};
 static const char *const context_keys[] = {"name", "start", "stop_after", "services", NULL};
 static const char *const service_keys[] = {"kernel_replay", "counter_collection", "kernel_trace", "device_counting",
                                            "pc_sampling", "spm", "thread_trace", "external_correlation", NULL};
@@ -126,19 +126,34 @@ static const char *const replay_keys[] = {"operations", NULL};
 static const char *const counter_keys[] = {"counters", NULL};
 static const char *const external_keys[] = {"mode", "value", NULL};
 static const char *const tool_keys[] = {"plan", "misuse", "configure_twice", NULL};
-static const char *const plan_keys[] = {"passes", "continue", "local", "user_data", "write_user_data_in_pass", NULL};
+static const char *const plan_keys[] = {"passes", "continue", "local", "user_data", "write_user_data_in_pass",
+                                        "collect", "actions", NULL};
+static const char *const collect_keys[] = {"pass", "contexts", NULL};
+static const char *const action_keys[] = {"in", "pass", "call", "context", "dispatch", NULL};
 static const char *const continue_keys[] = {"stop_after", "always", "converge", NULL};
 static const char *const converge_keys[] = {"counter", "at_most", NULL};
 static const char *const local_keys[] = {"pass", "start", "stop", NULL};
 static const char *const misuse_keys[] = {"call", "context", "in", "pass", NULL};
 static const char *const app_keys[] = {"buffers", "dispatches", NULL};
-static const char *const buffer_keys[] = {"name", "agent", "kind", "elements", "fill", "values", "free_after", NULL};
+static const char *const buffer_keys[] = {"name", "agent", "kind", "elements", "fill", "values", "free_after",
+                                          "alloc_after", NULL};
 static const char *const dispatch_keys[] = {"name", "kernel", "agent", "queue", "thread", "args", "scalar", "grid",
-                                            "workgroup", "packets", "graph", "plan", "during", "after", NULL};
+                                            "workgroup", "packets", "kernel_packets", "graph", "by_tool", "plan",
+                                            "during", "after", NULL};
 static const char *const during_keys[] = {"dispatch", "pass", NULL};
 static const char *const limits_keys[] = {"max_passes", NULL};
 static const char *const top_keys[] = {"version", "name", "description", "rules", "requires", "agents", "contexts",
                                        "tool", "application", "expect", "limits", NULL};
+
+static bool read_window(ctx *c, const rs_json *v, const char *path, rs_window *w) {
+    static const char *const names[] = {"CONFIG_ENTER", "CONFIG_EXIT", "PASS_ENTER", "PASS_EXIT"};
+    if (v == NULL || v->kind != RS_JSON_STRING) { bad(c, path, "want CONFIG_ENTER, CONFIG_EXIT, PASS_ENTER or PASS_EXIT"); return false; }
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(names[i], v->text) == 0) { *w = (rs_window)i; return true; }
+    }
+    bad(c, path, "unknown window %s", v->text);
+    return false;
+}
 
 static void read_plan(ctx *c, const rs_json *v, rs_spec_plan *p) {
     memset(p, 0, sizeof *p);
@@ -177,12 +192,48 @@ static void read_plan(ctx *c, const rs_json *v, rs_spec_plan *p) {
             p->nlocal++;
         }
     }
+    items = array(c, rs_json_get(v, "collect"), "plan.collect", &n);
+    if (items != NULL) {
+        p->collect = alloc_n(c, n, sizeof *p->collect, "plan.collect");
+        for (size_t i = 0; p->collect != NULL && i < n; i++) {
+            if (!known(c, items[i], "plan.collect[]", collect_keys)) break;
+            get_i64(c, rs_json_get(items[i], "pass"), "plan.collect[].pass", &p->collect[i].pass);
+            get_names(c, rs_json_get(items[i], "contexts"), "plan.collect[].contexts", &p->collect[i].contexts);
+            p->ncollect++;
+        }
+    }
+    items = array(c, rs_json_get(v, "actions"), "plan.actions", &n);
+    if (items != NULL) {
+        p->actions = alloc_n(c, n, sizeof *p->actions, "plan.actions");
+        for (size_t i = 0; p->actions != NULL && i < n; i++) {
+            rs_spec_action *a = &p->actions[i];
+            if (!known(c, items[i], "plan.actions[]", action_keys)) break;
+            p->nactions++;
+            if (!read_window(c, rs_json_get(items[i], "in"), "plan.actions[].in", &a->in)) break;
+            get_i64(c, rs_json_get(items[i], "pass"), "plan.actions[].pass", &a->pass);
+            const rs_json *call = rs_json_get(items[i], "call");
+            if (call == NULL || call->kind != RS_JSON_STRING) { bad(c, "plan.actions[].call", "missing"); break; }
+            if (strcmp(call->text, "start_context") == 0) a->call = RS_ACTION_START_CONTEXT;
+            else if (strcmp(call->text, "stop_context") == 0) a->call = RS_ACTION_STOP_CONTEXT;
+            else if (strcmp(call->text, "dispatch") == 0) a->call = RS_ACTION_DISPATCH;
+            else { bad(c, "plan.actions[].call", "unknown call %s", call->text); break; }
+            a->context = dup_str(c, rs_json_get(items[i], "context"), "plan.actions[].context");
+            a->dispatch = dup_str(c, rs_json_get(items[i], "dispatch"), "plan.actions[].dispatch");
+        }
+    }
     p->has_user_data = get_u64(c, rs_json_get(v, "user_data"), "plan.user_data", &p->user_data);
     get_bool(c, rs_json_get(v, "write_user_data_in_pass"), "plan.write_user_data_in_pass", &p->write_user_data_in_pass);
 }
 
 static void free_plan(rs_spec_plan *p) {
     free(p->converge_counter);
+    for (size_t i = 0; i < p->ncollect; i++) free_names(&p->collect[i].contexts);
+    free(p->collect);
+    for (size_t i = 0; i < p->nactions; i++) {
+        free(p->actions[i].context);
+        free(p->actions[i].dispatch);
+    }
+    free(p->actions);
     for (size_t i = 0; i < p->nlocal; i++) {
         free_names(&p->local[i].start);
         free_names(&p->local[i].stop);
@@ -246,7 +297,12 @@ static void read_dispatch(ctx *c, const rs_json *v, rs_spec_dispatch *d) {
     if (get_u64(c, rs_json_get(v, "workgroup"), "dispatches[].workgroup", &u)) d->workgroup = (uint32_t)u;
     d->packets = 1;
     if (get_u64(c, rs_json_get(v, "packets"), "dispatches[].packets", &u)) d->packets = (int)u;
+    d->kernel_packets = 1;
+    if (get_u64(c, rs_json_get(v, "kernel_packets"), "dispatches[].kernel_packets", &u)) d->kernel_packets = (int)u;
+    if (d->kernel_packets < 1) d->kernel_packets = 1;
+    if (d->packets < d->kernel_packets) d->packets = d->kernel_packets;
     get_bool(c, rs_json_get(v, "graph"), "dispatches[].graph", &d->graph);
+    get_bool(c, rs_json_get(v, "by_tool"), "dispatches[].by_tool", &d->by_tool);
     const rs_json *plan = rs_json_get(v, "plan");
     if (plan != NULL) {
         d->plan = alloc_n(c, 1, sizeof *d->plan, "dispatches[].plan");
@@ -286,6 +342,7 @@ rs_spec *rs_spec_parse(const char *json, size_t n, char *err, size_t errlen) {
         s->agents[i].name = dup_str(&c, rs_json_get(items[i], "name"), "agents[].name");
         s->agents[i].kind = dup_str(&c, rs_json_get(items[i], "kind"), "agents[].kind");
         get_u64(&c, rs_json_get(items[i], "snapshot_limit"), "agents[].snapshot_limit", &s->agents[i].snapshot_limit);
+        get_u64(&c, rs_json_get(items[i], "restore_fails_at"), "agents[].restore_fails_at", &s->agents[i].restore_fails_at);
         s->nagents++;
     }
     items = array(&c, rs_json_get(doc, "contexts"), "contexts", &k);
@@ -311,11 +368,7 @@ rs_spec *rs_spec_parse(const char *json, size_t n, char *err, size_t errlen) {
             }
             m->start = strcmp(call->text, "local_start") == 0;
             if (!m->start && strcmp(call->text, "local_stop") != 0) { bad(&c, "tool.misuse[].call", "unknown call %s", call->text); break; }
-            if (strcmp(in->text, "CONFIG_ENTER") == 0) m->in = RS_MISUSE_CONFIG_ENTER;
-            else if (strcmp(in->text, "CONFIG_EXIT") == 0) m->in = RS_MISUSE_CONFIG_EXIT;
-            else if (strcmp(in->text, "PASS_ENTER") == 0) m->in = RS_MISUSE_PASS_ENTER;
-            else if (strcmp(in->text, "PASS_EXIT") == 0) m->in = RS_MISUSE_PASS_EXIT;
-            else { bad(&c, "tool.misuse[].in", "unknown window %s", in->text); break; }
+            if (!read_window(&c, in, "tool.misuse[].in", &m->in)) break;
             m->context = dup_str(&c, rs_json_get(items[i], "context"), "tool.misuse[].context");
             get_u64(&c, rs_json_get(items[i], "pass"), "tool.misuse[].pass", &m->pass);
             s->nmisuse++;
@@ -344,6 +397,7 @@ rs_spec *rs_spec_parse(const char *json, size_t n, char *err, size_t errlen) {
             }
         }
         b->free_after = dup_str(&c, rs_json_get(items[i], "free_after"), "buffers[].free_after");
+        b->alloc_after = dup_str(&c, rs_json_get(items[i], "alloc_after"), "buffers[].alloc_after");
     }
     items = array(&c, rs_json_get(app, "dispatches"), "application.dispatches", &k);
     s->dispatches = alloc_n(&c, k, sizeof *s->dispatches, "application.dispatches");
@@ -400,7 +454,7 @@ void rs_spec_free(rs_spec *s) {
     free(s->misuse);
     for (size_t i = 0; i < s->nbuffers; i++) {
         rs_spec_buffer *b = &s->buffers[i];
-        free(b->name); free(b->agent); free(b->kind); free(b->values); free(b->free_after);
+        free(b->name); free(b->agent); free(b->kind); free(b->values); free(b->free_after); free(b->alloc_after);
     }
     free(s->buffers);
     for (size_t i = 0; i < s->ndispatches; i++) {
@@ -476,7 +530,7 @@ int rs_plan_continue(const rs_spec_plan *p, uint64_t pass, bool converged) {
 bool rs_kernel_shape(const char *kernel, int *buffers, bool *scalar) {
     static const struct { const char *name; int buffers; bool scalar; } lib[] = {
         {"increment", 1, false}, {"accumulate", 2, false}, {"atomic_counter", 1, false},
-        {"fill", 1, true}, {"saxpy", 2, true},
+        {"fill", 1, true}, {"saxpy", 2, true}, {"increment_pair", 2, false},
     };
     for (size_t i = 0; i < sizeof lib / sizeof lib[0]; i++) {
         if (strcmp(lib[i].name, kernel) == 0) {

@@ -83,7 +83,8 @@ static const char *type_name(rs_event_type t) {
     static const char *const names[] = {
         [RS_EV_API] = "api", [RS_EV_CALLBACK] = "callback", [RS_EV_CALLBACK_RETURN] = "callback_return",
         [RS_EV_PASS_COUNT] = "pass_count", [RS_EV_CONTINUE] = "continue", [RS_EV_LOCAL] = "local",
-        [RS_EV_RECORD] = "record", [RS_EV_CORRELATION] = "correlation", [RS_EV_DISPATCH_ID] = "dispatch_id",
+        [RS_EV_RECORD] = "record", [RS_EV_CORRELATION] = "correlation", [RS_EV_TOOL_DISPATCH] = "tool_dispatch",
+        [RS_EV_TOOL_COMPLETE] = "tool_complete", [RS_EV_DISPATCH_ID] = "dispatch_id",
         [RS_EV_SNAPSHOT] = "snapshot", [RS_EV_RESTORE] = "restore", [RS_EV_WARNING] = "warning",
         [RS_EV_NEVER_ENDED] = "never_ended", [RS_EV_AGENT] = "agent", [RS_EV_KERNEL] = "kernel",
         [RS_EV_SIGNAL] = "signal", [RS_EV_MEM_READ] = "mem_read", [RS_EV_MEM_WRITE] = "mem_write",
@@ -99,6 +100,7 @@ static unsigned source_of(rs_event_type t) {
     switch (t) {
     case RS_EV_API: case RS_EV_CALLBACK: case RS_EV_CALLBACK_RETURN: case RS_EV_PASS_COUNT:
     case RS_EV_CONTINUE: case RS_EV_LOCAL: case RS_EV_RECORD: case RS_EV_CORRELATION:
+    case RS_EV_TOOL_DISPATCH: case RS_EV_TOOL_COMPLETE:
         return RS_SRC_TOOL;
     case RS_EV_DISPATCH_ID: case RS_EV_SNAPSHOT: case RS_EV_RESTORE: case RS_EV_WARNING: case RS_EV_NEVER_ENDED:
         return RS_SRC_SDK;
@@ -410,6 +412,7 @@ void rs_emit(rs_trace *t, const rs_event *e) {
     opt_u64(&s, "signal", e->signal);
     if (e->has_value) kv_i64(&s, "value", e->value);
     if (e->packets != 0) kv_i64(&s, "packets", e->packets);
+    if (e->kernel_packets != 0) kv_i64(&s, "kernel_packets", e->kernel_packets);
     if (e->graph) { key(&s, "graph"); sb_puts(&s, "true"); }
     if (e->grid != NULL) dim3(&s, "grid", e->grid);
     if (e->workgroup != NULL) dim3(&s, "workgroup", e->workgroup);

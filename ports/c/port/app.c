@@ -17,7 +17,7 @@ typedef struct {
 static struct {
     port *p;
     rt_alloc *buffers; /* by spec index */
-    bool *freed;
+    bool *live;        /* allocated and not freed */
     named_queue *queues;
     size_t nqueues;
 } app;
@@ -59,34 +59,39 @@ static rt_mem_kind rt_kind(rs_mem_kind k) {
     }
 }
 
-static int allocate(void) {
-    for (size_t i = 0; i < spec()->nbuffers; i++) {
-        const rs_spec_buffer *b = &spec()->buffers[i];
-        uint64_t agent = rs_spec_agent_index(spec(), b->agent) + 1;
-        rs_mem_kind kind = kind_of(b->kind);
-        uint64_t bytes = b->elements * 4;
-        if (rt_alloc_memory(app.p->rt, agent, rt_kind(kind), bytes, &app.buffers[i]) != RT_OK) {
-            port_fail(app.p, "buffer %s: allocating %llu bytes failed", b->name, (unsigned long long)bytes);
-            return -1;
-        }
-        int32_t *data = malloc(bytes);
-        if (data == NULL) {
-            port_fail(app.p, "buffer %s: out of memory", b->name);
-            return -1;
-        }
-        for (uint64_t e = 0; e < b->elements; e++) {
-            int64_t v = b->nvalues > 0 ? (e < b->nvalues ? b->values[e] : 0) : b->fill;
-            data[e] = (int32_t)(uint32_t)(uint64_t)v;
-        }
-        emit(&(rs_event){.type = RS_EV_APP_ALLOC, .buffer = b->name, .agent = agent, .mem_kind = kind,
-                         .addr = app.buffers[i].handle, .bytes = bytes});
-        int rc = rt_write_memory(app.p->rt, &app.buffers[i], data, bytes);
-        free(data);
-        if (rc != RT_OK) {
-            port_fail(app.p, "buffer %s: writing its initial values failed", b->name);
-            return -1;
-        }
+/* allocate makes and fills one buffer (thread: the application thread it
+ * happens on, 0 before the threads start). */
+static int allocate(size_t i) {
+    const rs_spec_buffer *b = &spec()->buffers[i];
+    uint64_t agent = rs_spec_agent_index(spec(), b->agent) + 1;
+    rs_mem_kind kind = kind_of(b->kind);
+    uint64_t bytes = b->elements * 4;
+    rt_alloc al;
+    if (rt_alloc_memory(app.p->rt, agent, rt_kind(kind), bytes, &al) != RT_OK) {
+        port_fail(app.p, "buffer %s: allocating %llu bytes failed", b->name, (unsigned long long)bytes);
+        return -1;
     }
+    int32_t *data = malloc(bytes);
+    if (data == NULL) {
+        port_fail(app.p, "buffer %s: out of memory", b->name);
+        return -1;
+    }
+    for (uint64_t e = 0; e < b->elements; e++) {
+        int64_t v = b->nvalues > 0 ? (e < b->nvalues ? b->values[e] : 0) : b->fill;
+        data[e] = (int32_t)(uint32_t)(uint64_t)v;
+    }
+    emit(&(rs_event){.type = RS_EV_APP_ALLOC, .buffer = b->name, .agent = agent, .mem_kind = kind,
+                     .addr = al.handle, .bytes = bytes});
+    int rc = rt_write_memory(app.p->rt, &al, data, bytes);
+    free(data);
+    if (rc != RT_OK) {
+        port_fail(app.p, "buffer %s: writing its initial values failed", b->name);
+        return -1;
+    }
+    pthread_mutex_lock(&app.p->mu);
+    app.buffers[i] = al;
+    app.live[i] = true;
+    pthread_mutex_unlock(&app.p->mu);
     return 0;
 }
 
@@ -136,41 +141,51 @@ static bool wait_to_start(const rs_spec_dispatch *d) {
     return ok;
 }
 
+/* packets builds d's submission: its kernel packets (the last carries the
+ * completion signal), then barriers up to d->packets. *pk is freed by the
+ * caller. */
+static int build_packets(const rs_spec_dispatch *d, rt_signal *sig, rt_packet **out) {
+    int packets = d->packets < d->kernel_packets ? d->kernel_packets : d->packets;
+    rt_packet *pk = calloc((size_t)packets, sizeof *pk);
+    if (pk == NULL) return -1;
+    rt_packet kernel = {.type = RT_PACKET_KERNEL, .kernel = d->kernel, .grid = {d->grid, 1, 1},
+                        .workgroup = {d->workgroup, 1, 1}, .from_graph = d->graph};
+    pthread_mutex_lock(&app.p->mu);
+    for (size_t a = 0; a < d->args.n && a < RT_MAX_ARGS; a++) {
+        size_t bi;
+        rs_spec_buffer_named(spec(), &bi, d->args.names[a]);
+        kernel.args[kernel.nargs++] = (rt_arg){.buffer = &app.buffers[bi]};
+    }
+    pthread_mutex_unlock(&app.p->mu);
+    int nbuf;
+    bool scalar;
+    if (rs_kernel_shape(d->kernel, &nbuf, &scalar) && scalar && kernel.nargs < RT_MAX_ARGS) {
+        kernel.args[kernel.nargs++] = (rt_arg){.scalar = d->scalar};
+    }
+    for (int i = 0; i < d->kernel_packets; i++) pk[i] = kernel;
+    pk[d->kernel_packets - 1].completion = sig;
+    for (int i = d->kernel_packets; i < packets; i++) pk[i] = (rt_packet){.type = RT_PACKET_BARRIER};
+    *out = pk;
+    return packets;
+}
+
 static void dispatch(uint64_t thread, size_t di) {
     const rs_spec_dispatch *d = &spec()->dispatches[di];
     rt_queue *q = queue_for(d);
     rt_signal *sig = rt_signal_create(app.p->rt, 1);
-    if (q == NULL || sig == NULL) {
-        port_fail(app.p, "dispatch %s: no queue or signal", d->name);
+    rt_packet *pk = NULL;
+    int packets = q != NULL && sig != NULL ? build_packets(d, sig, &pk) : -1;
+    if (packets < 0) {
+        port_fail(app.p, "dispatch %s: no queue, signal or memory", d->name);
         rt_signal_destroy(sig);
         return;
     }
-    int packets = d->packets < 1 ? 1 : d->packets;
-    rt_packet *pk = calloc((size_t)packets, sizeof *pk);
-    if (pk == NULL) {
-        rt_signal_destroy(sig);
-        port_fail(app.p, "out of memory");
-        return;
-    }
-    pk[0] = (rt_packet){.type = RT_PACKET_KERNEL, .kernel = d->kernel, .grid = {d->grid, 1, 1},
-                        .workgroup = {d->workgroup, 1, 1}, .completion = sig, .from_graph = d->graph};
-    for (size_t a = 0; a < d->args.n && a < RT_MAX_ARGS; a++) {
-        size_t bi;
-        rs_spec_buffer_named(spec(), &bi, d->args.names[a]);
-        pk[0].args[pk[0].nargs++] = (rt_arg){.buffer = &app.buffers[bi]};
-    }
-    int nbuf;
-    bool scalar;
-    if (rs_kernel_shape(d->kernel, &nbuf, &scalar) && scalar && pk[0].nargs < RT_MAX_ARGS) {
-        pk[0].args[pk[0].nargs++] = (rt_arg){.scalar = d->scalar};
-    }
-    for (int i = 1; i < packets; i++) pk[i] = (rt_packet){.type = RT_PACKET_BARRIER};
-
     tool_submitting(di);
     uint32_t grid[3] = {d->grid, 1, 1}, wg[3] = {d->workgroup, 1, 1};
     emit(&(rs_event){.type = RS_EV_APP_DISPATCH, .thread = thread, .label = d->name, .kernel = d->kernel,
                      .agent = rt_queue_agent(q), .queue = rt_queue_id(q), .signal = rt_signal_id(sig),
-                     .packets = packets, .graph = d->graph, .grid = grid, .workgroup = wg});
+                     .packets = packets, .kernel_packets = d->kernel_packets > 1 ? d->kernel_packets : 0,
+                     .graph = d->graph, .grid = grid, .workgroup = wg});
     int rc = rt_launch(app.p->rt, q, pk, (size_t)packets);
     free(pk);
     if (rc != RT_OK && rc != RT_ERR_NEVER_ENDED) {
@@ -192,16 +207,47 @@ static void dispatch(uint64_t thread, size_t di) {
         if (seen) continue;
         size_t bi;
         rs_spec_buffer_named(spec(), &bi, d->args.names[a]);
-        void *data = malloc(app.buffers[bi].size);
-        if (data == NULL || rt_read_memory(app.p->rt, &app.buffers[bi], data, app.buffers[bi].size) != RT_OK) {
+        pthread_mutex_lock(&app.p->mu);
+        rt_alloc al = app.buffers[bi];
+        pthread_mutex_unlock(&app.p->mu);
+        void *data = malloc(al.size);
+        if (data == NULL || rt_read_memory(app.p->rt, &al, data, al.size) != RT_OK) {
             free(data);
             port_fail(app.p, "dispatch %s: reading buffer %s back failed", d->name, d->args.names[a]);
             return;
         }
         emit(&(rs_event){.type = RS_EV_APP_READBACK, .thread = thread, .label = d->name, .buffer = d->args.names[a],
-                         .contents = data, .contents_bytes = app.buffers[bi].size});
+                         .contents = data, .contents_bytes = al.size});
         free(data);
     }
+}
+
+int app_submit_from_tool(size_t di, const rs_event *from) {
+    const rs_spec_dispatch *d = &spec()->dispatches[di];
+    uint64_t thread = rs_app_thread();
+    rt_queue *q = queue_for(d);
+    rt_signal *sig = rt_signal_create(app.p->rt, 1);
+    rt_packet *pk = NULL;
+    int packets = q != NULL && sig != NULL ? build_packets(d, sig, &pk) : -1;
+    if (packets < 0) {
+        rt_signal_destroy(sig);
+        return -1;
+    }
+    rs_event e = *from;
+    e.type = RS_EV_TOOL_DISPATCH;
+    e.thread = thread;
+    e.label = d->name;
+    e.kernel = d->kernel;
+    e.agent = rt_queue_agent(q);
+    e.queue = rt_queue_id(q);
+    e.signal = rt_signal_id(sig);
+    emit(&e);
+    int rc = rt_queue_write(q, pk, (size_t)packets); /* one API call, from the tool */
+    free(pk);
+    bool done = rc == RT_OK && rt_signal_wait_below(sig, 1, wait_normal_ns);
+    if (done) emit(&(rs_event){.type = RS_EV_TOOL_COMPLETE, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
+    rt_signal_destroy(sig);
+    return done ? 0 : -1;
 }
 
 static void free_after(size_t di) {
@@ -209,10 +255,22 @@ static void free_after(size_t di) {
     for (size_t i = 0; i < spec()->nbuffers; i++) {
         const rs_spec_buffer *b = &spec()->buffers[i];
         if (b->free_after == NULL || strcmp(b->free_after, name) != 0) continue;
-        uint64_t addr = app.buffers[i].handle;
-        if (rt_free_memory(app.p->rt, &app.buffers[i]) != RT_OK) port_fail(app.p, "free %s failed", b->name);
-        emit(&(rs_event){.type = RS_EV_APP_FREE, .buffer = b->name, .addr = addr});
-        app.freed[i] = true;
+        pthread_mutex_lock(&app.p->mu);
+        rt_alloc al = app.buffers[i];
+        app.live[i] = false;
+        pthread_mutex_unlock(&app.p->mu);
+        if (rt_free_memory(app.p->rt, &al) != RT_OK) port_fail(app.p, "free %s failed", b->name);
+        emit(&(rs_event){.type = RS_EV_APP_FREE, .buffer = b->name, .addr = al.handle});
+    }
+}
+
+/* alloc_after makes the buffers allocated once this dispatch completed,
+ * on its thread, after its frees (so the runtime may hand their memory on). */
+static void alloc_after(size_t di) {
+    const char *name = spec()->dispatches[di].name;
+    for (size_t i = 0; i < spec()->nbuffers; i++) {
+        const rs_spec_buffer *b = &spec()->buffers[i];
+        if (b->alloc_after != NULL && strcmp(b->alloc_after, name) == 0) allocate(i);
     }
 }
 
@@ -225,7 +283,7 @@ static void *run_thread(void *arg) {
     rs_set_app_thread(thread);
     for (size_t i = 0; i < spec()->ndispatches; i++) {
         const rs_spec_dispatch *d = &spec()->dispatches[i];
-        if (d->thread != thread) continue;
+        if (d->thread != thread || d->by_tool) continue; /* by_tool: the tool writes it */
         if (!wait_to_start(d)) {
             port_fail(app.p, "dispatch %s: what it waits for never happened", d->name);
         } else {
@@ -236,6 +294,7 @@ static void *run_thread(void *arg) {
         pthread_cond_broadcast(&app.p->cv);
         pthread_mutex_unlock(&app.p->mu);
         free_after(i);
+        alloc_after(i);
         tool_completed(i);
     }
     return NULL;
@@ -246,16 +305,20 @@ int app_run(port *p) {
     app.p = p;
     const rs_spec *s = p->s;
     app.buffers = calloc(s->nbuffers + 1, sizeof *app.buffers);
-    app.freed = calloc(s->nbuffers + 1, sizeof *app.freed);
-    if (app.buffers == NULL || app.freed == NULL) {
+    app.live = calloc(s->nbuffers + 1, sizeof *app.live);
+    if (app.buffers == NULL || app.live == NULL) {
         port_fail(p, "out of memory");
         return -1;
     }
-    int rc = allocate();
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < s->nbuffers; i++) {
+        if (s->buffers[i].alloc_after == NULL) rc = allocate(i);
+    }
     /* one thread per distinct thread number, started in increasing order */
     uint64_t *threads = calloc(s->ndispatches + 1, sizeof *threads);
     size_t nthreads = 0;
     for (size_t i = 0; rc == 0 && threads != NULL && i < s->ndispatches; i++) {
+        if (s->dispatches[i].by_tool) continue;
         bool seen = false;
         for (size_t k = 0; k < nthreads; k++) seen = seen || threads[k] == s->dispatches[i].thread;
         if (!seen) threads[nthreads++] = s->dispatches[i].thread;
@@ -282,7 +345,7 @@ int app_run(port *p) {
     free(threads);
     /* At the end the application reads every live buffer. */
     for (size_t i = 0; rc == 0 && i < s->nbuffers; i++) {
-        if (app.freed[i]) continue;
+        if (!app.live[i]) continue;
         void *data = malloc(app.buffers[i].size);
         if (data == NULL || rt_read_memory(p->rt, &app.buffers[i], data, app.buffers[i].size) != RT_OK) {
             port_fail(p, "reading buffer %s failed", s->buffers[i].name);
@@ -293,7 +356,7 @@ int app_run(port *p) {
         free(data);
     }
     free(app.buffers);
-    free(app.freed);
+    free(app.live);
     free(app.queues);
     return rc != 0 || p->failed ? -1 : 0;
 }

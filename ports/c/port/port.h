@@ -30,6 +30,11 @@ void tool_completed(size_t dispatch);
 
 /* app.c */
 int app_run(port *p);
+/* app_submit_from_tool writes a by_tool dispatch from inside the replay
+ * callback `from` names (op, phase, pass, dispatch), on the calling
+ * thread, waits for it, and brackets its events with tool_dispatch and
+ * tool_complete. */
+int app_submit_from_tool(size_t dispatch, const rs_event *from);
 
 /* Trace helpers. */
 void port_fail(port *p, const char *fmt, ...);

@@ -38,10 +38,15 @@ static struct {
     seen_counter *seen;
     size_t nseen, capseen;
     uint64_t external_next;
+    bool *live; /* by spec context index: started globally by the tool */
 } tool;
 
-/* The pass this thread published at PASS ENTER (CB-4); -1: none. */
+/* The pass this thread published at PASS ENTER (CB-4), and its dispatch:
+ * records are merged on (dispatch id, current_pass), as the spec advises,
+ * so a record of another dispatch inside the pass (the tool's own) is not
+ * taken for the loop's. -1: none. */
 static _Thread_local int64_t published = -1;
+static _Thread_local uint64_t published_dispatch;
 /* The dispatch this thread is submitting (spec index), told by the app. */
 static _Thread_local size_t submitting = SIZE_MAX;
 
@@ -59,6 +64,29 @@ static rs_info info_of(krs_kernel_dispatch_info_t d) {
 static void api(rs_call call, uint64_t ctx, const char *label, krs_status_t st, uint64_t thread) {
     emit(&(rs_event){.type = RS_EV_API, .thread = thread, .context = ctx, .label = label, .call = call,
                      .has_status = true, .status = st});
+}
+
+/* where names the replay callback a call is made from (none: op NONE). */
+typedef struct {
+    rs_op op;
+    rs_phase phase;
+    bool in_pass;
+    uint64_t pass, dispatch;
+} where;
+
+/* set_started starts or stops a context globally, from thread (0: while
+ * setting up), recording the call and the callback it is made from. */
+static void set_started(uint64_t thread, size_t ctx, bool on, where w) {
+    krs_status_t st = on ? krs_start_context(tool.ids[ctx]) : krs_stop_context(tool.ids[ctx]);
+    if (st == KRS_STATUS_SUCCESS) {
+        pthread_mutex_lock(&tool.p->mu);
+        tool.live[ctx] = on;
+        pthread_mutex_unlock(&tool.p->mu);
+    }
+    emit(&(rs_event){.type = RS_EV_API, .thread = thread, .context = tool.ids[ctx].handle,
+                     .label = spec()->contexts[ctx].name, .call = on ? RS_CALL_START_CONTEXT : RS_CALL_STOP_CONTEXT,
+                     .has_status = true, .status = st, .op = w.op, .phase = w.phase, .has_pass = w.in_pass,
+                     .pass = w.pass, .dispatch = w.dispatch});
 }
 
 /* ---------------------------------------------------------------- labels */
@@ -187,17 +215,17 @@ static void local_call(uint64_t dispatch, bool start, size_t ctx, krs_kernel_rep
 
 /* misuse makes the spec's deliberate wrong calls from one window (LCX-2,
  * LCX-7) with the functions a PASS payload carries. */
-static void misuse(uint64_t dispatch, rs_misuse_window in, uint64_t pass) {
+static void misuse(uint64_t dispatch, rs_window in, uint64_t pass) {
     krs_kernel_replay_context_cb_t start, stop;
     krs_experimental_local_context_functions(&start, &stop);
-    bool pass_window = in == RS_MISUSE_PASS_ENTER || in == RS_MISUSE_PASS_EXIT;
+    bool pass_window = in == RS_WINDOW_PASS_ENTER || in == RS_WINDOW_PASS_EXIT;
     for (size_t i = 0; i < spec()->nmisuse; i++) {
         const rs_spec_misuse *m = &spec()->misuse[i];
         if (m->in != in || (pass_window && m->pass != pass)) continue;
         size_t ctx;
         if (rs_spec_context_named(spec(), &ctx, m->context) == NULL) continue;
         rs_op op = pass_window ? RS_OP_PASS : RS_OP_CONFIG;
-        rs_phase ph = (in == RS_MISUSE_CONFIG_ENTER || in == RS_MISUSE_PASS_ENTER) ? RS_PHASE_ENTER : RS_PHASE_EXIT;
+        rs_phase ph = (in == RS_WINDOW_CONFIG_ENTER || in == RS_WINDOW_PASS_ENTER) ? RS_PHASE_ENTER : RS_PHASE_EXIT;
         local_call(dispatch, m->start, ctx, m->start ? start : stop, op, ph, pass_window, pass);
     }
 }
@@ -272,6 +300,66 @@ static void set_in_pass(size_t d, int64_t pass) {
     pthread_mutex_unlock(&tool.p->mu);
 }
 
+/* dispatch_scoped: the context has a service that consults the per-pass
+ * override at dispatch time (SVC-1). */
+static bool dispatch_scoped(const rs_spec_context *c) {
+    return c->has_counter_collection || c->has_kernel_trace || c->has_spm || c->has_thread_trace;
+}
+
+/* collect carries out the plan's per-pass choice of contexts: the listed
+ * ones are started locally, every other started context with a
+ * dispatch-scoped service stopped (LCX-3 keeps the choice for later passes
+ * until the plan changes it). */
+static void collect(uint64_t dispatch, const krs_callback_tracing_kernel_replay_data_t *pl, const rs_spec_plan *plan) {
+    for (size_t i = 0; i < plan->ncollect; i++) {
+        const rs_spec_collect *c = &plan->collect[i];
+        if (c->pass != -1 && (uint64_t)c->pass != pl->current_pass) continue;
+        for (size_t k = 0; k < spec()->ncontexts; k++) {
+            const rs_spec_context *x = &spec()->contexts[k];
+            pthread_mutex_lock(&tool.p->mu);
+            bool live = tool.live[k];
+            pthread_mutex_unlock(&tool.p->mu);
+            if (live && dispatch_scoped(x) && !rs_names_has(&c->contexts, x->name)) {
+                local_call(dispatch, false, k, pl->replay_stop_context, RS_OP_PASS, RS_PHASE_ENTER, true, pl->current_pass);
+            }
+        }
+        for (size_t k = 0; k < c->contexts.n; k++) {
+            size_t ctx;
+            if (rs_spec_context_named(spec(), &ctx, c->contexts.names[k]) != NULL) {
+                local_call(dispatch, true, ctx, pl->replay_start_context, RS_OP_PASS, RS_PHASE_ENTER, true, pl->current_pass);
+            }
+        }
+    }
+}
+
+/* actions makes the plan's calls from inside this callback: global starts
+ * and stops of contexts (decision 12), and dispatches of the tool's own,
+ * written through the application's queues (decision 11). */
+static void actions(const rs_spec_plan *plan, rs_window in, where w) {
+    for (size_t i = 0; i < plan->nactions; i++) {
+        const rs_spec_action *a = &plan->actions[i];
+        if (a->in != in || (w.in_pass && a->pass != -1 && (uint64_t)a->pass != w.pass)) continue;
+        size_t ctx;
+        switch (a->call) {
+        case RS_ACTION_START_CONTEXT:
+        case RS_ACTION_STOP_CONTEXT:
+            if (rs_spec_context_named(spec(), &ctx, a->context) != NULL) {
+                set_started(rs_app_thread(), ctx, a->call == RS_ACTION_START_CONTEXT, w);
+            }
+            break;
+        case RS_ACTION_DISPATCH: {
+            const rs_spec_dispatch *d = rs_spec_dispatch_named(spec(), a->dispatch);
+            if (d == NULL) break;
+            rs_event from = {.op = w.op, .phase = w.phase, .has_pass = w.in_pass, .pass = w.pass, .dispatch = w.dispatch};
+            if (app_submit_from_tool((size_t)(d - spec()->dispatches), &from) != 0) {
+                port_fail(tool.p, "the tool's dispatch %s failed", d->name);
+            }
+            break;
+        }
+        }
+    }
+}
+
 static void on_replay(krs_callback_tracing_record_t rec, krs_user_data_t *ud, void *args) {
     (void)args;
     krs_callback_tracing_kernel_replay_data_t *pl = rec.payload;
@@ -292,21 +380,28 @@ static void on_replay(krs_callback_tracing_record_t rec, krs_user_data_t *ud, vo
                      .total = pl->total_passes, .corr = &corr, .has_user_data = true, .user_data = received,
                      .payload = payload_members(pl), .has_payload_size = true, .payload_size = pl->size,
                      .info = &in, .label = label_of(d)});
+    where w = {.op = op, .phase = phase, .in_pass = !config, .pass = pl->current_pass, .dispatch = info.dispatch_id};
     if (config && enter) {
-        misuse(info.dispatch_id, RS_MISUSE_CONFIG_ENTER, 0);
+        misuse(info.dispatch_id, RS_WINDOW_CONFIG_ENTER, 0);
         if (plan->has_user_data) ud->value = plan->user_data; /* UD-1: once, for the whole sequence */
         if (plan->passes != RS_PASSES_NONE) pl->replay_pass_count = pass_count;
         if (plan->cont != RS_CONTINUE_UNSET) pl->replay_continue = continue_cb;
+        actions(plan, RS_WINDOW_CONFIG_ENTER, w);
     } else if (config) {
-        misuse(info.dispatch_id, RS_MISUSE_CONFIG_EXIT, 0);
+        misuse(info.dispatch_id, RS_WINDOW_CONFIG_EXIT, 0);
+        actions(plan, RS_WINDOW_CONFIG_EXIT, w);
     } else if (enter) {
         published = (int64_t)pl->current_pass; /* CB-4: publish the pass for this thread */
+        published_dispatch = info.dispatch_id;
         set_in_pass(d, (int64_t)pl->current_pass);
+        collect(info.dispatch_id, pl, plan);
         local_toggles(info.dispatch_id, pl, plan);
-        misuse(info.dispatch_id, RS_MISUSE_PASS_ENTER, pl->current_pass);
+        misuse(info.dispatch_id, RS_WINDOW_PASS_ENTER, pl->current_pass);
         if (plan->write_user_data_in_pass) ud->value = 1000 + pl->current_pass; /* UD-2 */
+        actions(plan, RS_WINDOW_PASS_ENTER, w);
     } else {
-        misuse(info.dispatch_id, RS_MISUSE_PASS_EXIT, pl->current_pass);
+        misuse(info.dispatch_id, RS_WINDOW_PASS_EXIT, pl->current_pass);
+        actions(plan, RS_WINDOW_PASS_EXIT, w);
         wait_for_during(d, pl->current_pass);
         published = -1; /* CB-4: ordinary dispatches never see a stale pass */
         set_in_pass(d, -1);
@@ -326,7 +421,8 @@ static size_t select_counters(krs_kernel_dispatch_info_t info, const char **name
     size_t ctx = (size_t)(uintptr_t)args;
     const groups *g = groups_for(ctx, info.agent_id);
     if (g == NULL || g->ngroups == 0) return 0;
-    uint64_t pass = published < 0 ? 0 : (uint64_t)published;
+    bool in_loop = published >= 0 && published_dispatch == info.dispatch_id;
+    uint64_t pass = in_loop ? (uint64_t)published : 0;
     size_t d = dispatch_of(info.dispatch_id);
     if (g->ngroups == 1 && plan_of(d)->passes != RS_PASSES_GROUPS) pass = 0;
     if (pass >= g->ngroups) return 0;
@@ -350,7 +446,7 @@ static rs_service service_of(krs_service_t s) {
 static void on_record(const krs_record_t *r, void *args) {
     (void)args;
     size_t d = dispatch_of(r->dispatch_info.dispatch_id);
-    bool in_loop = published >= 0;
+    bool in_loop = published >= 0 && published_dispatch == r->dispatch_info.dispatch_id;
     if (in_loop && r->service == KRS_SERVICE_COUNTER_COLLECTION && d != SIZE_MAX) {
         pthread_mutex_lock(&tool.p->mu);
         for (size_t i = 0; i < r->counter_count; i++) {
@@ -452,7 +548,8 @@ void tool_setup(void) {
     const rs_spec *s = spec();
     tool.ids = calloc(s->ncontexts + 1, sizeof *tool.ids);
     tool.split = calloc((s->ncontexts + 1) * (s->nagents + 1), sizeof *tool.split);
-    if (tool.ids == NULL || tool.split == NULL) {
+    tool.live = calloc(s->ncontexts + 1, sizeof *tool.live);
+    if (tool.ids == NULL || tool.split == NULL || tool.live == NULL) {
         port_fail(tool.p, "tool: out of memory");
         return;
     }
@@ -482,13 +579,14 @@ void tool_setup(void) {
     }
     if (replay) query_operations();
     for (size_t i = 0; i < s->ncontexts; i++) {
-        if (s->contexts[i].start) api(RS_CALL_START_CONTEXT, tool.ids[i].handle, s->contexts[i].name, krs_start_context(tool.ids[i]), 0);
+        if (s->contexts[i].start) set_started(0, i, true, (where){0});
     }
 }
 
 void tool_fini(void) {
     free(tool.ids);
     free(tool.split);
+    free(tool.live);
     free(tool.labels);
     free(tool.seen);
     memset(&tool, 0, sizeof tool);
@@ -507,8 +605,6 @@ void tool_completed(size_t dispatch) {
     const char *name = label_of(dispatch);
     for (size_t i = 0; i < spec()->ncontexts; i++) {
         const rs_spec_context *c = &spec()->contexts[i];
-        if (c->stop_after != NULL && strcmp(c->stop_after, name) == 0) {
-            api(RS_CALL_STOP_CONTEXT, tool.ids[i].handle, c->name, krs_stop_context(tool.ids[i]), rs_app_thread());
-        }
+        if (c->stop_after != NULL && strcmp(c->stop_after, name) == 0) set_started(rs_app_thread(), i, false, (where){0});
     }
 }

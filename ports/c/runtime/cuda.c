@@ -54,8 +54,9 @@ typedef struct mem {
     struct mem *next;
 } mem;
 
-enum { nkernels = 5 };
-static const char *const kernel_names[nkernels] = {"increment", "accumulate", "atomic_counter", "fill", "saxpy"};
+enum { nkernels = 6 };
+static const char *const kernel_names[nkernels] = {"increment", "accumulate", "atomic_counter", "fill", "saxpy",
+                                                   "increment_pair"};
 
 typedef struct {
     void *lib;

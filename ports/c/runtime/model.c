@@ -54,6 +54,7 @@ static const kernel_def library[] = {
     {"atomic_counter", 1, false, 80, 2, 1},
     {"fill", 1, true, 30, 2, 1},
     {"saxpy", 2, true, 70, 5, 4},
+    {"increment_pair", 2, false, 50, 4, 6}, /* the one kernel that writes two buffers */
 };
 
 static const kernel_def *find(const char *name) {
@@ -117,6 +118,11 @@ void model_run(const rt_packet *p, const model_buffers *mb) {
         for (uint64_t i = 0; i < mb->items; i++) x[i] = mb->scalar;
     } else if (strcmp(k, "saxpy") == 0) {
         for (uint64_t i = 0; i < mb->items; i++) x[i] = add(mul(mb->scalar, y[i]), x[i]);
+    } else if (strcmp(k, "increment_pair") == 0) {
+        for (uint64_t i = 0; i < mb->items; i++) {
+            x[i] = add(x[i], 1);
+            y[i] = add(y[i], 1);
+        }
     }
 }
 

@@ -2,6 +2,7 @@
  * passes here, on the writing thread. A single kernel dispatch packet may
  * be replayed; anything else runs once (ACT-6). */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
@@ -96,16 +97,74 @@ static int run_unreplayed(const active *a, rt_queue *q, rt_packet *packets, size
     return RT_OK;
 }
 
+/* run_nested runs a submission written from inside a replay callback on
+ * this thread (decision 11): replay does not nest, so it is no candidate;
+ * each kernel packet runs once, at once, with its own id and the services
+ * of the global state, not the loop's local override (LCX-6). On the agent
+ * whose lock the loop holds it does not wait for that lock. */
+static int run_nested(const active *a, rt_queue *q, rt_packet *packets, size_t n) {
+    window_state *w = krs_window();
+    rt_packet *out = calloc(n + 1, sizeof *out);
+    submission *subs = calloc(n + 1, sizeof *subs);
+    krs_kernel_dispatch_info_t *infos = calloc(n + 1, sizeof *infos);
+    krs_correlation_id_t *corrs = calloc(n + 1, sizeof *corrs);
+    int rc = RT_ERR;
+    if (out == NULL || subs == NULL || infos == NULL || corrs == NULL) goto done;
+    w->ignore_override = true;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = packets[i];
+        if (out[i].type != RT_PACKET_KERNEL) continue;
+        infos[i] = krs_reserve_dispatch(q, &out[i]);
+        corrs[i] = krs_capture_correlation();
+        corrs[i].external.value = krs_external_correlation(a, infos[i], corrs[i].internal);
+        krs_prepare(a, infos[i], &subs[i]);
+        out[i].tag = infos[i].dispatch_id;
+        out[i].profile = subs[i].profiled ? &subs[i].profile : NULL;
+    }
+    w->ignore_override = false;
+    uint64_t agent = rt_queue_agent(q);
+    pthread_rwlock_t *lk = agent == w->locked_agent ? NULL : agent_lock(agent);
+    if (lk != NULL) pthread_rwlock_rdlock(lk);
+    rc = rt_queue_hw_write(q, out, n);
+    if (lk != NULL) pthread_rwlock_unlock(lk);
+    for (size_t i = 0; rc == RT_OK && i < n; i++) {
+        if (out[i].type != RT_PACKET_KERNEL) continue;
+        w->ignore_override = true;
+        krs_deliver(&subs[i], infos[i], out[i].kernel, corrs[i]);
+        w->ignore_override = false;
+    }
+done:
+    free(out);
+    free(subs);
+    free(infos);
+    free(corrs);
+    return rc;
+}
+
 int krs_intercept(void *arg, rt_queue *q, rt_packet *packets, size_t n) {
     (void)arg;
-    static _Thread_local active a; /* large: kept off the stack */
-    krs_active_copy(&a);
-    if (a.n == 0) return rt_queue_hw_write(q, packets, n); /* nothing started: nothing to do */
-    if (n != 1 || packets[0].type != RT_PACKET_KERNEL || packets[0].from_graph) return run_unreplayed(&a, q, packets, n);
-    const context *replay = krs_replay_context(&a);
-    if (replay == NULL) {
-        krs_kernel_dispatch_info_t info = krs_reserve_dispatch(q, &packets[0]);
-        return krs_run_once(&a, q, &packets[0], info, krs_capture_correlation());
+    /* the started contexts as this write is intercepted: the window keeps
+     * them to its end (decision 12); heap, not stack: a callback may write
+     * a dispatch of its own, and this runs again, nested */
+    active *a = malloc(sizeof *a);
+    if (a == NULL) return RT_ERR;
+    krs_active_copy(a);
+    int rc;
+    if (a->n == 0) {
+        rc = rt_queue_hw_write(q, packets, n); /* nothing started: nothing to do */
+    } else if (krs_window()->depth > 0) {
+        rc = run_nested(a, q, packets, n);
+    } else if (n != 1 || packets[0].type != RT_PACKET_KERNEL || packets[0].from_graph) {
+        rc = run_unreplayed(a, q, packets, n);
+    } else {
+        const context *replay = krs_replay_context(a);
+        if (replay == NULL) {
+            krs_kernel_dispatch_info_t info = krs_reserve_dispatch(q, &packets[0]);
+            rc = krs_run_once(a, q, &packets[0], info, krs_capture_correlation());
+        } else {
+            rc = krs_replay_dispatch(a, replay, q, &packets[0]);
+        }
     }
-    return krs_replay_dispatch(&a, replay, q, &packets[0]);
+    free(a);
+    return rc;
 }

@@ -96,6 +96,17 @@ typedef struct {
 
 loop_state *krs_loop(void);
 
+/* The replay window this thread is in (decision 11 of docs/decisions.md: a
+ * dispatch written from inside a callback is no candidate): its depth, and
+ * the agent whose lock the window holds (0: none). */
+typedef struct {
+    int depth;
+    uint64_t locked_agent;
+    bool ignore_override; /* preparing a dispatch that is outside the loop */
+} window_state;
+
+window_state *krs_window(void);
+
 /* context.c */
 context *krs_context_find(uint64_t id); /* under krs_sdk.mu */
 void krs_active_copy(active *out);

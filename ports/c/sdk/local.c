@@ -12,6 +12,9 @@ static _Thread_local int8_t leaked[max_contexts];
 
 loop_state *krs_loop(void) { return &loop; }
 
+static _Thread_local window_state window;
+window_state *krs_window(void) { return &window; }
+
 void krs_loop_begin(const active *before) {
     loop.in_loop = true;
     loop.in_pass_enter = false;
@@ -67,6 +70,7 @@ bool krs_participates(krs_service_t svc, uint64_t ctx) {
 #else
     if (!loop.in_loop) return true; /* LCX-4, LCX-6: outside a loop nothing is masked */
 #endif
+    if (window.ignore_override) return true; /* LCX-6: a dispatch outside the loop, on its thread */
     if (ctx == 0 || ctx > max_contexts) return true;
     int8_t o = mask[ctx - 1];
     switch (svc) {

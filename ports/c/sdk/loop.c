@@ -88,6 +88,8 @@ static int complete(rt_queue *q, const rt_packet *p) {
 int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, const rt_packet *p) {
     krs_kernel_dispatch_info_t info = krs_reserve_dispatch(q, p); /* DID-1: before CONFIG */
     krs_correlation_id_t corr = krs_capture_correlation();        /* COR-1: once, as the window opens */
+    window_state *w = krs_window();
+    w->depth++; /* a dispatch this thread writes from a callback now is no candidate */
     krs_user_data_t ud = {0};                                     /* UD-1: one per sequence */
     krs_callback_tracing_kernel_replay_data_t cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -131,6 +133,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
         /* CB-1 (ref): EXIT follows ENTER directly, then the ordinary run. */
         config_payload(&cfg, info);
         deliver_callback(replay, corr, KRS_KERNEL_REPLAY_CONFIG, KRS_CALLBACK_PHASE_EXIT, &cfg, &ud);
+        w->depth--;
         return krs_run_once(a, q, p, info, corr);
     }
 
@@ -139,6 +142,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     (void)lk;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
     pthread_rwlock_wrlock(lk);
+    w->locked_agent = info.agent_id;
 #endif
     /* MEM-4: drain, then save the agent's tracked device memory. */
     rt_drain_agent(krs_sdk.rt, info.agent_id);
@@ -146,6 +150,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     snapshot *snap = krs_snapshot(info.agent_id, info, p->kernel, err, sizeof err);
     if (snap == NULL) {
         /* MEM-5: warn, and run the dispatch once without replay. */
+        w->locked_agent = 0;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
         pthread_rwlock_unlock(lk);
 #endif
@@ -153,6 +158,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
                  "the memory snapshot could not be completed; the dispatch runs once without replay (%s)", err);
         config_payload(&cfg, info);
         deliver_callback(replay, corr, KRS_KERNEL_REPLAY_CONFIG, KRS_CALLBACK_PHASE_EXIT, &cfg, &ud);
+        w->depth--;
         return krs_run_once(a, q, p, info, corr);
     }
 
@@ -215,6 +221,8 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
             krs_report(&(krs_report_t){.kind = KRS_REPORT_NEVER_ENDED, .info = info, .kernel_name = p->kernel, .pass = pass + 1});
             krs_loop_end();
             krs_snapshot_free(snap);
+            w->locked_agent = 0;
+            w->depth--;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
             pthread_rwlock_unlock(lk);
 #endif
@@ -232,6 +240,8 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     krs_loop_end(); /* LCX-4: every context's pre-loop state holds again */
     krs_snapshot_free(snap);
     if (rc != RT_OK) {
+        w->locked_agent = 0;
+        w->depth--;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
         pthread_rwlock_unlock(lk);
 #endif
@@ -252,6 +262,8 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     deliver_callback(replay, corr, KRS_KERNEL_REPLAY_CONFIG, KRS_CALLBACK_PHASE_EXIT, &cfg, &ud);
     rc = complete(q, p);
 #endif
+    w->locked_agent = 0;
+    w->depth--;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
     pthread_rwlock_unlock(lk);
 #endif

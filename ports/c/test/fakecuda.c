@@ -83,6 +83,12 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         int32_t *y = buf(params, 0), *x = buf(params, 1);
         uint32_t a = (uint32_t)s32(params, 2);
         for (uint64_t i = 0; i < threads && i < u32(params, 3); i++) y[i] = (int32_t)(a * (uint32_t)x[i] + (uint32_t)y[i]);
+    } else if (strcmp(k, "increment_pair") == 0) {
+        int32_t *x = buf(params, 0), *y = buf(params, 1);
+        for (uint64_t i = 0; i < threads && i < u32(params, 2); i++) {
+            x[i] = (int32_t)((uint32_t)x[i] + 1u);
+            y[i] = (int32_t)((uint32_t)y[i] + 1u);
+        }
     } else {
         return 500;
     }

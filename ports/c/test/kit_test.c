@@ -81,7 +81,7 @@ static void test_spec(void) {
                   s->plan.converge_at_most == 4, "plan");
         CHECK(s->plan.has_user_data && s->plan.user_data == UINT64_MAX, "64-bit user data survives");
         CHECK(s->plan.nlocal == 1 && s->plan.local[0].pass == -1, "local toggles");
-        CHECK(s->nmisuse == 1 && s->misuse[0].in == RS_MISUSE_PASS_EXIT && !s->misuse[0].start, "misuse");
+        CHECK(s->nmisuse == 1 && s->misuse[0].in == RS_WINDOW_PASS_EXIT && !s->misuse[0].start, "misuse");
         CHECK(s->buffers[0].nvalues == 2 && s->buffers[0].values[1] == -2, "values");
         const rs_spec_plan *p = rs_spec_plan_for(s, "d");
         CHECK(p->passes == RS_PASSES_NUMBER && p->pass_number == 0, "a dispatch's own plan");
