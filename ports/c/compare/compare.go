@@ -118,7 +118,12 @@ func main() {
 	files, _ := filepath.Glob(filepath.Join(a, "*.ndjson"))
 	for _, f := range files {
 		name := filepath.Base(f)
-		sa, sb := summary(load(f)), summary(load(filepath.Join(b, name)))
+		other := filepath.Join(b, name)
+		if _, err := os.Stat(other); err != nil {
+			fmt.Printf("== %s: only in %s\n", name, a)
+			continue
+		}
+		sa, sb := summary(load(f)), summary(load(other))
 		var ths []string
 		for k := range sa {
 			ths = append(ths, k)
