@@ -30,6 +30,11 @@ type index struct {
 	// implementation records them (API-6 is judged only then).
 	payloads bool
 
+	// byTool[i] is true when event i belongs to a dispatch the tool wrote
+	// from a callback (between tool_dispatch and tool_complete on its
+	// thread): it is not the application's, nor the loop's.
+	byTool []bool
+
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 
@@ -125,10 +130,20 @@ func newIndex(t trace.Trace) *index {
 		instances:  map[string]int{},
 	}
 	open := map[uint64]passRef{} // per thread
+	toolOpen := map[uint64]bool{}  // per thread: inside a dispatch the tool wrote
+	x.byTool = make([]bool, len(t.Events))
 	for i, e := range t.Events {
 		x.byThread[e.Thread] = append(x.byThread[e.Thread], i)
 		x.byType[e.Type] = append(x.byType[e.Type], i)
 		x.window[i] = open[e.Thread]
+		switch e.Type {
+		case trace.ToolDispatch:
+			toolOpen[e.Thread] = true
+		case trace.ToolComplete:
+			toolOpen[e.Thread] = false
+		default:
+			x.byTool[i] = toolOpen[e.Thread]
+		}
 		if e.Type == trace.Callback && e.Op == trace.OpPass {
 			p, _ := e.PassOf()
 			switch e.Phase {
@@ -221,7 +236,7 @@ func (x *index) joinApps() {
 				cur = &appView{label: e.Label, thread: e.Thread, signal: e.Signal, at: i, end: len(x.ev)}
 				x.apps = append(x.apps, cur)
 			case trace.DispatchID:
-				if cur != nil {
+				if cur != nil && !x.byTool[i] {
 					cur.reserves = append(cur.reserves, i)
 					if cur.dispatch == 0 {
 						cur.dispatch = e.Dispatch
@@ -230,7 +245,7 @@ func (x *index) joinApps() {
 			case trace.Callback, trace.Kernel:
 				// A trace without dispatch_id events still names the
 				// dispatch through its first tagged event.
-				if cur != nil && cur.dispatch == 0 && e.Dispatch != 0 && !x.has(trace.DispatchID) {
+				if cur != nil && cur.dispatch == 0 && e.Dispatch != 0 && !x.has(trace.DispatchID) && !x.byTool[i] {
 					cur.dispatch = e.Dispatch
 				}
 			}
@@ -302,6 +317,26 @@ func (x *index) returnOf(d *dispatchView, op trace.Op, phase trace.Phase) (int, 
 // returnOfPass finds the tool's return from pass p's callback of phase.
 func (x *index) returnOfPass(d *dispatchView, phase trace.Phase, p uint64) (int, bool) {
 	return x.returnAt(d, returnKey{trace.OpPass, phase, p})
+}
+
+// AppDispatch is one application dispatch joined to the SDK dispatch id it
+// got.
+type AppDispatch struct {
+	Label    string
+	Thread   uint64
+	Dispatch uint64 // 0: the trace names none
+}
+
+// Join joins the application's dispatches to SDK dispatch ids as
+// docs/trace.md says ("Joining events to a dispatch"), in trace order: the
+// one join every reader of a trace uses, the oracles and the steps alike.
+func Join(t trace.Trace) []AppDispatch {
+	x := newIndex(t)
+	out := make([]AppDispatch, len(x.apps))
+	for i, a := range x.apps {
+		out[i] = AppDispatch{Label: a.label, Thread: a.thread, Dispatch: a.dispatch}
+	}
+	return out
 }
 
 // appOf returns the application dispatch joined to d, if any.

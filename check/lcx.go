@@ -282,8 +282,8 @@ func (x *index) checkMaskScope() []Violation {
 			switch {
 			case s.d.thread == d.thread && k > end:
 				rule = "LCX-4"
-			case s.d.thread != d.thread && k > s.stop && k < end:
-				rule = "LCX-6"
+			case (s.d.thread != d.thread || x.byTool[k]) && k > s.stop && k < end:
+				rule = "LCX-6" // another thread's, or the tool's own from the loop's callbacks
 			default:
 				continue
 			}
@@ -313,8 +313,12 @@ func (x *index) checkMaskScope() []Violation {
 func (x *index) checkNoGlobalToggles() []Violation {
 	byThread := map[uint64][]int{}
 	for _, i := range x.byType[trace.API] {
-		if c := x.ev[i].Call; c == trace.CallStartContext || c == trace.CallStopContext {
-			byThread[x.ev[i].Thread] = append(byThread[x.ev[i].Thread], i)
+		e := x.ev[i]
+		if e.Op != "" {
+			continue // the tool's own global call from a callback: it says so
+		}
+		if e.Call == trace.CallStartContext || e.Call == trace.CallStopContext {
+			byThread[e.Thread] = append(byThread[e.Thread], i)
 		}
 	}
 	if len(byThread) == 0 {

@@ -57,6 +57,25 @@ func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
 	return allocation{}, false
 }
 
+// aborted reports whether d's loop ended on a restore that failed part-way
+// (MEM-5: fatal): after its last PASS EXIT the runtime wrote memory that the
+// SDK never reported as restored, no further pass ran and the window never
+// closed. What comes after (CONFIG EXIT, the completion, the remaining
+// passes) is not owed then: the process ended.
+func (x *index) aborted(d *dispatchView) bool {
+	if !x.header.Reports(trace.SourceRuntime) || !x.header.Reports(trace.SourceSDK) ||
+		len(d.passExit) == 0 || len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+		return false
+	}
+	n := len(d.passEnter)
+	if len(d.passExit) < n {
+		return false
+	}
+	tail := x.trafficOf(d, trace.MemWrite, x.exitOf(d, uint64(n-1)), len(x.ev))
+	_, claimed := x.restoresByPass(d)[uint64(n)]
+	return len(tail) > 0 && !claimed
+}
+
 // restoresByPass groups d's restore events by the pass they precede.
 func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
 	if d.restoreByPass == nil {

@@ -28,15 +28,15 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
 		Op: op, Phase: phase, Dispatch: info.DispatchID,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
-		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: corrOf(rec.Correlation),
-		UserData: trace.U64(ud.Value), Payload: payloadFlags(p), PayloadSize: trace.U64(p.Size),
-		Info: infoOf(info), Label: label})
+		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
+		UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), PayloadSize: trace.U64(p.Size),
+		Info: DispatchInfo(info), Label: label})
 	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
 	// API-6): user data it wrote, payload members it set.
 	defer func() {
 		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
 			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
-			UserData: trace.U64(ud.Value), Payload: payloadFlags(p), Label: label})
+			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
 	}()
 
 	where := trace.Event{Op: op, Phase: phase, Dispatch: info.DispatchID}
@@ -82,32 +82,6 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	}
 }
 
-// payloadFlags names the payload fields that are non-zero (API-5, API-6).
-func payloadFlags(p *replay.KernelReplayData) []string {
-	var f []string
-	add := func(set bool, name string) {
-		if set {
-			f = append(f, name)
-		}
-	}
-	add(p.Size != 0, trace.MemberSize)
-	add(p.DispatchInfo.DispatchID != 0, trace.MemberDispatchInfo)
-	add(p.CurrentPass != 0, trace.MemberCurrentPass)
-	add(p.TotalPasses != 0, trace.MemberTotalPasses)
-	add(p.ReplayPassCount != nil, trace.MemberReplayPassCount)
-	add(p.ReplayContinue != nil, trace.MemberReplayContinue)
-	add(p.ReplayStartContext != nil, trace.MemberReplayStartContext)
-	add(p.ReplayStopContext != nil, trace.MemberReplayStopContext)
-	return f
-}
-
-// infoOf is the payload's dispatch_info as traces write it.
-func infoOf(d replay.DispatchInfo) *trace.DispatchInfo {
-	dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
-	return &trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
-		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)}
-}
-
 func (t *tool) planFor(label string) spec.Plan {
 	for _, d := range t.s.Application.Dispatches {
 		if d.Name == label && d.Plan != nil {
@@ -130,7 +104,7 @@ func (t *tool) passCount(th hsa.ThreadID, pl spec.Plan) replay.PassCountFunc {
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.PassCount, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Info: infoOf(info), Groups: split, Result: trace.I64(int64(n))})
+			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Groups: split, Result: trace.I64(int64(n))})
 		return n
 	}
 }
@@ -159,7 +133,7 @@ func (t *tool) continueFunc(th hsa.ThreadID, label string, c spec.ContinuePolicy
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.Continue, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: infoOf(info), Result: trace.I64(int64(r))})
+			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Result: trace.I64(int64(r))})
 		return r
 	}
 }

@@ -312,18 +312,9 @@ func (t *tool) onRecord(r replay.Record) {
 		}
 	}
 	t.mu.Unlock()
-	e := trace.Event{Type: trace.Record, Service: r.Service.Trace(), Context: uint64(r.Context), Thread: uint64(th),
-		Dispatch: r.Dispatch.DispatchID, Agent: uint64(r.Dispatch.AgentID), Kernel: r.Dispatch.KernelName,
-		Corr: corrOf(r.Correlation), Start: r.Start, End: r.End}
+	var at *uint64
 	if inLoop {
-		e.Pass = trace.U64(pass)
+		at = trace.U64(pass)
 	}
-	for _, c := range r.Counters {
-		e.Counters = append(e.Counters, trace.Counter{Name: c.Name, Value: c.Value})
-	}
-	t.rec.Emit(e)
-}
-
-func corrOf(c replay.CorrelationID) *trace.Corr {
-	return &trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor}
+	t.rec.Emit(RecordEvent(r, th, at))
 }
