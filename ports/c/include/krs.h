@@ -203,6 +203,11 @@ void krs_experimental_set_pass_budget(uint64_t budget);
 void krs_experimental_local_context_functions(krs_kernel_replay_context_cb_t *start,
                                               krs_kernel_replay_context_cb_t *stop);
 
+/* A restore that fails part-way is fatal (MEM-5): the SDK calls this, then
+ * aborts. A test driver uses it to close its trace first. */
+typedef void (*krs_fatal_cb_t)(const char *message, void *args);
+void krs_experimental_set_fatal_callback(krs_fatal_cb_t callback, void *args);
+
 /* What the SDK says about itself: a test driver's "sdk" events. */
 typedef enum {
     KRS_REPORT_DISPATCH_ID = 1, /* a dispatch id was reserved */

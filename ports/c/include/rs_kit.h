@@ -336,6 +336,10 @@ rs_trace *rs_trace_open(FILE *out, const char *spec, const char *target, const c
 void rs_emit(rs_trace *t, const rs_event *e);
 /* rs_trace_reports says whether the profile holds the source of events of type. */
 bool rs_trace_reports(const rs_trace *t, rs_event_type type);
+/* rs_trace_abort is for a process that must die now (an SDK's fatal
+ * error, MEM-5): it writes the end line and flushes, and keeps the trace
+ * locked so that nothing follows; the caller then exits (_exit). */
+void rs_trace_abort(rs_trace *t);
 /* rs_trace_close writes the end line {"end":N} and flushes. */
 int rs_trace_close(rs_trace *t);
 uint64_t rs_trace_events(const rs_trace *t);

@@ -159,6 +159,12 @@ int rt_read_memory(rt_runtime *rt, const rt_alloc *a, void *dst, uint64_t n);
 int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst);
 int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src);
 
+/* Restores: a copy of several saved regions back into device memory. The
+ * n-th restore of the machine (1-based, counting every dispatch) can be
+ * made to fail part-way, after its first region (MEM-5); 0: never. */
+void rt_set_restore_failure(rt_runtime *rt, uint64_t nth);
+int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src);
+
 /* Staging memory for snapshots: a snapshot of more than the agent's
  * limit cannot be taken (MEM-5). 0: no limit. */
 void rt_set_staging_limit(rt_runtime *rt, uint64_t agent, uint64_t bytes);

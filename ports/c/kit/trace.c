@@ -434,6 +434,12 @@ void rs_emit(rs_trace *t, const rs_event *e) {
 
 uint64_t rs_trace_events(const rs_trace *t) { return t->seq; }
 
+void rs_trace_abort(rs_trace *t) {
+    pthread_mutex_lock(&t->mu); /* never unlocked: the process ends */
+    fprintf(t->out, "{\"end\":%" PRIu64 "}\n", t->seq);
+    fflush(t->out);
+}
+
 int rs_trace_close(rs_trace *t) {
     if (t == NULL) return -1;
     pthread_mutex_lock(&t->mu);

@@ -150,6 +150,26 @@ static void unmap_stderr(stderr_map *m) {
     close(m->saved_fd);
 }
 
+/* ---------------------------------------------------------------- a fatal restore */
+
+/* A restore that fails part-way ends the process (MEM-5). The trace is
+ * what the run showed up to there: the driver closes it and exits before
+ * the SDK aborts, so the runner reads a whole trace of a process that died
+ * as the rules require (docs/decisions.md 13). */
+typedef struct {
+    rs_trace *t;
+    stderr_map *warnings;
+    bool mapped;
+} fatal_ctx;
+
+static void on_fatal(const char *message, void *arg) {
+    fatal_ctx *f = arg;
+    (void)message;
+    if (f->mapped) unmap_stderr(f->warnings); /* the warnings printed so far are in the trace */
+    rs_trace_abort(f->t);
+    _exit(0);
+}
+
 /* ---------------------------------------------------------------- one spec */
 
 static int run(const rs_spec *s, rs_trace *t, void *arg) {
@@ -180,7 +200,13 @@ static int run(const rs_spec *s, rs_trace *t, void *arg) {
         fprintf(stderr, "krs-driver: out of memory\n");
         return 1;
     }
-    for (size_t i = 0; i < s->nagents; i++) rt_set_staging_limit(p.rt, i + 1, s->agents[i].snapshot_limit);
+    uint64_t restore_fails_at = 0; /* machine-wide: the smallest value wins */
+    for (size_t i = 0; i < s->nagents; i++) {
+        rt_set_staging_limit(p.rt, i + 1, s->agents[i].snapshot_limit);
+        uint64_t n = s->agents[i].restore_fails_at;
+        if (n != 0 && (restore_fails_at == 0 || n < restore_fails_at)) restore_fails_at = n;
+    }
+    rt_set_restore_failure(p.rt, restore_fails_at);
     if (rs_trace_reports(t, RS_EV_KERNEL)) {
         rt_observer obs = {.arg = t, .want_digests = true, .kernel = on_kernel, .signal = on_signal, .copy = on_copy};
         rt_set_observer(p.rt, &obs);
@@ -190,6 +216,8 @@ static int run(const rs_spec *s, rs_trace *t, void *arg) {
 
     krs_init(p.rt);
     krs_experimental_set_pass_budget(s->max_passes);
+    fatal_ctx fatal = {.t = t, .warnings = &warnings, .mapped = mapped};
+    krs_experimental_set_fatal_callback(on_fatal, &fatal);
     if (rs_trace_reports(t, RS_EV_DISPATCH_ID)) krs_experimental_set_report_callback(on_report, t);
     for (size_t i = 0; i < s->nagents; i++) {
         const rt_agent *a = rt_agent_at(p.rt, i);
@@ -213,7 +241,7 @@ static int run(const rs_spec *s, rs_trace *t, void *arg) {
 
 static const char *const host_capabilities[] = {
     "indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting",
-    "multi-agent", "counters", "snapshot-failure", "tool-actions",
+    "multi-agent", "counters", "snapshot-failure", "tool-actions", "restore-failure",
     /* every rule family but RPV: rocprofv3's front end is not part of this port */
     "API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT", NULL};
 
@@ -221,6 +249,7 @@ static const char *const host_capabilities[] = {
  * apply), and no way to make a snapshot fail on purpose. */
 static const char *const cuda_capabilities[] = {
     "indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting", "tool-actions",
+    "restore-failure",
     "API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT", NULL};
 
 static void usage(void) {

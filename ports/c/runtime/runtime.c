@@ -32,6 +32,7 @@ struct rt_runtime {
     pthread_cond_t idle;
     rt_queue **queues;
     size_t nqueues;
+    uint64_t restores, restore_fails_at;
 };
 
 struct rt_queue {
@@ -228,6 +229,20 @@ int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regi
     }
     observe_copy(rt, true, agent, regions, n);
     return RT_OK;
+}
+
+void rt_set_restore_failure(rt_runtime *rt, uint64_t nth) { rt->restore_fails_at = nth; }
+
+int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+    pthread_mutex_lock(&rt->mu);
+    uint64_t nth = ++rt->restores;
+    bool fail = rt->restore_fails_at != 0 && nth == rt->restore_fails_at;
+    pthread_mutex_unlock(&rt->mu);
+    if (!fail) return rt_write_regions(rt, agent, regions, n, src);
+    /* the injected failure: the first region is written, then the copy fails */
+    if (n > 0) rt_write_regions(rt, agent, regions, 1, src);
+    fprintf(stderr, "rt: restore %llu failed after its first region (injected)\n", (unsigned long long)nth);
+    return RT_ERR;
 }
 
 void rt_set_staging_limit(rt_runtime *rt, uint64_t agent, uint64_t bytes) {

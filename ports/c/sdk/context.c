@@ -245,6 +245,15 @@ void krs_active_copy(active *out) {
 /* ACT-1, ACT-3: replay needs an active context whose KERNEL_REPLAY
  * subscription covers CONFIG. */
 const context *krs_replay_context(const active *a) {
+#ifdef KRS_FAULT_ACTIVATE_UNSTARTED
+    /* the configured replay context activates whether started or not */
+    static _Thread_local context configured;
+    pthread_mutex_lock(&krs_sdk.mu);
+    context *c0 = krs_context_find(krs_sdk.replay_context);
+    if (c0 != NULL) configured = *c0;
+    pthread_mutex_unlock(&krs_sdk.mu);
+    if (c0 != NULL && configured.replay_config) return &configured;
+#endif
     for (size_t i = 0; i < a->n; i++) {
         const context *c = &a->ctx[i];
 #ifdef KRS_FAULT_ACTIVATE_WITHOUT_CONFIG
@@ -310,6 +319,11 @@ void krs_experimental_set_pass_budget(uint64_t budget) { krs_sdk.pass_budget = b
 void krs_experimental_local_context_functions(krs_kernel_replay_context_cb_t *start, krs_kernel_replay_context_cb_t *stop) {
     if (start != NULL) *start = krs_local_start;
     if (stop != NULL) *stop = krs_local_stop;
+}
+
+void krs_experimental_set_fatal_callback(krs_fatal_cb_t cb, void *args) {
+    krs_sdk.fatal = cb;
+    krs_sdk.fatal_args = args;
 }
 
 void krs_experimental_set_report_callback(krs_report_cb_t cb, void *args) {

@@ -29,6 +29,15 @@
  *   WARN_EVERY_TIME                warnings printed every time, not once          PC-6, ACT-6
  *   REUSE_FIRST_PASS_TIMESTAMPS    every pass reports pass 0's timestamps         DID-4
  *   LOCAL_START_NOT_STARTED_ALLOWED local start of an inactive context succeeds   LCX-7
+ *   SNAPSHOT_SILENTLY              memory saved but no snapshot reported          MEM-1
+ *   RESTORE_MISREPORTED            a restore reports bytes it did not write       MEM-2
+ *   SNAPSHOT_UNSAVED_KINDS         fine, host and kernarg memory saved too        MEM-4
+ *   SNAPSHOT_SKIPS_BUFFER          the newest device buffer is not saved          MEM-4, MEM-2
+ *   PAYLOAD_SIZE_SHORT             size stops short of the whole payload          API-5
+ *   DISPATCH_INFO_GRID             dispatch_info carries the workgroup as grid    API-5
+ *   USER_DATA_WRITE_LOST           a pass's write is lost before its EXIT         UD-2
+ *   REPLAY_MULTI_PACKET            a multi-packet submission's kernel replayed    ACT-6
+ *   ACTIVATE_UNSTARTED             a configured, never-started context activates  ACT-3
  */
 #ifndef KRS_FAULTS_H
 #define KRS_FAULTS_H

@@ -20,6 +20,9 @@ krs_kernel_dispatch_info_t krs_reserve_dispatch(rt_queue *q, const rt_packet *p)
         .workgroup_size = {p->workgroup[0], p->workgroup[1], p->workgroup[2]},
         .grid_size = {p->grid[0], p->grid[1], p->grid[2]},
     };
+#ifdef KRS_FAULT_DISPATCH_INFO_GRID
+    info.grid_size.x = p->workgroup[0]; /* the workgroup where the grid belongs */
+#endif
     krs_report(&(krs_report_t){.kind = KRS_REPORT_DISPATCH_ID, .info = info, .kernel_name = p->kernel});
     return info;
 }
@@ -154,6 +157,12 @@ int krs_intercept(void *arg, rt_queue *q, rt_packet *packets, size_t n) {
         rc = rt_queue_hw_write(q, packets, n); /* nothing started: nothing to do */
     } else if (krs_window()->depth > 0) {
         rc = run_nested(a, q, packets, n);
+#ifdef KRS_FAULT_REPLAY_MULTI_PACKET
+    } else if (n > 1 && packets[0].type == RT_PACKET_KERNEL && !packets[0].from_graph && krs_replay_context(a) != NULL) {
+        /* the first kernel packet of a multi-packet submission replayed */
+        rc = krs_replay_dispatch(a, krs_replay_context(a), q, &packets[0]);
+        if (rc == RT_OK) rc = run_unreplayed(a, q, packets + 1, n - 1);
+#endif
     } else if (n != 1 || packets[0].type != RT_PACKET_KERNEL || packets[0].from_graph) {
         rc = run_unreplayed(a, q, packets, n);
     } else {

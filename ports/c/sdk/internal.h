@@ -82,6 +82,8 @@ typedef struct {
     uint64_t pass_budget;
     krs_report_cb_t report;
     void *report_args;
+    krs_fatal_cb_t fatal;
+    void *fatal_args;
 } sdk_state;
 
 extern sdk_state krs_sdk;

@@ -23,6 +23,9 @@ static void config_payload(krs_callback_tracing_kernel_replay_data_t *p, krs_ker
     /* API-6: during CONFIG the pass fields are zero; the tool fills its two
      * callbacks at CONFIG ENTER. */
     p->size = sizeof *p; /* API-5: the whole payload */
+#ifdef KRS_FAULT_PAYLOAD_SIZE_SHORT
+    p->size = sizeof *p - 16; /* stops short of the local context members */
+#endif
     p->dispatch_info = info;
     p->current_pass = 0;
     p->total_passes = 0;
@@ -37,6 +40,9 @@ static void pass_payload(krs_callback_tracing_kernel_replay_data_t *p, krs_kerne
                          uint64_t total) {
     memset(p, 0, sizeof *p);
     p->size = sizeof *p;
+#ifdef KRS_FAULT_PAYLOAD_SIZE_SHORT
+    p->size = sizeof *p - 16;
+#endif
     p->dispatch_info = info;
     p->current_pass = pass; /* PC-7: 0-based */
     p->total_passes = total; /* PC-5: 0 for an indefinite loop */
@@ -188,6 +194,9 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
         deliver_callback(replay, corr, KRS_KERNEL_REPLAY_PASS, KRS_CALLBACK_PHASE_ENTER, &pl, &pass_ud);
         ls->in_pass_enter = false;
         rc = run_pass(a, q, p, info, corr, pass, first_times);
+#ifdef KRS_FAULT_USER_DATA_WRITE_LOST
+        pass_ud = ud; /* what the tool wrote in PASS ENTER is lost before its EXIT */
+#endif
         if (rc != RT_OK) break;
         bool last_fixed = !indefinite && pass + 1 >= n;
 #ifdef KRS_FAULT_SKIP_LAST_PASS_EXIT

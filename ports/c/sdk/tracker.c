@@ -24,7 +24,11 @@ void krs_track(void *arg, const rt_alloc *a, bool freed) {
                 break;
             }
         }
+#ifdef KRS_FAULT_SNAPSHOT_UNSAVED_KINDS
+    } else {
+#else
     } else if (a->kind == RT_MEM_DEVICE) {
+#endif
         tracked *t = calloc(1, sizeof *t);
         if (t != NULL) {
             t->a = *a;
@@ -79,6 +83,9 @@ snapshot *krs_snapshot(uint64_t agent, krs_kernel_dispatch_info_t info, const ch
             s->generations[k] = t->generation;
         }
         s->n = n;
+#ifdef KRS_FAULT_SNAPSHOT_SKIPS_BUFFER
+        if (s->n > 1) s->n--; /* the newest buffer is left out */
+#endif
     }
     pthread_mutex_unlock(&krs_sdk.mu);
     if (s->regions == NULL || s->generations == NULL || s->copies == NULL) {
@@ -101,8 +108,10 @@ snapshot *krs_snapshot(uint64_t agent, krs_kernel_dispatch_info_t info, const ch
     if (rc != RT_OK) { snprintf(err, errlen, "copying device memory out failed"); goto fail; }
     rt_region *rr = calloc(s->n + 1, sizeof *rr);
     for (size_t i = 0; rr != NULL && i < s->n; i++) rr[i] = (rt_region){s->regions[i].handle, s->regions[i].size};
+#ifndef KRS_FAULT_SNAPSHOT_SILENTLY
     krs_report(&(krs_report_t){.kind = KRS_REPORT_SNAPSHOT, .info = info, .kernel_name = kernel, .bytes = bytes,
                                .regions = rr, .region_count = rr != NULL ? s->n : 0, .status = KRS_STATUS_SUCCESS});
+#endif
     free(rr);
     return s;
 fail:
@@ -119,15 +128,23 @@ static bool still_tracked(const rt_alloc *a, uint64_t generation) {
     return false;
 }
 
+/* fatal ends the process: a restore that fails part-way is never a silent
+ * wrong result (MEM-5). No restore is reported: it did not happen. */
+static void fatal(krs_kernel_dispatch_info_t info, uint64_t pass, const char *why) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "the restore before pass %llu of dispatch %llu failed: %s",
+             (unsigned long long)pass, (unsigned long long)info.dispatch_id, why);
+    fprintf(stderr, "krs: fatal: %s\n", msg);
+    fflush(stderr);
+    if (krs_sdk.fatal != NULL) krs_sdk.fatal(msg, krs_sdk.fatal_args);
+    abort();
+}
+
 void krs_restore(snapshot *s, krs_kernel_dispatch_info_t info, const char *kernel, uint64_t pass) {
     const rt_alloc **dst = calloc(s->n + 1, sizeof *dst);
     const void **src = calloc(s->n + 1, sizeof *src);
     rt_region *rr = calloc(s->n + 1, sizeof *rr);
-    if (dst == NULL || src == NULL || rr == NULL) {
-        fprintf(stderr, "krs: fatal: restore before pass %llu of dispatch %llu: out of memory\n",
-                (unsigned long long)pass, (unsigned long long)info.dispatch_id);
-        abort(); /* MEM-5: a failed restore is fatal, never a silent wrong result */
-    }
+    if (dst == NULL || src == NULL || rr == NULL) fatal(info, pass, "out of memory");
     size_t k = 0;
     uint64_t bytes = 0;
     pthread_mutex_lock(&krs_sdk.mu);
@@ -140,11 +157,10 @@ void krs_restore(snapshot *s, krs_kernel_dispatch_info_t info, const char *kerne
         k++;
     }
     pthread_mutex_unlock(&krs_sdk.mu);
-    if (rt_write_regions(krs_sdk.rt, s->agent, dst, k, src) != RT_OK) {
-        fprintf(stderr, "krs: fatal: restore before pass %llu of dispatch %llu failed part-way\n",
-                (unsigned long long)pass, (unsigned long long)info.dispatch_id);
-        abort(); /* MEM-5 */
-    }
+    if (rt_restore_regions(krs_sdk.rt, s->agent, dst, k, src) != RT_OK) fatal(info, pass, "the copy failed part-way");
+#ifdef KRS_FAULT_RESTORE_MISREPORTED
+    bytes += 4096; /* claims more than it wrote */
+#endif
     krs_report(&(krs_report_t){.kind = KRS_REPORT_RESTORE, .info = info, .kernel_name = kernel, .pass = pass,
                                .bytes = bytes, .regions = rr, .region_count = k, .status = KRS_STATUS_SUCCESS});
     free(dst);
