@@ -161,7 +161,6 @@ func opName(id uint64) (trace.Op, bool) {
 	return "", false
 }
 
-
 // API-5 (clarified 2026-11-30): size is the size of the whole payload, so
 // it reaches the end of every member of the layout; a size that stops short
 // of a member the payload carries makes the member look absent to a tool.
