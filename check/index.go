@@ -129,8 +129,8 @@ func newIndex(t trace.Trace) *index {
 		window:     make([]passRef, len(t.Events)),
 		instances:  map[string]int{},
 	}
-	open := map[uint64]passRef{} // per thread
-	toolOpen := map[uint64]bool{}  // per thread: inside a dispatch the tool wrote
+	open := map[uint64]passRef{}  // per thread
+	toolOpen := map[uint64]bool{} // per thread: inside a dispatch the tool wrote
 	x.byTool = make([]bool, len(t.Events))
 	for i, e := range t.Events {
 		x.byThread[e.Thread] = append(x.byThread[e.Thread], i)
