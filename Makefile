@@ -45,6 +45,15 @@ bdd-report:
 rules: build bdd-report
 	./$(BIN) rules
 
+## mutation: mutation testing of the engine with gremlins (slow: minutes; not in CI).
+## TestLibraryHolds in internal/replay runs the spec library, so a mutant dies by
+## an oracle or an expectation that names a rule. Score and survivors: docs/faults.md.
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+mutation:
+	mkdir -p out
+	$(GO) run $(GREMLINS) unleash --invert-logical --invert-loopctrl --invert-assignments \
+		--remove-self-assignments --workers 2 --timeout-coefficient 4 -o out/mutation.json ./internal/replay
+
 ## fuzz: run each fuzz target for a while
 fuzz:
 	$(GO) test ./spec -run '^$$' -fuzz FuzzParse -fuzztime 60s
