@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build lint bench golden bdd bdd-report rules fuzz gpu-check port-c port-c-check clean
+.PHONY: run test build lint bench golden bdd bdd-report rules fuzz gpu-check port-c port-c-check mutation clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
