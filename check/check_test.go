@@ -16,25 +16,26 @@ func ctxStart(ctx uint64) trace.Event { return trace.Event{Call: trace.LocalStar
 func validTraces() map[string]trace.Trace {
 	one := func(l loop) trace.Trace { return new(builder).prelude().dispatch(l).trace() }
 	return map[string]trace.Trace{
-		"fixed 3":                 one(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}}),
-		"fixed 5 stops after 2":   one(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
-		"fixed 3 continue always": one(loop{label: "k", dispatch: 1, count: 3, cont: []int64{1, 1}}),
-		"indefinite":              one(loop{label: "k", dispatch: 1, count: 0, cont: []int64{1, 1, 0}}),
-		"count 1":                 one(loop{label: "k", dispatch: 1, count: 1}),
-		"not installed":           one(loop{label: "k", dispatch: 1, count: -1}),
-		"zero without continue":   one(loop{label: "k", dispatch: 1, count: 0}),
-		"sequence":                sequence(),
-		"pc sampling every pass":  one(loop{label: "k", dispatch: 1, count: 3, agentPCS: true, locals: map[int][]trace.Event{1: {ctxStop(11)}}}),
-		"counters stop and start": one(loop{label: "k", dispatch: 1, count: 4, services: []trace.Service{trace.CounterCollection}}),
-		"never ended":             neverEnded(),
-		"api queries":             apiQueries(),
-		"concurrent":              concurrent(false),
-		"application race":        applicationRace(),
-		"race on unsaved input":   unsavedInputRace(),
-		"subscribed to CONFIG":    configOnly(),
-		"two sampling contexts":   twoSamplers(),
-		"CONFIG alone, aborted":   configOnlyAborted(),
-		"empty":                   new(builder).trace(),
+		"fixed 3":                  one(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}}),
+		"fixed 5 stops after 2":    one(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
+		"fixed 3 continue always":  one(loop{label: "k", dispatch: 1, count: 3, cont: []int64{1, 1}}),
+		"indefinite":               one(loop{label: "k", dispatch: 1, count: 0, cont: []int64{1, 1, 0}}),
+		"count 1":                  one(loop{label: "k", dispatch: 1, count: 1}),
+		"not installed":            one(loop{label: "k", dispatch: 1, count: -1}),
+		"zero without continue":    one(loop{label: "k", dispatch: 1, count: 0}),
+		"sequence":                 sequence(),
+		"pc sampling every pass":   one(loop{label: "k", dispatch: 1, count: 3, agentPCS: true, locals: map[int][]trace.Event{1: {ctxStop(11)}}}),
+		"counters stop and start":  one(loop{label: "k", dispatch: 1, count: 4, services: []trace.Service{trace.CounterCollection}}),
+		"never ended":              neverEnded(),
+		"api queries":              apiQueries(),
+		"concurrent":               concurrent(false),
+		"application race":         applicationRace(),
+		"race on unsaved input":    unsavedInputRace(),
+		"subscribed to CONFIG":     configOnly(),
+		"CONFIG alone, early exit": hidden(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
+		"two sampling contexts":    twoSamplers(),
+		"CONFIG alone, aborted":    configOnlyAborted(),
+		"empty":                    new(builder).trace(),
 	}
 }
 
@@ -118,8 +119,11 @@ func applicationRace() trace.Trace {
 // kernels and the restores, the tool nothing of them. The oracles that read
 // a loop through its PASS callbacks cannot judge it and must not call it a
 // dispatch that was not replayed (found by internal/specgen).
-func configOnly() trace.Trace {
-	t := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
+func configOnly() trace.Trace { return hidden(loop{label: "k", dispatch: 1, count: 3}) }
+
+// hidden is l's trace as a tool subscribed to CONFIG alone records it.
+func hidden(l loop) trace.Trace {
+	t := new(builder).prelude().dispatch(l).trace()
 	t = edit(t, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }, func(e *trace.Event) {
 		e.Operations = []trace.Op{trace.OpConfig}
 	})
@@ -254,6 +258,8 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"payload size stops short (the engine's old 104)", edit(fixed3, typ(trace.Callback), func(e *trace.Event) { e.PayloadSize = trace.U64(104) }), "API-5"},
 		{"dispatch_info has another grid than the launch", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { in := *e.Info; in.Grid = trace.Dim3{512, 1, 1}; e.Info = &in }), "API-5"},
 		{"dispatch_info left empty", edit(fixed3, configCB(trace.PhaseEnter), func(e *trace.Event) { in := *e.Info; in.Size = 0; e.Info = &in }), "API-5"},
+		{"out of sight, continue said go on and the loop ended", edit(hidden(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
+			nth(typ(trace.Continue), 3), func(e *trace.Event) { e.Result = trace.I64(1) }), "CONT-1"},
 		{"PASS callbacks withheld from a subscription that covers them", drop(fixed3, func(e trace.Event) bool {
 			return (e.Type == trace.Callback || e.Type == trace.Returned) && e.Op == trace.OpPass
 		}), "CB-1"},

@@ -41,39 +41,14 @@ func (x *index) replayConfigs() []int {
 
 // coversConfig reads a configure call's operations: none subscribes to
 // everything (ACT-2); else CONFIG must be listed.
-func coversConfig(e trace.Event) bool { return covers(e, trace.OpConfig) }
-
-// covers reports whether a configure call's operations subscribe to op.
-func covers(e trace.Event, op trace.Op) bool {
+func coversConfig(e trace.Event) bool {
 	if len(e.Operations) == 0 {
 		return true
 	}
-	for _, o := range e.Operations {
-		if trace.Op(strings.TrimPrefix(strings.ToUpper(string(o)), "ROCPROFILER_KERNEL_REPLAY_")) == op {
+	for _, op := range e.Operations {
+		if trace.Op(strings.TrimPrefix(strings.ToUpper(string(op)), "ROCPROFILER_KERNEL_REPLAY_")) == trace.OpConfig {
 			return true
 		}
 	}
 	return false
-}
-
-// passesUnseen reports whether, at position pos, no started context has a
-// successful KERNEL_REPLAY subscription that covers PASS: a loop that
-// begins there runs without a PASS callback to show its passes (the tool
-// subscribed to CONFIG alone). False when the trace records no
-// configuration.
-func (x *index) passesUnseen(pos int) bool {
-	configs := x.replayConfigs()
-	if len(configs) == 0 {
-		return false
-	}
-	for _, i := range configs {
-		e := x.ev[i]
-		if i >= pos || !e.Status.Is(trace.StatusSuccess) || !covers(e, trace.OpPass) {
-			continue
-		}
-		if on, known := x.contextActive(e.Context, pos); on || !known {
-			return false
-		}
-	}
-	return true
 }

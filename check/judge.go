@@ -64,10 +64,8 @@ func Judge(t trace.Trace) Judgement {
 	x := newIndex(t)
 	var vs []Violation
 	for _, f := range families {
-		x.loopFamily = f.loop
 		vs = append(vs, f.run(x)...)
 	}
-	x.loopFamily = false
 	vs = sortViolations(vs)
 	byRule := map[string][]Violation{}
 	for _, v := range vs {
