@@ -99,6 +99,9 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 // precedes run p+2; non-zero runs another pass, zero ends the loop (found
 // by internal/specgen: CONT-1 looked for a PASS EXIT that cannot come).
 func (x *index) checkHiddenContinue(d *dispatchView) []Violation {
+	if !x.header.Reports(trace.SourceRuntime) {
+		return nil // the runs are not observable
+	}
 	consulted := map[uint64]bool{}
 	r, fixedOK := x.passCount(d)
 	for _, c := range d.continues {

@@ -164,7 +164,9 @@ func (x *index) leftOutForConflict(d *dispatchView, service trace.Service, pass 
 // internal/specgen: LCX-4 took SPM left out beside thread trace for a mask
 // that outlived its loop.
 func (x *index) leftOutBeside(d *dispatchView, service trace.Service) bool {
-	if !x.serviceConflictWarned() {
+	// The warning is the SDK's; a trace without the SDK's reports cannot
+	// show it, and the kept service's record alone must do.
+	if x.header.Reports(trace.SourceSDK) && !x.serviceConflictWarned() {
 		return false
 	}
 	var kept trace.Service
