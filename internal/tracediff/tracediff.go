@@ -26,6 +26,8 @@ type Options struct {
 	// writes is the implementation's business (dirty pages or whole
 	// buffers), so long as the oracles accept it on each side.
 	Traffic bool
+
+	splits bool // both traces record the tool's counter split
 }
 
 // Process names the events that belong to no dispatch: the tool's setup,
@@ -81,6 +83,9 @@ func Compare(a, b trace.Trace, opts Options) Report {
 	// Agents are named by the spec's names when both traces list them
 	// (runtime events); else by their ids, on both sides alike.
 	named := agentsListed(a) && agentsListed(b)
+	// The tool's record of its counter split is optional (a port's tool
+	// may not keep it, decision 7): compared only when both have it.
+	opts.splits = recordsSplits(a) && recordsSplits(b)
 	ga := normalize(a, r.Sources, opts, named)
 	gb := normalize(b, r.Sources, opts, named)
 	names := ga.order
@@ -99,17 +104,21 @@ func Compare(a, b trace.Trace, opts Options) Report {
 			r.Divergences = append(r.Divergences, d)
 		}
 	}
-	r.Verdicts = verdictDiffs(check.Judge(restrict(a, r.Sources)), check.Judge(restrict(b, r.Sources)))
+	r.Verdicts = verdictDiffs(check.Judge(restrict(a, r.Sources, opts.splits)), check.Judge(restrict(b, r.Sources, opts.splits)))
 	return r
 }
 
 // restrict keeps the events of the given sources and says so in the
-// header, so that both traces are judged on what both could observe.
-func restrict(t trace.Trace, sources []trace.Source) trace.Trace {
+// header, and the tool's counter split only when both traces record it,
+// so that both traces are judged on what both could observe.
+func restrict(t trace.Trace, sources []trace.Source, splits bool) trace.Trace {
 	out := trace.Trace{Header: t.Header}
 	out.Header.Sources = sources
 	for _, e := range t.Events {
 		if src, ok := e.Type.Source(); ok && slices.Contains(sources, src) {
+			if e.Type == trace.PassCount && !splits {
+				e.Groups, e.Context = nil, 0
+			}
 			out.Events = append(out.Events, e)
 		}
 	}
@@ -266,6 +275,12 @@ func sortRecordRuns(es []event) []event {
 	return out
 }
 
+// recordsSplits reports whether some pass_count of t carries the tool's
+// counter split.
+func recordsSplits(t trace.Trace) bool {
+	return slices.ContainsFunc(t.Events, func(e trace.Event) bool { return e.Type == trace.PassCount && len(e.Groups) > 0 })
+}
+
 // agentsListed reports whether every agent an event names is listed by an
 // agent event with its spec name.
 func agentsListed(t trace.Trace) bool {
@@ -281,6 +296,12 @@ func agentsListed(t trace.Trace) bool {
 		}
 	}
 	return true
+}
+
+// opName is an operation's name without the C enumerator's prefix, which
+// readers accept as the same name (docs/trace.md).
+func opName(o trace.Op) string {
+	return strings.TrimPrefix(strings.ToUpper(string(o)), "ROCPROFILER_KERNEL_REPLAY_")
 }
 
 type alloc struct {
@@ -391,12 +412,12 @@ func (n *normalizer) line(group string, e trace.Event) (string, bool) {
 		add("dispatch", n.id(group, "d", e.Dispatch))
 	}
 	opt("kernel", e.Kernel)
-	if e.Context != 0 {
+	if e.Context != 0 && (e.Type != trace.PassCount || n.opts.splits) {
 		add("context", e.Context)
 	}
 	opt("label", e.Label)
 	opt("buffer", e.Buffer)
-	opt("op", string(e.Op))
+	opt("op", opName(e.Op))
 	opt("phase", string(e.Phase))
 	if p, ok := e.PassOf(); ok {
 		add("pass", p)
@@ -418,7 +439,7 @@ func (n *normalizer) line(group string, e trace.Event) (string, bool) {
 			add("result", *e.Result)
 		}
 	}
-	opt("status", string(e.Status))
+	opt("status", strings.TrimPrefix(string(e.Status), "ROCPROFILER_STATUS_"))
 	if len(e.Payload) > 0 {
 		add("payload", strings.Join(e.Payload, ","))
 	}
@@ -430,13 +451,17 @@ func (n *normalizer) line(group string, e trace.Event) (string, bool) {
 	}
 	opt("domain", string(e.Domain))
 	if len(e.Operations) > 0 {
-		add("operations", e.Operations)
+		ops := make([]string, len(e.Operations))
+		for i, o := range e.Operations {
+			ops[i] = opName(o)
+		}
+		add("operations", strings.Join(ops, ","))
 	}
-	opt("op_name", string(e.OpName))
+	opt("op_name", opName(e.OpName))
 	if e.OpID != nil {
 		add("op_id", *e.OpID)
 	}
-	if len(e.Groups) > 0 {
+	if len(e.Groups) > 0 && n.opts.splits {
 		add("groups", e.Groups)
 	}
 	opt("service", string(e.Service))

@@ -213,3 +213,34 @@ func clone(tr trace.Trace) trace.Trace {
 	}
 	return out
 }
+
+// A port may spell operations and statuses with or without the C
+// enumerators' prefixes, and its
+// tool may not record its counter split (decision 7): neither is a
+// divergence, in the events or in the verdicts.
+func TestPortSpellingAndOptionalRecords(t *testing.T) {
+	base := run(t, librarySpec(t, "counters-by-agent-kind/kind=MI300"), simtarget.Sim{})
+	port := each(func(e *trace.Event) {
+		if e.Status != "" {
+			e.Status = "ROCPROFILER_STATUS_" + e.Status
+		}
+		// The reference answers with the enumerator's name, a port may
+		// use the short one.
+		e.OpName = trace.Op(strings.TrimPrefix(string(e.OpName), "ROCPROFILER_KERNEL_REPLAY_"))
+		if e.Type == trace.PassCount {
+			e.Groups, e.Context = nil, 0
+		}
+	})(clone(base))
+	if r := Compare(base, port, Options{}); !r.Same() {
+		t.Errorf("reported: %+v", r)
+	}
+	// The split is compared where both keep it.
+	other := each(func(e *trace.Event) {
+		if e.Type == trace.PassCount && len(e.Groups) > 1 {
+			e.Groups = [][]string{e.Groups[1], e.Groups[0]}
+		}
+	})(clone(base))
+	if r := Compare(base, other, Options{}); len(r.Divergences) == 0 {
+		t.Error("another split of the counters was not reported")
+	}
+}
