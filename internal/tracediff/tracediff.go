@@ -28,6 +28,10 @@ type Options struct {
 	Traffic bool
 
 	splits bool // both traces record the tool's counter split
+	// shared are buffers dispatches of several threads use, and racy the
+	// dispatches that use one: what such a buffer holds depends on how
+	// the threads interleave, so its contents are not compared.
+	shared, racy map[string]bool
 }
 
 // Process names the events that belong to no dispatch: the tool's setup,
@@ -86,6 +90,10 @@ func Compare(a, b trace.Trace, opts Options) Report {
 	// The tool's record of its counter split is optional (a port's tool
 	// may not keep it, decision 7): compared only when both have it.
 	opts.splits = recordsSplits(a) && recordsSplits(b)
+	opts.shared, opts.racy = map[string]bool{}, map[string]bool{}
+	for _, t := range []trace.Trace{a, b} {
+		racyBuffers(t, opts.shared, opts.racy)
+	}
 	ga := normalize(a, r.Sources, opts, named)
 	gb := normalize(b, r.Sources, opts, named)
 	names := ga.order
@@ -273,6 +281,32 @@ func sortRecordRuns(es []event) []event {
 		i++
 	}
 	return out
+}
+
+// racyBuffers adds to shared the buffers that dispatches of several
+// threads read back (each dispatch reads back its arguments), and to racy
+// the dispatches that use one.
+func racyBuffers(t trace.Trace, shared, racy map[string]bool) {
+	threads := map[string]map[uint64]bool{}
+	users := map[string][]string{}
+	for _, e := range t.Events {
+		if e.Type != trace.AppReadback {
+			continue
+		}
+		if threads[e.Buffer] == nil {
+			threads[e.Buffer] = map[uint64]bool{}
+		}
+		threads[e.Buffer][e.Thread] = true
+		users[e.Buffer] = append(users[e.Buffer], e.Label)
+	}
+	for b, ths := range threads {
+		if len(ths) > 1 {
+			shared[b] = true
+			for _, l := range users[b] {
+				racy[l] = true
+			}
+		}
+	}
 }
 
 // recordsSplits reports whether some pass_count of t carries the tool's
@@ -508,9 +542,13 @@ func (n *normalizer) line(group string, e trace.Event) (string, bool) {
 	case trace.AppAlloc:
 		add("bytes", e.Bytes)
 	}
-	opt("mem_in", e.MemIn)
-	opt("mem_out", e.MemOut)
-	opt("digest", e.Digest)
+	if !n.opts.racy[group] {
+		opt("mem_in", e.MemIn)
+		opt("mem_out", e.MemOut)
+	}
+	if !n.opts.shared[e.Buffer] {
+		opt("digest", e.Digest)
+	}
 	if e.Elements != 0 {
 		add("elements", e.Elements)
 	}
