@@ -2,10 +2,29 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/replayspec/replayspec/runner"
 )
+
+// markFlaky turns the failures of a flake's testcases (a known-flaky case
+// that failed every attempt) into <flakyFailure>: a flake does not fail
+// the run, in JUnit either.
+func markFlaky(cases []junitCase, name string, flakes []runner.Attempted) []junitCase {
+	if !slices.ContainsFunc(flakes, func(a runner.Attempted) bool { return a.Result.Spec.Name == name }) {
+		return cases
+	}
+	for i := range cases {
+		c := &cases[i]
+		c.Flaky = append(c.Flaky, c.Failures...)
+		if c.Error != nil {
+			c.Flaky = append(c.Flaky, *c.Error)
+		}
+		c.Failures, c.Error = nil, nil
+	}
+	return cases
+}
 
 // flakeSuite is the JUnit suite of the flakes: one testcase each, passing
 // (a flake does not fail the run), with the failure it showed first as a

@@ -61,7 +61,7 @@ func JUnit(w io.Writer, results []runner.Result, opts Options) error {
 	var total float64
 	for _, r := range results {
 		total += r.Elapsed.Seconds()
-		suite.Cases = append(suite.Cases, junitCases(r)...)
+		suite.Cases = append(suite.Cases, markFlaky(junitCases(r), r.Spec.Name, opts.Flakes)...)
 	}
 	for _, c := range suite.Cases {
 		suite.Tests++
