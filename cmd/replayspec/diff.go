@@ -70,6 +70,7 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "report format: text or json")
 	traffic := fs.Bool("traffic", false, "compare the runtime's memory traffic and the bytes restores claim too")
 	traceOut := fs.String("trace-out", "", "write both traces of each spec under `DIR`")
+	jsonOut := fs.String("json", "", "also write the JSON report to `FILE`")
 	timeout := fs.Duration("timeout", 60*time.Second, "give up on a spec on one target after this `duration`")
 	paths, code, ok := parseFlags(fs, diffHelp, args, stdout, stderr)
 	if !ok {
@@ -128,15 +129,24 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if *format == "json" {
-		enc := json.NewEncoder(stdout)
+	writeJSON := func(w io.Writer) error {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"targets": targets, "specs": outcomes}); err != nil {
+		return enc.Encode(map[string]any{"targets": targets, "specs": outcomes})
+	}
+	if *format == "json" {
+		if err := writeJSON(stdout); err != nil {
 			fmt.Fprintf(stderr, "replayspec diff: writing the report: %v\n", err)
 			return exitUsage
 		}
 	} else {
 		writeDiffText(stdout, targets, outcomes)
+	}
+	if *jsonOut != "" {
+		if err := writeFile(*jsonOut, writeJSON); err != nil {
+			fmt.Fprintf(stderr, "replayspec diff: --json: %v\n", err)
+			return exitUsage
+		}
 	}
 	for _, o := range outcomes {
 		if o.Status == "differs" || o.Status == "error" {

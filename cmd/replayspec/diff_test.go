@@ -53,6 +53,11 @@ func TestDiffFindsWhatDiffers(t *testing.T) {
 			t.Errorf("--trace-out: %v", err)
 		}
 	}
+	jsonFile := filepath.Join(dir, "diff.json")
+	cli(t, "diff", "--json", jsonFile, "--target", "sim", "--target", port, spec)
+	if b, err := os.ReadFile(jsonFile); err != nil || !strings.Contains(string(b), `"status": "differs"`) {
+		t.Errorf("--json: %v\n%s", err, b)
+	}
 	code, out, _ = cli(t, "diff", "--format", "json", "--target", "sim", "--target", port, spec)
 	var rep struct {
 		Targets []string
