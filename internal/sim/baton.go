@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/replayspec/replayspec/internal/hsa"
 )
@@ -21,6 +22,9 @@ type batonRunner struct {
 	live    map[hsa.ThreadID]*appThread
 	ids     []hsa.ThreadID // live ids, ascending
 	holding hsa.ThreadID
+	// held mirrors holding for readers without mu: the harness asks who
+	// runs on every callback (Runtime.Running).
+	held    atomic.Uint64
 	running bool // between Wait's start and its end
 	aborted bool // Cancel or a deadlock: waits fail from now on
 	wg      sync.WaitGroup
@@ -73,7 +77,7 @@ func (b *batonRunner) finish(t *appThread) {
 	if i, ok := slices.BinarySearch(b.ids, t.id); ok {
 		b.ids = slices.Delete(b.ids, i, i+1)
 	}
-	b.holding = 0
+	b.setHolder(0)
 	if len(b.ids) > 0 {
 		b.give(b.pickAfter(t.id))
 	}
@@ -91,7 +95,8 @@ func (b *batonRunner) wait() error {
 	b.wg.Wait()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.running, b.holding = false, 0
+	b.running = false
+	b.setHolder(0)
 	errs := b.all[b.reported:]
 	b.reported = len(b.all)
 	return errors.Join(errs...)
@@ -199,15 +204,19 @@ func (b *batonRunner) deadlock() error {
 // give hands the baton to t. The caller holds mu.
 func (b *batonRunner) give(t *appThread, ok bool) {
 	t.cond, t.what = nil, ""
-	b.holding = t.id
+	b.setHolder(t.id)
 	t.wake <- ok
 }
 
-func (b *batonRunner) holder() hsa.ThreadID {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.holding
+// setHolder records who holds the baton; the caller holds mu.
+func (b *batonRunner) setHolder(id hsa.ThreadID) {
+	b.holding = id
+	b.held.Store(uint64(id))
 }
+
+// holder reads who holds the baton without taking mu: it changes only
+// under mu, and a reader on the holder's own goroutine sees its own id.
+func (b *batonRunner) holder() hsa.ThreadID { return hsa.ThreadID(b.held.Load()) }
 
 func (b *batonRunner) cancel() {
 	b.mu.Lock()

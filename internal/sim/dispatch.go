@@ -123,21 +123,31 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	grid := p.Grid.Size()
 	items := min(grid, elements) // work items past the end of a buffer do nothing
 	var memIn, memOut string
+	var saved [maxBuffers]*allocation
+	var savedBufs [maxBuffers][]byte
+	nSaved := 0
 	if rec != nil {
-		memIn = trace.Digest(savedBuffers(bufs[:k.Buffers], lives[:k.Buffers])...)
+		nSaved = savedBuffers(lives[:k.Buffers], &saved, &savedBufs)
+		memIn = m.memo.digest(contentsOf(saved[:nSaved]), savedBufs[:nSaved])
 	}
+	run := runKey{kernel: k, in: contentsOf(lives[:k.Buffers]), scalar: scalar, items: items, grid: grid}
 	k.run(bufs, scalar, items, grid)
 	written := items * 4
 	if k.Name == "atomic_counter" {
 		written = 4
 	}
+	var wrote [maxBuffers]*allocation
+	nWrote := 0
 	for i := range max(k.writes, 1) { // the buffers the kernel writes, leading ones
 		if i == 0 || lives[i] != lives[0] {
 			m.markWritten(lives[i], 0, written)
+			wrote[nWrote] = lives[i]
+			nWrote++
 		}
 	}
+	m.memo.ran(run, wrote[:nWrote], m.newGen)
 	if rec != nil {
-		memOut = trace.Digest(savedBuffers(bufs[:k.Buffers], lives[:k.Buffers])...)
+		memOut = m.memo.digest(contentsOf(saved[:nSaved]), savedBufs[:nSaved])
 	}
 	shape := dispatchShape(k, q.agent.kind, grid, p.Workgroup.Size(), items)
 	// The clock moves under the memory lock so that times follow the order
@@ -164,13 +174,15 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 
 // savedBuffers keeps the coarse-grained device buffers: the memory kernel
 // replay saves and restores (MEM-4), and so the memory mem_in and mem_out
-// describe (docs/trace.md), each once, in argument order.
-func savedBuffers(bufs [][]byte, lives []*allocation) [][]byte {
-	var out [][]byte
-	for i, b := range bufs {
-		if lives[i].meta.Kind == hsa.DeviceCoarse && !slices.Contains(lives[:i], lives[i]) {
-			out = append(out, b)
+// describe (docs/trace.md), each once, in argument order. It fills saved
+// and their bytes and returns how many there are.
+func savedBuffers(lives []*allocation, saved *[maxBuffers]*allocation, bufs *[maxBuffers][]byte) int {
+	n := 0
+	for i, al := range lives {
+		if al.meta.Kind == hsa.DeviceCoarse && !slices.Contains(lives[:i], al) {
+			saved[n], bufs[n] = al, al.data
+			n++
 		}
 	}
-	return out
+	return n
 }

@@ -28,6 +28,7 @@ type snapshot struct {
 type savedRegion struct {
 	live  *allocation // identity, not handle: a freed region stays freed
 	saved []byte
+	gen   uint64 // the content generation saved (contents.go)
 }
 
 // Snapshot implements hsa.Runtime. It copies only the regions given; the
@@ -63,7 +64,7 @@ func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa
 	s := &snapshot{rt: r, bytes: total, mark: m.version, agent: agent, thread: thread}
 	read := make([]trace.Region, 0, len(lives))
 	for _, al := range lives {
-		s.regions = append(s.regions, savedRegion{live: al, saved: append([]byte(nil), al.data...)})
+		s.regions = append(s.regions, savedRegion{live: al, saved: append([]byte(nil), al.data...), gen: al.gen})
 		read = append(read, trace.Region{Addr: al.meta.Handle, Bytes: al.meta.Size})
 	}
 	r.trafficAll(trace.MemRead, thread, agent, read)
@@ -99,6 +100,7 @@ func (s *snapshot) Restore() (uint64, error) {
 			continue
 		}
 		n, ranges := s.restoreRegion(al, reg.saved, m.version)
+		al.gen = reg.gen // every byte is the saved one again
 		restored += n
 		written = append(written, ranges...)
 	}

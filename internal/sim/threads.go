@@ -50,6 +50,14 @@ func (r *Runtime) WaitUntil(thread hsa.ThreadID, cond func() bool) bool {
 	return r.threads.waitUntil(thread, cond, "a condition")
 }
 
+// Scheduled reports whether the deterministic scheduler runs the threads
+// (Config.Scheduled): then exactly one application thread runs at a time.
+func (r *Runtime) Scheduled() bool { return r.cfg.Scheduled }
+
+// Running is the application thread that runs now under the scheduler, the
+// baton's holder (0: none, or the threads run unscheduled).
+func (r *Runtime) Running() hsa.ThreadID { return r.threads.holder() }
+
 // Cancel aborts waiting for good: every pending and later wait returns
 // false, and a Lock that cannot be taken returns without the lock.
 func (r *Runtime) Cancel() { r.threads.cancel() }

@@ -1,0 +1,122 @@
+package simtarget_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/replayspec/replayspec/internal/simtarget"
+	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
+)
+
+// The whole pipeline on the simulator: spec -> engine and harness ->
+// recorder -> oracles and expectations, as `replayspec run` does it.
+// docs/benchmarks.md records these figures and the commands.
+
+// shape is what a scaling benchmark varies.
+type shape struct {
+	passes     uint64 // per dispatch; 0 with forever: a never-ending loop
+	forever    bool   // continue always: the loop spends the pass budget
+	dispatches int    // in one spec, spread over the threads
+	threads    int
+	elements   uint64 // 32-bit elements of the one buffer each thread uses
+}
+
+// shapedSpec builds a spec of that shape: one MI300 agent, a replay
+// context and a kernel trace context, a buffer per thread, the increment
+// kernel.
+func shapedSpec(sh shape) spec.Spec {
+	s := spec.Spec{Version: spec.Version, Name: "scale",
+		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: []spec.Context{
+			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
+			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
+		},
+	}
+	if sh.forever {
+		s.Tool.Plan.Passes = "0"
+		s.Tool.Plan.Continue = &spec.ContinuePolicy{Always: true}
+		s.Limits.MaxPasses = sh.passes
+	} else {
+		s.Tool.Plan.Passes = spec.Passes(strconv.FormatUint(sh.passes, 10))
+	}
+	threads := max(sh.threads, 1)
+	for t := 1; t <= threads; t++ {
+		s.Application.Buffers = append(s.Application.Buffers, spec.Buffer{Name: fmt.Sprintf("x%d", t), Agent: "gpu0", Elements: sh.elements, Fill: 1})
+	}
+	for i := range max(sh.dispatches, 1) {
+		t := i%threads + 1
+		s.Application.Dispatches = append(s.Application.Dispatches, spec.Dispatch{Name: fmt.Sprintf("d%d", i),
+			Kernel: "increment", Agent: "gpu0", Thread: uint64(t), Args: []string{fmt.Sprintf("x%d", t)}})
+	}
+	return s
+}
+
+// runShape runs the spec through the pipeline and fails on anything but
+// a clean pass (a never-ending loop is judged as such, CMP-4).
+func runShape(b *testing.B, s spec.Spec) runner.Result {
+	r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
+	if r.Err != nil || len(r.Violations) > 0 {
+		b.Fatalf("%s: err %v, violations %v", s.Name, r.Err, r.Violations)
+	}
+	return r
+}
+
+// peakRSS reports the process's peak resident memory so far (MiB). Run one
+// sub-benchmark per process (scripts/scale.sh) to read it per point.
+func peakRSS(b *testing.B) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MiB")
+	}
+}
+
+// BenchmarkPipelinePass: a fixed loop of 1000 passes of a 64-element
+// kernel, the whole pipeline; per pass. The engine alone:
+// internal/replay BenchmarkReplayPasses.
+func BenchmarkPipelinePass(b *testing.B) {
+	const passes = 1000
+	s := shapedSpec(shape{passes: passes, elements: 64})
+	b.ReportAllocs()
+	for b.Loop() {
+		runShape(b, s)
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*passes), "ns/pass")
+	b.ReportMetric(float64(b.N*passes)/b.Elapsed().Seconds(), "passes/s")
+}
+
+// BenchmarkScale: time per unit and peak memory as one dimension grows.
+func BenchmarkScale(b *testing.B) {
+	type point struct {
+		name string
+		sh   shape
+		unit float64 // what ns/unit divides by
+	}
+	var points []point
+	for _, n := range []int{1, 10, 100, 1000, 10_000, 100_000} {
+		points = append(points, point{fmt.Sprintf("dispatches=%d", n), shape{passes: 3, dispatches: n, elements: 64}, float64(n)})
+	}
+	for _, n := range []int{1, 10, 100, 1000, 10_000} {
+		points = append(points, point{fmt.Sprintf("threads=%d", n), shape{passes: 3, dispatches: n, threads: n, elements: 64}, float64(n)})
+	}
+	for _, n := range []uint64{10, 100, 1000, 10_000, 100_000} {
+		points = append(points, point{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64}, float64(n)})
+	}
+	for _, kib := range []uint64{4, 64, 1024, 16 << 10, 64 << 10} {
+		points = append(points, point{fmt.Sprintf("buffer-KiB=%d", kib), shape{passes: 10, elements: kib * 256}, 10})
+	}
+	for _, p := range points {
+		b.Run(p.name, func(b *testing.B) {
+			s := shapedSpec(p.sh)
+			b.ReportAllocs()
+			for b.Loop() {
+				runShape(b, s)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/(float64(b.N)*p.unit), "ns/unit")
+			peakRSS(b)
+		})
+	}
+}
