@@ -163,7 +163,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 			if e.Type == trace.Record && agentWide(e.Service) {
 				continue
 			}
-			if w := x.window[i]; !w.open || w.dispatch != d.id || e.Thread != d.thread {
+			if w := x.window(i); !w.open || w.dispatch != d.id || e.Thread != d.thread {
 				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s of replayed dispatch %d arrived outside its passes (thread %d)", kindText(e), d.id, e.Thread), cfg, i))
 			}
 		}
@@ -182,7 +182,7 @@ func (x *index) checkPublishedPass() []Violation {
 			continue
 		}
 		x.examined("CB-4")
-		w := x.window[i]
+		w := x.window(i)
 		switch {
 		case !w.open:
 			vs = append(vs, x.violation("CB-4", e.Dispatch, fmt.Sprintf("a %s record of dispatch %d carries pass %d but no pass is open on thread %d (stale pass)", e.Service, e.Dispatch, p, e.Thread), i))

@@ -17,8 +17,11 @@ const ExpectRule = "EXPECT"
 // Expectations checks the spec's own expect block against the trace.
 // expect.violations (expected oracle failures) is the caller's business.
 func Expectations(s spec.Spec, t trace.Trace) []Violation {
-	x := newIndex(t)
-	c := expectChecker{x: x, s: s, runtime: t.Header.Reports(trace.SourceRuntime)}
+	return expectations(s, newIndex(t))
+}
+
+func expectations(s spec.Spec, x *index) []Violation {
+	c := expectChecker{x: x, s: s, runtime: x.header.Reports(trace.SourceRuntime)}
 	ex := s.Expect
 	for _, label := range slices.Sorted(maps.Keys(ex.Passes)) {
 		c.passes(label, ex.Passes[label])

@@ -72,7 +72,7 @@ func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 	if d.kernelsByPass == nil {
 		d.kernelsByPass = map[uint64][]int{}
 		for _, k := range d.kernels {
-			if w := x.window[k]; w.open && w.dispatch == d.id {
+			if w := x.window(k); w.open && w.dispatch == d.id {
 				d.kernelsByPass[w.pass] = append(d.kernelsByPass[w.pass], k)
 			}
 		}

@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -25,24 +24,20 @@ func bigTrace(n int) trace.Trace {
 	return b.trace()
 }
 
-func TestLargeTraceChecksFast(t *testing.T) {
+// A large valid trace holds every rule. How fast it is checked is
+// BenchmarkTrace100k's business (docs/benchmarks.md), not a test's: a
+// wall-clock limit fails on a loaded machine and passes a slow oracle on a
+// fast one.
+func TestLargeTraceHolds(t *testing.T) {
 	tr := bigTrace(100_000)
-	start := time.Now()
 	vs := Trace(tr)
-	took := time.Since(start)
 	for _, v := range vs[:min(len(vs), 3)] {
 		t.Errorf("unexpected:\n%s", v)
 	}
-	limit := time.Second
-	if testing.CoverMode() != "" || raceEnabled {
-		limit = 5 * time.Second
-	}
-	if took > limit {
-		t.Errorf("checking %d events took %v, want under %v", len(tr.Events), took, limit)
-	}
-	t.Logf("%d events checked in %v", len(tr.Events), took)
 }
 
+// BenchmarkTrace100k: every oracle over a valid trace of 100,000 events
+// (per op: one trace).
 func BenchmarkTrace100k(b *testing.B) {
 	tr := bigTrace(100_000)
 	for b.Loop() {

@@ -109,8 +109,8 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 // Judge fills r's verdicts for trace t of spec s: the oracles, the spec's
 // own expectations, the violations it expects, and the rules it names.
 func Judge(r *Result, s spec.Spec, t trace.Trace) {
-	j := check.Judge(t)
-	vs := append(j.Violations, check.Expectations(s, t)...)
+	j, ex := check.JudgeSpec(s, t) // one index of the trace for both
+	vs := append(j.Violations, ex...)
 	r.Violations, r.Expected, r.Unseen = sortOut(vs, s.Expect.Violations)
 	r.Rules = j.Rules
 	r.Unexercised = unexercised(s.Rules, j)

@@ -2,14 +2,22 @@ package trace
 
 import "sync"
 
+// chunkEvents is how many events one chunk of a recorder holds. Events go
+// into fixed chunks so that a long run never copies what it has recorded
+// to grow (a slice that doubles copies every event several times over and
+// holds two copies while it does).
+const chunkEvents = 1024
+
 // Recorder collects events from every part of a run. It is safe for
 // concurrent use; it numbers events in the order they arrive and stamps
 // them with the clock when they carry no time of their own.
 type Recorder struct {
-	mu     sync.Mutex
-	clock  func() uint64
-	events []Event
-	sink   func(Event)
+	mu      sync.Mutex
+	clock   func() uint64
+	chunks  [][]Event
+	n       int
+	sink    func(Event)
+	discard bool
 }
 
 // NewRecorder returns a recorder whose events are stamped by clock (nil:
@@ -34,6 +42,16 @@ func (r *Recorder) SetSink(sink func(Event)) {
 	r.mu.Unlock()
 }
 
+// Discard makes the recorder keep nothing: events are numbered, stamped
+// and passed to the sink only. For a caller that consumes the stream as it
+// comes and has no use for a copy.
+func (r *Recorder) Discard() {
+	r.mu.Lock()
+	r.discard = true
+	r.chunks = nil
+	r.mu.Unlock()
+}
+
 // Emit appends e, giving it the next sequence number.
 func (r *Recorder) Emit(e Event) {
 	if r == nil {
@@ -41,11 +59,19 @@ func (r *Recorder) Emit(e Event) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e.Seq = uint64(len(r.events)) + 1
+	r.n++
+	e.Seq = uint64(r.n)
 	if e.Time == 0 && r.clock != nil {
 		e.Time = r.clock()
 	}
-	r.events = append(r.events, e)
+	if !r.discard {
+		k := len(r.chunks) - 1
+		if k < 0 || len(r.chunks[k]) == chunkEvents {
+			r.chunks = append(r.chunks, make([]Event, 0, chunkEvents))
+			k++
+		}
+		r.chunks[k] = append(r.chunks[k], e)
+	}
 	if r.sink != nil {
 		r.sink(e)
 	}
@@ -55,12 +81,43 @@ func (r *Recorder) Emit(e Event) {
 func (r *Recorder) Events() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Event(nil), r.events...)
+	return r.flatten()
+}
+
+// Take returns what was recorded and forgets it, dropping each chunk as it
+// is copied so that the events are held about once, not twice.
+func (r *Recorder) Take() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Event, 0, r.held())
+	for i, c := range r.chunks {
+		out = append(out, c...)
+		r.chunks[i] = nil
+	}
+	r.chunks = nil
+	return out
+}
+
+func (r *Recorder) flatten() []Event {
+	out := make([]Event, 0, r.held())
+	for _, c := range r.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// held is how many events the chunks hold.
+func (r *Recorder) held() int {
+	n := 0
+	for _, c := range r.chunks {
+		n += len(c)
+	}
+	return n
 }
 
 // Len is the number of events recorded so far.
 func (r *Recorder) Len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.events)
+	return r.n
 }

@@ -24,6 +24,13 @@ type tool struct {
 
 	app *app // the application, for the tool's own dispatches
 
+	// The spec's dispatches by name, their own plans, and the dispatches
+	// that start during a pass of each: looked up on every callback, so
+	// found by map, not by a walk of the spec.
+	byName map[string]spec.Dispatch
+	plans  map[string]spec.Plan
+	during map[string][]spec.Dispatch
+
 	// running says which application thread runs now, where th knows
 	// (Scheduler); else threadOf, learnt by goroutine id, says it.
 	running func() hsa.ThreadID
@@ -45,7 +52,22 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		ctxByName: map[string]replay.ContextID{}, threadOf: map[uint64]hsa.ThreadID{},
 		published: map[hsa.ThreadID]published{}, live: map[string]bool{}, label: map[hsa.ThreadID]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
-		counters: map[string]map[uint64]uint64{}}
+		counters: map[string]map[uint64]uint64{},
+		byName:   map[string]spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{}}
+	for _, d := range s.Application.Dispatches {
+		if _, dup := t.byName[d.Name]; dup {
+			continue // the first of a name wins, as a walk would find it
+		}
+		t.byName[d.Name] = d
+		if d.Plan != nil {
+			t.plans[d.Name] = *d.Plan
+		}
+	}
+	for _, d := range s.Application.Dispatches {
+		if d.During != nil {
+			t.during[d.During.Dispatch] = append(t.during[d.During.Dispatch], d)
+		}
+	}
 	if sc, ok := th.(Scheduler); ok && sc.Scheduled() {
 		t.running = sc.Running
 	}
