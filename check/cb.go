@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -197,7 +198,7 @@ func (x *index) checkPublishedPass() []Violation {
 
 func passText(e trace.Event) string {
 	if p, ok := e.PassOf(); ok {
-		return fmt.Sprint(p)
+		return strconv.FormatUint(p, 10)
 	}
 	return "?"
 }

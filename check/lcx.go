@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -124,10 +125,13 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 				}
 			}
 		}
-		got := map[cs]bool{}
+		var got map[cs]bool // most passes of most loops have no records to note
 		for _, i := range byPass[p] {
 			e := x.ev[i]
 			m := masks[e.Context]
+			if got == nil {
+				got = map[cs]bool{}
+			}
 			got[cs{e.Context, e.Service}] = true
 			if !m.off() {
 				producing[cs{e.Context, e.Service}] = true
@@ -139,9 +143,9 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			}
 			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("pass %d delivered a %s record: %s", p, e.Service, why), m.stopAt, i))
 		}
-		snapshot := make(map[uint64]maskState, len(masks))
-		for k, v := range masks {
-			snapshot[k] = v
+		var snapshot map[uint64]maskState // none until the first local call
+		if len(masks) > 0 {
+			snapshot = maps.Clone(masks)
 		}
 		passes = append(passes, passView{p, pe, snapshot, got})
 	}

@@ -229,7 +229,9 @@ func U64(v uint64) *uint64 {
 	if v < uint64(len(smallU64)) {
 		return &smallU64[v]
 	}
-	return &v
+	p := new(uint64) // not &v: that would move v to the heap on every call
+	*p = v
+	return p
 }
 
 // I64 returns a pointer to v, for the optional numeric fields; small
@@ -238,7 +240,9 @@ func I64(v int64) *int64 {
 	if v >= -1 && v < int64(len(smallI64))-1 {
 		return &smallI64[v+1]
 	}
-	return &v
+	p := new(int64)
+	*p = v
+	return p
 }
 
 // The shared small values: 0..1023, and -1..1022.

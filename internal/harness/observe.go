@@ -74,7 +74,9 @@ func (s *shared[T]) share(v T) *T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last == nil || *s.last != v {
-		s.last = &v
+		p := new(T) // not &v, which would allocate on every call
+		*p = v
+		s.last = p
 	}
 	return s.last
 }
