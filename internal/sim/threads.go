@@ -22,6 +22,9 @@ type threadRunner interface {
 	// waitUntil blocks id until cond holds (true) or waiting is aborted
 	// (false). cond must not call back into the thread functions.
 	waitUntil(id hsa.ThreadID, cond func() bool, what string) bool
+	// waitLock is waitUntil for a condition that takes lock l, which
+	// can hold only while l.takeable(write).
+	waitLock(id hsa.ThreadID, l *threadLock, write bool, take func() bool, what string) bool
 	// holder is the thread that holds the baton (0: none, or unscheduled).
 	holder() hsa.ThreadID
 	cancel()

@@ -24,6 +24,7 @@ type shape struct {
 	dispatches int    // in one spec, spread over the threads
 	threads    int
 	elements   uint64 // 32-bit elements of the one buffer every dispatch uses
+	specs      int    // run this many copies of the spec in one run (runner.RunAll)
 }
 
 // shapedSpec builds a spec of that shape: one MI300 agent, a replay
@@ -63,6 +64,21 @@ func runShape(b *testing.B, s spec.Spec) runner.Result {
 		b.Fatalf("%s: err %v, violations %v", s.Name, r.Err, r.Violations)
 	}
 	return r
+}
+
+// runSpecs runs n copies of s in one run, as `replayspec run` runs a
+// library, and fails unless every one passes.
+func runSpecs(b *testing.B, s spec.Spec, n int) {
+	specs := make([]spec.Spec, n)
+	for i := range specs {
+		specs[i] = s
+		specs[i].Name = fmt.Sprintf("%s-%d", s.Name, i)
+	}
+	for _, r := range runner.RunAll(context.Background(), specs, runner.Options{Target: simtarget.Sim{}}, nil) {
+		if r.Verdict() != runner.Pass {
+			b.Fatalf("%s: %s: %v %v", r.Spec.Name, r.Verdict(), r.Err, r.Violations)
+		}
+	}
 }
 
 // peakRSS reports the process's peak resident memory so far (MiB). Run one
@@ -120,12 +136,19 @@ func BenchmarkScale(b *testing.B) {
 	for _, kib := range []uint64{4, 64, 1024, 16 << 10, 64 << 10} {
 		points = append(points, point{fmt.Sprintf("buffer-KiB=%d", kib), shape{passes: 10, elements: kib * 256}, 10})
 	}
+	for _, n := range []int{1, 10, 100, 1000} {
+		points = append(points, point{fmt.Sprintf("specs=%d", n), shape{passes: 3, elements: 64, specs: n}, float64(n)})
+	}
 	for _, p := range points {
 		b.Run(p.name, func(b *testing.B) {
 			s := shapedSpec(p.sh)
 			b.ReportAllocs()
 			cpu := cpuTime()
 			for b.Loop() {
+				if p.sh.specs > 0 {
+					runSpecs(b, s, p.sh.specs)
+					continue
+				}
 				runShape(b, s)
 			}
 			b.ReportMetric(float64(cpuTime()-cpu)/(float64(b.N)*p.unit), "cpu-ns/unit")
