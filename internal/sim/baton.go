@@ -18,9 +18,9 @@ import (
 // once its condition holds; conditions are re-checked each time the baton
 // moves. Nothing depends on goroutine timing, so runs repeat exactly.
 type batonRunner struct {
-	mu      sync.Mutex
-	live    map[hsa.ThreadID]*appThread
-	ids     []hsa.ThreadID // live ids, ascending
+	mu   sync.Mutex
+	live map[hsa.ThreadID]*appThread
+	ids  []hsa.ThreadID // live ids, ascending
 	// ready are the live ids not waiting for a lock, ascending; the ones
 	// waiting for a lock are in waiters, by lock and kind. A waiter is
 	// runnable only when its lock could be taken, so the pick skips a
