@@ -212,6 +212,7 @@ func (x *index) finish() {
 		x.byType[ty] = *pos
 	}
 	x.joinApps()
+	x.inferNeverEnded()
 }
 
 // window is the PASS window open on event i's thread when it happened
@@ -221,6 +222,35 @@ func (x *index) window(i int) passRef {
 		return x.windows[k]
 	}
 	return passRef{}
+}
+
+// inferNeverEnded: without the SDK's own events there is no never_ended
+// report, but the tool and the application show the same thing: an
+// indefinite loop (pass count 0) whose continue never said stop, and an
+// application that gave up waiting. The application's timeout then stands
+// for the report.
+func (x *index) inferNeverEnded() {
+	if x.header.Reports(trace.SourceSDK) {
+		return
+	}
+	for _, a := range x.apps {
+		d := x.dispatches[a.dispatch]
+		if d == nil || len(a.timeout) == 0 || len(d.configExit) > 0 || len(d.continues) == 0 {
+			continue
+		}
+		if r, ok := x.passCount(d); !ok || r != 0 {
+			continue
+		}
+		goOn := true
+		for _, c := range d.continues {
+			if res := x.ev[c].Result; res == nil || *res == 0 {
+				goOn = false
+			}
+		}
+		if goOn {
+			d.neverEnded = append(d.neverEnded, a.timeout[0])
+		}
+	}
 }
 
 // file puts event i into its dispatch's lists.
@@ -402,6 +432,32 @@ func Join(t trace.Trace) []AppDispatch {
 		out[i] = AppDispatch{Label: a.label, Thread: a.thread, Dispatch: a.dispatch}
 	}
 	return out
+}
+
+// passesHidden reports whether the tool's replay subscriptions leave PASS
+// out: replay is keyed on CONFIG (ACT-1), so dispatches are still
+// replayed, but no PASS callback shows their passes to the tool.
+func (x *index) passesHidden() bool {
+	configs := x.replayConfigs()
+	if len(configs) == 0 {
+		return false
+	}
+	for _, c := range configs {
+		e := x.ev[c]
+		if !e.Status.Is(trace.StatusSuccess) {
+			continue
+		}
+		if len(e.Operations) == 0 || slices.Contains(e.Operations, trace.OpPass) {
+			return false
+		}
+	}
+	return true
+}
+
+// hiddenLoop reports whether d was replayed with its passes hidden from the
+// tool: its kernel ran more than once, or the SDK snapshotted it.
+func (x *index) hiddenLoop(d *dispatchView) bool {
+	return len(d.passEnter) == 0 && x.passesHidden() && (len(d.kernels) > 1 || len(d.snapshots) > 0)
 }
 
 // appOf returns the application dispatch joined to d, if any.

@@ -65,11 +65,13 @@ func Judge(t trace.Trace) Judgement {
 	return judge(newIndex(t))
 }
 
-// JudgeSpec is Judge and Expectations(s, t) over one index of the trace,
-// which is what costs: a runner that wants both builds it once.
-func JudgeSpec(s spec.Spec, t trace.Trace) (Judgement, []Violation) {
+// JudgeSpec is Judge and JudgeExpectations(s, t) over one index of the
+// trace, which is what costs: a runner that wants both builds it once.
+func JudgeSpec(s spec.Spec, t trace.Trace) (j Judgement, expected []Violation, unobserved []string) {
 	x := newIndex(t)
-	return judge(x), expectations(s, x)
+	j = judge(x)
+	expected, unobserved = judgeExpectations(s, x)
+	return j, expected, unobserved
 }
 
 func judge(x *index) Judgement {

@@ -49,6 +49,8 @@ type JSONResult struct {
 	Unexercised []string `json:"unexercised,omitempty"`
 	// NothingJudged: no oracle found anything to examine in the trace.
 	NothingJudged bool `json:"nothing_judged,omitempty"`
+	// Unobserved are expectations (expect keys) the trace cannot show.
+	Unobserved []string `json:"unobserved_expectations,omitempty"`
 	// Judged is every oracle rule's verdict on the trace, with the
 	// instances examined: pass means examined and held.
 	Judged     []JSONRule `json:"judged,omitempty"`
@@ -102,6 +104,7 @@ func BuildJSON(results []runner.Result, opts Options) JSONReport {
 			Unseen:        r.Unseen,
 			Unexercised:   r.Unexercised,
 			NothingJudged: r.NothingJudged,
+			Unobserved:    r.Unobserved,
 			Judged:        jsonRules(r.Rules),
 			SkipReason:    r.SkipReason,
 			TraceFile:     opts.TraceFiles[r.Spec.Name],

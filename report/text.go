@@ -44,6 +44,9 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 		if len(r.Expected) > 0 {
 			stats += "; caught as expected: " + strings.Join(ruleIDs(r.Expected), ", ")
 		}
+		if len(r.Unobserved) > 0 {
+			stats += "; not observable here: expect." + strings.Join(r.Unobserved, ", expect.")
+		}
 		fmt.Fprintf(w, "PASS %s (%s)\n", name, stats)
 		return
 	case runner.Skip:

@@ -45,6 +45,9 @@ type Result struct {
 	// NothingJudged is set when no oracle examined anything at all: a
 	// trace that shows nothing cannot pass.
 	NothingJudged bool
+	// Unobserved lists the spec's expectations (expect.<key>) the trace's
+	// sources cannot show: neither judged nor passed.
+	Unobserved []string
 	// Err is a target failure (it could not run, or broke down).
 	Err        error
 	SkipReason string
@@ -109,8 +112,9 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 // Judge fills r's verdicts for trace t of spec s: the oracles, the spec's
 // own expectations, the violations it expects, and the rules it names.
 func Judge(r *Result, s spec.Spec, t trace.Trace) {
-	j, ex := check.JudgeSpec(s, t) // one index of the trace for both
-	vs := append(j.Violations, ex...)
+	j, exp, unobserved := check.JudgeSpec(s, t) // one index of the trace for both
+	vs := append(j.Violations, exp...)
+	r.Unobserved = unobserved
 	r.Violations, r.Expected, r.Unseen = sortOut(vs, s.Expect.Violations)
 	r.Rules = j.Rules
 	r.Unexercised = unexercised(s.Rules, j)

@@ -9,6 +9,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // The steps about the machine and the run: its agents, the environment, the pass budget.
@@ -30,7 +31,7 @@ func machine(ctx context.Context, kinds string) error {
 // agent names the agent of a kind ("" is the first agent).
 func (w *world) agent(kind string) (string, error) {
 	if len(w.s.Agents) == 0 {
-		w.s.Agents = []spec.Agent{{Name: "gpu0", Kind: "MI300"}}
+		w.s.Agents = []spec.Agent{{Name: "gpu0", Kind: string(trace.FamilyMI300)}}
 	}
 	if kind == "" {
 		return w.s.Agents[0].Name, nil

@@ -136,7 +136,7 @@ type Event struct {
 	Queue    uint64 `json:"queue,omitempty"`
 	Dispatch uint64 `json:"dispatch,omitempty"` // SDK dispatch id
 	Kernel   string `json:"kernel,omitempty"`
-	Family   string `json:"family,omitempty"` // agent family (MI200, MI300, consumer, nvidia)
+	Family   Family `json:"family,omitempty"` // agent family
 	Product  string `json:"product,omitempty"`
 	Arch     string `json:"arch,omitempty"`
 	Context  uint64 `json:"context,omitempty"`

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/replayspec/replayspec/internal/exectarget"
 )
 
 // Exit codes, the same for every command.
@@ -30,7 +32,13 @@ var commands = map[string]command{}
 
 func register(c command) { commands[c.name] = c }
 
-func main() { os.Exit(mainWith(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	// An interrupted run ends every driver it started (docs/driver-protocol.md).
+	stop := exectarget.HandleInterrupts()
+	code := mainWith(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
 
 func mainWith(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {

@@ -8,6 +8,8 @@ package hsa
 import (
 	"errors"
 	"fmt"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // AgentID names a GPU agent. Zero is never a valid agent.
@@ -24,20 +26,17 @@ type SignalID uint64
 // thread takes the thread explicitly.
 type ThreadID uint64
 
-// Family groups agents whose hardware behaves alike for the rules (SVC-3).
-type Family string
+// Family groups agents whose hardware behaves alike for the rules (SVC-3);
+// the families are the trace's vocabulary, listed once there.
+type Family = trace.Family
 
 // Agent families.
 const (
-	FamilyMI200    Family = "MI200"    // CDNA2, gfx90a
-	FamilyMI300    Family = "MI300"    // CDNA3, gfx942
-	FamilyConsumer Family = "consumer" // RDNA3, gfx1100
-	FamilyNVIDIA   Family = "nvidia"   // CUDA devices
+	FamilyMI200    = trace.FamilyMI200
+	FamilyMI300    = trace.FamilyMI300
+	FamilyConsumer = trace.FamilyConsumer
+	FamilyNVIDIA   = trace.FamilyNVIDIA
 )
-
-// DataCenter reports whether the family is one of the MI2xx/MI3xx parts on
-// which SVC-3's service combination limits apply.
-func (f Family) DataCenter() bool { return f == FamilyMI200 || f == FamilyMI300 }
 
 // CounterBlock is one hardware counter block: the counters it can count and
 // how many of them it can count at once.

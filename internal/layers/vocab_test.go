@@ -15,7 +15,7 @@ import (
 )
 
 // fields are the trace.Event fields whose values are a closed set.
-var fields = []string{"Op", "Phase", "Status", "Service", "Code", "Call", "Domain", "MemKind", "OpName"}
+var fields = []string{"Op", "Phase", "Status", "Service", "Code", "Call", "Domain", "MemKind", "OpName", "Family"}
 
 // No package but trace/ spells the trace's vocabulary: every comparison
 // with, case on, or assignment to a typed field uses trace's constants, so

@@ -55,41 +55,42 @@ const (
 var faultTable = []struct {
 	fault  Fault
 	breaks []string
+	plants string // what goes wrong, for docs/faults.md
 }{
-	{FaultCompletionEveryPass, []string{"CMP-1", "CMP-2"}},
-	{FaultCompletionBeforeConfigExit, []string{"CMP-2"}},
-	{FaultDispatchIDPerPass, []string{"DID-1", "DID-2", "DID-3"}},
-	{FaultContinueAfterLastPass, []string{"CONT-2"}},
-	{FaultSkipRestore, []string{"MEM-2", "MEM-3"}},
-	{FaultRestoreAfterLastPass, []string{"MEM-3"}},
-	{FaultLocalToggleLeaks, []string{"LCX-4"}},
-	{FaultUserDataNotReseeded, []string{"UD-2"}},
-	{FaultExternalCorrelationReused, []string{"COR-3"}},
-	{FaultSnapshotWhenNotReplayed, []string{"MEM-1"}},
-	{FaultPassCountCalledTwice, []string{"CB-3"}},
-	{FaultSkipLastPassExit, []string{"CB-2", "CONT-4"}},
-	{FaultIndefiniteTotalNonZero, []string{"PC-5"}},
-	{FaultPassFieldsInConfig, []string{"API-6"}},
-	{FaultIgnoreContinue, []string{"PC-4"}},
-	{FaultCorrelationPerPass, []string{"COR-1"}},
-	{FaultNoAgentLock, []string{"MEM-6"}},
-	{FaultLocalToggleAnywhere, []string{"LCX-2"}},
-	{FaultPCSamplingHonoursStop, []string{"SVC-2"}},
-	{FaultReplaySinglePass, []string{"PC-2"}},
-	{FaultActivateWithoutConfig, []string{"ACT-3"}},
-	{FaultReplayZeroWithoutContinue, []string{"PC-6"}},
-	{FaultWarnEveryTime, []string{"PC-6", "ACT-6"}},
-	{FaultReuseFirstPassTimestamps, []string{"DID-4"}},
-	{FaultLocalStartNotStartedAllowed, []string{"LCX-7"}},
-	{FaultSnapshotSilently, []string{"MEM-1"}},
-	{FaultRestoreMisreported, []string{"MEM-2"}},
-	{FaultSnapshotUnsavedKinds, []string{"MEM-4"}},
-	{FaultSnapshotSkipsBuffer, []string{"MEM-4", "MEM-2"}},
-	{FaultPayloadSizeShort, []string{"API-5"}},
-	{FaultDispatchInfoGrid, []string{"API-5"}},
-	{FaultUserDataWriteLost, []string{"UD-2"}},
-	{FaultReplayMultiPacket, []string{"ACT-6"}},
-	{FaultActivateUnstarted, []string{"ACT-3"}},
+	{FaultCompletionEveryPass, []string{"CMP-1", "CMP-2"}, "every pass's kernel carries the application's completion signal (fires N times, before the loop ends)"},
+	{FaultCompletionBeforeConfigExit, []string{"CMP-2"}, "the one completion fires before CONFIG EXIT instead of after it"},
+	{FaultDispatchIDPerPass, []string{"DID-1", "DID-2", "DID-3"}, "passes after the first reserve a fresh dispatch id"},
+	{FaultContinueAfterLastPass, []string{"CONT-2"}, "a fixed loop also consults replay_continue after its final pass"},
+	{FaultSkipRestore, []string{"MEM-2", "MEM-3"}, "no restore before passes 1..N-1"},
+	{FaultRestoreAfterLastPass, []string{"MEM-3"}, "an extra restore after the last pass (memory ends as before the dispatch)"},
+	{FaultLocalToggleLeaks, []string{"LCX-4"}, "a loop's local mask outlives the loop and masks the thread's later dispatches"},
+	{FaultUserDataNotReseeded, []string{"UD-2"}, "a user-data write made in a PASS carries into the next pass"},
+	{FaultExternalCorrelationReused, []string{"COR-3"}, "the external correlation callback is asked on pass 0 only; later passes reuse its id"},
+	{FaultSnapshotWhenNotReplayed, []string{"MEM-1"}, "a dispatch that is not replayed (PC-1, PC-2, PC-6) is snapshotted anyway"},
+	{FaultPassCountCalledTwice, []string{"CB-3"}, "replay_pass_count is called twice per dispatch"},
+	{FaultSkipLastPassExit, []string{"CB-2", "CONT-4"}, "the last pass of a fixed loop gets no PASS EXIT"},
+	{FaultIndefiniteTotalNonZero, []string{"PC-5"}, "an indefinite loop reports total_passes = pass+1 instead of 0"},
+	{FaultPassFieldsInConfig, []string{"API-6"}, "CONFIG payloads carry current_pass and total_passes 1"},
+	{FaultIgnoreContinue, []string{"PC-4"}, "a fixed loop ignores replay_continue returning 0"},
+	{FaultCorrelationPerPass, []string{"COR-1"}, "passes after the first get a fresh internal correlation id"},
+	{FaultNoAgentLock, []string{"MEM-6"}, "a replay loop does not lock its agent; other dispatches run between its passes"},
+	{FaultLocalToggleAnywhere, []string{"LCX-2"}, "local start/stop succeed outside PASS ENTER"},
+	{FaultPCSamplingHonoursStop, []string{"SVC-2"}, "PC sampling and device counting obey local toggles"},
+	{FaultReplaySinglePass, []string{"PC-2"}, "a pass count of 1 is replayed (snapshot, one PASS)"},
+	{FaultActivateWithoutConfig, []string{"ACT-3"}, "a KERNEL_REPLAY subscription without CONFIG (PASS only) activates replay"},
+	{FaultReplayZeroWithoutContinue, []string{"PC-6"}, "pass count 0 without replay_continue is replayed (2 passes) instead of rejected"},
+	{FaultWarnEveryTime, []string{"PC-6", "ACT-6"}, "warnings are printed every time, not once per process"},
+	{FaultReuseFirstPassTimestamps, []string{"DID-4"}, "records of every pass carry pass 0's start/end timestamps"},
+	{FaultLocalStartNotStartedAllowed, []string{"LCX-7"}, "a local start of a context not active before the loop succeeds"},
+	{FaultSnapshotSilently, []string{"MEM-1"}, "a dispatch that is not replayed is snapshotted, and the SDK reports nothing (only the runtime saw it)"},
+	{FaultRestoreMisreported, []string{"MEM-2"}, "every restore claims a page more than the runtime wrote"},
+	{FaultSnapshotUnsavedKinds, []string{"MEM-4"}, "the snapshot also saves fine-grained, host and kernel-argument memory of the agent"},
+	{FaultSnapshotSkipsBuffer, []string{"MEM-4", "MEM-2"}, "the snapshot leaves the last tracked device buffer out"},
+	{FaultPayloadSizeShort, []string{"API-5"}, "the payload says it is 104 bytes, short of its last members (the engine's old size)"},
+	{FaultDispatchInfoGrid, []string{"API-5"}, "dispatch_info reports twice the grid the application launched"},
+	{FaultUserDataWriteLost, []string{"UD-2"}, "what the tool writes in PASS ENTER does not reach that pass's EXIT and continue"},
+	{FaultReplayMultiPacket, []string{"ACT-6"}, "the kernel of a multi-packet submission is replayed"},
+	{FaultActivateUnstarted, []string{"ACT-3"}, "a configured replay context that was never started activates replay (while another context is started)"},
 }
 
 var allFaults = func() []Fault {
@@ -99,6 +100,16 @@ var allFaults = func() []Fault {
 	}
 	return out
 }()
+
+// Plants says what goes wrong when fault f is planted.
+func Plants(f Fault) string {
+	for _, t := range faultTable {
+		if t.fault == f {
+			return t.plants
+		}
+	}
+	return ""
+}
 
 // Breaks returns the rules fault f is meant to break.
 func Breaks(f Fault) []string {

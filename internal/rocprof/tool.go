@@ -220,7 +220,7 @@ func runOnce(s spec.Spec, cfg Config) (*AppRun, error) {
 	for i, ag := range s.Agents { // as harness.Run lists them, for trace readers
 		if i < len(agents) {
 			rec.Emit(trace.Event{Type: trace.AgentInfo, Agent: uint64(agents[i].ID), Label: ag.Name,
-				Family: string(agents[i].Family), Product: agents[i].Name, Arch: agents[i].Arch})
+				Family: agents[i].Family, Product: agents[i].Name, Arch: agents[i].Arch})
 		}
 	}
 	sdk := replay.New(rt, replay.Options{Recorder: rec, MaxPasses: s.Limits.MaxPasses})
