@@ -166,19 +166,18 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	if a == nil || len(d.kernels) == 0 || len(a.readback) == 0 {
 		return nil
 	}
-	var bufs [][]byte
+	var bufs [][]trace.Run
 	for _, rb := range a.readback {
 		e := x.ev[rb]
 		if k, ok := x.allocKind(e.Buffer); !ok || !k.Saved() {
 			continue
 		}
-		data, err := trace.BytesOf(e.Runs, maxRebuild)
-		if err != nil {
+		if trace.CountOf(e.Runs) > maxRebuild {
 			return nil // too large to rebuild: the expectation on memory judges it
 		}
-		bufs = append(bufs, data)
+		bufs = append(bufs, e.Runs)
 	}
-	got := trace.Digest(bufs...)
+	got := trace.DigestRuns(bufs...) // from the runs: no copy of the buffers
 	x.examined("MEM-3")
 	lastK, firstK := d.kernels[len(d.kernels)-1], d.kernels[0]
 	at := a.readback[len(a.readback)-1]
@@ -191,7 +190,7 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	return nil
 }
 
-// maxRebuild bounds the elements an oracle expands from runs.
+// maxRebuild bounds the elements an oracle hashes from runs.
 const maxRebuild = 1 << 26
 
 // allocKind is the memory kind the application allocated buffer with.

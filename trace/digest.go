@@ -50,3 +50,28 @@ func hex16(h uint64) string {
 	copy(out[16-len(s):], s)
 	return string(out[:])
 }
+
+// DigestRuns is Digest of the buffers that runs describe (32-bit elements,
+// little-endian, as RunsOf writes them), computed from the runs without
+// expanding them into memory.
+func DigestRuns(bufs ...[]Run) string {
+	h := uint64(fnvOffset64)
+	for _, runs := range bufs {
+		n := CountOf(runs) * 4
+		for range 8 {
+			h = (h ^ (n & 0xff)) * fnvPrime64
+			n >>= 8
+		}
+		for _, r := range runs {
+			v := uint32(int32(r.Value))
+			b0, b1, b2, b3 := uint64(v&0xff), uint64(v>>8&0xff), uint64(v>>16&0xff), uint64(v>>24)
+			for range r.Count {
+				h = (h ^ b0) * fnvPrime64
+				h = (h ^ b1) * fnvPrime64
+				h = (h ^ b2) * fnvPrime64
+				h = (h ^ b3) * fnvPrime64
+			}
+		}
+	}
+	return hex16(h)
+}

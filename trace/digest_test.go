@@ -45,6 +45,25 @@ func TestDigestIsFNV1aOverLengthAndBytes(t *testing.T) {
 	}
 }
 
+// DigestRuns of the runs of some buffers is Digest of their bytes.
+func TestDigestRunsIsDigestOfTheBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100 {
+		var bufs [][]byte
+		var runs [][]Run
+		for range r.IntN(3) + 1 {
+			b := make([]byte, 4*r.IntN(50))
+			for i := 0; i < len(b); i += 4 {
+				binary.LittleEndian.PutUint32(b[i:], uint32(r.IntN(3)-1)) // long runs, negative values
+			}
+			bufs, runs = append(bufs, b), append(runs, RunsOf(b))
+		}
+		if got, want := DigestRuns(runs...), Digest(bufs...); got != want {
+			t.Fatalf("DigestRuns = %s, Digest of the bytes = %s", got, want)
+		}
+	}
+}
+
 // BenchmarkDigest1MiB: the digest of one 1 MiB buffer (MB/s counts the
 // bytes hashed).
 func BenchmarkDigest1MiB(b *testing.B) {

@@ -131,19 +131,27 @@ func (a *app) allocate(b spec.Buffer) error {
 	if err != nil {
 		return fmt.Errorf("buffer %s: %w", b.Name, err)
 	}
-	data := make([]byte, b.Elements*4)
-	for i := uint64(0); i < b.Elements; i++ {
-		v := b.Fill
-		if i < uint64(len(b.Values)) {
-			v = b.Values[i]
-		} else if len(b.Values) > 0 {
-			v = 0
+	fill := func(data []byte) {
+		for i := uint64(0); i < b.Elements; i++ {
+			v := b.Fill
+			if i < uint64(len(b.Values)) {
+				v = b.Values[i]
+			} else if len(b.Values) > 0 {
+				v = 0
+			}
+			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 		}
-		binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 	}
 	a.rec.Emit(trace.Event{Type: trace.AppAlloc, Buffer: b.Name, Agent: uint64(al.Agent),
 		MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
-	if err := a.rt.Write(al, 0, data); err != nil {
+	if m, ok := a.rt.(hsa.Mapper); ok {
+		err = m.WriteWith(al, fill) // in place: no host copy of the buffer's size
+	} else {
+		data := make([]byte, b.Elements*4)
+		fill(data)
+		err = a.rt.Write(al, 0, data)
+	}
+	if err != nil {
 		return fmt.Errorf("buffer %s: %w", b.Name, err)
 	}
 	a.mu.Lock()
@@ -303,23 +311,34 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 			continue
 		}
 		seen[name] = true
-		data, err := a.read(a.buffer(name))
-		if err != nil {
+		if err := a.readEvent(trace.AppReadback, name, a.buffer(name), func(e *trace.Event) {
+			e.Thread, e.Label = uint64(id), d.Name
+		}); err != nil {
 			return err
 		}
-		a.rec.Emit(contentsEvent(trace.AppReadback, name, data, func(e *trace.Event) {
-			e.Thread, e.Label = uint64(id), d.Name
-		}))
 	}
 	return nil
 }
 
-func (a *app) read(b hsa.Allocation) ([]byte, error) {
-	out := make([]byte, b.Size)
-	if err := a.rt.Read(b, 0, out); err != nil {
-		return nil, err
+// readEvent reads b whole, as the application does, and records it as an
+// event of type typ (more fills in the rest). Where the runtime maps its
+// memory (hsa.Mapper) the bytes are read in place, so reading a large
+// buffer back after every dispatch makes no copy of it.
+func (a *app) readEvent(typ trace.Type, name string, b hsa.Allocation, more func(*trace.Event)) error {
+	if m, ok := a.rt.(hsa.Mapper); ok {
+		var e trace.Event
+		if err := m.ReadWith(b, func(src []byte) { e = contentsEvent(typ, name, src, more) }); err != nil {
+			return err
+		}
+		a.rec.Emit(e)
+		return nil
 	}
-	return out, nil
+	data := make([]byte, b.Size)
+	if err := a.rt.Read(b, 0, data); err != nil {
+		return err
+	}
+	a.rec.Emit(contentsEvent(typ, name, data, more))
+	return nil
 }
 
 // contentsEvent is an event that carries a buffer whole: its digest, its
@@ -371,12 +390,9 @@ func (a *app) readBack() {
 		if !live {
 			continue
 		}
-		data, err := a.read(al)
-		if err != nil {
+		if err := a.readEvent(trace.AppMemory, b.Name, al, nil); err != nil {
 			a.fail(fmt.Errorf("read %s: %w", b.Name, err))
-			continue
 		}
-		a.rec.Emit(contentsEvent(trace.AppMemory, b.Name, data, nil))
 	}
 }
 

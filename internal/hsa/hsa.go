@@ -282,3 +282,15 @@ type Locker interface {
 type LockProvider interface {
 	NewLock() Locker
 }
+
+// Mapper is implemented by runtimes whose device memory the host can reach
+// in place (the simulator's is host memory): a whole allocation is written
+// or read through one call, with the same traffic as Write or Read of all
+// of it, but without a host copy of its size.
+type Mapper interface {
+	// WriteWith lets fill write the whole of a, as Write(a, 0, ...) would.
+	WriteWith(a Allocation, fill func(dst []byte)) error
+	// ReadWith lets use read the whole of a, as Read(a, 0, ...) would;
+	// the bytes are valid only during the call.
+	ReadWith(a Allocation, use func(src []byte)) error
+}

@@ -163,6 +163,30 @@ func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
 	return err
 }
 
+// WriteWith implements hsa.Mapper: fill writes the whole allocation in
+// place, recorded as one write of all of it.
+func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
+	err := r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+		fill(al.data)
+		r.mem.markWritten(al, 0, a.Size)
+		al.gen = r.mem.newGen()
+	})
+	if err == nil {
+		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
+	}
+	return err
+}
+
+// ReadWith implements hsa.Mapper: use reads the whole allocation in place,
+// recorded as one read of all of it.
+func (r *Runtime) ReadWith(a hsa.Allocation, use func(src []byte)) error {
+	err := r.mem.access(a, 0, int(a.Size), func(al *allocation) { use(al.data) })
+	if err == nil {
+		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
+	}
+	return err
+}
+
 // Read implements hsa.Runtime.
 func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
 	err := r.mem.access(a, offset, len(data), func(al *allocation) { copy(data, al.data[offset:]) })

@@ -32,6 +32,7 @@ type Runtime struct {
 
 var (
 	_ hsa.Runtime      = (*Runtime)(nil)
+	_ hsa.Mapper       = (*Runtime)(nil)
 	_ hsa.LockProvider = (*Runtime)(nil)
 )
 
