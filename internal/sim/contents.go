@@ -70,7 +70,7 @@ type memo struct {
 // bufs), computing it only for contents it has not seen recently.
 func (m *memo) digest(c contents, bufs [][]byte) string {
 	for i := range m.digests {
-		if e := &m.digests[i]; e.digest != "" && e.key == c {
+		if e := &m.digests[i]; e.key.gens[0] == c.gens[0] && e.digest != "" && e.key == c {
 			return e.digest
 		}
 	}
@@ -85,7 +85,9 @@ func (m *memo) digest(c contents, bufs [][]byte) string {
 // ones an identical earlier run gave them, else new ones from next.
 func (m *memo) ran(k runKey, written []*allocation, next func() uint64) {
 	for i := range m.runs {
-		if e := &m.runs[i]; e.key == k && e.key.kernel != nil {
+		// The input's first generation differs from run to run unless the
+		// run repeats: compared first, it settles most entries at once.
+		if e := &m.runs[i]; e.key.in.gens[0] == k.in.gens[0] && e.key.kernel != nil && e.key == k {
 			for j, al := range written {
 				al.gen = e.out[j]
 			}

@@ -145,7 +145,15 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 			nWrote++
 		}
 	}
-	m.memo.ran(run, wrote[:nWrote], m.newGen)
+	if rec != nil {
+		m.memo.ran(run, wrote[:nWrote], m.newGen)
+	} else {
+		// Nothing is digested without a recorder: new generations are
+		// always right, and cost no lookup on the bare path.
+		for _, al := range wrote[:nWrote] {
+			al.gen = m.newGen()
+		}
+	}
 	if rec != nil {
 		memOut = m.memo.digest(contentsOf(saved[:nSaved]), savedBufs[:nSaved])
 	}
