@@ -15,3 +15,27 @@ func TestSmallNumbersShare(t *testing.T) {
 		t.Errorf("U64/I64 of small values allocate %v times", n)
 	}
 }
+
+// A recorder numbers what it is given, keeps it in order across its chunks,
+// and Take hands it over once.
+func TestRecorderKeepsOrderAcrossChunks(t *testing.T) {
+	r := NewRecorder(func() uint64 { return 7 })
+	var sunk int
+	r.SetSink(func(Event) { sunk++ })
+	const n = 5000
+	for i := range n {
+		r.Emit(Event{Type: Kernel, Start: uint64(i)})
+	}
+	if got := r.Events(); len(got) != n || got[n-1].Seq != n || got[n-1].Start != n-1 || got[0].Time != 7 {
+		t.Fatalf("Events: %d events, last %+v", len(got), got[len(got)-1])
+	}
+	got := r.Take()
+	for i, e := range got {
+		if e.Seq != uint64(i+1) || e.Start != uint64(i) {
+			t.Fatalf("event %d: %+v", i, e)
+		}
+	}
+	if len(got) != n || sunk != n || len(r.Take()) != 0 || r.Len() != n {
+		t.Errorf("took %d, sink saw %d, left %d, Len %d", len(got), sunk, len(r.Take()), r.Len())
+	}
+}

@@ -2,22 +2,24 @@ package trace
 
 import "sync"
 
-// chunkEvents is how many events one chunk of a recorder holds. Events go
-// into fixed chunks so that a long run never copies what it has recorded
-// to grow (a slice that doubles copies every event several times over and
-// holds two copies while it does).
-const chunkEvents = 1024
+// Events go into chunks so that a long run never copies what it has
+// recorded to grow (a slice that grows copies every event several times
+// over and holds two copies while it does). Chunks start small, so that a
+// short run does not pay for a large one, and double up to chunkEvents.
+const (
+	firstChunk  = 32
+	chunkEvents = 1024
+)
 
 // Recorder collects events from every part of a run. It is safe for
 // concurrent use; it numbers events in the order they arrive and stamps
 // them with the clock when they carry no time of their own.
 type Recorder struct {
-	mu      sync.Mutex
-	clock   func() uint64
-	chunks  [][]Event
-	n       int
-	sink    func(Event)
-	discard bool
+	mu     sync.Mutex
+	clock  func() uint64
+	chunks [][]Event
+	n      int
+	sink   func(Event)
 }
 
 // NewRecorder returns a recorder whose events are stamped by clock (nil:
@@ -42,16 +44,6 @@ func (r *Recorder) SetSink(sink func(Event)) {
 	r.mu.Unlock()
 }
 
-// Discard makes the recorder keep nothing: events are numbered, stamped
-// and passed to the sink only. For a caller that consumes the stream as it
-// comes and has no use for a copy.
-func (r *Recorder) Discard() {
-	r.mu.Lock()
-	r.discard = true
-	r.chunks = nil
-	r.mu.Unlock()
-}
-
 // Emit appends e, giving it the next sequence number.
 func (r *Recorder) Emit(e Event) {
 	if r == nil {
@@ -64,14 +56,16 @@ func (r *Recorder) Emit(e Event) {
 	if e.Time == 0 && r.clock != nil {
 		e.Time = r.clock()
 	}
-	if !r.discard {
-		k := len(r.chunks) - 1
-		if k < 0 || len(r.chunks[k]) == chunkEvents {
-			r.chunks = append(r.chunks, make([]Event, 0, chunkEvents))
-			k++
+	k := len(r.chunks) - 1
+	if k < 0 || len(r.chunks[k]) == cap(r.chunks[k]) {
+		size := firstChunk
+		if k >= 0 {
+			size = min(2*cap(r.chunks[k]), chunkEvents)
 		}
-		r.chunks[k] = append(r.chunks[k], e)
+		r.chunks = append(r.chunks, make([]Event, 0, size))
+		k++
 	}
+	r.chunks[k] = append(r.chunks[k], e)
 	if r.sink != nil {
 		r.sink(e)
 	}

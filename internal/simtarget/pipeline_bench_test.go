@@ -3,11 +3,15 @@ package simtarget_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/internal/sim"
 	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
@@ -114,6 +118,84 @@ func BenchmarkPipelinePass(b *testing.B) {
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*passes), "cpu-ns/pass")
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*passes), "ns/pass")
 	b.ReportMetric(float64(b.N*passes)/b.Elapsed().Seconds(), "passes/s")
+}
+
+// engineLoop is the engine alone: a fixed loop of passes of the same small
+// kernel through the SDK on the simulator, no recorder, no harness, no
+// oracles (as internal/replay's BenchmarkReplayPasses).
+func engineLoop(b *testing.B, passes uint64) func() {
+	rt, err := sim.New(sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	agent := rt.Agents()[0].ID
+	buf, err := rt.Allocate(agent, hsa.DeviceCoarse, 64*4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := rt.CreateQueue(agent)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sdk := replay.New(rt, replay.Options{})
+	ctx, _ := sdk.CreateContext()
+	sdk.ConfigureCallbackTracing(ctx, replay.KindKernelReplay, nil, func(rec replay.CallbackRecord, _ *replay.UserData) {
+		if rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter {
+			rec.Payload.ReplayPassCount = func(replay.DispatchInfo, replay.UserData) uint64 { return passes }
+		}
+	})
+	sdk.StartContext(ctx)
+	sdk.Intercept(q)
+	ps := []hsa.Packet{{Type: hsa.KernelDispatchPacket, Kernel: "increment", Grid: hsa.Dim3{X: 64, Y: 1, Z: 1},
+		Workgroup: hsa.Dim3{X: 64, Y: 1, Z: 1}, Args: []hsa.Arg{{Buffer: &buf}}}}
+	return func() {
+		if err := q.Submit(1, ps...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPipelineBesideEngine: the whole pipeline and the engine alone,
+// 1000 passes each, side by side in one loop (each round times the
+// pipeline, the engine, and the pipeline again as the A/A control);
+// medians over the rounds, per pass.
+func BenchmarkPipelineBesideEngine(b *testing.B) {
+	const passes = 1000
+	s := shapedSpec(shape{passes: passes, elements: 64})
+	engine := engineLoop(b, passes)
+	pipeline := func() { runShape(b, s) }
+	jobs := []func(){pipeline, engine, pipeline}
+	for _, f := range jobs { // warm-up
+		f()
+	}
+	took := make([][3]time.Duration, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for r := range b.N {
+		for k := range jobs {
+			i := (k + r) % len(jobs) // each goes first in turn
+			start := time.Now()
+			jobs[i]()
+			took[r][i] = time.Since(start)
+		}
+	}
+	b.StopTimer()
+	median := func(f func(t [3]time.Duration) float64) float64 {
+		xs := make([]float64, len(took))
+		for r, t := range took {
+			xs[r] = f(t)
+		}
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	perPass := func(i int) float64 {
+		return median(func(t [3]time.Duration) float64 { return float64(t[i].Nanoseconds()) / passes })
+	}
+	b.ReportMetric(perPass(0), "pipeline-ns/pass")
+	b.ReportMetric(perPass(1), "engine-ns/pass")
+	b.ReportMetric(perPass(2), "pipeline-again-ns/pass")
+	b.ReportMetric(median(func(t [3]time.Duration) float64 { return float64(t[0]) / float64(t[1]) }), "pipeline/engine")
+	b.ReportMetric(median(func(t [3]time.Duration) float64 { return float64(t[2]) / float64(t[0]) }), "pipeline-A/A")
 }
 
 // BenchmarkScale: time per unit and peak memory as one dimension grows.
