@@ -11,14 +11,62 @@ const (
 	chunkEvents = 1024
 )
 
+// eventChunks is a list of events that grows without copying them.
+type eventChunks struct {
+	chunks [][]Event
+	n      int
+}
+
+// next adds a zero event at the end and returns it to be filled in.
+func (c *eventChunks) next() *Event {
+	k := len(c.chunks) - 1
+	if k < 0 || len(c.chunks[k]) == cap(c.chunks[k]) {
+		size := firstChunk
+		if k >= 0 {
+			size = min(2*cap(c.chunks[k]), chunkEvents)
+		}
+		c.chunks = append(c.chunks, make([]Event, 0, size))
+		k++
+	}
+	c.chunks[k] = c.chunks[k][:len(c.chunks[k])+1]
+	c.n++
+	return &c.chunks[k][len(c.chunks[k])-1]
+}
+
+// pop removes the last event.
+func (c *eventChunks) pop() {
+	k := len(c.chunks) - 1
+	c.chunks[k] = c.chunks[k][:len(c.chunks[k])-1]
+	c.n--
+}
+
+// flatten returns the events as one slice; with release, it forgets them,
+// dropping each chunk as it is copied.
+func (c *eventChunks) flatten(release bool) []Event {
+	if c.n == 0 {
+		return nil
+	}
+	out := make([]Event, 0, c.n)
+	for i, ch := range c.chunks {
+		out = append(out, ch...)
+		if release {
+			c.chunks[i] = nil
+		}
+	}
+	if release {
+		c.chunks, c.n = nil, 0
+	}
+	return out
+}
+
 // Recorder collects events from every part of a run. It is safe for
 // concurrent use; it numbers events in the order they arrive and stamps
 // them with the clock when they carry no time of their own.
 type Recorder struct {
 	mu     sync.Mutex
 	clock  func() uint64
-	chunks [][]Event
-	n      int
+	events eventChunks
+	n      int // events recorded, taken or not
 	sink   func(Event)
 }
 
@@ -56,16 +104,7 @@ func (r *Recorder) Emit(e Event) {
 	if e.Time == 0 && r.clock != nil {
 		e.Time = r.clock()
 	}
-	k := len(r.chunks) - 1
-	if k < 0 || len(r.chunks[k]) == cap(r.chunks[k]) {
-		size := firstChunk
-		if k >= 0 {
-			size = min(2*cap(r.chunks[k]), chunkEvents)
-		}
-		r.chunks = append(r.chunks, make([]Event, 0, size))
-		k++
-	}
-	r.chunks[k] = append(r.chunks[k], e)
+	*r.events.next() = e
 	if r.sink != nil {
 		r.sink(e)
 	}
@@ -75,7 +114,7 @@ func (r *Recorder) Emit(e Event) {
 func (r *Recorder) Events() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.flatten()
+	return r.events.flatten(false)
 }
 
 // Take returns what was recorded and forgets it, dropping each chunk as it
@@ -83,30 +122,7 @@ func (r *Recorder) Events() []Event {
 func (r *Recorder) Take() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]Event, 0, r.held())
-	for i, c := range r.chunks {
-		out = append(out, c...)
-		r.chunks[i] = nil
-	}
-	r.chunks = nil
-	return out
-}
-
-func (r *Recorder) flatten() []Event {
-	out := make([]Event, 0, r.held())
-	for _, c := range r.chunks {
-		out = append(out, c...)
-	}
-	return out
-}
-
-// held is how many events the chunks hold.
-func (r *Recorder) held() int {
-	n := 0
-	for _, c := range r.chunks {
-		n += len(c)
-	}
-	return n
+	return r.events.flatten(true)
 }
 
 // Len is the number of events recorded so far.
