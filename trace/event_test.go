@@ -1,6 +1,11 @@
 package trace
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // Small optional numbers share a pointer and cost no allocation; others
 // are their own.
@@ -37,5 +42,27 @@ func TestRecorderKeepsOrderAcrossChunks(t *testing.T) {
 	}
 	if len(got) != n || sunk != n || len(r.Take()) != 0 || r.Len() != n {
 		t.Errorf("took %d, sink saw %d, left %d, Len %d", len(got), sunk, len(r.Take()), r.Len())
+	}
+}
+
+// A trace that goes wrong on line n reads as the events before it, with
+// the line named; a long trace reads back whole and in order.
+func TestReadKeepsWhatCameBeforeABadLine(t *testing.T) {
+	head := `{"trace":"` + Version + `","sources":["tool"]}` + "\n"
+	var b strings.Builder
+	b.WriteString(head)
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&b, `{"seq":%d,"type":"kernel","start":%d}`+"\n", i, i)
+	}
+	tr, err := Read(strings.NewReader(b.String()))
+	if err != nil || len(tr.Events) != 3000 || tr.Events[2999].Start != 3000 || tr.Events[0].Seq != 1 {
+		t.Fatalf("err %v, %d events", err, len(tr.Events))
+	}
+	for _, bad := range []string{`{"seq":3,"type":"kernel","bogus":1}`, `{"seq":3,"type":"nope"}`, `{"seq":3}`} {
+		tr, err := Read(strings.NewReader(head + `{"seq":1,"type":"kernel"}` + "\n" + `{"seq":2,"type":"api"}` + "\n" + bad + "\n"))
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 4 || len(tr.Events) != 2 || tr.Events[1].Type != API {
+			t.Errorf("%s: err %v, events %+v", bad, err, tr.Events)
+		}
 	}
 }
