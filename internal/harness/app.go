@@ -327,7 +327,9 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 func (a *app) readEvent(typ trace.Type, name string, b hsa.Allocation, more func(*trace.Event)) error {
 	if m, ok := a.rt.(hsa.Mapper); ok {
 		var e trace.Event
-		if err := m.ReadWith(b, func(src []byte) { e = contentsEvent(typ, name, src, more) }); err != nil {
+		if err := m.ReadWith(b, func(src []byte, digest string) {
+			e = contentsEvent(typ, name, src, digest, more)
+		}); err != nil {
 			return err
 		}
 		a.rec.Emit(e)
@@ -337,14 +339,17 @@ func (a *app) readEvent(typ trace.Type, name string, b hsa.Allocation, more func
 	if err := a.rt.Read(b, 0, data); err != nil {
 		return err
 	}
-	a.rec.Emit(contentsEvent(typ, name, data, more))
+	a.rec.Emit(contentsEvent(typ, name, data, "", more))
 	return nil
 }
 
-// contentsEvent is an event that carries a buffer whole: its digest, its
-// element count and its elements run-length encoded.
-func contentsEvent(typ trace.Type, buffer string, data []byte, more func(*trace.Event)) trace.Event {
-	e := trace.Event{Type: typ, Buffer: buffer, Digest: trace.Digest(data), Elements: uint64(len(data) / 4), Runs: trace.RunsOf(data)}
+// contentsEvent is an event that carries a buffer whole: its digest (given,
+// else computed), its element count and its elements run-length encoded.
+func contentsEvent(typ trace.Type, buffer string, data []byte, digest string, more func(*trace.Event)) trace.Event {
+	if digest == "" {
+		digest = trace.Digest(data)
+	}
+	e := trace.Event{Type: typ, Buffer: buffer, Digest: digest, Elements: uint64(len(data) / 4), Runs: trace.RunsOf(data)}
 	if more != nil {
 		more(&e)
 	}

@@ -291,6 +291,7 @@ type Mapper interface {
 	// WriteWith lets fill write the whole of a, as Write(a, 0, ...) would.
 	WriteWith(a Allocation, fill func(dst []byte)) error
 	// ReadWith lets use read the whole of a, as Read(a, 0, ...) would;
-	// the bytes are valid only during the call.
-	ReadWith(a Allocation, use func(src []byte)) error
+	// the bytes are valid only during the call. digest is trace.Digest of
+	// them when the runtime already knows it ("" when not).
+	ReadWith(a Allocation, use func(src []byte, digest string)) error
 }

@@ -178,9 +178,13 @@ func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
 }
 
 // ReadWith implements hsa.Mapper: use reads the whole allocation in place,
-// recorded as one read of all of it.
-func (r *Runtime) ReadWith(a hsa.Allocation, use func(src []byte)) error {
-	err := r.mem.access(a, 0, int(a.Size), func(al *allocation) { use(al.data) })
+// recorded as one read of all of it, with its digest: a buffer read back
+// after a kernel usually holds what the kernel's mem_out already hashed
+// (contents.go).
+func (r *Runtime) ReadWith(a hsa.Allocation, use func(src []byte, digest string)) error {
+	err := r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+		use(al.data, r.mem.memo.digest(contentsOf([]*allocation{al}), [][]byte{al.data}))
+	})
 	if err == nil {
 		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
 	}

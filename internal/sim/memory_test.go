@@ -126,10 +126,11 @@ func TestMappedAccessIsWholeReadAndWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []byte
-	if err := rt.ReadWith(a, func(src []byte) { got = append(got, src...) }); err != nil {
+	var digest string
+	if err := rt.ReadWith(a, func(src []byte, d string) { got, digest = append(got, src...), d }); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, int32s(7, 8, 9)) || !slices.Equal(readInt32s(t, rt, a), []int32{7, 8, 9}) {
+	if !bytes.Equal(got, int32s(7, 8, 9)) || !slices.Equal(readInt32s(t, rt, a), []int32{7, 8, 9}) || digest != trace.Digest(got) {
 		t.Errorf("read in place %v, read %v", got, readInt32s(t, rt, a))
 	}
 	whole := []trace.Region{{Addr: a.Handle, Bytes: a.Size}}
