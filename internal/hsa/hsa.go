@@ -8,6 +8,7 @@ package hsa
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -198,6 +199,13 @@ type Queue interface {
 	SetWriteInterceptor(WriteInterceptor)
 	// Drain waits until every packet written so far has completed.
 	Drain() error
+}
+
+// IdleBypass is implemented by queues that skip their write interceptor
+// while its owner says it has nothing to do. The queue reads idle on every
+// write: an idle interceptor then costs one load, not a call.
+type IdleBypass interface {
+	SetInterceptorIdle(idle *atomic.Bool)
 }
 
 // Signal is an HSA signal: a 64-bit value that packets decrement on

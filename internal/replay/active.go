@@ -41,7 +41,7 @@ func (s *SDK) refreshActive() {
 			}
 		}
 		if next.replay != nil {
-			s.active.Store(next)
+			s.publish(next)
 			return
 		}
 	}
@@ -52,5 +52,12 @@ func (s *SDK) refreshActive() {
 			next.replay = c
 		}
 	}
+	s.publish(next)
+}
+
+// publish makes next the view the interceptor reads, and says whether the
+// SDK is idle: with nothing started a write needs nothing of it (ACT-4).
+func (s *SDK) publish(next *activeSet) {
 	s.active.Store(next)
+	s.idle.Store(next.empty())
 }

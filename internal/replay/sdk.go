@@ -39,6 +39,7 @@ type SDK struct {
 	contexts map[ContextID]*toolContext
 	nextCtx  ContextID
 	active   atomic.Pointer[activeSet] // copy-on-write view read by the interceptor
+	idle     atomic.Bool               // no context started: queues may skip the interceptor
 
 	dispatchIDs    atomic.Uint64
 	correlationIDs atomic.Uint64
@@ -90,7 +91,7 @@ func New(rt hsa.Runtime, opts Options) *SDK {
 	for _, a := range rt.Agents() {
 		s.agents[a.ID] = a
 	}
-	s.active.Store(&activeSet{})
+	s.publish(&activeSet{})
 	s.agentLocks.init(rt) // the runtime's own locks, whatever wraps it
 	s.warnings.init(opts.Faults.Has(FaultWarnEveryTime))
 	return s
