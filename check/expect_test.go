@@ -325,3 +325,39 @@ func TestExpectationsNotObservable(t *testing.T) {
 		t.Errorf("with every source only %d expectations failed, want the warnings, dispatch_ids, runs and aborts ones", len(vs))
 	}
 }
+
+// Whole buffers: the 17th element is judged like the first (v1 looked at 16
+// leading values only), and a values list longer than 16 can pass.
+func TestMemoryJudgesEveryElement(t *testing.T) {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
+	mem := func(runs ...trace.Run) trace.Trace {
+		bb := *b
+		bb.ev = slices.Clone(b.ev)
+		bb.add(trace.Event{Type: trace.AppMemory, Buffer: "big", Elements: trace.CountOf(runs), Runs: runs})
+		return bb.trace()
+	}
+	one := int64(1)
+	cases := []struct {
+		reason string
+		tr     trace.Trace
+		want   spec.MemoryExpect
+		fails  bool
+	}{
+		{"element 16 of 64 is wrong", mem(trace.Run{Value: 1, Count: 16}, trace.Run{Value: 0, Count: 1}, trace.Run{Value: 1, Count: 47}), spec.MemoryExpect{All: &one}, true},
+		{"the last element of 1<<20 is wrong", mem(trace.Run{Value: 1, Count: 1<<20 - 1}, trace.Run{Value: 2, Count: 1}), spec.MemoryExpect{All: &one}, true},
+		{"every element holds", mem(trace.Run{Value: 1, Count: 1 << 20}), spec.MemoryExpect{All: &one}, false},
+		{"20 listed values hold", mem(trace.Run{Value: 3, Count: 20}, trace.Run{Value: 0, Count: 4}), spec.MemoryExpect{Values: slices.Repeat([]int64{3}, 20)}, false},
+		{"the 20th of 20 listed values differs", mem(trace.Run{Value: 3, Count: 19}, trace.Run{Value: 4, Count: 5}), spec.MemoryExpect{Values: slices.Repeat([]int64{3}, 20)}, true},
+		{"more values listed than the buffer has", mem(trace.Run{Value: 3, Count: 4}), spec.MemoryExpect{Values: slices.Repeat([]int64{3}, 5)}, true},
+	}
+	for _, c := range cases {
+		vs := Expectations(spec.Spec{Expect: spec.Expect{Memory: map[string]spec.MemoryExpect{"big": c.want}}}, c.tr)
+		if got := len(vs) > 0; got != c.fails {
+			t.Errorf("%s: failed %v, want %v (%v)", c.reason, got, c.fails, vs)
+		}
+		if c.fails && len(vs) > 0 && !strings.Contains(vs[0].Message, "differ") && !strings.Contains(vs[0].Message, "fewer") {
+			t.Errorf("%s: the message does not say what differs: %s", c.reason, vs[0].Message)
+		}
+	}
+}
