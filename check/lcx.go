@@ -183,6 +183,7 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 		return nil
 	}
 	var vs []Violation
+	var byContext map[uint64]*passedRecords // built at the first such start
 	for _, l := range d.locals {
 		e := x.ev[l]
 		p, ok := e.PassOf()
@@ -193,21 +194,64 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 			continue
 		}
 		x.examined("SVC-1")
-		for _, i := range d.records {
-			r := x.ev[i]
-			q, ok := x.recordPass(i)
-			if r.Context != e.Context || !ok || q < p || !dispatchScoped(r.Service) {
-				continue
-			}
-			rule := "SVC-1"
-			if r.Service == trace.CounterCollection || r.Service == trace.SPM {
-				rule = "LCX-7"
-			}
-			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("context %d was not active when the loop began, yet after a local start in pass %d it delivered a %s record in pass %d", e.Context, p, r.Service, q), l, i))
-			break
+		if byContext == nil {
+			byContext = x.scopedRecordsByContext(d)
 		}
+		i, q, found := byContext[e.Context].firstFrom(p)
+		if !found {
+			continue
+		}
+		r := x.ev[i]
+		rule := "SVC-1"
+		if r.Service == trace.CounterCollection || r.Service == trace.SPM {
+			rule = "LCX-7"
+		}
+		vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("context %d was not active when the loop began, yet after a local start in pass %d it delivered a %s record in pass %d", e.Context, p, r.Service, q), l, i))
 	}
 	return vs
+}
+
+// passedRecords are one context's dispatch-scoped records of a dispatch
+// that belong to a pass, in trace order, with the largest pass so far at
+// each: the first record of pass p or later is then found by binary
+// search, so a start in every pass of a long loop stays linear.
+type passedRecords struct {
+	at            []int
+	pass, maxPass []uint64
+}
+
+func (x *index) scopedRecordsByContext(d *dispatchView) map[uint64]*passedRecords {
+	out := map[uint64]*passedRecords{}
+	for _, i := range d.records {
+		r := x.ev[i]
+		q, ok := x.recordPass(i)
+		if !ok || !dispatchScoped(r.Service) {
+			continue
+		}
+		c := out[r.Context]
+		if c == nil {
+			c = &passedRecords{}
+			out[r.Context] = c
+		}
+		top := q
+		if n := len(c.maxPass); n > 0 && c.maxPass[n-1] > top {
+			top = c.maxPass[n-1]
+		}
+		c.at, c.pass, c.maxPass = append(c.at, i), append(c.pass, q), append(c.maxPass, top)
+	}
+	return out
+}
+
+// firstFrom is the first record, in trace order, of pass p or later.
+func (c *passedRecords) firstFrom(p uint64) (at int, pass uint64, found bool) {
+	if c == nil {
+		return 0, 0, false
+	}
+	j := sort.Search(len(c.maxPass), func(j int) bool { return c.maxPass[j] >= p })
+	if j == len(c.maxPass) {
+		return 0, 0, false
+	}
+	return c.at[j], c.pass[j], true
 }
 
 func (x *index) serviceConflictWarned() bool {

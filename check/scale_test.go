@@ -44,3 +44,33 @@ func BenchmarkTrace100k(b *testing.B) {
 		Trace(tr)
 	}
 }
+
+// firstFrom finds, by binary search over the running maximum, the same
+// record a walk in trace order would: the first of pass p or later, passes
+// out of order included.
+func TestFirstRecordFromPass(t *testing.T) {
+	c := &passedRecords{}
+	for i, q := range []uint64{0, 2, 1, 1, 3, 0, 5} {
+		top := q
+		if n := len(c.maxPass); n > 0 {
+			top = max(top, c.maxPass[n-1])
+		}
+		c.at, c.pass, c.maxPass = append(c.at, 10+i), append(c.pass, q), append(c.maxPass, top)
+	}
+	for p := uint64(0); p <= 6; p++ {
+		wantAt, wantFound := 0, false
+		for j, q := range c.pass {
+			if q >= p {
+				wantAt, wantFound = c.at[j], true
+				break
+			}
+		}
+		at, q, found := c.firstFrom(p)
+		if at != wantAt || found != wantFound || (found && q < p) {
+			t.Errorf("pass %d: record %d (pass %d, %v), a walk finds %d (%v)", p, at, q, found, wantAt, wantFound)
+		}
+	}
+	if _, _, found := (*passedRecords)(nil).firstFrom(0); found {
+		t.Error("no records, yet one found")
+	}
+}
