@@ -35,6 +35,7 @@ type junitCase struct {
 	Failures  []junitFailed `xml:"failure,omitempty"`
 	Error     *junitFailed  `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	Flaky     []junitFailed `xml:"flakyFailure,omitempty"`
 }
 
 type junitFailed struct {
@@ -60,7 +61,7 @@ func JUnit(w io.Writer, results []runner.Result, opts Options) error {
 	var total float64
 	for _, r := range results {
 		total += r.Elapsed.Seconds()
-		suite.Cases = append(suite.Cases, junitCases(r)...)
+		suite.Cases = append(suite.Cases, markFlaky(junitCases(r), r.Spec.Name, opts.Flakes)...)
 	}
 	for _, c := range suite.Cases {
 		suite.Tests++
@@ -79,7 +80,11 @@ func JUnit(w io.Writer, results []runner.Result, opts Options) error {
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(junitSuites{Suites: []junitSuite{suite}}); err != nil {
+	suites := []junitSuite{suite}
+	if len(opts.Flakes) > 0 {
+		suites = append(suites, flakeSuite(opts.Flakes, opts.Target)) // report/flakes.go
+	}
+	if err := enc.Encode(junitSuites{Suites: suites}); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")

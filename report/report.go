@@ -28,6 +28,10 @@ type Options struct {
 	// for "where to look"; nil gives "replayspec run --trace-out
 	// NAME.ndjson FILE".
 	Rerun func(s spec.Spec) string
+	// Flakes are the cases that failed and then passed on a rerun, or
+	// failed and are listed as known-flaky: JUnit lists them in a suite of
+	// their own.
+	Flakes []runner.Attempted
 }
 
 // Summary counts results by verdict.

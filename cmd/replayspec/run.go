@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +56,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "leave passing and skipped specs out of the text report")
 	xfailFile := fs.String("xfail", "", "a port's expected failures: `FILE` of rule IDs or spec names, each with a reason (docs/driver-protocol.md); a listed one that passes is an error")
 	matrixFile := fs.String("matrix", "", "also write the compliance matrix (rule x status) to `FILE` (.json for JSON, else Markdown)")
+	ci := addCIFlags(fs) // -j, --retries, --flakes, --baseline, --results (runci.go)
 	paths, code, ok := parseFlags(fs, runHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -84,6 +84,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if xf, err = runner.LoadXFail(*xfailFile); err != nil {
 			return inputError(stderr, "run", fmt.Errorf("--xfail: %w", err), "")
 		}
+	}
+	if err := ci.load(); err != nil {
+		return inputError(stderr, "run", err, "")
 	}
 	fset, err := replay.ParseFaults(*faults)
 	if err != nil {
@@ -126,7 +129,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	results := runner.RunAll(context.Background(), specs, opts, progress)
+	results, flakes, err := ci.run(specs, opts, progress)
+	if err != nil {
+		fmt.Fprintf(stderr, "replayspec run: %v\n", err)
+		return exitUsage
+	}
 
 	ropts := report.Options{Target: tg.Name(), Quiet: *quiet, Rerun: func(s spec.Spec) string {
 		cmd := "replayspec run"
@@ -137,8 +144,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			cmd += " --fault " + *faults
 		}
 		return cmd + " --trace-out " + fileName(s.Name) + ".ndjson --timeline " + fileName(s.Name) + ".json " + s.File
-	}}
-	code = exitFor(results)
+	}, Flakes: flakes}
+	code = ci.exit(stderr, exitFor(results), results, flakes)
 	if *xfailFile != "" || *matrixFile != "" {
 		outcomes := xf.Apply(results)
 		if *xfailFile != "" {

@@ -39,9 +39,14 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	bad := 0
 	for _, f := range files {
-		if _, err := spec.Load(f); err != nil {
+		cases, err := spec.LoadCases(f)
+		if err != nil {
 			bad++
 			fmt.Fprintln(stdout, err)
+			continue
+		}
+		if cases[0].Case != nil {
+			fmt.Fprintf(stdout, "ok %s (%d cases)\n", f, len(cases))
 			continue
 		}
 		fmt.Fprintf(stdout, "ok %s\n", f)

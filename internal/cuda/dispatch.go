@@ -100,6 +100,9 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 	}
 	var counting *passConfig
 	var values map[string]float64
+	if p.Profile != nil && len(p.Profile.Device) > 0 {
+		return fmt.Errorf("cuda: kernel %s: device counting (%v) is not modelled on CUDA", p.Kernel, p.Profile.Device)
+	}
 	if p.Profile != nil && len(p.Profile.Counters) > 0 {
 		if r.prof == nil {
 			return fmt.Errorf("cuda: kernel %s: counters %v need CUPTI: %w", p.Kernel, p.Profile.Counters, r.profErr)

@@ -26,10 +26,10 @@ const (
 )
 
 // Intercept installs the SDK's write interceptor on q, as the SDK does on
-// every queue the application creates. A queue that can skip it while
-// nothing is started (hsa.IdleBypass) reads the SDK's idle flag instead of
-// calling it: an idle SDK then costs one load (ACT-4; aim: at most 1.05x a
-// bare dispatch).
+// every queue the application creates. A queue that can skip it while the
+// SDK is idle (hsa.IdleBypass: nothing started, no loop holding an agent)
+// reads the SDK's idle flag instead of calling it: an idle SDK then costs
+// one load (ACT-4; aim: at most 1.05x a bare dispatch).
 func (s *SDK) Intercept(q hsa.Queue) {
 	q.SetWriteInterceptor(s.onWrite)
 	if b, ok := q.(hsa.IdleBypass); ok {
@@ -40,7 +40,17 @@ func (s *SDK) Intercept(q hsa.Queue) {
 func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
 	act := s.active.Load()
 	if act.empty() {
-		return write(thread, packets) // ACT-4: nothing started, nothing to do
+		if s.loops.Load() == 0 || s.thread(thread).ownsAgent(q.Agent()) {
+			return write(thread, packets) // ACT-4: nothing started, nothing to do
+		}
+		// A loop that began while its context was started still owns
+		// its agent: a write there waits for it like any other (MEM-6,
+		// decision 17.10). A write that began before the loop was
+		// running is drained before its snapshot (MEM-4).
+		lk := s.agentLocks.of(q.Agent())
+		lk.RLock(thread)
+		defer lk.RUnlock(thread)
+		return write(thread, packets)
 	}
 	if s.thread(thread).insideCallback() {
 		// The tool's own dispatch, written from inside a replay callback:

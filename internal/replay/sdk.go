@@ -39,7 +39,11 @@ type SDK struct {
 	contexts map[ContextID]*toolContext
 	nextCtx  ContextID
 	active   atomic.Pointer[activeSet] // copy-on-write view read by the interceptor
-	idle     atomic.Bool               // no context started: queues may skip the interceptor
+	// idle: nothing started and no loop holding an agent, so a write needs
+	// nothing of the SDK and queues may skip the interceptor
+	// (hsa.IdleBypass); idleMu orders its updates (see updateIdle).
+	idle   atomic.Bool
+	idleMu sync.Mutex
 
 	dispatchIDs    atomic.Uint64
 	correlationIDs atomic.Uint64
@@ -47,7 +51,11 @@ type SDK struct {
 	tracker        tracker
 	warnings       onceWarnings
 	agentLocks     agentLocks
-	threads        sync.Map // hsa.ThreadID -> *threadState
+	// loops counts the replay loops holding an agent right now: while one
+	// runs, even a write made with nothing started waits for its agent
+	// (MEM-6).
+	loops   atomic.Int64
+	threads sync.Map // hsa.ThreadID -> *threadState
 }
 
 // toolContext is one context and the services configured on it.

@@ -59,6 +59,9 @@ func (r *Runtime) checkPacket(agent *agentState, p *hsa.Packet) error {
 		return fmt.Errorf("workgroup of %d work items exceeds %d", wg, maxWorkgroup)
 	}
 	if p.Profile != nil {
+		if _, missing := hsa.CollectableCounters(agent.info, p.Profile.Device); len(missing) > 0 {
+			return fmt.Errorf("agent %d (%s) has no device counter %v", agent.info.ID, agent.info.Name, missing)
+		}
 		return checkCounters(agent.info, p.Profile.Counters)
 	}
 	return nil
@@ -127,7 +130,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	var savedBufs [maxBuffers][]byte
 	nSaved := 0
 	if rec != nil {
-		nSaved = savedBuffers(lives[:k.Buffers], &saved, &savedBufs)
+		nSaved = savedBuffers(q.agent.info.ID, lives[:k.Buffers], &saved, &savedBufs)
 		memIn = m.memo.digest(contentsOf(saved[:nSaved]), savedBufs[:nSaved])
 	}
 	run := runKey{kernel: k, in: contentsOf(lives[:k.Buffers]), scalar: scalar, items: items, grid: grid}
@@ -166,7 +169,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 
 	if p.Profile != nil {
 		p.Profile.Start, p.Profile.End = start, end
-		p.Profile.Values = counterValues(p.Profile.Counters, shape)
+		p.Profile.Values = counterValues(append(slices.Clone(p.Profile.Counters), p.Profile.Device...), shape)
 	}
 	if rec != nil {
 		e := trace.Event{Type: trace.Kernel, Time: end, Thread: uint64(thread), Agent: uint64(q.agent.info.ID),
@@ -180,14 +183,15 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	return nil
 }
 
-// savedBuffers keeps the coarse-grained device buffers: the memory kernel
-// replay saves and restores (MEM-4), and so the memory mem_in and mem_out
-// describe (docs/trace.md), each once, in argument order. It fills saved
-// and their bytes and returns how many there are.
-func savedBuffers(lives []*allocation, saved *[maxBuffers]*allocation, bufs *[maxBuffers][]byte) int {
+// savedBuffers keeps the coarse-grained device buffers of the kernel's own
+// agent: the memory kernel replay saves and restores (MEM-4, decision 8;
+// another agent's memory is not, decision 17.3), and so the memory mem_in
+// and mem_out describe (docs/trace.md), each once, in argument order. It
+// fills saved and their bytes and returns how many there are.
+func savedBuffers(agent hsa.AgentID, lives []*allocation, saved *[maxBuffers]*allocation, bufs *[maxBuffers][]byte) int {
 	n := 0
 	for i, al := range lives {
-		if al.meta.Kind == hsa.DeviceCoarse && !slices.Contains(lives[:i], al) {
+		if al.meta.Kind == hsa.DeviceCoarse && al.meta.Agent == agent && !slices.Contains(lives[:i], al) {
 			saved[n], bufs[n] = al, al.data
 			n++
 		}
