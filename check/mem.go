@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -213,11 +212,15 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 // its kernel k: between the memory the SDK made ready for the pass and the
 // pass (found by internal/specgen).
 func (x *index) toolWroteBefore(d *dispatchView, k int) bool {
+	// The latest of d's snapshots and kernels before k (both lists are in
+	// trace order): looked up, not collected, since MEM-2 asks for every
+	// kernel of a loop.
 	from := -1
-	for _, j := range append(slices.Clone(d.snapshots), d.kernels...) {
-		if j < k && j > from {
-			from = j
-		}
+	if i := sort.SearchInts(d.kernels, k); i > 0 {
+		from = d.kernels[i-1]
+	}
+	if i := sort.SearchInts(d.snapshots, k); i > 0 {
+		from = max(from, d.snapshots[i-1])
 	}
 	ks := x.byType[trace.Kernel]
 	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < k; j++ {
