@@ -210,14 +210,21 @@ func normalize(t trace.Trace, sources []trace.Source, opts Options, named bool) 
 			if named {
 				n.agents[e.Agent] = e.Label
 			}
-		case trace.AppAlloc:
-			n.allocs = append(n.allocs, alloc{e.Buffer, e.Addr, e.Bytes})
 		}
 	}
 	g := groups{events: map[string][]event{}}
 	window := map[uint64][]string{} // per thread: the dispatch labels open, innermost last
 	byID := map[uint64]string{}     // SDK dispatch id -> label
 	for _, e := range t.Events {
+		// Regions are named by the buffer live there when the event
+		// happened: a runtime may give a freed buffer's address to the
+		// next allocation (CUDA does; found diffing against the H200).
+		switch e.Type {
+		case trace.AppAlloc:
+			n.allocs = append(n.allocs, alloc{e.Buffer, e.Addr, e.Bytes})
+		case trace.AppFree:
+			n.allocs = slices.DeleteFunc(n.allocs, func(a alloc) bool { return a.buffer == e.Buffer })
+		}
 		src, _ := e.Type.Source()
 		if !slices.Contains(sources, src) {
 			continue
@@ -283,12 +290,17 @@ func sortRecordRuns(es []event) []event {
 	return out
 }
 
-// racyBuffers adds to shared the buffers that dispatches of several
-// threads read back (each dispatch reads back its arguments), and to racy
-// the dispatches that use one.
+// racyBuffers adds to shared the buffers whose contents depend on how
+// threads interleave, and to racy the dispatches that use one. A buffer
+// dispatches of several threads read back (each dispatch reads back its
+// arguments) is one; so is every buffer a dispatch that uses one reads
+// back, since it may have computed from it (accumulate(b1, b0) on one
+// thread while another's atomic_counter writes b0: found diffing the
+// simulator against the H200), and so on to a fixed point.
 func racyBuffers(t trace.Trace, shared, racy map[string]bool) {
 	threads := map[string]map[uint64]bool{}
-	users := map[string][]string{}
+	users := map[string][]string{} // buffer -> dispatch labels
+	uses := map[string][]string{}  // dispatch label -> buffers
 	for _, e := range t.Events {
 		if e.Type != trace.AppReadback {
 			continue
@@ -298,13 +310,24 @@ func racyBuffers(t trace.Trace, shared, racy map[string]bool) {
 		}
 		threads[e.Buffer][e.Thread] = true
 		users[e.Buffer] = append(users[e.Buffer], e.Label)
+		uses[e.Label] = append(uses[e.Label], e.Buffer)
 	}
+	var todo []string
 	for b, ths := range threads {
 		if len(ths) > 1 {
-			shared[b] = true
-			for _, l := range users[b] {
-				racy[l] = true
-			}
+			todo = append(todo, b)
+		}
+	}
+	for len(todo) > 0 {
+		b := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if shared[b] {
+			continue
+		}
+		shared[b] = true
+		for _, l := range users[b] {
+			racy[l] = true
+			todo = append(todo, uses[l]...)
 		}
 	}
 }

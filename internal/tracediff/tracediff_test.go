@@ -246,24 +246,26 @@ func TestPortSpellingAndOptionalRecords(t *testing.T) {
 }
 
 // What a buffer holds that dispatches of two threads write depends on how
-// the threads interleave: its contents are not compared, those of other
-// buffers are.
+// the threads interleave, and so does a buffer computed from it: their
+// contents are not compared, those of other buffers are.
 func TestSharedBuffersAreRacy(t *testing.T) {
 	s := spec.Spec{Version: 1, Name: "race", Requires: []string{"concurrency"},
 		Agents:   []spec.Agent{{Name: "g", Kind: "MI300"}},
 		Contexts: []spec.Context{{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}}},
 		Application: spec.Application{
-			Buffers: []spec.Buffer{{Name: "shared", Agent: "g", Elements: 4}, {Name: "own", Agent: "g", Elements: 4}},
+			Buffers: []spec.Buffer{{Name: "shared", Agent: "g", Elements: 4}, {Name: "own", Agent: "g", Elements: 4}, {Name: "derived", Agent: "g", Elements: 4}},
 			Dispatches: []spec.Dispatch{
 				{Name: "a", Kernel: "increment", Agent: "g", Args: []string{"shared"}, Thread: 1},
 				{Name: "b", Kernel: "fill", Agent: "g", Args: []string{"shared"}, Thread: 2, Scalar: 5},
 				{Name: "c", Kernel: "increment", Agent: "g", Args: []string{"own"}, Thread: 1},
+				{Name: "d", Kernel: "accumulate", Agent: "g", Args: []string{"derived", "shared"}, Thread: 1},
 			}}}
 	base := run(t, s, simtarget.Sim{})
 	// The other interleaving: b's fill came last, so the shared buffer
 	// holds 5s everywhere, in b's read-back and at the end.
 	other := each(func(e *trace.Event) {
-		if e.Buffer == "shared" {
+		switch e.Buffer {
+		case "shared", "derived":
 			e.Digest = "0000000000000005"
 			e.Runs = []trace.Run{{Value: 5, Count: 4}}
 		}
@@ -278,5 +280,39 @@ func TestSharedBuffersAreRacy(t *testing.T) {
 	})(clone(base))
 	if r := Compare(base, own, Options{}); len(r.Divergences) == 0 {
 		t.Error("a buffer one thread uses was not compared")
+	}
+}
+
+// A runtime may hand a freed buffer's address to the next allocation (CUDA
+// does): regions are named by the buffer live at the time, so the second
+// loop's snapshot of "b" is not taken for one of the freed "a".
+func TestAReusedAddressNamesTheLiveBuffer(t *testing.T) {
+	base := run(t, librarySpec(t, "buffers-allocated-mid-run"), simtarget.Sim{})
+	addr := map[string][2]uint64{}
+	for _, e := range base.Events {
+		if e.Type == trace.AppAlloc {
+			addr[e.Buffer] = [2]uint64{e.Addr, e.Bytes}
+		}
+	}
+	a, b := addr["a"], addr["b"]
+	if a[1] == 0 || b[1] != a[1] {
+		t.Fatalf("the spec no longer allocates a and b of one size: %v", addr)
+	}
+	move := func(v uint64) uint64 {
+		if v >= b[0] && v < b[0]+b[1] {
+			return v - b[0] + a[0]
+		}
+		return v
+	}
+	reused := each(func(e *trace.Event) {
+		e.Addr = move(e.Addr)
+		for i := range e.Regions {
+			e.Regions[i].Addr = move(e.Regions[i].Addr)
+		}
+	})(clone(base))
+	for _, traffic := range []bool{false, true} {
+		if r := Compare(base, reused, Options{Traffic: traffic}); !r.Same() {
+			t.Errorf("traffic %v: b at a's old address reads as a divergence: %+v", traffic, r.Divergences)
+		}
 	}
 }
