@@ -22,9 +22,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-## bench: the benchmarks recorded in docs/benchmarks.md
+## bench: the benchmarks recorded in docs/benchmarks.md (the scaling curves: scripts/scale.sh)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/replay ./internal/sim
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/replay ./internal/sim ./trace ./check
+	$(GO) test -run '^$$' -bench 'Pipeline' -benchmem -benchtime 30x -cpu 1 ./internal/simtarget
 
 ## golden: rewrite the golden files from the current engine (review the diff!)
 golden:

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -163,7 +164,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 			if e.Type == trace.Record && agentWide(e.Service) {
 				continue
 			}
-			if w := x.window[i]; !w.open || w.dispatch != d.id || e.Thread != d.thread {
+			if w := x.window(i); !w.open || w.dispatch != d.id || e.Thread != d.thread {
 				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s of replayed dispatch %d arrived outside its passes (thread %d)", kindText(e), d.id, e.Thread), cfg, i))
 			}
 		}
@@ -182,7 +183,7 @@ func (x *index) checkPublishedPass() []Violation {
 			continue
 		}
 		x.examined("CB-4")
-		w := x.window[i]
+		w := x.window(i)
 		switch {
 		case !w.open:
 			vs = append(vs, x.violation("CB-4", e.Dispatch, fmt.Sprintf("a %s record of dispatch %d carries pass %d but no pass is open on thread %d (stale pass)", e.Service, e.Dispatch, p, e.Thread), i))
@@ -197,7 +198,7 @@ func (x *index) checkPublishedPass() []Violation {
 
 func passText(e trace.Event) string {
 	if p, ok := e.PassOf(); ok {
-		return fmt.Sprint(p)
+		return strconv.FormatUint(p, 10)
 	}
 	return "?"
 }

@@ -93,7 +93,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 	if d != nil && d.replayed() {
 		x.examined("CMP-2")
 		for _, k := range d.kernels {
-			if w := x.window[k]; w.open && x.ev[k].Signal == a.signal && a.signal != 0 {
+			if w := x.window(k); w.open && x.ev[k].Signal == a.signal && a.signal != 0 {
 				v("CMP-2", fmt.Sprintf("the kernel of pass %d carried the application's completion signal %d", w.pass, a.signal), w.enter, k)
 				break
 			}

@@ -71,8 +71,8 @@ func (x *index) checkExternalIDs() []Violation {
 			x.examined("COR-3")
 			// Each pass is its own submit: inside a pass, the id must have
 			// been asked for in that same pass, not reused from an earlier one.
-			if w := x.window[i]; w.open && w.dispatch == e.Dispatch {
-				if cw := x.window[c]; !cw.open || cw.dispatch != w.dispatch || cw.pass != w.pass {
+			if w := x.window(i); w.open && w.dispatch == e.Dispatch {
+				if cw := x.window(c); !cw.open || cw.dispatch != w.dispatch || cw.pass != w.pass {
 					vs = append(vs, x.violation("COR-3", e.Dispatch, fmt.Sprintf("a %s record of pass %d carries external id %d, but the external correlation callback was not asked for that pass's submit (the last answer came before the pass began)", e.Service, w.pass, e.Corr.External), c, i))
 					continue
 				}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -124,10 +125,13 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 				}
 			}
 		}
-		got := map[cs]bool{}
+		var got map[cs]bool // most passes of most loops have no records to note
 		for _, i := range byPass[p] {
 			e := x.ev[i]
 			m := masks[e.Context]
+			if got == nil {
+				got = map[cs]bool{}
+			}
 			got[cs{e.Context, e.Service}] = true
 			if !m.off() {
 				producing[cs{e.Context, e.Service}] = true
@@ -139,9 +143,9 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			}
 			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("pass %d delivered a %s record: %s", p, e.Service, why), m.stopAt, i))
 		}
-		snapshot := make(map[uint64]maskState, len(masks))
-		for k, v := range masks {
-			snapshot[k] = v
+		var snapshot map[uint64]maskState // none until the first local call
+		if len(masks) > 0 {
+			snapshot = maps.Clone(masks)
 		}
 		passes = append(passes, passView{p, pe, snapshot, got})
 	}
@@ -187,6 +191,7 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 		return nil
 	}
 	var vs []Violation
+	var byContext map[uint64]*passedRecords // built at the first such start
 	for _, l := range d.locals {
 		e := x.ev[l]
 		p, ok := e.PassOf()
@@ -197,21 +202,64 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 			continue
 		}
 		x.examined("SVC-1")
-		for _, i := range d.records {
-			r := x.ev[i]
-			q, ok := x.recordPass(i)
-			if r.Context != e.Context || !ok || q < p || !dispatchScoped(r.Service) {
-				continue
-			}
-			rule := "SVC-1"
-			if r.Service == trace.CounterCollection || r.Service == trace.SPM {
-				rule = "LCX-7"
-			}
-			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("context %d was not active when the loop began, yet after a local start in pass %d it delivered a %s record in pass %d", e.Context, p, r.Service, q), l, i))
-			break
+		if byContext == nil {
+			byContext = x.scopedRecordsByContext(d)
 		}
+		i, q, found := byContext[e.Context].firstFrom(p)
+		if !found {
+			continue
+		}
+		r := x.ev[i]
+		rule := "SVC-1"
+		if r.Service == trace.CounterCollection || r.Service == trace.SPM {
+			rule = "LCX-7"
+		}
+		vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("context %d was not active when the loop began, yet after a local start in pass %d it delivered a %s record in pass %d", e.Context, p, r.Service, q), l, i))
 	}
 	return vs
+}
+
+// passedRecords are one context's dispatch-scoped records of a dispatch
+// that belong to a pass, in trace order, with the largest pass so far at
+// each: the first record of pass p or later is then found by binary
+// search, so a start in every pass of a long loop stays linear.
+type passedRecords struct {
+	at            []int
+	pass, maxPass []uint64
+}
+
+func (x *index) scopedRecordsByContext(d *dispatchView) map[uint64]*passedRecords {
+	out := map[uint64]*passedRecords{}
+	for _, i := range d.records {
+		r := x.ev[i]
+		q, ok := x.recordPass(i)
+		if !ok || !dispatchScoped(r.Service) {
+			continue
+		}
+		c := out[r.Context]
+		if c == nil {
+			c = &passedRecords{}
+			out[r.Context] = c
+		}
+		top := q
+		if n := len(c.maxPass); n > 0 && c.maxPass[n-1] > top {
+			top = c.maxPass[n-1]
+		}
+		c.at, c.pass, c.maxPass = append(c.at, i), append(c.pass, q), append(c.maxPass, top)
+	}
+	return out
+}
+
+// firstFrom is the first record, in trace order, of pass p or later.
+func (c *passedRecords) firstFrom(p uint64) (at int, pass uint64, found bool) {
+	if c == nil {
+		return 0, 0, false
+	}
+	j := sort.Search(len(c.maxPass), func(j int) bool { return c.maxPass[j] >= p })
+	if j == len(c.maxPass) {
+		return 0, 0, false
+	}
+	return c.at[j], c.pass[j], true
 }
 
 func (x *index) serviceConflictWarned() bool {

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -73,7 +72,7 @@ func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 	if d.kernelsByPass == nil {
 		d.kernelsByPass = map[uint64][]int{}
 		for _, k := range d.kernels {
-			if w := x.window[k]; w.open && w.dispatch == d.id {
+			if w := x.window(k); w.open && w.dispatch == d.id {
 				d.kernelsByPass[w.pass] = append(d.kernelsByPass[w.pass], k)
 			}
 		}
@@ -170,7 +169,7 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	if a == nil || len(d.kernels) == 0 || len(a.readback) == 0 {
 		return nil
 	}
-	var bufs [][]byte
+	var bufs [][]trace.Run
 	for _, rb := range a.readback {
 		e := x.ev[rb]
 		// Saved: coarse-grained device memory of the dispatch's own agent
@@ -178,13 +177,12 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 		if k, agent, ok := x.allocOf(e.Buffer); !ok || !k.Saved() || (d.agent != 0 && agent != d.agent) {
 			continue
 		}
-		data, err := trace.BytesOf(e.Runs, maxRebuild)
-		if err != nil {
+		if trace.CountOf(e.Runs) > maxRebuild {
 			return nil // too large to rebuild: the expectation on memory judges it
 		}
-		bufs = append(bufs, data)
+		bufs = append(bufs, e.Runs)
 	}
-	got := trace.Digest(bufs...)
+	got := trace.DigestRuns(bufs...) // from the runs: no copy of the buffers
 	lastK, firstK := d.kernels[len(d.kernels)-1], d.kernels[0]
 	at := a.readback[len(a.readback)-1]
 	if x.otherKernelBetween(d.id, lastK, at) {
@@ -214,11 +212,15 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 // its kernel k: between the memory the SDK made ready for the pass and the
 // pass (found by internal/specgen).
 func (x *index) toolWroteBefore(d *dispatchView, k int) bool {
+	// The latest of d's snapshots and kernels before k (both lists are in
+	// trace order): looked up, not collected, since MEM-2 asks for every
+	// kernel of a loop.
 	from := -1
-	for _, j := range append(slices.Clone(d.snapshots), d.kernels...) {
-		if j < k && j > from {
-			from = j
-		}
+	if i := sort.SearchInts(d.kernels, k); i > 0 {
+		from = d.kernels[i-1]
+	}
+	if i := sort.SearchInts(d.snapshots, k); i > 0 {
+		from = max(from, d.snapshots[i-1])
 	}
 	ks := x.byType[trace.Kernel]
 	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < k; j++ {
@@ -241,7 +243,7 @@ func (x *index) otherKernelBetween(id uint64, from, to int) bool {
 	return false
 }
 
-// maxRebuild bounds the elements an oracle expands from runs.
+// maxRebuild bounds the elements an oracle hashes from runs.
 const maxRebuild = 1 << 26
 
 // allocOf is the memory kind and the agent the application allocated

@@ -120,13 +120,15 @@ func (x *index) allocatedBefore(addr uint64, pos int) (allocation, bool) {
 }
 
 // trafficOf returns the runtime's events of type typ on d's thread and agent
-// between positions from and to.
+// between positions from and to. It walks the thread's own events: the
+// window may hold other threads' whole loops (a thread that waited for the
+// agent's lock inside it), and those are not its business.
 func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
 	var out []int
-	list := x.byType[typ]
+	list := x.byThread[d.thread]
 	for j := sort.SearchInts(list, from); j < len(list) && list[j] < to; j++ {
-		e := x.ev[list[j]]
-		if e.Thread == d.thread && (e.Agent == d.agent || d.agent == 0) {
+		e := &x.ev[list[j]]
+		if e.Type == typ && (e.Agent == d.agent || d.agent == 0) {
 			out = append(out, list[j])
 		}
 	}

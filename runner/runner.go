@@ -112,8 +112,7 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 // Judge fills r's verdicts for trace t of spec s: the oracles, the spec's
 // own expectations, the violations it expects, and the rules it names.
 func Judge(r *Result, s spec.Spec, t trace.Trace) {
-	j := check.Judge(t)
-	exp, unobserved := check.JudgeExpectations(s, t)
+	j, exp, unobserved := check.JudgeSpec(s, t) // one index of the trace for both
 	vs := append(j.Violations, exp...)
 	r.Unobserved = unobserved
 	r.Violations, r.Expected, r.Unseen = sortOut(vs, s.Expect.Violations)

@@ -131,19 +131,27 @@ func (a *app) allocate(b spec.Buffer) error {
 	if err != nil {
 		return fmt.Errorf("buffer %s: %w", b.Name, err)
 	}
-	data := make([]byte, b.Elements*4)
-	for i := uint64(0); i < b.Elements; i++ {
-		v := b.Fill
-		if i < uint64(len(b.Values)) {
-			v = b.Values[i]
-		} else if len(b.Values) > 0 {
-			v = 0
+	fill := func(data []byte) {
+		for i := uint64(0); i < b.Elements; i++ {
+			v := b.Fill
+			if i < uint64(len(b.Values)) {
+				v = b.Values[i]
+			} else if len(b.Values) > 0 {
+				v = 0
+			}
+			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 		}
-		binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 	}
 	a.rec.Emit(trace.Event{Type: trace.AppAlloc, Buffer: b.Name, Agent: uint64(al.Agent),
 		MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
-	if err := a.rt.Write(al, 0, data); err != nil {
+	if m, ok := a.rt.(hsa.Mapper); ok {
+		err = m.WriteWith(al, fill) // in place: no host copy of the buffer's size
+	} else {
+		data := make([]byte, b.Elements*4)
+		fill(data)
+		err = a.rt.Write(al, 0, data)
+	}
+	if err != nil {
 		return fmt.Errorf("buffer %s: %w", b.Name, err)
 	}
 	a.mu.Lock()
@@ -303,29 +311,45 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 			continue
 		}
 		seen[name] = true
-		data, err := a.read(a.buffer(name))
-		if err != nil {
+		if err := a.readEvent(trace.AppReadback, name, a.buffer(name), func(e *trace.Event) {
+			e.Thread, e.Label = uint64(id), d.Name
+		}); err != nil {
 			return err
 		}
-		a.rec.Emit(contentsEvent(trace.AppReadback, name, data, func(e *trace.Event) {
-			e.Thread, e.Label = uint64(id), d.Name
-		}))
 	}
 	return nil
 }
 
-func (a *app) read(b hsa.Allocation) ([]byte, error) {
-	out := make([]byte, b.Size)
-	if err := a.rt.Read(b, 0, out); err != nil {
-		return nil, err
+// readEvent reads b whole, as the application does, and records it as an
+// event of type typ (more fills in the rest). Where the runtime maps its
+// memory (hsa.Mapper) the bytes are read in place, so reading a large
+// buffer back after every dispatch makes no copy of it.
+func (a *app) readEvent(typ trace.Type, name string, b hsa.Allocation, more func(*trace.Event)) error {
+	if m, ok := a.rt.(hsa.Mapper); ok {
+		var e trace.Event
+		if err := m.ReadWith(b, func(src []byte, digest string) {
+			e = contentsEvent(typ, name, src, digest, more)
+		}); err != nil {
+			return err
+		}
+		a.rec.Emit(e)
+		return nil
 	}
-	return out, nil
+	data := make([]byte, b.Size)
+	if err := a.rt.Read(b, 0, data); err != nil {
+		return err
+	}
+	a.rec.Emit(contentsEvent(typ, name, data, "", more))
+	return nil
 }
 
-// contentsEvent is an event that carries a buffer whole: its digest, its
-// element count and its elements run-length encoded.
-func contentsEvent(typ trace.Type, buffer string, data []byte, more func(*trace.Event)) trace.Event {
-	e := trace.Event{Type: typ, Buffer: buffer, Digest: trace.Digest(data), Elements: uint64(len(data) / 4), Runs: trace.RunsOf(data)}
+// contentsEvent is an event that carries a buffer whole: its digest (given,
+// else computed), its element count and its elements run-length encoded.
+func contentsEvent(typ trace.Type, buffer string, data []byte, digest string, more func(*trace.Event)) trace.Event {
+	if digest == "" {
+		digest = trace.Digest(data)
+	}
+	e := trace.Event{Type: typ, Buffer: buffer, Digest: digest, Elements: uint64(len(data) / 4), Runs: trace.RunsOf(data)}
 	if more != nil {
 		more(&e)
 	}
@@ -371,12 +395,9 @@ func (a *app) readBack() {
 		if !live {
 			continue
 		}
-		data, err := a.read(al)
-		if err != nil {
+		if err := a.readEvent(trace.AppMemory, b.Name, al, nil); err != nil {
 			a.fail(fmt.Errorf("read %s: %w", b.Name, err))
-			continue
 		}
-		a.rec.Emit(contentsEvent(trace.AppMemory, b.Name, data, nil))
 	}
 }
 

@@ -41,7 +41,7 @@ func (s *SDK) refreshActive() {
 			}
 		}
 		if next.replay != nil {
-			s.active.Store(next)
+			s.publish(next)
 			return
 		}
 	}
@@ -52,5 +52,22 @@ func (s *SDK) refreshActive() {
 			next.replay = c
 		}
 	}
+	s.publish(next)
+}
+
+// publish makes next the view the interceptor reads.
+func (s *SDK) publish(next *activeSet) {
 	s.active.Store(next)
+	s.updateIdle()
+}
+
+// updateIdle says whether a write needs anything of the SDK: not while a
+// context is started (ACT-4), nor while a loop holds an agent, since even a
+// write with nothing started waits for it (MEM-6). Whoever changes either
+// calls it after the change; the lock makes the last call read the latest
+// of both, so the flag never stays idle while a context is started.
+func (s *SDK) updateIdle() {
+	s.idleMu.Lock()
+	s.idle.Store(s.active.Load().empty() && s.loops.Load() == 0)
+	s.idleMu.Unlock()
 }

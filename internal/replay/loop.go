@@ -71,6 +71,7 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	locked := !s.opts.Faults.Has(FaultNoAgentLock)
 	if locked {
 		s.loops.Add(1)
+		s.updateIdle()
 		lk.Lock(thread) // MEM-6: the loop owns the agent
 		ts.setOwns(info.AgentID)
 	}
@@ -79,6 +80,7 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 			ts.setOwns(0)
 			lk.Unlock(thread)
 			s.loops.Add(-1)
+			s.updateIdle()
 			locked = false
 		}
 	}

@@ -39,6 +39,11 @@ type SDK struct {
 	contexts map[ContextID]*toolContext
 	nextCtx  ContextID
 	active   atomic.Pointer[activeSet] // copy-on-write view read by the interceptor
+	// idle: nothing started and no loop holding an agent, so a write needs
+	// nothing of the SDK and queues may skip the interceptor
+	// (hsa.IdleBypass); idleMu orders its updates (see updateIdle).
+	idle   atomic.Bool
+	idleMu sync.Mutex
 
 	dispatchIDs    atomic.Uint64
 	correlationIDs atomic.Uint64
@@ -94,7 +99,7 @@ func New(rt hsa.Runtime, opts Options) *SDK {
 	for _, a := range rt.Agents() {
 		s.agents[a.ID] = a
 	}
-	s.active.Store(&activeSet{})
+	s.publish(&activeSet{})
 	s.agentLocks.init(rt) // the runtime's own locks, whatever wraps it
 	s.warnings.init(opts.Faults.Has(FaultWarnEveryTime))
 	return s
