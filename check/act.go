@@ -27,6 +27,11 @@ func checkACT(x *index) []Violation {
 // ACT-3: the "not replayed" warnings of ACT-6 speak of replay, so they may
 // only come while a started context's subscription covers CONFIG; one
 // printed with no such context shows replay was switched on without it.
+// The SDK decides on the contexts started when it intercepts the write, so
+// a warning is also in time when such a context was started as a
+// submission of its kind, still in flight at the warning, began: another
+// thread may stop the context between the write's interception and the
+// warning (decision 17.18, found running generated specs through the C port).
 func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 	configs := x.replayConfigs()
 	if len(configs) == 0 {
@@ -36,15 +41,25 @@ func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 		if x.ev[w].Code != code {
 			continue
 		}
+		at := []int{w}
+		for _, a := range x.apps {
+			e := x.ev[a.at]
+			kind := (code == trace.WarnGraphLaunch && e.Graph) || (code == trace.WarnMultiPacketSubmission && !e.Graph && e.Packets > 1)
+			if kind && a.at < w && (len(a.complete) == 0 || a.complete[0] > w) {
+				at = append(at, a.at)
+			}
+		}
 		active, judged := false, false
 		for _, c := range configs {
 			e := x.ev[c]
 			if c > w || !e.Status.Is(trace.StatusSuccess) {
 				continue
 			}
-			on, known := x.contextActive(e.Context, w)
-			judged = judged || known
-			active = active || (on && coversConfig(e))
+			for _, pos := range at {
+				on, known := x.contextActive(e.Context, pos)
+				judged = judged || known
+				active = active || (on && coversConfig(e))
+			}
 		}
 		if judged && !active {
 			return []Violation{x.violation("ACT-3", x.ev[w].Dispatch, fmt.Sprintf("warning %s about replay was printed although no started context's KERNEL_REPLAY subscription covers CONFIG", code), w)}
@@ -82,7 +97,12 @@ func (x *index) checkReplayNeedsConfig(d *dispatchView) []Violation {
 }
 
 // ACT-3: when the trace shows how the domain was configured, every CONFIG
-// ENTER needs a subscription that covers CONFIG on a started context.
+// ENTER needs a subscription that covers CONFIG on a started context. The
+// SDK takes the started contexts as it intercepts the application's write,
+// between its app_dispatch and its CONFIG ENTER (decision 12), so a context
+// started when the dispatch was written counts even if another thread
+// stopped it before CONFIG ENTER fired (decision 17.18, found running
+// generated specs through the C port, whose threads are free).
 func (x *index) checkActivatingContext() []Violation {
 	configs := x.replayConfigs()
 	if len(configs) == 0 {
@@ -95,6 +115,12 @@ func (x *index) checkActivatingContext() []Violation {
 			continue
 		}
 		x.examined("ACT-1")
+		at := []int{i}
+		if d := x.dispatches[e.Dispatch]; d != nil {
+			if a := x.appOf(d); a != nil && a.at < i {
+				at = append(at, a.at)
+			}
+		}
 		why := "no configuration of KERNEL_REPLAY covering CONFIG succeeded before it"
 		ok := false
 		for _, c := range configs {
@@ -102,9 +128,12 @@ func (x *index) checkActivatingContext() []Violation {
 			if c > i || !ce.Status.Is(trace.StatusSuccess) || !coversConfig(ce) {
 				continue
 			}
-			active, known := x.contextActive(ce.Context, i)
-			if !known || active {
-				ok = true
+			for _, pos := range at {
+				if active, known := x.contextActive(ce.Context, pos); !known || active {
+					ok = true
+				}
+			}
+			if ok {
 				break
 			}
 			why = fmt.Sprintf("the replay context %d was not started at that point", ce.Context)
@@ -198,7 +227,17 @@ func (x *index) checkActivationPerDispatch() []Violation {
 				vs = append(vs, x.violation("ACT-6", d.id, fmt.Sprintf("%s was submitted as %d packets (graph launch: %v), yet it was replayed (%d passes)", a.label, app.Packets, app.Graph, len(d.passEnter)), append([]int{a.at}, d.passEnter...)...))
 			}
 		}
+		// The SDK takes the started contexts as it intercepts the write,
+		// somewhere between app_dispatch and the dispatch's first event
+		// of its own (decision 12); another thread's start or stop in
+		// between may or may not have been seen (decision 17.18). So ACT-3
+		// judges a dispatch inactive at both ends, ACT-2 one active with
+		// every operation at both.
 		active, allOps, known := x.activeSubscription(a.at)
+		if late := x.interceptedBy(a, d); late > a.at {
+			active2, allOps2, known2 := x.activeSubscription(late)
+			active, allOps, known = active || active2, allOps && allOps2 && active2, known && known2
+		}
 		switch {
 		case !known:
 		case !active:
@@ -234,6 +273,22 @@ func (x *index) checkActivationPerDispatch() []Violation {
 		}
 	}
 	return vs
+}
+
+// interceptedBy is a position by which the SDK had intercepted a's write:
+// the dispatch's first event of the SDK's, of the runtime's, or its
+// completion, whichever the trace shows first; a.at when none.
+func (x *index) interceptedBy(a *appView, d *dispatchView) int {
+	late := len(x.ev)
+	for _, list := range [][]int{a.reserves, d.configEnter, d.kernels, a.complete, a.timeout} {
+		if len(list) > 0 && list[0] > a.at {
+			late = min(late, list[0])
+		}
+	}
+	if late == len(x.ev) {
+		return a.at
+	}
+	return late
 }
 
 // ACT-4: a run that never configures replay pays nothing for it: no

@@ -36,6 +36,9 @@ type index struct {
 	// thread): it is not the application's, nor the loop's.
 	byTool []bool
 
+	// died caches processDied: 0 not yet known, 1 no, 2 yes.
+	died int8
+
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 

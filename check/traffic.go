@@ -93,6 +93,38 @@ func (x *index) aborted(d *dispatchView) bool {
 	return len(tail) > 0 && !claimed
 }
 
+// processDied says whether the process ended in a failed restore (MEM-5,
+// decision 13): some dispatch's loop was aborted.
+func (x *index) processDied() bool {
+	if x.died == 0 {
+		x.died = 1
+		for _, d := range x.dispatches {
+			if x.aborted(d) {
+				x.died = 2
+				break
+			}
+		}
+	}
+	return x.died == 2
+}
+
+// cutOff says that d's end is not owed: a failed restore ended the process
+// in d's own loop (aborted), or in another's while d was still under way
+// on its thread (no CONFIG EXIT, no completion, no never-ended report).
+// Threads run on until the process ends, so another dispatch may have
+// begun, or be half-way through its loop, when the trace stops (decision
+// 17.19, found running generated specs through the C port).
+func (x *index) cutOff(d *dispatchView) bool {
+	if x.aborted(d) {
+		return true
+	}
+	if len(d.configExit) > 0 || len(d.neverEnded) > 0 || !x.processDied() {
+		return false
+	}
+	a := x.appOf(d)
+	return a == nil || (len(a.complete) == 0 && len(a.timeout) == 0)
+}
+
 // restoresByPass groups d's restore events by the pass they precede.
 func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
 	if d.restoreByPass == nil {
