@@ -139,29 +139,26 @@ const baseAddr = 1 << 32
 
 // Write implements hsa.Runtime.
 func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
-	err := r.mem.access(a, offset, len(data), func(al *allocation) {
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
 		copy(al.data[offset:], data)
 		r.mem.markWritten(al, offset, uint64(len(data)))
-	})
-	if err == nil {
 		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
-	}
-	return err
+	})
 }
 
 // Read implements hsa.Runtime.
 func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
-	err := r.mem.access(a, offset, len(data), func(al *allocation) { copy(data, al.data[offset:]) })
-	if err == nil {
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
+		copy(data, al.data[offset:])
 		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
-	}
-	return err
+	})
 }
 
 // traffic records memory the runtime moved outside a kernel for the
 // application, as an interposer on the runtime would see it: device memory
 // only (host memory is plain CPU loads and stores), named for the thread
-// holding the baton.
+// holding the baton. The caller holds mem.mu, so the event takes its place
+// among the kernels' in the order memory was touched.
 func (r *Runtime) traffic(typ trace.Type, a hsa.Allocation, regions []trace.Region) {
 	if a.Kind == hsa.DeviceCoarse || a.Kind == hsa.DeviceFine {
 		r.trafficAll(typ, r.threads.holder(), a.Agent, regions)
