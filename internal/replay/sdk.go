@@ -46,11 +46,11 @@ type SDK struct {
 	tracker        tracker
 	warnings       onceWarnings
 	agentLocks     agentLocks
-	// loops counts the replay loops holding an agent right now: while one
-	// runs, even a write made with nothing started waits for its agent
-	// (MEM-6).
-	loops   atomic.Int64
-	threads sync.Map // hsa.ThreadID -> *threadState
+	// replayConfigured is set once KERNEL_REPLAY is configured: from then
+	// on a loop may hold an agent, and even a write made with nothing
+	// started takes its agent's lock (MEM-6, decision 18.2).
+	replayConfigured atomic.Bool
+	threads          sync.Map // hsa.ThreadID -> *threadState
 }
 
 // toolContext is one context and the services configured on it.
@@ -147,6 +147,7 @@ func (s *SDK) ConfigureCallbackTracing(ctx ContextID, kind TracingKind, ops []Op
 	}
 	c.replay = sub
 	s.tracker.enable(s.rt) // ACT-4: configuring the service switches the tracker on
+	s.replayConfigured.Store(true)
 	s.refreshActive()
 	return StatusSuccess
 }
