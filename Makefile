@@ -60,10 +60,14 @@ fuzz:
 	$(GO) test ./spec -run '^$$' -fuzz FuzzParse -fuzztime 60s
 	$(GO) test ./trace -run '^$$' -fuzz FuzzRead -fuzztime 60s
 
-## explore: the spec generator's properties over many more specs than go test checks (CHECKS=20000)
+## explore: the spec generator's properties over many more specs than go test checks (CHECKS=20000),
+## and generated specs under free threads (FREE_SPECS=2000, FREE_RUNS=20 runs of each)
 CHECKS ?= 20000
+FREE_SPECS ?= 2000
+FREE_RUNS ?= 20
 explore:
-	$(GO) test ./internal/specgen -run 'TestGeneratedSpecs' -count=1 -v -rapid.checks=$(CHECKS)
+	$(GO) test ./internal/specgen -run 'TestGeneratedSpecs(Hold|ForOneDevice|ExerciseTheRules)' -count=1 -v -rapid.checks=$(CHECKS)
+	$(GO) test ./internal/specgen -run 'TestGeneratedSpecsUnderFreeThreads' -count=1 -v -timeout 2h -free.specs=$(FREE_SPECS) -free.runs=$(FREE_RUNS)
 	$(GO) test ./internal/specgen -run '^$$' -bench CheckGeneratedSpec -benchtime 30s -count=1
 
 ## gpu-check: the CUDA target's checks and benchmarks, on a machine with an NVIDIA GPU

@@ -41,12 +41,14 @@ func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 		if x.ev[w].Code != code {
 			continue
 		}
-		at := []int{w}
+		// The warning names no thread: the write it is about came after
+		// the earliest application submission it can be about that was
+		// still in flight (decision 18.1), else any time before it.
+		lo := -1
 		for _, a := range x.apps {
-			e := x.ev[a.at]
-			kind := (code == trace.WarnGraphLaunch && e.Graph) || (code == trace.WarnMultiPacketSubmission && !e.Graph && e.Packets > 1)
-			if kind && a.at < w && (len(a.complete) == 0 || a.complete[0] > w) {
-				at = append(at, a.at)
+			if app := x.ev[a.at]; (app.Packets > 1 || app.Graph) && a.at < w && w < a.end {
+				lo = a.at
+				break
 			}
 		}
 		active, judged := false, false
@@ -55,11 +57,9 @@ func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 			if c > w || !e.Status.Is(trace.StatusSuccess) {
 				continue
 			}
-			for _, pos := range at {
-				on, known := x.contextActive(e.Context, pos)
-				judged = judged || known
-				active = active || (on && coversConfig(e))
-			}
+			off, known := x.contextInactive(e.Context, lo, w)
+			judged = judged || known
+			active = active || (!off && coversConfig(e))
 		}
 		if judged && !active {
 			return []Violation{x.violation("ACT-3", x.ev[w].Dispatch, fmt.Sprintf("warning %s about replay was printed although no started context's KERNEL_REPLAY subscription covers CONFIG", code), w)}
@@ -115,11 +115,14 @@ func (x *index) checkActivatingContext() []Violation {
 			continue
 		}
 		x.examined("ACT-1")
-		at := []int{i}
+		// The SDK read the started contexts when it took the write, which
+		// the trace places after lo and before hi: a context stopped by
+		// another thread in between may still have activated it (found
+		// under free threads, decision 18.1).
+		lo, hi := i-1, i
 		if d := x.dispatches[e.Dispatch]; d != nil {
-			if a := x.appOf(d); a != nil && a.at < i {
-				at = append(at, a.at)
-			}
+			lo, hi = x.writeWindow(d)
+			hi = min(hi, i)
 		}
 		why := "no configuration of KERNEL_REPLAY covering CONFIG succeeded before it"
 		ok := false
@@ -128,12 +131,9 @@ func (x *index) checkActivatingContext() []Violation {
 			if c > i || !ce.Status.Is(trace.StatusSuccess) || !coversConfig(ce) {
 				continue
 			}
-			for _, pos := range at {
-				if active, known := x.contextActive(ce.Context, pos); !known || active {
-					ok = true
-				}
-			}
-			if ok {
+			off, known := x.contextInactive(ce.Context, lo, hi)
+			if !known || !off {
+				ok = true
 				break
 			}
 			why = fmt.Sprintf("the replay context %d was not started at that point", ce.Context)
@@ -180,32 +180,36 @@ func (x *index) checkWarnedOnce(rule string, code trace.WarningCode) []Violation
 	return nil
 }
 
-// activeSubscription says whether, at position pos, a started context's
-// successful KERNEL_REPLAY subscription covers CONFIG, and whether one of
-// them subscribed to every operation; known is false when the trace does
-// not show the configuration (nothing can be said).
-func (x *index) activeSubscription(pos int) (active, allOps, known bool) {
+// activeSubscription says what the trace proves between positions lo and
+// hi: active, a started context's successful KERNEL_REPLAY subscription
+// covered CONFIG all along (allOps: one of them subscribed to every
+// operation); inactive, none did at any moment. Neither when the contexts
+// were started or stopped meanwhile (contextIn). known is false when the
+// trace does not show the configuration (nothing can be said).
+func (x *index) activeSubscription(lo, hi int) (active, inactive, allOps, known bool) {
 	configs := x.replayConfigs()
 	if len(configs) == 0 {
 		// With the tool's calls in the trace, no configuration means
 		// nothing can be active; without them nothing can be said.
-		return false, false, x.has(trace.API)
+		return false, x.has(trace.API), false, x.has(trace.API)
 	}
+	inactive = true
 	for _, c := range configs {
 		e := x.ev[c]
-		if c > pos || !e.Status.Is(trace.StatusSuccess) || !coversConfig(e) {
+		if c >= hi || !e.Status.Is(trace.StatusSuccess) || !coversConfig(e) {
 			continue
 		}
-		on, knownOn := x.contextActive(e.Context, pos)
+		on, off, knownOn := x.contextIn(e.Context, lo, hi)
 		if !knownOn {
-			return false, false, false
+			return false, false, false, false
 		}
 		if on {
 			active = true
 			allOps = allOps || len(e.Operations) == 0
 		}
+		inactive = inactive && off
 	}
-	return active, allOps, true
+	return active, inactive, allOps, true
 }
 
 // ACT-2, ACT-3, ACT-6, judged per application dispatch: a single kernel
@@ -227,20 +231,13 @@ func (x *index) checkActivationPerDispatch() []Violation {
 				vs = append(vs, x.violation("ACT-6", d.id, fmt.Sprintf("%s was submitted as %d packets (graph launch: %v), yet it was replayed (%d passes)", a.label, app.Packets, app.Graph, len(d.passEnter)), append([]int{a.at}, d.passEnter...)...))
 			}
 		}
-		// The SDK takes the started contexts as it intercepts the write,
-		// somewhere between app_dispatch and the dispatch's first event
-		// of its own (decision 12); another thread's start or stop in
-		// between may or may not have been seen (decision 17.18). So ACT-3
-		// judges a dispatch inactive at both ends, ACT-2 one active with
-		// every operation at both.
-		active, allOps, known := x.activeSubscription(a.at)
-		if late := x.interceptedBy(a, d); late > a.at {
-			active2, allOps2, known2 := x.activeSubscription(late)
-			active, allOps, known = active || active2, allOps && allOps2 && active2, known && known2
-		}
+		// The SDK read the started contexts when it took the write: after
+		// app_dispatch, before the first sign of its decision. Only what
+		// holds all along that stretch is judged (decision 18.1).
+		active, inactive, allOps, known := x.activeSubscription(a.at, x.decidedBy(d, a))
 		switch {
 		case !known:
-		case !active:
+		case inactive:
 			// ACT-1: not a candidate. ACT-3 when replay was configured but
 			// is not active (never started, stopped, PASS only); API-1 and
 			// PC-8 when nothing configured it: nothing else can.
@@ -263,6 +260,9 @@ func (x *index) checkActivationPerDispatch() []Violation {
 					vs = append(vs, x.violation(r, d.id, why, at...))
 				}
 			}
+		case !active:
+			// Started or stopped by another thread meanwhile: either
+			// reading is consistent with the trace.
 		case app.Packets > 1 || app.Graph:
 			// A candidate, but ACT-6 keeps it from replay (above).
 		case allOps && a.dispatch != 0:

@@ -193,7 +193,10 @@ func graphWarnedAfterStop(began bool) trace.Trace {
 	b := new(builder).prelude()
 	grid, wg := trace.Dim3{64, 1, 1}, trace.Dim3{64, 1, 1}
 	launch := trace.Event{Type: trace.AppDispatch, Thread: 2, Label: "g", Kernel: "increment", Agent: 1, Signal: 600, Packets: 1, Graph: true, Grid: &grid, Workgroup: &wg}
-	stop := trace.Event{Type: trace.API, Thread: 1, Call: trace.CallStopContext, Context: 1, Status: "SUCCESS"}
+	// The stop is the tool's, on the thread of its setup calls (0): in
+	// program order after its start, so the trace proves the context was
+	// stopped before the launch when the stop comes first (decision 18.1).
+	stop := trace.Event{Type: trace.API, Call: trace.CallStopContext, Context: 1, Status: "SUCCESS"}
 	if began {
 		b.add(launch)
 		b.add(stop)
@@ -209,14 +212,16 @@ func graphWarnedAfterStop(began bool) trace.Trace {
 	return b.trace()
 }
 
-// stoppedAsWritten: thread 2 stops the replay context just after thread
+// stoppedAsWritten: the tool stops the replay context just after thread
 // 1's application writes a dispatch (after is true) or just before it; the
 // SDK took the started contexts as it intercepted the write, so the loop
 // with its CONFIG ENTER follows in the first case (decision 12) and is an
 // ACT-3 violation in the second.
 func stoppedAsWritten(after bool) trace.Trace {
 	t := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
-	stop := trace.Event{Type: trace.API, Thread: 2, Call: trace.CallStopContext, Context: 1, Status: "SUCCESS"}
+	// The tool's setup thread (0) stops it, after its start in program
+	// order (decision 18.1).
+	stop := trace.Event{Type: trace.API, Call: trace.CallStopContext, Context: 1, Status: "SUCCESS"}
 	if after {
 		return renumber(insertAfter(t, typ(trace.AppDispatch), stop))
 	}

@@ -28,6 +28,10 @@ func checkLCX(x *index) []Violation {
 // calls on active contexts succeed.
 func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 	var vs []Violation
+	lo, hi := -1, -1
+	if len(d.locals) > 0 {
+		lo, hi = x.writeWindow(d)
+	}
 	for _, i := range d.locals {
 		e := x.ev[i]
 		if e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
@@ -40,13 +44,17 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 		if len(d.configEnter) == 0 {
 			continue
 		}
-		active, known := x.contextActive(e.Context, d.configEnter[0])
-		if !known {
+		// "Active when the loop began": when the SDK took the write
+		// (decision 12), which the trace places between lo and hi. A
+		// context another thread started or stopped meanwhile may be
+		// either (found under free threads, decision 18.1).
+		active, inactive, known := x.contextIn(e.Context, lo, hi)
+		if !known || (!active && !inactive) {
 			continue
 		}
 		x.examined("LCX-7")
 		switch {
-		case !active && !e.Status.Is(trace.StatusContextNotStarted):
+		case inactive && !e.Status.Is(trace.StatusContextNotStarted):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Call, e.Context, e.Status), i))
 		case active && !e.Status.Is(trace.StatusSuccess):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of active context %d in PASS ENTER returned %s, want SUCCESS", e.Call, e.Context, e.Status), i))
@@ -192,13 +200,14 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 	}
 	var vs []Violation
 	var byContext map[uint64]*passedRecords // built at the first such start
+	lo, hi := x.writeWindow(d)
 	for _, l := range d.locals {
 		e := x.ev[l]
 		p, ok := e.PassOf()
 		if !ok || e.Call != trace.LocalStart || e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
 			continue
 		}
-		if active, known := x.contextActive(e.Context, d.configEnter[0]); !known || active {
+		if inactive, known := x.contextInactive(e.Context, lo, hi); !known || !inactive {
 			continue
 		}
 		x.examined("SVC-1")
@@ -324,6 +333,7 @@ func (x *index) checkMaskScope() []Violation {
 		if k < 0 {
 			return
 		}
+		lo, hi := x.writeWindow(d)
 		have := map[key]bool{}
 		for _, i := range d.records {
 			e := x.ev[i]
@@ -353,7 +363,9 @@ func (x *index) checkMaskScope() []Violation {
 				if want.context != s.context || want.agent != d.agent || have[want] {
 					continue
 				}
-				if active, known := x.contextActive(want.context, k); known && !active {
+				// Owed only when surely started as d's write was taken
+				// (decision 18.1).
+				if active, known := x.contextActive(want.context, lo, hi); known && !active {
 					continue
 				}
 				if x.leftOutBeside(d, want.service) {

@@ -141,11 +141,13 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 // MEM-2: every pass starts from the same memory. A pass in whose PASS
 // ENTER the tool ran a dispatch of its own (decision 11) is left out: the
 // tool's kernel may have written the saved memory after the restore, and
-// the trace does not say what it wrote.
+// the trace does not say what it wrote. So is a pass before which another
+// agent's kernel ran (decision 18.3): under free threads it may have
+// written this agent's memory (peer access) without breaking MEM-6.
 func (x *index) checkSameInput(d *dispatchView) []Violation {
 	first := -1
 	for _, k := range d.kernels {
-		if x.ev[k].MemIn == "" || x.toolWroteBefore(d, k) {
+		if x.ev[k].MemIn == "" || x.writtenBefore(d, k) {
 			continue
 		}
 		if first < 0 {
@@ -199,19 +201,30 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	// One run's output is the first pass's, unless the tool wrote the
 	// memory before the first or the last pass (decision 17.11), or
 	// another dispatch's kernel ran meanwhile (on another agent, MEM-6):
-	// it may have changed an input the SDK does not save (decision 17.1).
-	if out := x.ev[firstK].MemOut; out != "" && out != got && !x.toolWroteBefore(d, firstK) && !x.toolWroteBefore(d, lastK) &&
-		!x.otherKernelBetween(d.id, firstK, lastK) {
+	// it may have changed an input the SDK does not save (decision 17.1),
+	// or, from the snapshot on, one it saves (peer access, decision 18.3).
+	from := firstK
+	if len(d.snapshots) > 0 {
+		from = min(from, d.snapshots[0])
+	}
+	if out := x.ev[firstK].MemOut; out != "" && out != got && !x.writtenBefore(d, firstK) && !x.writtenBefore(d, lastK) &&
+		!x.otherKernelBetween(d.id, from, lastK) {
 		return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, one run (the first pass) gives %s", got, a.label, out), firstK, at)}
 	}
 	return nil
 }
 
-// toolWroteBefore reports whether a dispatch the tool wrote from a callback
-// ran a kernel between dispatch d's previous kernel (or its snapshot) and
-// its kernel k: between the memory the SDK made ready for the pass and the
-// pass (found by internal/specgen).
-func (x *index) toolWroteBefore(d *dispatchView, k int) bool {
+// writtenBefore reports whether, between dispatch d's previous kernel (or
+// its snapshot) and its kernel k, that is between the memory the SDK made
+// ready for the pass and the pass, a kernel ran that may have written the
+// memory the pass starts from without breaking a rule: a dispatch the tool
+// wrote from a callback (found by internal/specgen, decision 17.11), or a
+// kernel on another agent, which may write this agent's memory through
+// peer access while the loop holds only its own agent (MEM-6; found under
+// free threads, decision 18.3). The trace does not say what such a kernel
+// wrote. Another dispatch's kernel on d's own agent is not excused: it
+// breaks MEM-6, which reports it.
+func (x *index) writtenBefore(d *dispatchView, k int) bool {
 	// The latest of d's snapshots and kernels before k (both lists are in
 	// trace order): looked up, not collected, since MEM-2 asks for every
 	// kernel of a loop.
@@ -224,7 +237,8 @@ func (x *index) toolWroteBefore(d *dispatchView, k int) bool {
 	}
 	ks := x.byType[trace.Kernel]
 	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < k; j++ {
-		if x.byTool[ks[j]] {
+		o := x.ev[ks[j]]
+		if x.byTool[ks[j]] || (o.Dispatch != d.id && (d.agent == 0 || o.Agent != d.agent)) {
 			return true
 		}
 	}

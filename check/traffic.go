@@ -251,8 +251,21 @@ func (x *index) checkSavedKinds(d *dispatchView, reads []int, at int) []Violatio
 			break
 		}
 	}
+	// The SDK listed what it tracks after it took the dispatch's write and
+	// before its snapshot read anything; an allocation or free is made
+	// inside the call its event follows. A buffer another thread allocated
+	// or freed meanwhile may be either side of the listing (found under
+	// free threads, decision 18.6): only one live all along is owed.
+	lo, _ := x.writeWindow(d)
+	hi := at
+	if len(reads) > 0 {
+		hi = min(hi, reads[0])
+	}
+	if len(d.snapshots) > 0 {
+		hi = min(hi, d.snapshots[0])
+	}
 	for _, a := range x.allocations() {
-		if !a.kind.Saved() || a.agent != d.agent || a.at > at || at > a.freedAt {
+		if !a.kind.Saved() || a.agent != d.agent || a.at > lo || (a.freedAt < len(x.ev) && x.prevOnThread(a.freedAt) < hi) {
 			continue
 		}
 		tracked := configured >= 0 && a.at > configured

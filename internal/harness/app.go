@@ -44,7 +44,7 @@ func RunApplication(rt hsa.Runtime, th Threads, sdk *replay.SDK, rec *trace.Reco
 	}
 	for _, b := range s.Application.Buffers {
 		if b.AllocAfter == "" {
-			if err := a.allocate(b); err != nil {
+			if err := a.allocate(0, b); err != nil {
 				return err
 			}
 		}
@@ -121,8 +121,8 @@ func (a *app) fail(err error) {
 	a.mu.Unlock()
 }
 
-// allocate makes and fills one buffer.
-func (a *app) allocate(b spec.Buffer) error {
+// allocate makes and fills one buffer, on thread (0: while setting up).
+func (a *app) allocate(thread hsa.ThreadID, b spec.Buffer) error {
 	kind, ok := hsa.ParseMemoryKind(b.Kind)
 	if !ok {
 		return fmt.Errorf("buffer %s: unknown kind %q", b.Name, b.Kind)
@@ -142,7 +142,7 @@ func (a *app) allocate(b spec.Buffer) error {
 			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 		}
 	}
-	a.rec.Emit(trace.Event{Type: trace.AppAlloc, Buffer: b.Name, Agent: uint64(al.Agent),
+	a.rec.Emit(trace.Event{Type: trace.AppAlloc, Thread: uint64(thread), Buffer: b.Name, Agent: uint64(al.Agent),
 		MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
 	if m, ok := a.rt.(hsa.Mapper); ok {
 		err = m.WriteWith(al, fill) // in place: no host copy of the buffer's size
@@ -199,21 +199,25 @@ func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
 		if err != nil {
 			a.fail(fmt.Errorf("dispatch %s: %w", d.Name, err))
 		}
+		// What the spec ties to the end of d happens before a dispatch
+		// waiting for d may start: under free threads that dispatch would
+		// otherwise run before these frees, allocations and global stops
+		// (docs/decisions.md 18.5).
+		a.freeAfter(id, d.Name)
+		a.allocAfter(id, d.Name)
+		a.hooks.Completed(id, d.Name)
 		a.mu.Lock()
 		a.completed[d.Name] = true
 		a.mu.Unlock()
-		a.freeAfter(d.Name)
-		a.allocAfter(d.Name)
-		a.hooks.Completed(id, d.Name)
 	}
 }
 
 // allocAfter makes the buffers the spec allocates once this dispatch has
 // completed (after its frees, so a runtime may hand their memory on).
-func (a *app) allocAfter(name string) {
+func (a *app) allocAfter(thread hsa.ThreadID, name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.AllocAfter == name {
-			if err := a.allocate(b); err != nil {
+			if err := a.allocate(thread, b); err != nil {
 				a.fail(err)
 			}
 		}
@@ -370,14 +374,14 @@ func memKindOf(k hsa.MemoryKind) trace.MemKind {
 }
 
 // freeAfter frees the buffers the spec ties to the end of this dispatch.
-func (a *app) freeAfter(name string) {
+func (a *app) freeAfter(thread hsa.ThreadID, name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.FreeAfter == name {
 			al := a.buffer(b.Name)
 			if err := a.rt.Free(al); err != nil {
 				a.fail(fmt.Errorf("free %s: %w", b.Name, err))
 			}
-			a.rec.Emit(trace.Event{Type: trace.AppFree, Buffer: b.Name, Addr: al.Handle})
+			a.rec.Emit(trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: b.Name, Addr: al.Handle})
 			a.mu.Lock()
 			a.freed[b.Name] = true
 			a.mu.Unlock()

@@ -165,19 +165,23 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	// in which kernels touched memory.
 	end := r.clock.Add(launchLatency + shape.duration)
 	start := end - shape.duration
-	m.mu.Unlock()
-
-	if p.Profile != nil {
-		p.Profile.Start, p.Profile.End = start, end
-		p.Profile.Values = counterValues(append(slices.Clone(p.Profile.Counters), p.Profile.Device...), shape)
-	}
 	if rec != nil {
+		// The event too is recorded under the memory lock: with threads
+		// running in parallel, a kernel that touched memory first must come
+		// first in the trace, or the trace says a later kernel's output
+		// was read before it was written (MEM-3 on a faithful run).
 		e := trace.Event{Type: trace.Kernel, Time: end, Thread: uint64(thread), Agent: uint64(q.agent.info.ID),
 			Queue: uint64(q.id), Kernel: k.Name, Dispatch: p.Tag, Start: start, End: end, MemIn: memIn, MemOut: memOut}
 		if p.Completion != nil {
 			e.Signal = uint64(p.Completion.ID())
 		}
 		rec.Emit(e)
+	}
+	m.mu.Unlock()
+
+	if p.Profile != nil {
+		p.Profile.Start, p.Profile.End = start, end
+		p.Profile.Values = counterValues(append(slices.Clone(p.Profile.Counters), p.Profile.Device...), shape)
 	}
 	r.completeSignal(thread, p.Completion)
 	return nil

@@ -150,31 +150,26 @@ func (r *Runtime) Free(a hsa.Allocation) error {
 // baseAddr is the device address of the first allocation.
 const baseAddr = 1 << 32
 
-// Write implements hsa.Runtime.
+// Write implements hsa.Runtime. The traffic is recorded under the memory
+// lock, before another thread can see what was written (decision 18.4).
 func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
-	err := r.mem.access(a, offset, len(data), func(al *allocation) {
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
 		copy(al.data[offset:], data)
 		r.mem.markWritten(al, offset, uint64(len(data)))
 		al.gen = r.mem.newGen()
-	})
-	if err == nil {
 		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
-	}
-	return err
+	})
 }
 
 // WriteWith implements hsa.Mapper: fill writes the whole allocation in
 // place, recorded as one write of all of it.
 func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
-	err := r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+	return r.mem.access(a, 0, int(a.Size), func(al *allocation) {
 		fill(al.data)
 		r.mem.markWritten(al, 0, a.Size)
 		al.gen = r.mem.newGen()
-	})
-	if err == nil {
 		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
-	}
-	return err
+	})
 }
 
 // ReadWith implements hsa.Mapper: use reads the whole allocation in place,
@@ -182,28 +177,25 @@ func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
 // after a kernel usually holds what the kernel's mem_out already hashed
 // (contents.go).
 func (r *Runtime) ReadWith(a hsa.Allocation, use func(src []byte, digest string)) error {
-	err := r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+	return r.mem.access(a, 0, int(a.Size), func(al *allocation) {
 		use(al.data, r.mem.memo.digest(contentsOf([]*allocation{al}), [][]byte{al.data}))
-	})
-	if err == nil {
 		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
-	}
-	return err
+	})
 }
 
 // Read implements hsa.Runtime.
 func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
-	err := r.mem.access(a, offset, len(data), func(al *allocation) { copy(data, al.data[offset:]) })
-	if err == nil {
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
+		copy(data, al.data[offset:])
 		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
-	}
-	return err
+	})
 }
 
 // traffic records memory the runtime moved outside a kernel for the
 // application, as an interposer on the runtime would see it: device memory
 // only (host memory is plain CPU loads and stores), named for the thread
-// holding the baton.
+// holding the baton. The caller holds mem.mu, so the event takes its place
+// among the kernels' in the order memory was touched.
 func (r *Runtime) traffic(typ trace.Type, a hsa.Allocation, regions []trace.Region) {
 	if a.Kind == hsa.DeviceCoarse || a.Kind == hsa.DeviceFine {
 		r.trafficAll(typ, r.threads.holder(), a.Agent, regions)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package specgen_test
+
+const raceEnabled = false
