@@ -47,13 +47,20 @@ rules: build bdd-report
 	./$(BIN) rules
 
 ## mutation: mutation testing of the engine with gremlins (slow: minutes; not in CI).
-## TestLibraryHolds in internal/replay runs the spec library, so a mutant dies by
-## an oracle or an expectation that names a rule. Score and survivors: docs/faults.md.
+## Built with the tag mutation, the package's tests are only TestLibraryHolds (the spec
+## library through the oracles) and TestPlantedFaultsCaught (the fault matrix): a mutant
+## dies by an oracle or an expectation naming a rule, never by a unit test. Each kill's
+## mutated line and failing rules go to out/mutation-kills.ndjson. Score and survivors:
+## docs/faults.md, "Mutation testing". GOFLAGS=-count=1: a cached coverage run takes no
+## time, and gremlins' timeout (that time x 10) would then fail every mutant.
 GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 mutation:
 	mkdir -p out
-	$(GO) run $(GREMLINS) unleash --invert-logical --invert-loopctrl --invert-assignments \
-		--remove-self-assignments --workers 2 --timeout-coefficient 4 -o out/mutation.json ./internal/replay
+	rm -f out/mutation-kills.ndjson
+	$(GO) vet -tags mutation ./internal/replay
+	GOFLAGS=-count=1 REPLAYSPEC_MUTANT_LOG=$(CURDIR)/out/mutation-kills.ndjson REPLAYSPEC_MUTANT_ORIG=$(CURDIR) \
+		$(GO) run $(GREMLINS) unleash --tags mutation --invert-logical --invert-loopctrl --invert-assignments \
+		--remove-self-assignments --workers 2 --timeout-coefficient 10 -o out/mutation.json ./internal/replay
 
 ## fuzz: run each fuzz target for a while
 fuzz:

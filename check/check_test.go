@@ -452,6 +452,7 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"a buffer is read back twice after one completion", insertAfter(fixed3, typ(trace.AppReadback), first(fixed3, typ(trace.AppReadback))), "CMP-3"},
 		{"never ended yet completed", insertAfter(neverEnded(), typ(trace.AppTimeout), trace.Event{Type: trace.AppComplete, Thread: 1, Label: "k", Signal: 501}), "CMP-4"},
 		{"never ended fixed loop", edit(neverEnded(), typ(trace.PassCount), func(e *trace.Event) { e.Result = trace.I64(9) }), "CMP-4"},
+		{"never ended miscounts its passes", edit(neverEnded(), typ(trace.NeverEnded), func(e *trace.Event) { e.Pass = trace.U64(1) }), "CMP-4"},
 		{"timeout without never ended", insertAfter(fixed3, typ(trace.AppComplete), trace.Event{Type: trace.AppTimeout, Thread: 1, Label: "k", Signal: 501}), "CMP-1"},
 		// COR
 		{"internal id changes per pass", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, Ancestor: 7} }), "COR-1"},

@@ -169,6 +169,11 @@ func (x *index) checkNeverCompletes(a *appView, d *dispatchView, signals *signal
 	if len(a.timeout) == 0 {
 		v(fmt.Sprintf("%s never ended, yet the application did not report a timeout", a.label), ne)
 	}
+	// The SDK's account of the cut-off loop (never_ended.pass: the passes
+	// it ran) must be what the tool saw: one PASS ENTER per pass.
+	if e := x.ev[ne]; e.Type == trace.NeverEnded && e.Pass != nil && len(d.passEnter) > 0 && *e.Pass != uint64(len(d.passEnter)) {
+		v(fmt.Sprintf("dispatch %d was reported never ending after %d passes, but the tool saw %d", d.id, *e.Pass, len(d.passEnter)), ne, d.passEnter[len(d.passEnter)-1])
+	}
 	if decs, ok := x.decrements(a, signals, a.end); ok && len(decs) > 0 {
 		v(fmt.Sprintf("%s never ended, yet its completion signal %d was decremented", a.label, a.signal), ne, decs[0])
 	}

@@ -201,7 +201,8 @@ func (t *tool) hasReplay() bool {
 }
 
 // queryOperations asks the domain's name/id queries (API-3, API-4): every
-// id up to one past LAST, and the two real names and the two reserved ones.
+// id up to one past LAST, and the two real names, the two reserved ones and
+// LAST, the enum's bound.
 func (t *tool) queryOperations() {
 	for op := replay.OpNone + 1; op <= replay.OpLast+1; op++ {
 		name, st := t.sdk.OperationName(replay.KindKernelReplay, op)
@@ -211,7 +212,7 @@ func (t *tool) queryOperations() {
 		}
 		t.api(e, 0, st)
 	}
-	for _, name := range []trace.Op{trace.OpConfig, trace.OpPass, reservedSnapshot, reservedRestore} {
+	for _, name := range []trace.Op{trace.OpConfig, trace.OpPass, reservedSnapshot, reservedRestore, trace.OpLast} {
 		op, st := t.sdk.OperationID(replay.KindKernelReplay, string(name))
 		e := trace.Event{Call: trace.CallOperationID, OpName: name}
 		if st == replay.StatusSuccess {

@@ -24,7 +24,10 @@ const (
 	OpLast   Operation = 3
 )
 
-var operationNames = map[Operation]trace.Op{OpNone: trace.OpNone, OpConfig: trace.OpConfig, OpPass: trace.OpPass}
+// operationNames name the enum, LAST included: it is the enum's bound and no
+// operation (API-3), so OperationName refuses it and OperationID's loop
+// stops before it.
+var operationNames = map[Operation]trace.Op{OpNone: trace.OpNone, OpConfig: trace.OpConfig, OpPass: trace.OpPass, OpLast: trace.OpLast}
 
 func (o Operation) String() string {
 	if n, ok := operationNames[o]; ok {

@@ -24,10 +24,12 @@ func (s *SDK) decide(payload *KernelReplayData, info DispatchInfo, seq UserData)
 		n = payload.ReplayPassCount(info, seq)
 	}
 	cont := payload.ReplayContinue
-	switch {
-	case n == 1 && !s.opts.Faults.Has(FaultReplaySinglePass):
+	// An if chain, not a switch: gremlins (make mutation) counts a case
+	// expression as never run, and would not mutate these conditions.
+	if n == 1 && !s.opts.Faults.Has(FaultReplaySinglePass) {
 		return plan{} // PC-2: one pass needs no snapshot
-	case n == 0 && cont == nil:
+	}
+	if n == 0 && cont == nil {
 		// PC-6: rejected with a warning (once per process).
 		s.warn(trace.WarnPassCountZeroWithoutContinue, info.DispatchID, "")
 		if s.opts.Faults.Has(FaultReplayZeroWithoutContinue) {
@@ -221,13 +223,12 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		}
 		// CONT-1: consulted after the pass and its EXIT. CONT-2: a fixed
 		// loop never asks after its last pass. CONT-3: an indefinite loop
-		// asks every time.
-		switch {
-		case last:
+		// asks every time. (An if chain, as in decide.)
+		if last {
 			if faults.Has(FaultContinueAfterLastPass) && pl.continueFn != nil {
 				pl.continueFn(info, pass, total, passUD)
 			}
-		case pl.continueFn != nil:
+		} else if pl.continueFn != nil {
 			if pl.continueFn(info, pass, total, passUD) == 0 && !(fixed && faults.Has(FaultIgnoreContinue)) {
 				last = true // PC-4: continue can end a fixed loop early
 			}

@@ -43,13 +43,3 @@ func (s Status) String() string {
 
 // Trace is the status as traces write it.
 func (s Status) Trace() trace.Status { return trace.Status(s.String()) }
-
-// ParseStatus reads the names String writes.
-func ParseStatus(name string) (Status, bool) {
-	for i, n := range trace.StatusEnum {
-		if string(n) == name {
-			return Status(i), true
-		}
-	}
-	return 0, false
-}

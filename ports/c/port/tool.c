@@ -527,7 +527,8 @@ static void configure(size_t i) {
 }
 
 /* query_operations asks the domain's name and id queries (API-3, API-4):
- * every id up to one past LAST, the two real names and the two reserved. */
+ * every id up to one past LAST, the two real names, the two reserved and
+ * LAST, the enum's bound. */
 static void query_operations(void) {
     for (uint64_t op = 1; op <= 4; op++) {
         const char *name = NULL;
@@ -535,8 +536,8 @@ static void query_operations(void) {
         emit(&(rs_event){.type = RS_EV_API, .call = RS_CALL_OPERATION_NAME, .has_status = true, .status = st,
                          .op_name = st == KRS_STATUS_SUCCESS ? name : NULL, .has_op_id = true, .op_id = op});
     }
-    static const char *const names[] = {"CONFIG", "PASS", "SNAPSHOT", "RESTORE"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const names[] = {"CONFIG", "PASS", "SNAPSHOT", "RESTORE", "LAST"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         int op = 0;
         krs_status_t st = krs_query_callback_tracing_kind_operation_id(KRS_CALLBACK_TRACING_KERNEL_REPLAY, names[i], &op);
         emit(&(rs_event){.type = RS_EV_API, .call = RS_CALL_OPERATION_ID, .has_status = true, .status = st,
