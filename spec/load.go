@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -18,7 +17,7 @@ import (
 // Load reads and validates the YAML spec at path. The spec is returned as
 // written; Defaults fills in what was left out.
 func Load(path string) (Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, MaxBytes)
 	if err != nil {
 		return Spec{}, &Error{File: path, Msg: err.Error()}
 	}

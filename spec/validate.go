@@ -126,6 +126,7 @@ func (v *validator) spec(s Spec) {
 	v.cycles(s.Application.Dispatches)
 	v.positive("limits.max_passes", int64(min(s.Limits.MaxPasses, 1)))
 	v.expect(s.Expect)
+	v.refuse(s) // refuse.go: what needs the whole spec
 }
 
 // collectNames records every declared name first, so references may
