@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/replayspec/replayspec/check"
@@ -30,6 +32,9 @@ const (
 type Result struct {
 	Spec  spec.Spec
 	Trace trace.Trace
+	// Run numbers the runs of one spec when specs run several times
+	// (-count); 0 when each runs once.
+	Run int
 	// Violations are failures nobody expected.
 	Violations []check.Violation
 	// Expected are failures the spec listed under expect.violations.
@@ -45,7 +50,8 @@ type Result struct {
 	// NothingJudged is set when no oracle examined anything at all: a
 	// trace that shows nothing cannot pass.
 	NothingJudged bool
-	// Err is a target failure (it could not run, or broke down).
+	// Err is a target failure (it could not run, or broke down), or the
+	// harness's own limit (the time, the pass budget) running out.
 	Err        error
 	SkipReason string
 	Elapsed    time.Duration
@@ -69,12 +75,37 @@ type Options struct {
 	Target target.Target
 	// Run are the options handed to the target.
 	Run target.Options
-	// Timeout bounds one spec (default 60 s): a target that never answers
+	// Timeout bounds one spec's wall time, from the start of its run to
+	// the end of its judging (default 60 s): a target that never answers
 	// is an error, never a hang.
 	Timeout time.Duration
+	// Grace is how long a target is given to stop once the time is up
+	// (default 2 s); one that does not is abandoned, its trace being what
+	// it recorded so far.
+	Grace time.Duration
+	// OnPass, when set, is called as each pass starts, with the number of
+	// passes the spec has run so far (for progress on long runs).
+	OnPass func(s spec.Spec, passes int)
 }
 
-// Run runs one spec through the pipeline.
+// DefaultTimeout bounds a spec when Options.Timeout is 0.
+const DefaultTimeout = 60 * time.Second
+
+const defaultGrace = 2 * time.Second
+
+// ErrInterrupted is wrapped by the error of a spec whose run was
+// interrupted (SIGINT, SIGTERM): its caller's context was cancelled.
+var ErrInterrupted = errors.New("interrupted")
+
+// errTimeout is wrapped by the error of a spec that ran out of time.
+var errTimeout = errors.New("timed out")
+
+// errBudget is wrapped by the error of a spec whose loop the harness cut
+// off at its pass budget without the spec expecting it.
+var errBudget = errors.New("pass budget spent")
+
+// Run runs one spec through the pipeline. It returns within the timeout
+// and its grace, whatever the target does.
 func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	r := Result{Spec: s}
 	tg := opts.Target
@@ -82,39 +113,201 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		r.Err = errors.New("runner: no target to run the spec on (Options.Target is nil)")
 		return r
 	}
-	if miss := target.Missing(tg, s); len(miss) > 0 {
+	need := s
+	need.Requires = spec.Needs(s)
+	if miss := target.Missing(tg, need); len(miss) > 0 {
 		r.SkipReason = fmt.Sprintf("target %s does not claim %v", tg.Name(), miss)
 		return r
 	}
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	timeout := cmpOr(opts.Timeout, DefaultTimeout)
+	grace := cmpOr(opts.Grace, defaultGrace)
 	start := time.Now()
-	t, err := tg.Run(ctx, spec.Defaults(s), opts.Run)
-	r.Elapsed = time.Since(start)
+	deadline := start.Add(timeout)
+	runCtx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+
+	t, err := runTarget(runCtx, tg, s, opts, grace)
 	r.Trace = t
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	switch {
+	case ctx.Err() != nil:
+		err = errors.Join(fmt.Errorf("%w after %s: the trace holds what was recorded until then", ErrInterrupted, round(time.Since(start))), err)
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
 		// The engine ends a loop when the time is up and may return
 		// cleanly: a spec that used all its time did not finish.
-		err = errors.Join(fmt.Errorf("no result within %s; the trace holds what was recorded until then", timeout), err)
+		err = errors.Join(fmt.Errorf("%w: no result within --timeout %s; the trace holds what was recorded until then", errTimeout, timeout), err)
+	case err == nil:
+		err = budgetSpent(s, t)
 	}
 	r.Err = err
-	Judge(&r, s, t)
+	judgeBy(&r, s, t, deadline.Add(grace))
+	r.Elapsed = time.Since(start)
 	return r
+}
+
+// runTarget runs the spec on the target in a goroutine, so that a target
+// that does not stop when its context ends is abandoned after grace; a
+// panic in the target is an error of the spec, not a crash of the run.
+func runTarget(ctx context.Context, tg target.Target, s spec.Spec, opts Options, grace time.Duration) (trace.Trace, error) {
+	type outcome struct {
+		t   trace.Trace
+		err error
+	}
+	var mu sync.Mutex
+	var seen []trace.Event
+	passes := 0
+	ro := opts.Run
+	outer := ro.Sink
+	ro.Sink = func(e trace.Event) {
+		mu.Lock()
+		seen = append(seen, e)
+		isPass := e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter
+		if isPass {
+			passes++
+		}
+		n := passes
+		mu.Unlock()
+		if isPass && opts.OnPass != nil {
+			opts.OnPass(s, n)
+		}
+		if outer != nil {
+			outer(e)
+		}
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o.err = fmt.Errorf("internal error: the target panicked: %v\n%s", p, debug.Stack())
+			}
+			done <- o
+		}()
+		o.t, o.err = tg.Run(ctx, spec.Defaults(s), ro)
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		select {
+		case o = <-done:
+		case <-time.After(grace):
+			mu.Lock()
+			events := slices.Clone(seen)
+			mu.Unlock()
+			return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: tg.Name()}, Events: events},
+				fmt.Errorf("the target did not stop within %s of being told to; abandoned", grace)
+		}
+	}
+	if len(o.t.Events) == 0 && len(seen) > 0 { // a target that lost its trace on the way out
+		mu.Lock()
+		o.t.Events = slices.Clone(seen)
+		mu.Unlock()
+	}
+	return o.t, o.err
+}
+
+// budgetSpent is the error of a trace in which the harness cut off a loop
+// the spec does not list under expect.never_ends: the harness's own pass
+// budget ran out, which says nothing about the implementation.
+func budgetSpent(s spec.Spec, t trace.Trace) error {
+	budget := spec.Defaults(s).Limits.MaxPasses
+	for _, ne := range NeverEnded(t) {
+		if slices.Contains(s.Expect.NeverEnds, ne.Label) {
+			continue
+		}
+		return fmt.Errorf("%w: the harness stopped %s after %d passes, its pass budget (limits.max_passes %d, or --max-passes); "+
+			"list it under expect.never_ends if its loop must never end, else raise the budget or make its continue policy end the loop",
+			errBudget, ne.Label, ne.Passes, budget)
+	}
+	return nil
+}
+
+// Stopped is a dispatch whose loop the harness cut off (a never_ended
+// event): the spec's label for it and the passes it ran.
+type Stopped struct {
+	Label    string
+	Dispatch uint64
+	Passes   uint64
+}
+
+// NeverEnded lists the dispatches of t whose loop the harness cut off,
+// named by the spec's label when an event of the dispatch carries one.
+func NeverEnded(t trace.Trace) []Stopped {
+	var out []Stopped
+	var labels map[uint64]string
+	for _, e := range t.Events {
+		if e.Type != trace.NeverEnded {
+			continue
+		}
+		if labels == nil {
+			labels = map[uint64]string{}
+			for _, o := range t.Events {
+				if o.Dispatch != 0 && o.Label != "" && labels[o.Dispatch] == "" {
+					labels[o.Dispatch] = o.Label
+				}
+			}
+		}
+		st := Stopped{Dispatch: e.Dispatch, Label: labels[e.Dispatch]}
+		if st.Label == "" {
+			st.Label = fmt.Sprintf("dispatch %d", e.Dispatch)
+		}
+		st.Passes, _ = e.PassOf()
+		out = append(out, st)
+	}
+	return out
 }
 
 // Judge fills r's verdicts for trace t of spec s: the oracles, the spec's
 // own expectations, the violations it expects, and the rules it names.
+// When r.Err is set the run did not finish: its expectations are not
+// checked (they would only echo the breakdown), and a loop the harness cut
+// off is not held against the implementation (CMP-4).
 func Judge(r *Result, s spec.Spec, t trace.Trace) {
 	j := check.Judge(t)
-	vs := append(j.Violations, check.Expectations(s, t)...)
+	vs := j.Violations
+	if r.Err == nil {
+		vs = append(vs, check.Expectations(s, t)...)
+	} else if errors.Is(r.Err, errTimeout) || errors.Is(r.Err, errBudget) || errors.Is(r.Err, ErrInterrupted) {
+		cut := map[uint64]bool{}
+		for _, st := range NeverEnded(t) {
+			cut[st.Dispatch] = true
+		}
+		vs = slices.DeleteFunc(slices.Clone(vs), func(v check.Violation) bool { return v.Rule == "CMP-4" && cut[v.Dispatch] })
+	}
 	r.Violations, r.Expected, r.Unseen = sortOut(vs, s.Expect.Violations)
+	if r.Err != nil {
+		r.Expected, r.Unseen = nil, nil
+	}
 	r.Rules = j.Rules
 	r.Unexercised = unexercised(s.Rules, j)
 	r.NothingJudged = j.Count()[check.Pass]+j.Count()[check.Fail] == 0
+}
+
+// judgeBy judges within the time left (until by): an oracle pass over a
+// huge trace must not overrun the spec's bound. A judgement that does not
+// finish in time leaves the spec an error.
+func judgeBy(r *Result, s spec.Spec, t trace.Trace, by time.Time) {
+	done := make(chan Result, 1)
+	in := *r
+	go func() {
+		out := in
+		defer func() {
+			if p := recover(); p != nil {
+				out.Err = errors.Join(out.Err, fmt.Errorf("internal error: judging the trace panicked: %v\n%s", p, debug.Stack()))
+			}
+			done <- out
+		}()
+		Judge(&out, s, t)
+	}()
+	wait := time.Until(by)
+	if wait < time.Second {
+		wait = time.Second // a spec that spent its time still has its partial trace looked at
+	}
+	select {
+	case *r = <-done:
+	case <-time.After(wait):
+		r.Err = errors.Join(r.Err, fmt.Errorf("%w: judging the trace (%d events) did not finish within the spec's time", errTimeout, len(t.Events)))
+	}
 }
 
 // unexercised lists the named rules whose verdict is "not exercised". A
@@ -149,15 +342,11 @@ func sortOut(vs []check.Violation, expected []string) (unexpected, matched []che
 	return unexpected, matched, unseen
 }
 
-// RunAll runs specs in order, calling progress after each.
-func RunAll(ctx context.Context, specs []spec.Spec, opts Options, progress func(done, total int, r Result)) []Result {
-	out := make([]Result, 0, len(specs))
-	for i, s := range specs {
-		r := Run(ctx, s, opts)
-		out = append(out, r)
-		if progress != nil {
-			progress(i+1, len(specs), r)
-		}
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
 	}
-	return out
+	return def
 }
+
+func round(d time.Duration) time.Duration { return d.Round(time.Millisecond) }

@@ -155,6 +155,7 @@ func (v *validator) refuse(s Spec) {
 	order := newOrder(s, v.dispatches)
 	v.waits(s, order)
 	v.useAfterFree(s, order)
+	v.memory(s) // budget.go
 }
 
 // counters: every counter a context names, and a converge counter, must be
@@ -467,20 +468,31 @@ func (v *validator) waits(s Spec, o *order) {
 				ds[j].Name, d.Name, d.Name, d.Name, d.During.Pass))
 			continue
 		}
-		if n, why := passesRun(s, ds[j]); n >= 0 && d.During.Pass >= uint64(n) {
+		if n, why, known := passBound(s, ds[j]); known && d.During.Pass >= n {
 			v.fail(dp+".pass", fmt.Sprintf("%s runs %s, so it is never in pass %d (passes count from 0): %s would wait for ever", ds[j].Name, why, d.During.Pass, d.Name))
 		}
 	}
 }
 
-// passesRun is the most passes dispatch d can run (-1: unknown) and why.
-func passesRun(s Spec, d Dispatch) (int, string) {
+// PassBound is the most passes dispatch d of s can run: 0 when it is not
+// replayed, the fixed count (or less, by its continue policy), the
+// counter groups of its agent, or for an indefinite loop what its policy
+// or the pass budget allows. known is false where only a run can tell (a
+// kind whose counters only its target knows; pass count 0 without
+// continue, which runs once with a warning).
+func PassBound(s Spec, d Dispatch) (n uint64, known bool) {
+	n, _, known = passBound(s, d)
+	return n, known
+}
+
+// passBound is PassBound with the reason, for messages.
+func passBound(s Spec, d Dispatch) (uint64, string, bool) {
 	replay := false
 	for _, c := range s.Contexts {
 		replay = replay || c.Services.KernelReplay != nil
 	}
 	if !replay {
-		return 0, "no pass (no context configures kernel_replay)"
+		return 0, "no pass (no context configures kernel_replay)", true
 	}
 	p := planOf(s, d)
 	limit := s.Limits.MaxPasses
@@ -490,7 +502,7 @@ func passesRun(s Spec, d Dispatch) (int, string) {
 	n, fixed := p.Passes.Number()
 	switch {
 	case p.Passes.Unset():
-		return 0, "no pass (its plan leaves passes unset)"
+		return 0, "no pass (its plan leaves passes unset)", true
 	case p.Passes == PassesGroups:
 		var ctr []string
 		for _, c := range s.Contexts {
@@ -507,11 +519,11 @@ func passesRun(s Spec, d Dispatch) (int, string) {
 		}
 		g, ok := CounterGroupCount(kind, ctr)
 		if !ok {
-			return -1, ""
+			return 0, "", false
 		}
 		n = uint64(max(g, 1))
 	case fixed && n == 0 && p.Continue == nil:
-		return -1, "" // PC-6: runs once, with a warning
+		return 1, "", false // PC-6: runs once, with a warning
 	case fixed && n == 0:
 		n = limit
 	}
@@ -524,10 +536,7 @@ func passesRun(s Spec, d Dispatch) (int, string) {
 			n, why = c.Converge.AtMost, fmt.Sprintf("at most %d passes (converge at_most)", c.Converge.AtMost)
 		}
 	}
-	if n > math.MaxInt32 {
-		return -1, ""
-	}
-	return int(n), why
+	return n, why, true
 }
 
 // useAfterFree: a buffer freed after dispatch F cannot be used by a

@@ -126,3 +126,28 @@ func TestReadFileCaps(t *testing.T) {
 		t.Errorf("/dev/zero: err %v, want it refused as larger than the cap", err)
 	}
 }
+
+func TestMemoryBudget(t *testing.T) {
+	for _, c := range []struct {
+		name, old, new, want string
+	}{
+		{"one maximum buffer", "elements: 64, fill: 1}", "elements: 268435456, fill: 1}", "application.buffers[0].elements: running this spec needs about 5153 MiB of memory"},
+		{"a long indefinite loop", "    passes: 3\n", "    passes: 0\n    continue: {always: true}\nrequires: [indefinite, counters]\nlimits: {max_passes: 1000000}\n", "dispatch a may run 1000000 passes"},
+		{"the default budget of an indefinite loop", "    passes: 3\n", "    passes: 0\n    continue: {always: true}\nrequires: [indefinite, counters]\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("base.yaml", []byte(strings.Replace(refuseBase, c.old, c.new, 1)))
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("err %v, want %q", err, c.want)
+			}
+		})
+	}
+	defer SetMemoryBudget(0)
+	SetMemoryBudget(8 << 30) // --memory-budget 8192
+	if _, err := Parse("base.yaml", []byte(strings.Replace(refuseBase, "elements: 64, fill: 1}", "elements: 268435456, fill: 1}", 1))); err != nil {
+		t.Errorf("a raised budget admits it: %v", err)
+	}
+}
