@@ -25,9 +25,8 @@ type JSONLine struct {
 	Report string `json:"report,omitempty"` // JSONVersion, on the start line
 	Event  string `json:"event"`            // start, result, end
 	// Start.
-	Target  string         `json:"target,omitempty"`
-	Sources []trace.Source `json:"sources,omitempty"`
-	XFail   string         `json:"xfail_file,omitempty"`
+	Target string `json:"target,omitempty"`
+	XFail  string `json:"xfail_file,omitempty"`
 	// Result: the fields of one spec's result.
 	*JSONResult
 	// End.
@@ -87,6 +86,8 @@ type JSONResult struct {
 	Error      string        `json:"error,omitempty"`
 	SkipReason string        `json:"skip_reason,omitempty"`
 	TraceFile  string        `json:"trace_file,omitempty"`
+	// Sources are the event sources the trace reports (its header).
+	Sources []trace.Source `json:"sources,omitempty"`
 	// Rerun is the command that runs the spec again and writes its trace.
 	Rerun string `json:"rerun,omitempty"`
 }
@@ -138,7 +139,7 @@ func newJSONStream(w io.Writer, h Header) (*jsonStream, error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	s := &jsonStream{enc: enc, w: bw}
-	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, Sources: h.Sources, XFail: h.XFailFile})
+	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile})
 }
 
 func (s *jsonStream) line(l JSONLine) error {
@@ -233,7 +234,7 @@ func ms(sec float64) float64 {
 // Outcome rebuilds the outcome a record was made from, as far as the
 // matrix needs it (no trace): for reports merged from shards.
 func Outcome(r JSONResult) runner.Outcome {
-	res := runner.Result{Run: r.Run, Unseen: r.Unseen, Unexercised: r.Unexercised, NothingJudged: r.NothingJudged, SkipReason: r.SkipReason}
+	res := runner.Result{Trace: trace.Trace{Header: trace.Header{Sources: r.Sources}}, Run: r.Run, Unseen: r.Unseen, Unexercised: r.Unexercised, NothingJudged: r.NothingJudged, SkipReason: r.SkipReason}
 	res.Spec.Name, res.Spec.File, res.Spec.Rules, res.Spec.Expect.Violations = r.Name, r.File, r.Rules, r.ExpectViolations
 	if r.Error != "" {
 		res.Err = errors.New(r.Error)

@@ -44,7 +44,6 @@ type Options struct {
 // Header opens a stream.
 type Header struct {
 	Target    string
-	Sources   []trace.Source
 	XFailFile string
 }
 
@@ -99,6 +98,7 @@ func Record(o runner.Outcome, opts Options) JSONResult {
 		Judged:           jsonRules(r.Rules),
 		SkipReason:       r.SkipReason,
 		TraceFile:        opts.TraceFiles[r.Spec.Name],
+		Sources:          r.Trace.Header.Sources,
 	}
 	if jr.Name == "" {
 		jr.Name = r.Spec.File
@@ -135,9 +135,6 @@ func Outcomes(results []runner.Result) []runner.Outcome {
 // once.
 func Write(w io.Writer, format string, outcomes []runner.Outcome, opts Options, end End) error {
 	h := Header{Target: opts.Target, XFailFile: opts.XFailFile}
-	if len(outcomes) > 0 {
-		h.Sources = outcomes[0].Result.Trace.Header.Sources
-	}
 	st, err := NewStream(format, w, h, opts)
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replayspec/replayspec/check"
@@ -152,25 +152,19 @@ func runTarget(ctx context.Context, tg target.Target, s spec.Spec, opts Options,
 		t   trace.Trace
 		err error
 	}
-	var mu sync.Mutex
-	var seen []trace.Event
-	passes := 0
+	// Only the passes are counted on the way: a copy of every event would
+	// double the memory of a long run.
+	var passes atomic.Int64
 	ro := opts.Run
 	outer := ro.Sink
-	ro.Sink = func(e trace.Event) {
-		mu.Lock()
-		seen = append(seen, e)
-		isPass := e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter
-		if isPass {
-			passes++
-		}
-		n := passes
-		mu.Unlock()
-		if isPass && opts.OnPass != nil {
-			opts.OnPass(s, n)
-		}
-		if outer != nil {
-			outer(e)
+	if opts.OnPass != nil {
+		ro.Sink = func(e trace.Event) {
+			if e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
+				opts.OnPass(s, int(passes.Add(1)))
+			}
+			if outer != nil {
+				outer(e)
+			}
 		}
 	}
 	done := make(chan outcome, 1)
@@ -191,17 +185,9 @@ func runTarget(ctx context.Context, tg target.Target, s spec.Spec, opts Options,
 		select {
 		case o = <-done:
 		case <-time.After(grace):
-			mu.Lock()
-			events := slices.Clone(seen)
-			mu.Unlock()
-			return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: tg.Name()}, Events: events},
-				fmt.Errorf("the target did not stop within %s of being told to; abandoned", grace)
+			return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: tg.Name()}},
+				fmt.Errorf("the target did not stop within %s of being told to; abandoned (what it recorded is lost with it)", grace)
 		}
-	}
-	if len(o.t.Events) == 0 && len(seen) > 0 { // a target that lost its trace on the way out
-		mu.Lock()
-		o.t.Events = slices.Clone(seen)
-		mu.Unlock()
 	}
 	return o.t, o.err
 }

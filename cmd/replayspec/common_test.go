@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ expect:
 func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = mainWith(args, &out, &errb)
+	code = mainWith(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

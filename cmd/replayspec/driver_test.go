@@ -30,7 +30,7 @@ func TestDriverHelperProcess(t *testing.T) {
 			break
 		}
 	}
-	os.Exit(mainWith(args, os.Stdout, os.Stderr))
+	os.Exit(mainWith(context.Background(), args, os.Stdout, os.Stderr))
 }
 
 // driverCommand is `replayspec ARGS` as an exec: command.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -12,7 +13,7 @@ const profSpec = "../../internal/rocprof/testdata/mi300.yaml"
 
 func runProfCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = mainWith(args, &out, &errb)
+	code = mainWith(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
