@@ -17,7 +17,7 @@ func init() {
 var listHelp = help{
 	name:     "list",
 	synopsis: "[DIR|SPEC...]",
-	about:    `Lists specs, one a line: name, the rules it shows (its rules: key) and its file. With no
+	about: `Lists specs, one a line: name, the rules it shows (its rules: key) and its file. With no
 argument, the built-in library (what 'replayspec run' runs with none).`,
 	examples: []string{
 		"replayspec list",

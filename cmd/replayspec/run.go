@@ -63,12 +63,12 @@ and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 // runFlags are run's options, parsed.
 type runFlags struct {
 	target, format, traceOut, timeline, shard, faults, xfail, matrix string
-	nameRE, rules, color, golden                                    string
-	maxPasses                                                       uint64
-	timeout                                                         time.Duration
-	quiet, verbose, failFast, lastFailed, update                    bool
-	count                                                           int
-	memoryMiB, maxInputMiB                                          int64
+	nameRE, rules, color, golden                                     string
+	maxPasses                                                        uint64
+	timeout                                                          time.Duration
+	quiet, verbose, failFast, lastFailed, update                     bool
+	count                                                            int
+	memoryMiB, maxInputMiB                                           int64
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
