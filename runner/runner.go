@@ -139,7 +139,7 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		err = budgetSpent(s, t)
 	}
 	r.Err = err
-	judgeBy(&r, s, t, deadline.Add(grace))
+	judgeBy(ctx, &r, s, t, deadline.Add(grace))
 	r.Elapsed = time.Since(start)
 	return r
 }
@@ -272,7 +272,7 @@ func Judge(r *Result, s spec.Spec, t trace.Trace) {
 // judgeBy judges within the time left (until by): an oracle pass over a
 // huge trace must not overrun the spec's bound. A judgement that does not
 // finish in time leaves the spec an error.
-func judgeBy(r *Result, s spec.Spec, t trace.Trace, by time.Time) {
+func judgeBy(ctx context.Context, r *Result, s spec.Spec, t trace.Trace, by time.Time) {
 	done := make(chan Result, 1)
 	in := *r
 	go func() {
@@ -291,6 +291,8 @@ func judgeBy(r *Result, s spec.Spec, t trace.Trace, by time.Time) {
 	}
 	select {
 	case *r = <-done:
+	case <-ctx.Done():
+		r.Err = errors.Join(r.Err, fmt.Errorf("%w while judging the trace (%d events)", ErrInterrupted, len(t.Events)))
 	case <-time.After(wait):
 		r.Err = errors.Join(r.Err, fmt.Errorf("%w: judging the trace (%d events) did not finish within the spec's time", errTimeout, len(t.Events)))
 	}

@@ -284,7 +284,15 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 
 	end := report.End{Stopped: string(stop)}
 	if sig := interruptedBy(ctx); sig != nil {
-		end.Stopped = fmt.Sprintf("interrupted by %s after %d of %d specs; what finished is written above", signalName(sig), len(outcomes), len(specs)*f.count)
+		finished, cut := 0, ""
+		for _, o := range outcomes {
+			if errors.Is(o.Result.Err, runner.ErrInterrupted) {
+				cut = "; " + o.Result.Spec.Name + " was stopped part-way (its trace so far is written)"
+				continue
+			}
+			finished++
+		}
+		end.Stopped = fmt.Sprintf("interrupted by %s: %d of %d specs finished%s", signalName(sig), finished, len(specs)*f.count, cut)
 	}
 	var stale []runner.StaleEntry
 	if f.xfail != "" && end.Stopped == "" {
