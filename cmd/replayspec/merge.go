@@ -147,4 +147,3 @@ func readResults(path string) (report.JSONLine, []report.JSONResult, report.JSON
 	}
 	return start, recs, end, nil
 }
-
