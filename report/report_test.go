@@ -347,3 +347,46 @@ func TestMillis(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineSlicesNest: on one track, any two slices are disjoint or one
+// holds the other, on failure paths too (an EXIT that never came, a loop
+// the harness cut off, a second dispatch after a broken one). Before, an
+// unclosed slice was drawn to the end of the trace, across its parent's
+// end and its successors.
+func TestTimelineSlicesNest(t *testing.T) {
+	broken := sample()
+	// A second dispatch on the same thread after the first one's missing
+	// PASS EXIT, and a third whose loop the harness cut off (no EXITs).
+	broken.Events = append(broken.Events,
+		cb(14, 6000, 1, 2, "CONFIG", "ENTER", 0), cb(15, 6100, 1, 2, "PASS", "ENTER", 0), cb(16, 6200, 1, 2, "PASS", "EXIT", 0), cb(17, 6300, 1, 2, "CONFIG", "EXIT", 0),
+		cb(18, 7000, 1, 3, "CONFIG", "ENTER", 0), cb(19, 7100, 1, 3, "PASS", "ENTER", 0),
+		trace.Event{Seq: 20, Type: trace.NeverEnded, Time: 7200, Thread: 1, Dispatch: 3, Pass: trace.U64(1)},
+		cb(21, 8000, 1, 4, "CONFIG", "ENTER", 0), cb(22, 8100, 1, 4, "CONFIG", "EXIT", 0),
+		trace.Event{Seq: 23, Type: trace.AppComplete, Time: 9000, Thread: 1, Label: "inc"},
+	)
+	evs := TimelineOf(broken, 1, "broken")
+	type span struct {
+		name       string
+		start, end float64
+	}
+	byTrack := map[uint64][]span{}
+	for _, e := range evs {
+		if e.Phase == "X" && e.Cat != "kernel" {
+			byTrack[e.TID] = append(byTrack[e.TID], span{e.Name, e.TS, e.TS + *e.Dur})
+		}
+	}
+	if len(byTrack[1]) != 8 {
+		t.Fatalf("%d slices on thread 1, want 8: %+v", len(byTrack[1]), byTrack[1])
+	}
+	for tid, spans := range byTrack {
+		for i, a := range spans {
+			for _, b := range spans[i+1:] {
+				disjoint := a.end <= b.start || b.end <= a.start
+				nested := (a.start <= b.start && b.end <= a.end) || (b.start <= a.start && a.end <= b.end)
+				if !disjoint && !nested {
+					t.Errorf("track %d: %q [%g, %g] and %q [%g, %g] overlap without nesting", tid, a.name, a.start, a.end, b.name, b.start, b.end)
+				}
+			}
+		}
+	}
+}

@@ -60,7 +60,7 @@ func runDriver(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *faultList != "" {
 		impl.Name += " with faults " + *faultList
 	}
-	err = driver.Serve(context.Background(), driverStdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{})
+	err = driver.Serve(ctx, driverStdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{})
 	var se *driver.SpecError
 	switch {
 	case err == nil:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -347,4 +348,49 @@ func TestRunXFail(t *testing.T) {
 		t.Fatalf("exit %d, want 1: listed rules that pass must be removed\n%s", code, errOut)
 	}
 	wantAll(t, "report", out, "STALE "+list+":1: rule CMP-1 is listed as failing, but it failed in no spec and held in fixed-three-passes: remove it from")
+}
+
+// TestTimeoutBoundsTheSimulator: --timeout bounds a spec's wall time on
+// the simulator too, loading and judging included. Before, a
+// 10,000-dispatch spec with --timeout 3s ran 90 s: the harness went on
+// starting dispatches after the time was up. The bound is the tool's own
+// measure of the spec (timeout + the grace a target gets to stop + the
+// second its partial trace gets to be judged), which no load can stretch.
+func TestTimeoutBoundsTheSimulator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spends the timeout")
+	}
+	var b strings.Builder
+	b.WriteString("version: 1\nname: many\nagents:\n  - {name: gpu0, kind: MI300}\ncontexts:\n  - {name: replay, services: {kernel_replay: {}}}\n")
+	b.WriteString("tool:\n  plan: {passes: 3}\napplication:\n  buffers: [{name: x, agent: gpu0, elements: 256}]\n  dispatches:\n")
+	for i := range 10000 {
+		fmt.Fprintf(&b, "    - {name: d%d, kernel: increment, agent: gpu0, args: [x]}\n", i)
+	}
+	f := tempFile(t, t.TempDir(), "many.yaml", b.String())
+	code, out, errs := cli(t, "run", "--format", "json", "--timeout", "1s", f)
+	if code != exitFail {
+		t.Fatalf("exit %d, want 1\n%s", code, errs)
+	}
+	_, results, _, err := report.ReadJSON(strings.NewReader(out))
+	if err != nil || len(results) != 1 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	r := results[0]
+	if r.Verdict != "error" || !strings.Contains(r.Error, "no result within --timeout 1s") {
+		t.Errorf("verdict %s: %s", r.Verdict, r.Error)
+	}
+	// timeout 1 s + grace 2 s + judging 1 s, and a second to spare.
+	if r.ElapsedMS > 5000 {
+		t.Errorf("the spec took %.0f ms with --timeout 1s", r.ElapsedMS)
+	}
+	for _, v := range r.Violations {
+		if v.Rule == "EXPECT" || v.Rule == "CMP-4" {
+			t.Errorf("a timed-out run blames the implementation: %+v", v)
+		}
+	}
+	for _, j := range r.Judged {
+		if j.Rule == "CMP-4" && j.Verdict == "fail" {
+			t.Errorf("CMP-4 judged failed on a loop the harness cut off")
+		}
+	}
 }
