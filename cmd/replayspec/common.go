@@ -39,6 +39,9 @@ func printHelp(w io.Writer, fs *flag.FlagSet, h help) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		left := "--" + f.Name
+		if len(f.Name) == 1 {
+			left = "-" + f.Name
+		}
 		if name != "" {
 			left += " " + name
 		}

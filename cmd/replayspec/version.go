@@ -56,7 +56,7 @@ func versionLine() string {
 			}
 		}
 	}
-	vcs := "no VCS revision: built outside a checkout or with -buildvcs=false; 'make install' stamps it"
+	vcs := "no VCS revision: built outside a git clone (a git worktree gives none) or with -buildvcs=false; 'make install' in a clone stamps it"
 	if rev != "" {
 		vcs = rev + dirty
 		if at != "" {
