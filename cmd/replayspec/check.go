@@ -125,9 +125,9 @@ func specOf(t trace.Trace, given *spec.Spec) (s spec.Spec, known bool) {
 	return spec.Spec{Name: t.Header.Spec}, false
 }
 
-// defaultTraceMiB caps a trace that check reads: a trace needs several
-// times its size in memory once read.
-const defaultTraceMiB = 256
+// defaultTraceMiB caps a trace that check reads: a trace needs some 13
+// times its size in memory once read and judged (a 60 MB trace, 790 MB).
+const defaultTraceMiB = 64
 
 // readTrace reads one NDJSON trace of at most limit bytes; errors name the
 // file and line.

@@ -123,7 +123,7 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if f.memoryMiB < 1 || f.maxInputMiB < 1 {
 		return usageError(stderr, "run", "--memory-budget and --max-input-mib take a positive number of MiB")
 	}
-	colour, err := colourWanted(f.color, stdout)
+	colour, err := colourWanted(f.color, isTerminal(stdout), os.Getenv)
 	if err != nil {
 		return usageError(stderr, "run", "--color: %v", err)
 	}
@@ -473,15 +473,15 @@ func (p *progress) clear() {
 func Clean(s string) string { return report.Clean(s, false) }
 
 // colourWanted decides the text report's colour: auto colours a terminal
-// unless NO_COLOR is set (no-color.org) or TERM is dumb.
-func colourWanted(mode string, stdout io.Writer) (bool, error) {
+// unless NO_COLOR is set to anything (no-color.org) or TERM is dumb.
+func colourWanted(mode string, terminal bool, getenv func(string) string) (bool, error) {
 	switch mode {
 	case "always":
 		return true, nil
 	case "never":
 		return false, nil
 	case "auto":
-		return isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb", nil
+		return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb", nil
 	}
 	return false, fmt.Errorf("%q: use auto, always or never", mode)
 }
