@@ -15,6 +15,7 @@ func checkACT(x *index) []Violation {
 	})
 	vs = append(vs, x.checkActivatingContext()...)
 	vs = append(vs, x.checkActivationPerDispatch()...)
+	vs = append(vs, x.checkConfigureOnce()...)
 	vs = append(vs, x.checkNoReplayNoWork()...)
 	for _, code := range []trace.WarningCode{trace.WarnMultiPacketSubmission, trace.WarnGraphLaunch} {
 		vs = append(vs, x.checkWarnedNotReplayed("ACT-6", code)...)
@@ -258,6 +259,30 @@ func (x *index) checkNoReplayNoWork() []Violation {
 		}
 		if len(work) > 0 {
 			vs = append(vs, x.violation("ACT-4", d.id, fmt.Sprintf("replay was never configured, yet memory was saved or restored around %s", a.label), append([]int{a.at}, work...)...))
+		}
+	}
+	return vs
+}
+
+// checkConfigureOnce keeps ACT-5: after one context configured the domain,
+// every later configuration of it is refused.
+func (x *index) checkConfigureOnce() []Violation {
+	var vs []Violation
+	first := -1
+	for _, i := range x.byType[trace.API] {
+		e := x.ev[i]
+		if e.Call != trace.CallConfigureCallback || e.Domain != trace.DomainKernelReplay {
+			continue
+		}
+		if first < 0 {
+			if e.Status.Is(trace.StatusSuccess) {
+				first = i
+			}
+			continue
+		}
+		x.examined("ACT-5")
+		if !e.Status.Is(trace.StatusServiceAlreadyConfigured) {
+			vs = append(vs, x.violation("ACT-5", 0, fmt.Sprintf("a second configuration of KERNEL_REPLAY (context %d) returned %s", e.Context, e.Status), first, i))
 		}
 	}
 	return vs

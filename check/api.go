@@ -37,7 +37,7 @@ func checkAPI(x *index) []Violation {
 			}
 		}
 	}
-	return append(vs, x.checkConfigureOnce()...)
+	return vs
 }
 
 func (x *index) checkCallbackShape(i int) []Violation {
@@ -159,30 +159,6 @@ func opName(id uint64) (trace.Op, bool) {
 		}
 	}
 	return "", false
-}
-
-// checkConfigureOnce keeps ACT-5: after one context configured the domain,
-// every later configuration of it is refused.
-func (x *index) checkConfigureOnce() []Violation {
-	var vs []Violation
-	first := -1
-	for _, i := range x.byType[trace.API] {
-		e := x.ev[i]
-		if e.Call != trace.CallConfigureCallback || e.Domain != trace.DomainKernelReplay {
-			continue
-		}
-		if first < 0 {
-			if e.Status.Is(trace.StatusSuccess) {
-				first = i
-			}
-			continue
-		}
-		x.examined("ACT-5")
-		if !e.Status.Is(trace.StatusServiceAlreadyConfigured) {
-			vs = append(vs, x.violation("ACT-5", 0, fmt.Sprintf("a second configuration of KERNEL_REPLAY (context %d) returned %s", e.Context, e.Status), first, i))
-		}
-	}
-	return vs
 }
 
 // API-5 (clarified 2026-11-30): size is the size of the whole payload, so

@@ -30,11 +30,13 @@ func (b *builder) trace() trace.Trace {
 }
 
 // prelude is the tool's setup: configure replay on context 1, start the
-// replay context and the service context 10.
+// replay context and the service contexts 10 and 11 (11 runs pc_sampling
+// when a loop asks; a local stop of it must find it active, LCX-7).
 func (b *builder) prelude() *builder {
 	b.add(trace.Event{Type: trace.API, Call: trace.CallConfigureCallback, Context: 1, Status: "SUCCESS", Domain: trace.DomainKernelReplay})
 	b.add(trace.Event{Type: trace.API, Call: trace.CallStartContext, Context: 1, Status: "SUCCESS"})
-	return b.add(trace.Event{Type: trace.API, Call: trace.CallStartContext, Context: 10, Status: "SUCCESS"})
+	b.add(trace.Event{Type: trace.API, Call: trace.CallStartContext, Context: 10, Status: "SUCCESS"})
+	return b.add(trace.Event{Type: trace.API, Call: trace.CallStartContext, Context: 11, Status: "SUCCESS"})
 }
 
 // loop describes one application dispatch and what the tool answers.

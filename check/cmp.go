@@ -16,6 +16,9 @@ func checkCMP(x *index) []Violation {
 	}
 	for _, a := range x.apps {
 		d := x.dispatches[a.dispatch]
+		if d != nil && x.aborted(d) {
+			continue // the process ended on a failed restore (MEM-5): no completion is owed
+		}
 		if d != nil && len(d.neverEnded) > 0 {
 			vs = append(vs, x.checkNeverCompletes(a, d, signals)...)
 			continue

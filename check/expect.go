@@ -18,7 +18,7 @@ const ExpectRule = "EXPECT"
 // expect.violations (expected oracle failures) is the caller's business.
 func Expectations(s spec.Spec, t trace.Trace) []Violation {
 	x := newIndex(t)
-	c := expectChecker{x: x, s: s}
+	c := expectChecker{x: x, s: s, runtime: t.Header.Reports(trace.SourceRuntime)}
 	ex := s.Expect
 	for _, label := range slices.Sorted(maps.Keys(ex.Passes)) {
 		c.passes(label, ex.Passes[label])
@@ -50,13 +50,50 @@ func Expectations(s spec.Spec, t trace.Trace) []Violation {
 	if ex.Timestamps != "" {
 		c.timestamps(ex.Timestamps)
 	}
+	for _, label := range slices.Sorted(maps.Keys(ex.MemoryAfter)) {
+		for _, buf := range slices.Sorted(maps.Keys(ex.MemoryAfter[label])) {
+			c.memoryAfter(label, buf, ex.MemoryAfter[label][buf])
+		}
+	}
+	for _, u := range ex.UserData {
+		c.userData(u)
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Sequence)) {
+		c.sequence(label, ex.Sequence[label])
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.DispatchIDs)) {
+		c.dispatchIDs(label, ex.DispatchIDs[label])
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Correlation)) {
+		c.correlation(label, ex.Correlation[label])
+	}
+	for _, r := range ex.RecordCounts {
+		c.recordCount(r)
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Runs)) {
+		c.runs(label, ex.Runs[label])
+	}
+	for _, pe := range ex.Payload {
+		c.payload(pe)
+	}
+	for _, ce := range ex.Counters {
+		c.counters(ce)
+	}
+	for _, label := range slices.Sorted(maps.Keys(ex.Saved)) {
+		c.saved(label, ex.Saved[label])
+	}
+	for _, label := range ex.Aborts {
+		c.aborts(label)
+	}
 	return sortViolations(c.vs)
 }
 
 type expectChecker struct {
-	x  *index
-	s  spec.Spec
-	vs []Violation
+	x        *index
+	s        spec.Spec
+	vs       []Violation
+	subjects map[string]*subject // built on first use
+	runtime  bool                // the trace reports the runtime's events
 }
 
 func (c *expectChecker) fail(key, label, requires, msg string, at ...int) {
@@ -85,12 +122,18 @@ func (c *expectChecker) app(key, label, requires string) (*appView, *dispatchVie
 
 func (c *expectChecker) passes(label string, want spec.Count) {
 	req := fmt.Sprintf("%s runs %s passes", label, want)
-	a, d := c.app("passes", label, req)
-	if a == nil {
+	s := c.subject("passes", label, req)
+	if s == nil {
 		return
 	}
-	if n := uint64(len(d.passEnter)); !want.Holds(n) {
-		c.fail("passes", label, req, fmt.Sprintf("%s ran %d passes", label, n), firstOr(d.passEnter, a.at))
+	var enters []int
+	for _, i := range c.x.byType[trace.Callback] {
+		if e := c.x.ev[i]; s.has(e.Dispatch) && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
+			enters = append(enters, i)
+		}
+	}
+	if n := uint64(len(enters)); !want.Holds(n) {
+		c.fail("passes", label, req, fmt.Sprintf("%s ran %d passes", label, n), firstOr(enters, s.at))
 	}
 }
 
@@ -112,12 +155,23 @@ func (c *expectChecker) continueConsulted(label string, want []uint64) {
 
 func (c *expectChecker) completions(label string, want spec.Count) {
 	req := fmt.Sprintf("the application sees %s completions of %s", want, label)
-	a, _ := c.app("completions", label, req)
-	if a == nil {
+	s := c.subject("completions", label, req)
+	if s == nil {
 		return
 	}
-	if n := uint64(len(a.complete)); !want.Holds(n) {
-		c.fail("completions", label, req, fmt.Sprintf("it saw %d", n), concat([]int{a.at}, a.complete)...)
+	typ := trace.AppComplete
+	if s.byTool {
+		req = fmt.Sprintf("the tool sees %s completions of its dispatch %s", want, label)
+		typ = trace.ToolComplete
+	}
+	var done []int
+	for _, i := range c.x.byType[typ] {
+		if c.x.ev[i].Label == label {
+			done = append(done, i)
+		}
+	}
+	if n := uint64(len(done)); !want.Holds(n) {
+		c.fail("completions", label, req, fmt.Sprintf("it saw %d", n), concat([]int{s.at}, done)...)
 	}
 }
 
@@ -218,10 +272,19 @@ func (c *expectChecker) records(service string, want spec.Count) {
 	}
 }
 
-// status: every matching api or local call returned the status. Contexts
-// are named by the spec and numbered 1.. in the order of spec.contexts.
+// status: every matching api or local call returned the status, where
+// the expectation narrows it to a dispatch, a callback and a pass.
+// Contexts are named by the spec and numbered 1.. in the order of
+// spec.contexts.
 func (c *expectChecker) status(st spec.StatusExpect) {
 	req := fmt.Sprintf("%s returns %s", st.Call, st.Status)
+	where, scope, ok := c.statusScope(st)
+	if !ok {
+		return
+	}
+	if scope != "" {
+		req += " " + scope
+	}
 	typ, call := trace.API, trace.Call(st.Call)
 	switch st.Call {
 	case spec.MisuseLocalStart:
@@ -242,7 +305,7 @@ func (c *expectChecker) status(st spec.StatusExpect) {
 	var matched, wrong []int
 	for _, i := range c.x.byType[typ] {
 		e := c.x.ev[i]
-		if e.Call != call || (haveCtx && e.Context != ctx) {
+		if e.Call != call || (haveCtx && e.Context != ctx) || !where(e) {
 			continue
 		}
 		matched = append(matched, i)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,27 +36,28 @@ func TestExpectations(t *testing.T) {
 		key    string
 		expect spec.Expect
 		tr     trace.Trace
+		reason string
 	}{
-		{"passes", spec.Expect{Passes: map[string]spec.Count{"k": spec.Exactly(5)}}, tr},
-		{"passes", spec.Expect{Passes: map[string]spec.Count{"nope": spec.Exactly(1)}}, tr},
-		{"continue_consulted", spec.Expect{ContinueConsulted: map[string][]uint64{"k": {0, 1, 2, 3}}}, tr},
-		{"completions", spec.Expect{Completions: map[string]spec.Count{"k": spec.Exactly(2)}}, tr},
-		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {Values: []int64{1, 2}}}}, tr},
-		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {All: new(int64)}}}, tr},
-		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"other": {All: &one}}}, tr},
-		{"records", spec.Expect{Records: map[string]spec.Count{string(trace.KernelTrace): {Min: 4, Max: 10}}}, tr},
-		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", Context: "timing", Status: "SUCCESS"}}}, tr},
-		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_start", Status: "SUCCESS"}}}, tr},
-		{"warnings", spec.Expect{Warnings: []string{"graph_launch"}}, tr},
-		{"no_warnings", spec.Expect{NoWarnings: true}, insertAfter(tr, typ(trace.API), trace.Event{Type: trace.Warning, Code: "graph_launch"})},
-		{"never_ends", spec.Expect{NeverEnds: []string{"k"}}, tr},
-		{"timestamps", spec.Expect{Timestamps: "differ_per_pass"}, edit(tr, typ(trace.Kernel), func(e *trace.Event) { e.Start, e.End = 1, 2 })},
+		{"passes", spec.Expect{Passes: map[string]spec.Count{"k": spec.Exactly(5)}}, tr, "continue ended the loop after three of five passes"},
+		{"passes", spec.Expect{Passes: map[string]spec.Count{"nope": spec.Exactly(1)}}, tr, "no dispatch is labelled nope"},
+		{"continue_consulted", spec.Expect{ContinueConsulted: map[string][]uint64{"k": {0, 1, 2, 3}}}, tr, "continue was not consulted after pass 3, which never ran"},
+		{"completions", spec.Expect{Completions: map[string]spec.Count{"k": spec.Exactly(2)}}, tr, "the application saw one completion"},
+		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {Values: []int64{1, 2}}}}, tr, "the second element is 1"},
+		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"buf": {All: new(int64)}}}, tr, "every element is 1, not 0"},
+		{"memory", spec.Expect{Memory: map[string]spec.MemoryExpect{"other": {All: &one}}}, tr, "buffer other was never read back"},
+		{"records", spec.Expect{Records: map[string]spec.Count{string(trace.KernelTrace): {Min: 4, Max: 10}}}, tr, "three kernel trace records, below the range"},
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", Context: "timing", Status: "SUCCESS"}}}, tr, "the local stop returned ERROR_CONTEXT_ERROR"},
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_start", Status: "SUCCESS"}}}, tr, "no local start was made"},
+		{"warnings", spec.Expect{Warnings: []string{"graph_launch"}}, tr, "no warning was printed"},
+		{"no_warnings", spec.Expect{NoWarnings: true}, insertAfter(tr, typ(trace.API), trace.Event{Type: trace.Warning, Code: "graph_launch"}), "a warning was printed"},
+		{"never_ends", spec.Expect{NeverEnds: []string{"k"}}, tr, "k's loop ended and completed"},
+		{"timestamps", spec.Expect{Timestamps: "differ_per_pass"}, edit(tr, typ(trace.Kernel), func(e *trace.Event) { e.Start, e.End = 1, 2 }), "every pass's kernel has the same start and end"},
 	}
 	for _, c := range cases {
-		t.Run(c.key, func(t *testing.T) {
+		t.Run(c.key+"/"+c.reason, func(t *testing.T) {
 			vs := Expectations(spec.Spec{Contexts: ctxs, Expect: c.expect}, c.tr)
 			if len(vs) == 0 {
-				t.Fatalf("expect.%s: no violation", c.key)
+				t.Fatalf("expect.%s: no violation, although %s", c.key, c.reason)
 			}
 			for _, v := range vs {
 				if v.Rule != ExpectRule || !strings.HasPrefix(v.Requires, "expect."+c.key+":") {
@@ -68,4 +70,231 @@ func TestExpectations(t *testing.T) {
 	if vs := Expectations(spec.Spec{Expect: spec.Expect{NeverEnds: []string{"k"}}}, neverEnded()); len(vs) > 0 {
 		t.Errorf("never_ends on a never-ended trace: %v", vs)
 	}
+}
+
+// objectsTrace is a fixed loop of up to 5 passes that continue ends after
+// pass 2 (three passes), with kernel trace and counters in context 10, a
+// local stop from CONFIG ENTER (refused) and one in PASS ENTER of pass 1
+// (accepted), and a dispatch the tool writes from PASS ENTER of pass 1
+// (dispatch id 2, one kernel, one kernel trace record).
+func objectsTrace() trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}})
+	tr := insertAfter(b.trace(), configCB(trace.PhaseEnter),
+		trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 2, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "ERROR_CONTEXT_ERROR"})
+	tr = insertAfter(tr, passCB(trace.PhaseEnter, 1),
+		trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 2, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Status: "SUCCESS"},
+		trace.Event{Type: trace.ToolDispatch, Thread: 1, Label: "side", Kernel: "increment", Agent: 1, Signal: 777, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Dispatch: 1},
+		trace.Event{Type: trace.DispatchID, Thread: 1, Dispatch: 2, Agent: 1, Kernel: "increment"},
+		trace.Event{Type: trace.Kernel, Thread: 1, Dispatch: 2, Agent: 1, Kernel: "increment", Start: 90000, End: 90005, Signal: 777},
+		trace.Event{Type: trace.Record, Thread: 1, Dispatch: 2, Agent: 1, Service: trace.KernelTrace, Context: 10, Corr: &trace.Corr{Internal: 300}, Start: 90000, End: 90005},
+		trace.Event{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 777})
+	// The snapshot saves the dispatch's buffer, at the address it got.
+	tr = edit(tr, typ(trace.Snapshot), func(e *trace.Event) { e.Regions = []trace.Region{{Addr: 1<<32 + 1<<16, Bytes: 16}} })
+	return renumber(tr)
+}
+
+// abortTrace: a fixed loop of 3 whose restore before pass 1 fails
+// part-way: the runtime wrote some memory, the SDK claims no restore, and
+// nothing follows.
+func abortTrace() trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
+	tr := b.trace()
+	cut := 0
+	for i, e := range tr.Events {
+		if withPass(trace.Restore, 1)(e) {
+			cut = i
+			break
+		}
+	}
+	tr.Events = append(tr.Events[:cut:cut], trace.Event{Type: trace.MemWrite, Thread: 1, Agent: 1, Bytes: 4096,
+		Regions: []trace.Region{{Addr: 1<<32 + 1<<16, Bytes: 4096}}})
+	tr.Header.Sources = trace.AllSources
+	return renumber(tr)
+}
+
+func TestObjectExpectations(t *testing.T) {
+	tr := objectsTrace()
+	one := int64(1)
+	u := trace.U64
+	ctxs := []spec.Context{{Name: "replay"}, {Name: "timing"}}
+	seq := []string{"CONFIG_ENTER", "local_stop timing", "pass_count", "snapshot",
+		"PASS_ENTER 0", "kernel", "PASS_EXIT 0", "continue 0", "restore 1",
+		"PASS_ENTER 1", "local_stop timing", "dispatch side", "kernel", "PASS_EXIT 1", "continue 1", "restore 2",
+		"PASS_ENTER 2", "kernel", "PASS_EXIT 2", "continue 2", "CONFIG_EXIT", "complete"}
+	good := spec.Expect{
+		Statuses: []spec.StatusExpect{
+			{Call: "local_stop", Context: "timing", In: "CONFIG_ENTER", Dispatch: "k", Status: "ERROR_CONTEXT_ERROR"},
+			{Call: "local_stop", Context: "timing", In: "PASS_ENTER", Pass: u(1), Status: "SUCCESS"},
+		},
+		MemoryAfter: map[string]map[string]spec.MemoryExpect{"k": {"buf-1": {All: &one}}},
+		UserData: []spec.UserDataExpect{
+			{Dispatch: "k", At: "CONFIG_ENTER", Value: 0},
+			{Dispatch: "k", At: "pass_count", Value: 41},
+			{Dispatch: "k", At: "PASS_ENTER", Value: 41},
+			{Dispatch: "k", At: "continue", Pass: u(1), Value: 41},
+		},
+		Sequence:    map[string][]string{"k": seq, "side": {"kernel", "complete"}},
+		DispatchIDs: map[string][]uint64{"k": {1}, "side": {2}},
+		Correlation: map[string]spec.CorrelationExpect{"k": {External: []uint64{910, 911, 912}, SameInternal: true}},
+		RecordCounts: []spec.RecordCount{
+			{Service: "kernel_trace", Count: spec.Exactly(4)},
+			{Service: "kernel_trace", Dispatch: "k", Pass: u(1), Context: "10", Count: spec.Exactly(1)},
+			{Service: "kernel_trace", Dispatch: "side", Count: spec.Exactly(1)},
+			{Service: "counter_collection", Dispatch: "k", Count: spec.Exactly(3)},
+		},
+		Runs:  map[string]spec.Count{"k": spec.Exactly(3), "side": spec.Exactly(1)},
+		Saved: map[string][]string{"k": {"buf-1"}, "side": {}},
+		Payload: []spec.PayloadExpect{
+			{Dispatch: "k", At: "PASS_ENTER", Pass: u(1), Members: []string{"size", "dispatch_info", "current_pass", "total_passes", "replay_start_context", "replay_stop_context"}, Size: u(128)},
+			{Dispatch: "k", At: "PASS_EXIT", Pass: u(0), Members: []string{"size", "dispatch_info", "total_passes", "replay_start_context", "replay_stop_context"}},
+		},
+		Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(1), Context: "10", Names: []string{"G1b", "G1a"}}},
+	}
+	if vs := Expectations(spec.Spec{Contexts: ctxs, Expect: good}, tr); len(vs) > 0 {
+		for _, v := range vs {
+			t.Errorf("unexpected on the good trace:\n%s", v)
+		}
+	}
+	if vs := Expectations(spec.Spec{Expect: spec.Expect{Aborts: []string{"k"}}}, abortTrace()); len(vs) > 0 {
+		t.Errorf("aborts on a trace that aborts at its restore: %v", vs)
+	}
+
+	seqWithout := func(drop string) []string {
+		out := slices.Clone(seq)
+		return slices.DeleteFunc(out, func(s string) bool { return s == drop })
+	}
+	cases := []struct {
+		key    string
+		expect spec.Expect
+		tr     trace.Trace
+		reason string
+	}{
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", In: "PASS_ENTER", Pass: u(1), Status: "SUCCESS"}}},
+			edit(tr, withPass(trace.Local, 1), func(e *trace.Event) { e.Status = "ERROR_CONTEXT_NOT_STARTED" }),
+			"the call in PASS ENTER of pass 1 returned another status"},
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", In: "PASS_ENTER", Pass: u(2), Status: "SUCCESS"}}}, tr,
+			"no local stop was made in pass 2, so the scope matches nothing"},
+		{"statuses", spec.Expect{Statuses: []spec.StatusExpect{{Call: "local_stop", In: "PASS_EXIT", Status: "ERROR_CONTEXT_ERROR"}}}, tr,
+			"a window with no such call must not pass by silence"},
+		{"memory_after", spec.Expect{MemoryAfter: map[string]map[string]spec.MemoryExpect{"k": {"buf-1": {Values: []int64{1, 1, 2}}}}}, tr,
+			"the third element read back after k is 1, not 2"},
+		{"memory_after", spec.Expect{MemoryAfter: map[string]map[string]spec.MemoryExpect{"k": {"buf-1": {All: &one}}}},
+			drop(tr, typ(trace.AppReadback)), "without an app_readback nothing was read after k"},
+		{"user_data", spec.Expect{UserData: []spec.UserDataExpect{{Dispatch: "k", At: "PASS_ENTER", Value: 41}}},
+			edit(tr, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.UserData = trace.U64(1001) }),
+			"PASS ENTER of pass 2 was handed the value an earlier pass wrote"},
+		{"user_data", spec.Expect{UserData: []spec.UserDataExpect{{Dispatch: "k", At: "PASS_EXIT", Pass: u(4), Value: 41}}}, tr,
+			"pass 4 never ran, so its EXIT cannot be judged as holding"},
+		{"user_data", spec.Expect{UserData: []spec.UserDataExpect{{Dispatch: "k", At: "pass_count", Value: 41}}},
+			edit(tr, typ(trace.PassCount), func(e *trace.Event) { e.UserData = nil }),
+			"replay_pass_count shown without user data was not handed 41"},
+		{"sequence", spec.Expect{Sequence: map[string][]string{"k": seq}}, drop(tr, withPass(trace.Restore, 2)),
+			"the restore before pass 2 is missing"},
+		{"sequence", spec.Expect{Sequence: map[string][]string{"k": seq}}, moveBefore(tr, withPass(trace.Continue, 0), passCB(trace.PhaseExit, 0)),
+			"continue was consulted before the pass's EXIT"},
+		{"sequence", spec.Expect{Sequence: map[string][]string{"k": seqWithout("dispatch side")}}, tr,
+			"the tool's dispatch from PASS ENTER of pass 1 is a step the spec left out"},
+		{"sequence", spec.Expect{Sequence: map[string][]string{"k": append(slices.Clone(seq), "kernel")}}, tr,
+			"the spec wants a step after the completion that never came"},
+		{"dispatch_ids", spec.Expect{DispatchIDs: map[string][]uint64{"k": {2}}}, tr,
+			"k's reserved id is 1"},
+		{"dispatch_ids", spec.Expect{DispatchIDs: map[string][]uint64{"k": {1}}},
+			edit(tr, and(typ(trace.Kernel), dispatchIs(1), inPass(tr, trace.Kernel, 2)), func(e *trace.Event) { e.Dispatch = 3 }),
+			"the kernel of pass 2 carries another id than k's"},
+		{"dispatch_ids", spec.Expect{DispatchIDs: map[string][]uint64{"side": {2, 3}}}, tr,
+			"the tool's dispatch reserved one id, not two"},
+		{"correlation", spec.Expect{Correlation: map[string]spec.CorrelationExpect{"k": {External: []uint64{910, 911, 912}}}},
+			edit(tr, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) {
+				e.Corr = &trace.Corr{Internal: e.Corr.Internal, External: 5, Ancestor: e.Corr.Ancestor}
+			}),
+			"the records of pass 1 carry another external id"},
+		{"correlation", spec.Expect{Correlation: map[string]spec.CorrelationExpect{"k": {External: []uint64{910, 911}}}}, tr,
+			"k's records come from three passes, not two"},
+		{"correlation", spec.Expect{Correlation: map[string]spec.CorrelationExpect{"k": {SameInternal: true}}},
+			edit(tr, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, Ancestor: 7} }),
+			"PASS ENTER of pass 2 carries another internal id"},
+		{"record_counts", spec.Expect{RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: "k", Pass: u(1), Count: spec.Exactly(1)}}},
+			drop(tr, and(typ(trace.Record), dispatchIs(1), withPass(trace.Record, 1), func(e trace.Event) bool { return e.Service == trace.KernelTrace })),
+			"pass 1 delivered no kernel trace record"},
+		{"record_counts", spec.Expect{RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: "k", Context: "11", Count: spec.Exactly(3)}}}, tr,
+			"context 11 delivered none of k's kernel trace records"},
+		{"record_counts", spec.Expect{RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: "k", Count: spec.Exactly(3)}}},
+			insertAfter(tr, inPass(tr, trace.Record, 0), trace.Event{Type: trace.Record, Thread: 1, Dispatch: 1, Service: trace.KernelTrace, Context: 10, Pass: trace.U64(0)}),
+			"a fourth kernel trace record of k, in pass 0"},
+		{"runs", spec.Expect{Runs: map[string]spec.Count{"k": spec.Exactly(3)}},
+			insertAfter(tr, typ(trace.AppComplete), trace.Event{Type: trace.Kernel, Thread: 1, Dispatch: 1, Agent: 1, Kernel: "increment"}),
+			"k's kernel ran a fourth time after the loop"},
+		{"runs", spec.Expect{Runs: map[string]spec.Count{"nope": spec.Exactly(1)}}, tr,
+			"no dispatch is labelled nope"},
+		{"saved", spec.Expect{Saved: map[string][]string{"k": {"buf-1", "other"}}}, tr,
+			"k's snapshot saved buf-1 alone"},
+		{"saved", spec.Expect{Saved: map[string][]string{"k": {"buf-1"}}},
+			insertBefore(tr, typ(trace.Snapshot), trace.Event{Type: trace.AppFree, Buffer: "buf-1", Addr: 1<<32 + 1<<16}),
+			"buf-1 was freed before the snapshot, so the region saved is no buffer of the application's"},
+		{"saved", spec.Expect{Saved: map[string][]string{"k": {}}}, tr,
+			"k took a snapshot, so it saved something"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_ENTER", Members: []string{"size", "dispatch_info", "current_pass", "total_passes", "replay_start_context", "replay_stop_context"}}}},
+			tr, "pass 0 arrives with current_pass zero, so it is not among the members"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_ENTER", Pass: u(2), Members: []string{"size", "dispatch_info", "current_pass", "total_passes", "replay_start_context", "replay_stop_context"}}}},
+			edit(tr, passCB(trace.PhaseEnter, 2), func(e *trace.Event) {
+				e.Payload = []string{"size", "dispatch_info", "current_pass", "total_passes", "replay_start_context"}
+			}),
+			"pass 2 arrived without replay_stop_context (LCX-1)"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "CONFIG_ENTER", Size: u(64)}}}, tr,
+			"the payload's size is the whole payload's, 128, not 64 (API-5)"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "CONFIG_ENTER", Size: u(128)}}},
+			edit(tr, configCB(trace.PhaseEnter), func(e *trace.Event) { e.PayloadSize = nil }),
+			"a callback that shows no size cannot be held to have one"},
+		{"payload", spec.Expect{Payload: []spec.PayloadExpect{{Dispatch: "k", At: "PASS_EXIT", Pass: u(7), Members: []string{"size"}}}}, tr,
+			"pass 7 never ran"},
+		{"counters", spec.Expect{Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(2), Names: []string{"G2a", "G2b"}}}},
+			edit(tr, and(typ(trace.Record), withPass(trace.Record, 2)), func(e *trace.Event) {
+				if e.Service == trace.CounterCollection {
+					e.Counters = []trace.Counter{{Name: "G0a"}, {Name: "G0b"}}
+				}
+			}), "pass 2 collected group 0 again (a wrap, AGT-1)"},
+		{"counters", spec.Expect{Counters: []spec.CountersExpect{{Dispatch: "k", Pass: u(3), Names: []string{"G3a"}}}}, tr,
+			"no pass 3 ran, so no record carries its counters"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}}, withSources(tr), "every restore of k finished and the loop completed"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}}, drop(abortTrace(), typ(trace.MemWrite)),
+			"without the runtime's writes after the last pass, no restore began"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}},
+			func() trace.Trace {
+				t := abortTrace()
+				t.Header.Sources = []trace.Source{trace.SourceTool, trace.SourceSDK, trace.SourceApp}
+				return t
+			}(),
+			"a trace without the runtime's account cannot show a restore that began"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}},
+			insertAfter(abortTrace(), typ(trace.MemWrite), trace.Event{Type: trace.AppMemory, Buffer: "buf-1", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}}),
+			"the application read memory after the process should have died"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}},
+			insertAfter(abortTrace(), typ(trace.MemWrite), trace.Event{Type: trace.Callback, Thread: 1, Dispatch: 1, Op: trace.OpConfig, Phase: trace.PhaseExit}),
+			"CONFIG EXIT fired after the failed restore"},
+		{"aborts", spec.Expect{Aborts: []string{"k"}},
+			insertAfter(abortTrace(), typ(trace.MemWrite), trace.Event{Type: trace.Restore, Thread: 1, Dispatch: 1, Pass: trace.U64(1), Bytes: 4096}),
+			"the SDK claims the restore before pass 1, so it finished"},
+	}
+	for _, c := range cases {
+		t.Run(c.key+"/"+c.reason, func(t *testing.T) {
+			vs := Expectations(spec.Spec{Contexts: ctxs, Expect: c.expect}, renumber(c.tr))
+			if len(vs) == 0 {
+				t.Fatalf("expect.%s: no violation, although %s", c.key, c.reason)
+			}
+			t.Logf("%s: %s", vs[0].Requires, vs[0].Message)
+			for _, v := range vs {
+				if v.Rule != ExpectRule || !strings.HasPrefix(v.Requires, "expect."+c.key+":") || v.Message == "" {
+					t.Errorf("violation names %s / %q / %q, want EXPECT, expect.%s and a message", v.Rule, v.Requires, v.Message, c.key)
+				}
+			}
+		})
+	}
+}
+
+// withSources gives a hand-made trace a header that reports every source.
+func withSources(t trace.Trace) trace.Trace {
+	t.Header.Sources = trace.AllSources
+	return t
 }

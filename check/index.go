@@ -30,6 +30,11 @@ type index struct {
 	// implementation records them (API-6 is judged only then).
 	payloads bool
 
+	// byTool[i] is true when event i belongs to a dispatch the tool wrote
+	// from a callback (between tool_dispatch and tool_complete on its
+	// thread): it is not the application's, nor the loop's.
+	byTool []bool
+
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 
@@ -53,7 +58,9 @@ type dispatchView struct {
 	configEnter, configExit []int
 	passEnter, passExit     []int
 	passCounts, continues   []int
-	returns                 []int // callback_return events: what the tool left behind
+	returns                 []int             // callback_return events: what the tool left behind
+	returnAt                map[returnKey]int // built on first use: the first return per callback
+	restoreByPass           map[uint64][]int  // built on first use
 	locals, records         []int
 	correlations, reserves  []int
 	snapshots, restores     []int
@@ -122,11 +129,21 @@ func newIndex(t trace.Trace) *index {
 		window:     make([]passRef, len(t.Events)),
 		instances:  map[string]int{},
 	}
-	open := map[uint64]passRef{} // per thread
+	open := map[uint64]passRef{}  // per thread
+	toolOpen := map[uint64]bool{} // per thread: inside a dispatch the tool wrote
+	x.byTool = make([]bool, len(t.Events))
 	for i, e := range t.Events {
 		x.byThread[e.Thread] = append(x.byThread[e.Thread], i)
 		x.byType[e.Type] = append(x.byType[e.Type], i)
 		x.window[i] = open[e.Thread]
+		switch e.Type {
+		case trace.ToolDispatch:
+			toolOpen[e.Thread] = true
+		case trace.ToolComplete:
+			toolOpen[e.Thread] = false
+		default:
+			x.byTool[i] = toolOpen[e.Thread]
+		}
 		if e.Type == trace.Callback && e.Op == trace.OpPass {
 			p, _ := e.PassOf()
 			switch e.Phase {
@@ -219,7 +236,7 @@ func (x *index) joinApps() {
 				cur = &appView{label: e.Label, thread: e.Thread, signal: e.Signal, at: i, end: len(x.ev)}
 				x.apps = append(x.apps, cur)
 			case trace.DispatchID:
-				if cur != nil {
+				if cur != nil && !x.byTool[i] {
 					cur.reserves = append(cur.reserves, i)
 					if cur.dispatch == 0 {
 						cur.dispatch = e.Dispatch
@@ -228,7 +245,7 @@ func (x *index) joinApps() {
 			case trace.Callback, trace.Kernel:
 				// A trace without dispatch_id events still names the
 				// dispatch through its first tagged event.
-				if cur != nil && cur.dispatch == 0 && e.Dispatch != 0 && !x.has(trace.DispatchID) {
+				if cur != nil && cur.dispatch == 0 && e.Dispatch != 0 && !x.has(trace.DispatchID) && !x.byTool[i] {
 					cur.dispatch = e.Dispatch
 				}
 			}
@@ -264,26 +281,62 @@ func (x *index) joinApps() {
 	}
 }
 
-// returnOf finds the tool's return from d's first callback of op and phase.
-func (x *index) returnOf(d *dispatchView, op trace.Op, phase trace.Phase) (int, bool) {
-	for _, i := range d.returns {
-		if e := x.ev[i]; e.Op == op && e.Phase == phase {
-			return i, true
+// returnKey names one callback of a dispatch: CONFIG's have pass 0.
+type returnKey struct {
+	op    trace.Op
+	phase trace.Phase
+	pass  uint64
+}
+
+// returnAt finds the tool's first return from the callback k names.
+func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
+	if d.returnAt == nil {
+		d.returnAt = make(map[returnKey]int, len(d.returns))
+		for _, i := range d.returns {
+			e := x.ev[i]
+			p, _ := e.PassOf()
+			key := returnKey{e.Op, e.Phase, p}
+			if e.Op == trace.OpConfig {
+				key.pass = 0
+			}
+			if _, dup := d.returnAt[key]; !dup {
+				d.returnAt[key] = i
+			}
 		}
 	}
-	return 0, false
+	i, ok := d.returnAt[k]
+	return i, ok
+}
+
+// returnOf finds the tool's return from d's CONFIG callback of phase (or
+// the first PASS one).
+func (x *index) returnOf(d *dispatchView, op trace.Op, phase trace.Phase) (int, bool) {
+	return x.returnAt(d, returnKey{op, phase, 0})
 }
 
 // returnOfPass finds the tool's return from pass p's callback of phase.
 func (x *index) returnOfPass(d *dispatchView, phase trace.Phase, p uint64) (int, bool) {
-	for _, i := range d.returns {
-		if e := x.ev[i]; e.Op == trace.OpPass && e.Phase == phase {
-			if q, ok := e.PassOf(); ok && q == p {
-				return i, true
-			}
-		}
+	return x.returnAt(d, returnKey{trace.OpPass, phase, p})
+}
+
+// AppDispatch is one application dispatch joined to the SDK dispatch id it
+// got.
+type AppDispatch struct {
+	Label    string
+	Thread   uint64
+	Dispatch uint64 // 0: the trace names none
+}
+
+// Join joins the application's dispatches to SDK dispatch ids as
+// docs/trace.md says ("Joining events to a dispatch"), in trace order: the
+// one join every reader of a trace uses, the oracles and the steps alike.
+func Join(t trace.Trace) []AppDispatch {
+	x := newIndex(t)
+	out := make([]AppDispatch, len(x.apps))
+	for i, a := range x.apps {
+		out[i] = AppDispatch{Label: a.label, Thread: a.thread, Dispatch: a.dispatch}
 	}
-	return 0, false
+	return out
 }
 
 // appOf returns the application dispatch joined to d, if any.

@@ -22,8 +22,9 @@ func checkLCX(x *index) []Violation {
 }
 
 // LCX-2, LCX-7: outside PASS ENTER a call fails with CONTEXT_ERROR; inside,
-// starting a context that was not active before the loop fails with
-// CONTEXT_NOT_STARTED and the legal calls succeed.
+// starting or stopping a context that was not active before the loop fails
+// with CONTEXT_NOT_STARTED (clarified 2026-11-30: the stop too) and the
+// calls on active contexts succeed.
 func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 	var vs []Violation
 	for _, i := range d.locals {
@@ -44,8 +45,8 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 		}
 		x.examined("LCX-7")
 		switch {
-		case !active && e.Call == trace.LocalStart && !e.Status.Is(trace.StatusContextNotStarted):
-			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local start of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Context, e.Status), i))
+		case !active && !e.Status.Is(trace.StatusContextNotStarted):
+			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Call, e.Context, e.Status), i))
 		case active && !e.Status.Is(trace.StatusSuccess):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of active context %d in PASS ENTER returned %s, want SUCCESS", e.Call, e.Context, e.Status), i))
 		}
@@ -60,15 +61,13 @@ type maskState struct {
 	stopAt      int  // position of the last successful stop
 }
 
-// off says whether a service of the context is masked: counters and SPM
-// follow the last call, tracing and thread trace stay off once stopped
-// (SVC-1).
-func (m maskState) off(service trace.Service) bool {
-	if service == trace.CounterCollection || service == trace.SPM {
-		return m.stopped
-	}
-	return m.everStopped
-}
+// off says whether the context's dispatch-scoped services are masked. All
+// four follow the last successful call: counters and SPM honour a stop and
+// a start; kernel trace and thread trace honour "a stop only", which
+// (SVC-1 with LCX-3, clarified 2026-11-30) still ends when the context is
+// started again, since a start of a context inactive before the loop is
+// refused (LCX-7) and never reaches the mask.
+func (m maskState) off() bool { return m.stopped }
 
 // LCX-3, SVC-1: within a loop the masks persist from pass to pass and
 // decide which dispatch-scoped records each pass delivers.
@@ -91,6 +90,7 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			localsByPass[p] = append(localsByPass[p], i)
 		}
 	}
+	vs = append(vs, x.checkStartOfInactive(d)...)
 	masks := map[uint64]maskState{}
 	producing := map[cs]bool{} // what records while unmasked
 	type passView struct {
@@ -129,14 +129,12 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			e := x.ev[i]
 			m := masks[e.Context]
 			got[cs{e.Context, e.Service}] = true
-			if !m.off(e.Service) {
+			if !m.off() {
 				producing[cs{e.Context, e.Service}] = true
 				continue
 			}
 			rule, why := "LCX-3", fmt.Sprintf("context %d was stopped locally in an earlier pass and not started again", e.Context)
-			if !m.stopped {
-				rule, why = "SVC-1", fmt.Sprintf("%s honours a local stop only, and context %d was stopped earlier in this loop", e.Service, e.Context)
-			} else if x.ev[m.stopAt].Pass != nil && *x.ev[m.stopAt].Pass == p {
+			if x.ev[m.stopAt].Pass != nil && *x.ev[m.stopAt].Pass == p {
 				rule, why = "SVC-1", fmt.Sprintf("context %d was stopped locally in this pass", e.Context)
 			}
 			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("pass %d delivered a %s record: %s", p, e.Service, why), m.stopAt, i))
@@ -163,10 +161,46 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			if k.service == trace.CounterCollection && !pv.masks[k.context].everStopped {
 				continue
 			}
-			if !pv.masks[k.context].off(k.service) && !pv.got[k] {
+			if !pv.masks[k.context].off() && !pv.got[k] {
 				vs = append(vs, x.violation("LCX-3", d.id, fmt.Sprintf("context %d is not masked in pass %d, yet delivered no %s record there (it does in other passes)", k.context, pv.pass, k.service), pv.enter))
 				break
 			}
+		}
+	}
+	return vs
+}
+
+// SVC-1 (clarified 2026-11-30), LCX-7: a local start of a context that was
+// not active when the loop began never makes it collect, whatever the call
+// returned: trace services would not collect there without an override
+// (SVC-1), and counters and SPM cannot be switched on locally (LCX-7).
+func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
+	if len(d.configEnter) == 0 {
+		return nil
+	}
+	var vs []Violation
+	for _, l := range d.locals {
+		e := x.ev[l]
+		p, ok := e.PassOf()
+		if !ok || e.Call != trace.LocalStart || e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
+			continue
+		}
+		if active, known := x.contextActive(e.Context, d.configEnter[0]); !known || active {
+			continue
+		}
+		x.examined("SVC-1")
+		for _, i := range d.records {
+			r := x.ev[i]
+			q, ok := x.recordPass(i)
+			if r.Context != e.Context || !ok || q < p || !dispatchScoped(r.Service) {
+				continue
+			}
+			rule := "SVC-1"
+			if r.Service == trace.CounterCollection || r.Service == trace.SPM {
+				rule = "LCX-7"
+			}
+			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("context %d was not active when the loop began, yet after a local start in pass %d it delivered a %s record in pass %d", e.Context, p, r.Service, q), l, i))
+			break
 		}
 	}
 	return vs
@@ -248,8 +282,8 @@ func (x *index) checkMaskScope() []Violation {
 			switch {
 			case s.d.thread == d.thread && k > end:
 				rule = "LCX-4"
-			case s.d.thread != d.thread && k > s.stop && k < end:
-				rule = "LCX-6"
+			case (s.d.thread != d.thread || x.byTool[k]) && k > s.stop && k < end:
+				rule = "LCX-6" // another thread's, or the tool's own from the loop's callbacks
 			default:
 				continue
 			}
@@ -279,8 +313,12 @@ func (x *index) checkMaskScope() []Violation {
 func (x *index) checkNoGlobalToggles() []Violation {
 	byThread := map[uint64][]int{}
 	for _, i := range x.byType[trace.API] {
-		if c := x.ev[i].Call; c == trace.CallStartContext || c == trace.CallStopContext {
-			byThread[x.ev[i].Thread] = append(byThread[x.ev[i].Thread], i)
+		e := x.ev[i]
+		if e.Op != "" {
+			continue // the tool's own global call from a callback: it says so
+		}
+		if e.Call == trace.CallStartContext || e.Call == trace.CallStopContext {
+			byThread[e.Thread] = append(byThread[e.Thread], i)
 		}
 	}
 	if len(byThread) == 0 {

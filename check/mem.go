@@ -222,7 +222,9 @@ func (x *index) checkExclusiveAgent(d *dispatchView, kernelsByAgent map[uint64][
 	ks := kernelsByAgent[d.agent]
 	x.examined("MEM-6")
 	for j := sort.SearchInts(ks, from); j < len(ks) && ks[j] < until; j++ {
-		if other := x.ev[ks[j]]; other.Dispatch != d.id {
+		// The tool's own dispatch from the loop's callbacks runs on the
+		// loop's thread, which holds the agent (decision 11).
+		if other := x.ev[ks[j]]; other.Dispatch != d.id && !(x.byTool[ks[j]] && other.Thread == d.thread) {
 			return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("dispatch %d's kernel ran on agent %d while dispatch %d was replaying there", other.Dispatch, d.agent, d.id), from, ks[j], until)}
 		}
 	}

@@ -82,7 +82,7 @@ var conflicts = []struct {
 func (x *index) dataCenterAgent(agent uint64) bool {
 	for _, i := range x.byType[trace.AgentInfo] {
 		if e := x.ev[i]; e.Agent == agent {
-			return e.Family == "MI200" || e.Family == "MI300"
+			return e.Family.DataCenter()
 		}
 	}
 	return false

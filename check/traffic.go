@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -56,6 +55,38 @@ func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
 		}
 	}
 	return allocation{}, false
+}
+
+// aborted reports whether d's loop ended on a restore that failed part-way
+// (MEM-5: fatal): after its last PASS EXIT the runtime wrote memory that the
+// SDK never reported as restored, no further pass ran and the window never
+// closed. What comes after (CONFIG EXIT, the completion, the remaining
+// passes) is not owed then: the process ended.
+func (x *index) aborted(d *dispatchView) bool {
+	if !x.header.Reports(trace.SourceRuntime) || !x.header.Reports(trace.SourceSDK) ||
+		len(d.passExit) == 0 || len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+		return false
+	}
+	n := len(d.passEnter)
+	if len(d.passExit) < n {
+		return false
+	}
+	tail := x.trafficOf(d, trace.MemWrite, x.exitOf(d, uint64(n-1)), len(x.ev))
+	_, claimed := x.restoresByPass(d)[uint64(n)]
+	return len(tail) > 0 && !claimed
+}
+
+// restoresByPass groups d's restore events by the pass they precede.
+func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
+	if d.restoreByPass == nil {
+		d.restoreByPass = map[uint64][]int{}
+		for _, r := range d.restores {
+			if p, ok := x.ev[r].PassOf(); ok {
+				d.restoreByPass[p] = append(d.restoreByPass[p], r)
+			}
+		}
+	}
+	return d.restoreByPass
 }
 
 // allocatedBefore finds the last buffer allocated at addr before position
@@ -192,7 +223,12 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 			end = d.configExit[0]
 		}
 		tail := x.trafficOf(d, trace.MemWrite, x.exitOf(d, uint64(n-1)), end)
-		claimed := slices.ContainsFunc(d.restores, func(r int) bool { p, ok := x.ev[r].PassOf(); return ok && p >= uint64(n) })
+		claimed := false
+		for _, r := range x.restoresByPass(d) {
+			if p, _ := x.ev[r[0]].PassOf(); p >= uint64(n) {
+				claimed = true
+			}
+		}
 		if len(tail) > 0 && !claimed {
 			x.examined("MEM-5")
 		}
@@ -210,12 +246,7 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 		if !sdk {
 			continue
 		}
-		var claim []int
-		for _, r := range d.restores {
-			if q, ok := x.ev[r].PassOf(); ok && q == uint64(p) {
-				claim = append(claim, r)
-			}
-		}
+		claim := x.restoresByPass(d)[uint64(p)]
 		// MEM-5: memory was written but the SDK never finished the restore,
 		// yet the pass ran: a wrong result, silently.
 		x.examined("MEM-5")

@@ -28,6 +28,7 @@ Feature: Which dispatches become replay candidates
   @ACT-3
   Scenario: a subscription to PASS alone activates nothing
     Given a tool that subscribes to kernel replay for the operation PASS only
+    And the tool traces kernel dispatches in a context "timing"
     And the tool asks for 2 passes
     When the application dispatches "increment" on "x"
     Then the dispatch gets no replay callback and runs once
@@ -36,6 +37,7 @@ Feature: Which dispatches become replay candidates
   @ACT-3
   Scenario: a replay context that was configured but never started activates nothing
     Given a tool that subscribes to kernel replay but never starts that context
+    And the tool traces kernel dispatches in a context "timing"
     And the tool asks for 2 passes
     When the application dispatches "increment" on "x"
     Then the dispatch gets no replay callback and runs once
@@ -44,6 +46,7 @@ Feature: Which dispatches become replay candidates
   @ACT-3
   Scenario: a replay context stopped globally activates nothing from then on
     Given a tool that subscribes to kernel replay
+    And the tool traces kernel dispatches in a context "timing"
     And the tool asks for 2 passes
     And the tool stops its replay context once "before" has completed
     When the application dispatches "increment" on "x" as "before"
@@ -118,3 +121,22 @@ Feature: Which dispatches become replay candidates
     When the application submits "increment" on "x" together with a barrier packet in one write
     Then the dispatch gets no replay callback and runs once
     And the SDK prints no warning
+
+  @ACT-6 @fault
+  Scenario: an engine that replays the kernel of a multi-packet submission is caught by the packets the application wrote
+    Given the engine has the planted fault replay_multi_packet
+    And a tool that subscribes to kernel replay
+    And the tool asks for 3 passes
+    When the application submits "increment" on "x" together with a barrier packet in one write
+    Then the checks report a violation of ACT-6
+
+  # Another context is started on purpose: with nothing started at all, the
+  # SDK's "nothing to do" path would hide the fault.
+  @ACT-3 @fault
+  Scenario: an engine that lets a never-started replay context activate replay is caught
+    Given the engine has the planted fault activate_unstarted
+    And a tool that subscribes to kernel replay but never starts that context
+    And the tool traces kernel dispatches in a context "timing"
+    And the tool asks for 2 passes
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of ACT-3

@@ -51,3 +51,15 @@ Feature: The kernel replay API surface
     Given the engine has the planted fault pass_fields_in_config
     When the application dispatches "increment" on "x"
     Then the checks report a violation of API-6
+
+  @API-5 @fault
+  Scenario: an engine whose payload size stops short of its last members is caught
+    Given the engine has the planted fault payload_size_short
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of API-5
+
+  @API-5 @fault
+  Scenario: an engine that hands the tool another grid than the application launched is caught
+    Given the engine has the planted fault dispatch_info_grid
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of API-5

@@ -80,6 +80,18 @@ Feature: Local context control inside a replay loop
     And the rule checks find nothing wrong
 
   @LCX-7
+  Scenario: a context that was never started cannot be stopped locally either
+    Given the tool traces kernel dispatches in a context "later"
+    And the tool configures "later" but never starts it
+    And the tool asks for 2 passes
+    And in pass 0 the tool stops "later" locally
+    When the application dispatches "increment" on "x"
+    Then the local stop of "later" in PASS ENTER of pass 0 returns ERROR_CONTEXT_NOT_STARTED
+    And "later" delivers no kernel trace records in any pass
+    And "timing" delivers kernel trace records for passes 0 and 1
+    And the rule checks find nothing wrong
+
+  @LCX-7
   Scenario: within a pass, the last call for a context wins
     Given the tool asks for 2 passes
     And in pass 0 the tool stops "timing" locally

@@ -137,3 +137,38 @@ Feature: Device memory is saved before a loop and restored between passes
     And meanwhile, thread 2 dispatches "increment" on "y" as "plain" while "looping" is in pass 1
     And the tool declines to replay "plain"
     Then the checks report a violation of MEM-6
+
+  # The SDK's own account of snapshots and restores is checked against the
+  # memory traffic the runtime saw.
+  @MEM-1 @fault
+  Scenario: an engine that snapshots a dispatch it does not replay, and says nothing, is caught by the runtime
+    Given the engine has the planted fault snapshot_silently
+    And the application has a buffer "x" of 64 elements filled with 0
+    And the tool asks for 1 pass
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of MEM-1
+
+  @MEM-2 @fault
+  Scenario: an engine that restores other bytes than it says is caught by the runtime
+    Given the engine has the planted fault restore_misreported
+    And the application has a buffer "x" of 64 elements filled with 0
+    And the tool asks for 3 passes
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of MEM-2
+
+  @MEM-4 @fault
+  Scenario: an engine that saves fine-grained memory is caught by what the runtime read
+    Given the engine has the planted fault snapshot_unsaved_kinds
+    And the application has a buffer "x" of 64 elements filled with 0
+    And the application has a fine-grained buffer "f" of 64 elements filled with 0
+    And the tool asks for 3 passes
+    When the application dispatches "accumulate" on "x" and "f"
+    Then the checks report a violation of MEM-4
+
+  @MEM-4 @fault
+  Scenario: an engine that leaves a device buffer out of its snapshot is caught
+    Given the engine has the planted fault snapshot_skips_buffer
+    And the application has a buffer "x" of 64 elements filled with 0
+    And the tool asks for 3 passes
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of MEM-4

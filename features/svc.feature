@@ -20,14 +20,35 @@ Feature: Services under replay
     Then "spm" delivers SPM records for passes 2 only
     And the rule checks find nothing wrong
 
-  @SVC-1
-  Scenario: kernel dispatch tracing honours a local stop but not a later start
+  @SVC-1 @LCX-3
+  Scenario: kernel dispatch tracing skips the passes it is stopped in and comes back when started again
     Given the tool traces kernel dispatches in a context "timing"
     And the tool asks for 3 passes
     And in pass 0 the tool stops "timing" locally
     And in pass 2 the tool starts "timing" locally
     When the application dispatches "increment" on "x"
-    Then "timing" delivers no kernel trace records in any pass
+    Then "timing" delivers kernel trace records for passes 2 only
+    And the rule checks find nothing wrong
+
+  @SVC-1 @LCX-3
+  Scenario: thread trace stopped in one pass and started in a later one collects again
+    Given the tool records a thread trace in a context "att"
+    And the tool asks for 4 passes
+    And in pass 1 the tool stops "att" locally
+    And in pass 3 the tool starts "att" locally
+    When the application dispatches "increment" on "x"
+    Then "att" delivers thread trace records for passes 0 and 3
+    And the rule checks find nothing wrong
+
+  @SVC-1 @LCX-7
+  Scenario: a local start cannot make kernel tracing collect where it would not without an override
+    Given the tool traces kernel dispatches in a context "later"
+    And the tool configures "later" but never starts it
+    And the tool asks for 2 passes
+    And in pass 0 the tool starts "later" locally
+    When the application dispatches "increment" on "x"
+    Then the local start of "later" in PASS ENTER of pass 0 returns ERROR_CONTEXT_NOT_STARTED
+    And "later" delivers no kernel trace records in any pass
     And the rule checks find nothing wrong
 
   @SVC-2

@@ -37,3 +37,12 @@ Feature: One user-data value per replay sequence
     And the tool overwrites the user data as every pass begins
     When the application dispatches "increment" on "x"
     Then the checks report a violation of UD-2
+
+  @UD-2 @fault
+  Scenario: an engine that hides a pass's own write from its EXIT is caught by what the tool wrote
+    Given the engine has the planted fault user_data_write_lost
+    And the tool asks for 3 passes
+    And the tool writes 42 into the replay user data when the dispatch is configured
+    And the tool overwrites the user data as every pass begins
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of UD-2

@@ -183,9 +183,9 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 				label = fmt.Sprintf("pass %d", k.pass)
 			}
 			switch e.Phase {
-			case "ENTER":
+			case trace.PhaseEnter:
 				stacks[e.Thread] = append(stacks[e.Thread], openSlice{at: i, name: label, k: k})
-			case "EXIT":
+			case trace.PhaseExit:
 				st := stacks[e.Thread]
 				at := slices.IndexFunc(st, func(o openSlice) bool { return o.k == k })
 				if at < 0 {
@@ -264,7 +264,7 @@ func slice(enter trace.Event, end uint64, name string, pid int, unclosed bool) T
 		args["unclosed"] = true
 	}
 	cat := "pass"
-	if enter.Op == "CONFIG" {
+	if enter.Op == trace.OpConfig {
 		cat = "config"
 	}
 	return TimelineEvent{Name: name, Cat: cat, Phase: "X", TS: us(enter.Time), Dur: &d, PID: pid, TID: enter.Thread, Args: args}

@@ -15,7 +15,7 @@ var catalogue = []Rule{
 	r("API-2", "the domain has exactly the operations NONE(0), CONFIG(1), PASS(2), LAST(3), and CONFIG and PASS each deliver an ENTER and an EXIT phase"),
 	r("API-3", "snapshot and restore are not operations: any operation id from 3 upward is unknown"),
 	r("API-4", "the domain resolves an operation's name from its id and its id from its name, and says not-found for anything else"),
-	r("API-5", "a single flat payload with a size field carries both operations, and the SDK always fills dispatch_info"),
+	r("API-5", "a single flat payload carries both operations; its size field is the size of the whole payload, so a member is present when its offset is within it, and the SDK always fills dispatch_info"),
 	r("API-6", "CONFIG callbacks see zero pass fields and no local context callbacks; PASS callbacks see the tool's callback pointers zeroed"),
 	r("API-7", "replay and ordinary dispatch counter collection can be configured in the same run"),
 
@@ -76,9 +76,9 @@ var catalogue = []Rule{
 	r("LCX-4", "when the loop ends every context is back in its pre-replay state"),
 	r("LCX-5", "local start/stop only masks already-started contexts: it creates nothing, starts or stops nothing globally, changes no global state"),
 	r("LCX-6", "a local toggle affects only its own loop, never another dispatch, even one submitted concurrently from another thread"),
-	r("LCX-7", "a context inactive when the loop began cannot be started locally (ERROR_CONTEXT_NOT_STARTED); overrides are per thread and per loop, last call wins"),
+	r("LCX-7", "a context inactive when the loop began can be neither started nor stopped locally (ERROR_CONTEXT_NOT_STARTED); overrides are per thread and per loop, last call wins"),
 
-	r("SVC-1", "dispatch counters, SPM, kernel dispatch tracing and dispatch thread trace obey local toggles: counters and SPM obey stop and start, tracing and thread trace obey stop only"),
+	r("SVC-1", "dispatch counters, SPM, kernel dispatch tracing and dispatch thread trace obey local toggles: counters and SPM obey stop and start; tracing and thread trace skip a pass while locally stopped, a later local start ends the stop, and a start never makes them collect where they otherwise would not"),
 	r("SVC-2", "PC sampling and device counting ignore local toggles and collect on every pass, though the local call succeeds"),
 	r("SVC-3", "on MI2xx/MI3xx dispatch counters and PC sampling never share a pass, and thread trace never shares a pass with SPM"),
 

@@ -3,6 +3,7 @@
 package rules
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -13,6 +14,10 @@ type Rule struct {
 	Family string // e.g. "PC"
 	Text   string // what the rule requires, in one sentence
 }
+
+// IDPattern is the shape of a rule ID, FAMILY-N: submatch 1 is the family,
+// 2 the number. Every reader of rule IDs uses this one.
+var IDPattern = regexp.MustCompile(`^([A-Z]+)-([1-9][0-9]*)$`)
 
 // Lookup returns the rule with the given ID.
 func Lookup(id string) (Rule, bool) {

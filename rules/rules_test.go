@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+	"flag"
 	"os"
 	"regexp"
 	"slices"
@@ -107,5 +109,34 @@ func TestLess(t *testing.T) {
 	want := []string{"API-2", "API-10", "CB-2", "CB-10", "RPV-1", "EXPECT"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("sorted %v, want %v", ids, want)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite docs/rules.md")
+
+// docs/rules.md is what WriteMarkdown writes: the catalogue in the
+// repository, never out of step with the code.
+func TestRulesDocIsCurrent(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	const path = "../docs/rules.md"
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: run go test ./rules -update", err)
+	}
+	if !bytes.Equal(got, b.Bytes()) {
+		t.Errorf("%s is out of date: run go test ./rules -update", path)
+	}
+	for _, f := range Families() {
+		if familyNames[f] == "" {
+			t.Errorf("family %s has no name for the document", f)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -39,7 +38,7 @@ type XEntry struct {
 	Line   int
 }
 
-var ruleKey = regexp.MustCompile(`^[A-Z]+-[1-9][0-9]*$`)
+var ruleKey = rules.IDPattern
 
 // LoadXFail reads an expected-failure list: one entry a line, the rule ID
 // or spec name, blanks, then the reason; # starts a comment.

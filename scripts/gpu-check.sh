@@ -1,38 +1,85 @@
 #!/usr/bin/env bash
-# Builds cmd/cudabench without cgo and runs it, then the cuda package's
-# tests, on a machine with an NVIDIA GPU and driver. Without a Go toolchain
-# on that machine, cross-build here and carry the binaries:
-#   scripts/gpu-check.sh --build-only   # writes .device/cudabench and .device/cuda.test
-#   scripts/gpu-check.sh --prebuilt     # on the GPU machine: runs them
-# Arguments after the mode go to cudabench (-reps, -pass-reps, -mib). Where
-# $OUT names a folder (the device tool's), cudabench's table and the test log
-# are also written there.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-out=.device
+# Checks and measures the CUDA target on a machine with an NVIDIA GPU:
+#   1. the cuda package's tests (real counters, the Nsight Compute
+#      cross-check on the same launch);
+#   2. Nsight Compute's kernel replay of cudabench -ncu-target with
+#      --set basic and --set full (the application times the profiled
+#      launch; ncu's CSV gives the metric sets and values);
+#   3. cudabench: kernel checks, copies and restores, restore patterns,
+#      host path, and the same kernel replayed by our engine with the same
+#      metric sets (-ncu), one CUPTI group a pass;
+#   4. the spec library on the cuda target, and its test against the
+#      simulator's verdicts.
+# Without a Go toolchain on that machine, cross-build here and carry DIR:
+#   scripts/gpu-check.sh --build-only [DIR]   # default DIR .device
+#   DIR/gpu-check.sh --prebuilt [DIR] [cudabench flags]
+# Where $OUT names a folder (the device tool's), the logs go there too.
+set -uo pipefail
 mode=${1:-all}
+dir=${2:-.device}
 
 build() {
-	mkdir -p "$out"
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -o "$out/cudabench" ./cmd/cudabench
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$out/cuda.test" ./internal/cuda
+	set -e
+	cd "$(dirname "$0")/.."
+	mkdir -p "$dir"
+	export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
+	go build -o "$dir/cudabench" ./cmd/cudabench
+	go build -o "$dir/replayspec" ./cmd/replayspec
+	go test -c -o "$dir/cuda.test" ./internal/cuda
+	go test -c -o "$dir/target.test" ./internal/cudatarget
+	rm -rf "$dir/specs" && cp -r specs "$dir/specs"
+	cp scripts/gpu-check.sh "$dir/gpu-check.sh"
+}
+
+# step NAME SECONDS CMD...: runs CMD with a time limit, output to $log/NAME.
+step() {
+	local name=$1 limit=$2
+	shift 2
+	echo "== $name: $*" | tee -a "$log/summary.txt"
+	local began=$SECONDS
+	timeout "$limit" "$@" >"$log/$name" 2>&1
+	local rc=$?
+	echo "== $name: exit $rc after $((SECONDS - began)) s" | tee -a "$log/summary.txt"
+	tail -n 5 "$log/$name"
+	return 0
 }
 
 run() {
-	local save=/dev/null tests=/dev/null
-	if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
-		save=$OUT/cudabench.md tests=$OUT/cuda-test.log
-	fi
-	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-	"$out/cudabench" "$@" | tee "$save"
-	# The test binary runs in the package directory, as go test would.
-	(cd internal/cuda && "../../$out/cuda.test" -test.v -test.count=1) 2>&1 | tee "$tests"
+	bin=$(cd "$dir" && pwd)
+	shift
+	[ $# -gt 0 ] && shift
+	log=${OUT:-$bin/out}
+	mkdir -p "$log"
+	local ncu
+	ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)
+	{
+		nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+		echo "ncu: ${ncu:-none}"
+		ls /usr/local/cuda/targets/x86_64-linux/lib/ | grep -E 'cupti|nvperf' || true
+	} >"$log/summary.txt" 2>&1
+	cat "$log/summary.txt"
+	# Tests run in a tree of their own: the package folders and specs/.
+	work=$(mktemp -d)
+	mkdir -p "$work/internal/cuda" "$work/internal/cudatarget" "$work/ncu"
+	cp -r "$bin/specs" "$work/specs"
+	(cd "$work/internal/cuda" && step cuda-test.log 150 "$bin/cuda.test" -test.v -test.count=1)
+	for set in basic full; do
+		(cd "$work/ncu" && REPLAYSPEC_CUPTI=off timeout 100 "$ncu" --replay-mode kernel --clock-control none \
+			-k increment -c 1 --set "$set" --csv --page raw --log-file "$set.csv" \
+			"$bin/cudabench" -ncu-target >"$set.app" 2>"$set.log"
+		echo "== ncu $set: exit $? $(grep -h -o '[0-9]* passes' "$set.csv" "$set.log" | head -n 1); $(cat "$set.app")" | tee -a "$log/summary.txt")
+	done
+	tar -C "$work" -czf "$log/ncu.tgz" ncu
+	step cudabench.md 300 "$bin/cudabench" -ncu "$work/ncu" "$@"
+	cat "$log/cudabench.md"
+	step specs.log 60 "$bin/replayspec" run --target cuda "$work/specs" "$work/specs/nvidia"
+	(cd "$work/internal/cudatarget" && step target-test.log 90 "$bin/target.test" -test.v -test.count=1 -test.run TestCUDALibrary)
+	rm -rf "$work"
 }
 
-[ $# -gt 0 ] && shift # the rest goes to cudabench
 case "$mode" in
 --build-only) build ;;
 --prebuilt) run "$@" ;;
-all) build && run "$@" ;;
-*) echo "usage: $0 [--build-only|--prebuilt] [cudabench flags]" >&2; exit 2 ;;
+all) (build) && run "$@" ;;
+*) echo "usage: $0 [--build-only|--prebuilt] [DIR] [cudabench flags]" >&2; exit 2 ;;
 esac

@@ -14,7 +14,7 @@ const (
 
 // Defaults returns s with every default written out, so that runners never
 // guess: queue q0, thread 1, grid = elements of the first argument buffer,
-// workgroup 64, packets 1, buffer kind device, max_passes 10000, passes
+// workgroup 64, packets 1 (or the kernel packets), kernel_packets 1, buffer kind device, max_passes 10000, passes
 // none and contexts started. s itself is not changed.
 func Defaults(s Spec) Spec {
 	s.Contexts = slices.Clone(s.Contexts)
@@ -40,7 +40,7 @@ func Defaults(s Spec) Spec {
 		if d.Queue == "" {
 			d.Queue = DefaultQueue
 		}
-		if d.Thread == 0 {
+		if d.Thread == 0 && !d.ByTool { // the tool's own dispatch runs where its callback does
 			d.Thread = DefaultThread
 		}
 		if d.Grid == 0 && len(d.Args) > 0 {
@@ -49,8 +49,11 @@ func Defaults(s Spec) Spec {
 		if d.Workgroup == 0 {
 			d.Workgroup = DefaultWorkgroup
 		}
-		if d.Packets == 0 {
-			d.Packets = DefaultPackets
+		if d.KernelPackets == 0 && !d.ByTool {
+			d.KernelPackets = DefaultPackets
+		}
+		if d.Packets == 0 && !d.ByTool {
+			d.Packets = max(DefaultPackets, d.KernelPackets)
 		}
 		if d.Plan != nil {
 			p := planDefaults(*d.Plan)

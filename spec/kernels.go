@@ -15,6 +15,7 @@ var Kernels = []Kernel{
 	{Name: "atomic_counter", Buffers: 1},
 	{Name: "fill", Buffers: 1, Scalar: true},
 	{Name: "saxpy", Buffers: 2, Scalar: true},
+	{Name: "increment_pair", Buffers: 2},
 }
 
 // LookupKernel finds a kernel by name.

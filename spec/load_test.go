@@ -31,14 +31,14 @@ func TestErrorsCarryPositions(t *testing.T) {
 		{"top scalar", "3\n", []string{"x.yaml:1:1: want a mapping, got integer 3"}},
 		{"all at once", "version: 1\nname: n\nagents: [{name: g, kind: MI300, colour: red}]\napplication: {dispatches: [{name: d, kernel: increment, agent: g, args: [a], grid: -1}]}\nbogus: 1\n",
 			[]string{
-				`x.yaml:3:33: agents[0]: unknown key "colour" (allowed: name, kind, snapshot_limit)`,
+				`x.yaml:3:33: agents[0]: unknown key "colour" (allowed: name, kind, snapshot_limit, restore_fails_at)`,
 				`x.yaml:4:84: application.dispatches[0].grid: want a non-negative integer (32 bits), got integer -1`,
 				`x.yaml:5:1: unknown key "bogus"`,
 			}},
 		{"semantic", "version: 2\nname: n\nagents: [{name: g, kind: MI400}]\napplication: {dispatches: [{name: d, kernel: increment, agent: g, args: [a]}]}\n",
 			[]string{
 				`x.yaml:1:10: version: version 2 is not supported (allowed: 1)`,
-				`x.yaml:3:26: agents[0].kind: unknown agent kind "MI400" (allowed: MI200, MI300, consumer)`,
+				`x.yaml:3:26: agents[0].kind: unknown agent kind "MI400" (allowed: MI200, MI300, consumer, nvidia)`,
 				`x.yaml:4:74: application.dispatches[0].args[0]: no buffer named "a"`,
 			}},
 	}

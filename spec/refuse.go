@@ -35,10 +35,15 @@ const (
 	CapMultiAgent     = "multi-agent"
 	CapCounters       = "counters"
 	CapSnapshotFail   = "snapshot-failure"
+	CapNvidiaCounters = "nvidia-counters"
 )
 
+// counterCaps is the capability counter collection needs on an agent kind
+// whose counters are not the catalogue's; the others need CapCounters.
+var counterCaps = map[string]string{"nvidia": CapNvidiaCounters}
+
 var inferredCaps = []string{CapIndefinite, CapLocalContexts, CapConcurrency, CapPCSampling, CapSPM,
-	CapThreadTrace, CapDeviceCounting, CapMultiAgent, CapCounters, CapSnapshotFail}
+	CapThreadTrace, CapDeviceCounting, CapMultiAgent, CapCounters, CapSnapshotFail, CapNvidiaCounters}
 
 // Needs lists the capabilities a target must claim to run s: its
 // requires: list when it has one, else what its contents use (an
@@ -71,6 +76,9 @@ func uses(s Spec) []use {
 		if len(p.plan.Local) > 0 {
 			add(CapLocalContexts, p.path+".local")
 		}
+		if len(p.plan.Collect) > 0 { // carried out with local calls in PASS ENTER
+			add(CapLocalContexts, p.path+".collect")
+		}
 	}
 	if len(s.Tool.Misuse) > 0 {
 		add(CapLocalContexts, "tool.misuse")
@@ -90,6 +98,12 @@ func uses(s Spec) []use {
 			add(CapSnapshotFail, fmt.Sprintf("agents[%d].snapshot_limit", i))
 		}
 	}
+	counters := CapCounters
+	for _, a := range s.Agents {
+		if c, ok := counterCaps[a.Kind]; ok {
+			counters = c
+		}
+	}
 	for i, c := range s.Contexts {
 		p := fmt.Sprintf("contexts[%d].services.", i)
 		sv := c.Services
@@ -98,7 +112,7 @@ func uses(s Spec) []use {
 			cap  string
 			name string
 		}{
-			{sv.CounterCollection != nil, CapCounters, "counter_collection"},
+			{sv.CounterCollection != nil, counters, "counter_collection"},
 			{sv.DeviceCounting != nil, CapDeviceCounting, "device_counting"},
 			{sv.PCSampling != nil, CapPCSampling, "pc_sampling"},
 			{sv.SPM != nil, CapSPM, "spm"},

@@ -32,12 +32,17 @@ type Spec struct {
 // Agent is one GPU of the simulated machine.
 type Agent struct {
 	Name string `yaml:"name" json:"name"`
-	// Kind is MI200, MI300 or consumer (the simulator's agent kinds).
+	// Kind is MI200, MI300 or consumer (the simulator's agent kinds), or
+	// nvidia (a CUDA device: NVIDIA metric names, needs nvidia-counters).
 	Kind string `yaml:"kind" json:"kind"`
 	// SnapshotLimit makes a snapshot of more than this many bytes fail on
 	// this agent (MEM-5); 0 means no limit. Needs the snapshot-failure
 	// capability.
 	SnapshotLimit uint64 `yaml:"snapshot_limit,omitempty" json:"snapshot_limit,omitempty"`
+	// RestoreFailsAt makes the n-th restore of the run (1-based, counting
+	// every dispatch) fail part-way on this machine (MEM-5); 0 never.
+	// Needs the restore-failure capability.
+	RestoreFailsAt uint64 `yaml:"restore_fails_at,omitempty" json:"restore_fails_at,omitempty"`
 }
 
 // Context is one SDK context the tool creates, configures and (by default)
@@ -125,6 +130,33 @@ type Plan struct {
 	// WriteUserDataInPass makes the tool overwrite user data in every PASS
 	// ENTER with 1000+pass (UD-2: the next pass must not see it).
 	WriteUserDataInPass bool `yaml:"write_user_data_in_pass,omitempty" json:"write_user_data_in_pass,omitempty"`
+	// Collect is a per-pass plan of which contexts collect: in PASS ENTER
+	// of the pass the tool starts the listed contexts locally and stops
+	// every other started context that has a dispatch-scoped service.
+	Collect []PassContexts `yaml:"collect,omitempty" json:"collect,omitempty"`
+	// Actions are calls the tool makes from inside its replay callbacks:
+	// a global start or stop of a context, or a dispatch of its own.
+	Actions []Action `yaml:"actions,omitempty" json:"actions,omitempty"`
+}
+
+// PassContexts is "in this pass, these contexts collect".
+type PassContexts struct {
+	// Pass is the 0-based pass, or -1 for "every pass".
+	Pass     int64    `yaml:"pass" json:"pass"`
+	Contexts []string `yaml:"contexts" json:"contexts"`
+}
+
+// Action is one call the tool makes from inside a replay callback.
+type Action struct {
+	// In is the callback: CONFIG_ENTER, CONFIG_EXIT, PASS_ENTER or PASS_EXIT.
+	In string `yaml:"in" json:"in"`
+	// Pass is the pass for PASS_* callbacks (default 0; -1 every pass).
+	Pass int64 `yaml:"pass,omitempty" json:"pass,omitempty"`
+	// Call is start_context, stop_context (global calls, naming Context) or
+	// dispatch (naming a by_tool Dispatch of the application list).
+	Call     string `yaml:"call" json:"call"`
+	Context  string `yaml:"context,omitempty" json:"context,omitempty"`
+	Dispatch string `yaml:"dispatch,omitempty" json:"dispatch,omitempty"`
 }
 
 // ContinuePolicy says when replay_continue returns 0. Exactly one field is
@@ -188,6 +220,10 @@ type Buffer struct {
 	Values []int64 `yaml:"values,omitempty" json:"values,omitempty"`
 	// FreeAfter frees the buffer after the named dispatch completes.
 	FreeAfter string `yaml:"free_after,omitempty" json:"free_after,omitempty"`
+	// AllocAfter allocates the buffer only once the named dispatch has
+	// completed, on its thread (after that dispatch's frees); until then
+	// the buffer does not exist.
+	AllocAfter string `yaml:"alloc_after,omitempty" json:"alloc_after,omitempty"`
 }
 
 // Dispatch is one kernel launch by the application.
@@ -210,8 +246,15 @@ type Dispatch struct {
 	// Packets: 1 (default) is an ordinary submission; more sends the
 	// dispatch with a barrier in one multi-packet write (ACT-6).
 	Packets int `yaml:"packets,omitempty" json:"packets,omitempty"`
+	// KernelPackets is how many of the submission's packets are kernel
+	// dispatches of this kernel (default 1); only the last carries the
+	// completion signal. More than 1 is a multi-packet submission (ACT-6).
+	KernelPackets int `yaml:"kernel_packets,omitempty" json:"kernel_packets,omitempty"`
 	// Graph marks the dispatch as part of a graph launch (ACT-6).
 	Graph bool `yaml:"graph,omitempty" json:"graph,omitempty"`
+	// ByTool: the application does not run this dispatch; the tool writes
+	// it from inside a replay callback (tool.plan.actions, call dispatch).
+	ByTool bool `yaml:"by_tool,omitempty" json:"by_tool,omitempty"`
 	// Plan overrides the tool's plan for this dispatch.
 	Plan *Plan `yaml:"plan,omitempty" json:"plan,omitempty"`
 	// During starts the dispatch while another dispatch is in a pass.
@@ -258,6 +301,36 @@ type Expect struct {
 	NeverEnds []string `yaml:"never_ends,omitempty" json:"never_ends,omitempty"`
 	// Timestamps: "differ_per_pass" requires start/end differ per pass.
 	Timestamps string `yaml:"timestamps,omitempty" json:"timestamps,omitempty"`
+	// MemoryAfter is what the dispatch's buffers hold when the application
+	// reads them right after the dispatch completed: dispatch -> buffer.
+	MemoryAfter map[string]map[string]MemoryExpect `yaml:"memory_after,omitempty" json:"memory_after,omitempty"`
+	// UserData is the user data the tool is handed at given points of a
+	// dispatch's sequence.
+	UserData []UserDataExpect `yaml:"user_data,omitempty" json:"user_data,omitempty"`
+	// Sequence is the exact order of a dispatch's callbacks, tool calls,
+	// memory saves and restores, kernel runs and completion.
+	Sequence map[string][]string `yaml:"sequence,omitempty" json:"sequence,omitempty"`
+	// DispatchIDs are the SDK dispatch ids of a dispatch (one per kernel
+	// packet), carried by everything the dispatch causes.
+	DispatchIDs map[string][]uint64 `yaml:"dispatch_ids,omitempty" json:"dispatch_ids,omitempty"`
+	// Correlation states a dispatch's correlation ids.
+	Correlation map[string]CorrelationExpect `yaml:"correlation,omitempty" json:"correlation,omitempty"`
+	// RecordCounts counts records of a service, narrowed to a dispatch, a
+	// pass and a context.
+	RecordCounts []RecordCount `yaml:"record_counts,omitempty" json:"record_counts,omitempty"`
+	// Runs is how many times each dispatch's kernel ran on the GPU.
+	Runs map[string]Count `yaml:"runs,omitempty" json:"runs,omitempty"`
+	// Payload states the replay payload a callback received: the members
+	// that were non-zero and its size.
+	Payload []PayloadExpect `yaml:"payload,omitempty" json:"payload,omitempty"`
+	// Counters names the counters the counter records of a pass carry.
+	Counters []CountersExpect `yaml:"counters,omitempty" json:"counters,omitempty"`
+	// Saved names, per dispatch, exactly the buffers its snapshot saved
+	// (MEM-4); an empty list: nothing was saved.
+	Saved map[string][]string `yaml:"saved,omitempty" json:"saved,omitempty"`
+	// Aborts names dispatches during which the process must abort: a
+	// restore failed part-way (MEM-5) and nothing ran after it.
+	Aborts []string `yaml:"aborts,omitempty" json:"aborts,omitempty"`
 	// Violations lists rule IDs the oracles must report (a spec that
 	// shows a fault is caught); when set, those failures are the pass
 	// condition and any other failure still fails.
@@ -277,9 +350,68 @@ type MemoryExpect struct {
 	Values []int64 `yaml:"values,omitempty" json:"values,omitempty"`
 }
 
-// StatusExpect is "this call returns this status".
+// StatusExpect is "this call returns this status", optionally only where
+// it is made: during a dispatch, from a callback, in a pass.
 type StatusExpect struct {
-	Call    string `yaml:"call" json:"call"`
-	Context string `yaml:"context,omitempty" json:"context,omitempty"`
-	Status  string `yaml:"status" json:"status"`
+	Call     string `yaml:"call" json:"call"`
+	Context  string `yaml:"context,omitempty" json:"context,omitempty"`
+	Dispatch string `yaml:"dispatch,omitempty" json:"dispatch,omitempty"`
+	// In is the callback the call was made from (CONFIG_ENTER, ...).
+	In string `yaml:"in,omitempty" json:"in,omitempty"`
+	// Pass narrows a PASS_* window to one pass.
+	Pass   *uint64 `yaml:"pass,omitempty" json:"pass,omitempty"`
+	Status string  `yaml:"status" json:"status"`
+}
+
+// UserDataExpect is "at this point of the dispatch's sequence the tool is
+// handed this user data".
+type UserDataExpect struct {
+	Dispatch string `yaml:"dispatch" json:"dispatch"`
+	// At is CONFIG_ENTER, CONFIG_EXIT, PASS_ENTER, PASS_EXIT (the
+	// callbacks), pass_count or continue (the tool's functions).
+	At string `yaml:"at" json:"at"`
+	// Pass narrows PASS_* and continue to one pass; else every one.
+	Pass  *uint64 `yaml:"pass,omitempty" json:"pass,omitempty"`
+	Value uint64  `yaml:"value" json:"value"`
+}
+
+// CorrelationExpect states a dispatch's correlation ids.
+type CorrelationExpect struct {
+	// External lists the external ids of the dispatch's records, pass by
+	// pass (one entry for a dispatch that is not replayed).
+	External []uint64 `yaml:"external,omitempty" json:"external,omitempty"`
+	// SameInternal: every callback and record of the dispatch carries one
+	// internal id and one ancestor id.
+	SameInternal bool `yaml:"same_internal,omitempty" json:"same_internal,omitempty"`
+}
+
+// PayloadExpect is "at this callback of the dispatch, the payload had
+// exactly these members non-zero (and this size)".
+type PayloadExpect struct {
+	Dispatch string `yaml:"dispatch" json:"dispatch"`
+	// At is CONFIG_ENTER, CONFIG_EXIT, PASS_ENTER or PASS_EXIT.
+	At   string  `yaml:"at" json:"at"`
+	Pass *uint64 `yaml:"pass,omitempty" json:"pass,omitempty"`
+	// Members lists the non-zero members by the reference's names.
+	Members []string `yaml:"members,omitempty" json:"members,omitempty"`
+	Size    *uint64  `yaml:"size,omitempty" json:"size,omitempty"`
+}
+
+// CountersExpect is "the counter records of this dispatch (in this pass,
+// from this context) carry exactly these counters".
+type CountersExpect struct {
+	Dispatch string   `yaml:"dispatch" json:"dispatch"`
+	Pass     *uint64  `yaml:"pass,omitempty" json:"pass,omitempty"`
+	Context  string   `yaml:"context,omitempty" json:"context,omitempty"`
+	Names    []string `yaml:"names" json:"names"`
+}
+
+// RecordCount is the number of records of a service, narrowed to one
+// dispatch, one pass and one context where given.
+type RecordCount struct {
+	Service  string  `yaml:"service" json:"service"`
+	Dispatch string  `yaml:"dispatch,omitempty" json:"dispatch,omitempty"`
+	Pass     *uint64 `yaml:"pass,omitempty" json:"pass,omitempty"`
+	Context  string  `yaml:"context,omitempty" json:"context,omitempty"`
+	Count    Count   `yaml:"count" json:"count"`
 }

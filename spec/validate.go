@@ -14,7 +14,7 @@ import (
 func Validate(s Spec) error { return validate(s, nil) }
 
 func validate(s Spec, pos positions) error {
-	v := &validator{file: s.File, pos: pos}
+	v := &validator{file: s.File, pos: pos, requires: s.Requires, s: s}
 	v.spec(s)
 	return v.errs.err()
 }
@@ -28,6 +28,9 @@ type validator struct {
 
 	agents, contexts, buffers map[string]bool
 	dispatches                map[string]int
+	byTool                    map[string]bool // dispatches the tool writes
+	requires                  []string
+	s                         Spec
 }
 
 func (v *validator) fail(path, msg string, allowed ...string) {
@@ -105,7 +108,12 @@ func (v *validator) spec(s Spec) {
 	}
 	v.collectNames(s)
 	for i, a := range s.Agents {
-		v.oneOf(fmt.Sprintf("agents[%d].kind", i), "agent kind", a.Kind, AgentKinds)
+		p := fmt.Sprintf("agents[%d]", i)
+		v.oneOf(p+".kind", "agent kind", a.Kind, AgentKinds)
+		v.positive(p+".restore_fails_at", int64(min(a.RestoreFailsAt, 1)))
+		if a.RestoreFailsAt > 0 {
+			v.needs(p+".restore_fails_at", CapRestoreFailure)
+		}
 	}
 	for i, c := range s.Contexts {
 		v.context(fmt.Sprintf("contexts[%d]", i), c)
@@ -124,6 +132,7 @@ func (v *validator) spec(s Spec) {
 		v.dispatch(fmt.Sprintf("application.dispatches[%d]", i), d)
 	}
 	v.cycles(s.Application.Dispatches)
+	v.lateBuffers(s)
 	v.positive("limits.max_passes", int64(min(s.Limits.MaxPasses, 1)))
 	v.expect(s.Expect)
 	v.refuse(s) // refuse.go: what needs the whole spec
@@ -150,11 +159,33 @@ func (v *validator) collectNames(s Spec) {
 		v.fail("application.dispatches", "at least one dispatch is required")
 	}
 	seen := map[string]bool{}
+	v.byTool = map[string]bool{}
 	for i, d := range s.Application.Dispatches {
 		v.name(fmt.Sprintf("application.dispatches[%d].name", i), "dispatch", d.Name, seen)
 		if _, dup := v.dispatches[d.Name]; !dup {
 			v.dispatches[d.Name] = i
 		}
+		if d.ByTool {
+			v.byTool[d.Name] = true
+		}
+	}
+}
+
+// needs fails path unless the spec requires the capability that what is
+// written there asks of a target.
+func (v *validator) needs(path, capability string) {
+	if !slices.Contains(v.requires, capability) {
+		v.fail(path, fmt.Sprintf("add %q to requires: a target must claim it to run this", capability))
+	}
+}
+
+// appDispatchRef is a dispatch reference that the application itself
+// acts on (after, during, stop_after, free_after, alloc_after): a dispatch
+// the tool writes cannot be one.
+func (v *validator) appDispatchRef(path, name string) {
+	v.dispatchRef(path, name)
+	if v.byTool[name] {
+		v.fail(path, fmt.Sprintf("dispatch %q is written by the tool (by_tool); only tool.plan.actions and expect may name it", name))
 	}
 }
 
@@ -170,7 +201,7 @@ func (v *validator) ruleID(path, id string) {
 
 func (v *validator) context(path string, c Context) {
 	if c.StopAfter != "" || v.written(path+".stop_after") {
-		v.dispatchRef(path+".stop_after", c.StopAfter)
+		v.appDispatchRef(path+".stop_after", c.StopAfter)
 	}
 	if kr := c.Services.KernelReplay; kr != nil {
 		for i, op := range kr.Operations {
@@ -203,6 +234,63 @@ func (v *validator) plan(path string, p Plan) {
 			v.ref(fmt.Sprintf("%s.stop[%d]", lp, j), "context", name, v.contexts)
 		}
 	}
+	for i, c := range p.Collect {
+		cp := fmt.Sprintf("%s.collect[%d]", path, i)
+		if c.Pass < -1 {
+			v.fail(cp+".pass", fmt.Sprintf("pass %d: want a pass (0, 1, ...) or -1 for every pass", c.Pass))
+		}
+		for j, name := range c.Contexts {
+			v.ref(fmt.Sprintf("%s.contexts[%d]", cp, j), "context", name, v.contexts)
+		}
+	}
+	for i, a := range p.Actions {
+		v.action(fmt.Sprintf("%s.actions[%d]", path, i), a)
+	}
+}
+
+func (v *validator) action(path string, a Action) {
+	v.needs(path, CapToolActions)
+	v.oneOf(path+".in", "callback", a.In, CallbackWindows)
+	v.oneOf(path+".call", "call", a.Call, ActionCalls)
+	switch {
+	case a.Pass < -1:
+		v.fail(path+".pass", fmt.Sprintf("pass %d: want a pass (0, 1, ...) or -1 for every pass", a.Pass))
+	case v.written(path+".pass") && !strings.HasPrefix(a.In, "PASS"):
+		v.fail(path+".pass", "a pass is only meaningful in PASS_ENTER and PASS_EXIT")
+	}
+	switch a.Call {
+	case ActionStartContext, ActionStopContext:
+		v.ref(path+".context", "context", a.Context, v.contexts)
+		if a.Dispatch != "" || v.written(path+".dispatch") {
+			v.fail(path+".dispatch", a.Call+" names a context, not a dispatch")
+		}
+	case ActionDispatch:
+		v.dispatchRef(path+".dispatch", a.Dispatch)
+		if _, ok := v.dispatches[a.Dispatch]; ok && !v.byTool[a.Dispatch] {
+			v.fail(path+".dispatch", fmt.Sprintf("dispatch %q is the application's; mark it by_tool: true for the tool to write it", a.Dispatch))
+		}
+		if a.Context != "" || v.written(path+".context") {
+			v.fail(path+".context", "dispatch names a dispatch, not a context")
+		}
+	}
+}
+
+// toolWrites reports whether some plan's action writes dispatch name.
+func (v *validator) toolWrites(name string) bool {
+	plans := []Plan{v.s.Tool.Plan}
+	for _, d := range v.s.Application.Dispatches {
+		if d.Plan != nil {
+			plans = append(plans, *d.Plan)
+		}
+	}
+	for _, p := range plans {
+		for _, a := range p.Actions {
+			if a.Call == ActionDispatch && a.Dispatch == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var continueKeys = []string{"stop_after", "always", "converge"}
@@ -243,9 +331,41 @@ func (v *validator) buffer(path string, b Buffer) {
 		v.fail(path+".values", fmt.Sprintf("%d values for %d elements", len(b.Values), b.Elements))
 	}
 	if b.FreeAfter != "" || v.written(path+".free_after") {
-		v.dispatchRef(path+".free_after", b.FreeAfter)
+		v.appDispatchRef(path+".free_after", b.FreeAfter)
+	}
+	if b.AllocAfter != "" || v.written(path+".alloc_after") {
+		v.appDispatchRef(path+".alloc_after", b.AllocAfter)
+		if b.FreeAfter != "" && b.FreeAfter == b.AllocAfter {
+			v.fail(path+".free_after", fmt.Sprintf("freed after %s, the dispatch it is allocated after", b.FreeAfter))
+		}
 	}
 }
+
+// lateBuffers checks that a buffer allocated after dispatch A is used only
+// by dispatches that surely start later: listed after A on A's thread, or
+// waiting for A with after.
+func (v *validator) lateBuffers(s Spec) {
+	ds := s.Application.Dispatches
+	for _, b := range s.Application.Buffers {
+		ai, ok := v.dispatches[b.AllocAfter]
+		if b.AllocAfter == "" || !ok {
+			continue
+		}
+		a := ds[ai]
+		for i, d := range ds {
+			if !slices.Contains(d.Args, b.Name) {
+				continue
+			}
+			later := (i > ai && threadOf(d) == threadOf(a) && !d.ByTool) || d.After == a.Name
+			if !later {
+				v.fail(fmt.Sprintf("application.dispatches[%d].args", i),
+					fmt.Sprintf("buffer %s does not exist until %s has completed; run %s after it on its thread, or with after: %s", b.Name, a.Name, d.Name, a.Name))
+			}
+		}
+	}
+}
+
+func threadOf(d Dispatch) uint64 { return max(d.Thread, DefaultThread) }
 
 func (v *validator) dispatch(path string, d Dispatch) {
 	k, known := LookupKernel(d.Kernel)
@@ -269,20 +389,46 @@ func (v *validator) dispatch(path string, d Dispatch) {
 	v.positive(path+".grid", int64(d.Grid))
 	v.positive(path+".workgroup", int64(d.Workgroup))
 	v.positive(path+".packets", int64(d.Packets))
+	v.positive(path+".kernel_packets", int64(d.KernelPackets))
+	if d.KernelPackets > 1 && d.Packets > 0 && d.KernelPackets > d.Packets {
+		v.fail(path+".kernel_packets", fmt.Sprintf("%d kernel packets in a submission of %d packets", d.KernelPackets, d.Packets))
+	}
 	if d.Plan != nil {
 		v.plan(path+".plan", *d.Plan)
 	}
+	if d.ByTool {
+		v.toolDispatch(path, d)
+	} else if !d.ByTool && v.written(path+".by_tool") {
+		v.fail(path+".by_tool", "by_tool: false is the default; leave it out")
+	}
 	if d.During != nil {
-		v.dispatchRef(path+".during.dispatch", d.During.Dispatch)
+		v.appDispatchRef(path+".during.dispatch", d.During.Dispatch)
 		if d.During.Dispatch == d.Name {
 			v.fail(path+".during.dispatch", "a dispatch cannot start during itself")
 		}
 	}
 	if d.After != "" || v.written(path+".after") {
-		v.dispatchRef(path+".after", d.After)
+		v.appDispatchRef(path+".after", d.After)
 		if d.After == d.Name {
 			v.fail(path+".after", "a dispatch cannot start after itself")
 		}
+	}
+}
+
+// toolDispatch: a dispatch the tool writes from a callback has no life of
+// its own in the application: no thread, no waiting, no plan (it is not a
+// replay candidate), one kernel packet.
+func (v *validator) toolDispatch(path string, d Dispatch) {
+	for _, k := range []string{"thread", "after", "during", "plan", "packets", "kernel_packets", "graph"} {
+		if v.written(path + "." + k) {
+			v.fail(path+"."+k, "a by_tool dispatch is written by the tool from a callback; "+k+" does not apply")
+		}
+	}
+	if v.pos == nil && (d.Thread != 0 || d.After != "" || d.During != nil || d.Plan != nil || d.Packets > 1 || d.KernelPackets > 1 || d.Graph) {
+		v.fail(path, "a by_tool dispatch takes no thread, after, during, plan, packets, kernel_packets or graph")
+	}
+	if !v.toolWrites(d.Name) {
+		v.fail(path+".by_tool", fmt.Sprintf("no tool.plan.actions entry writes dispatch %q", d.Name))
 	}
 }
 
@@ -365,7 +511,17 @@ func (v *validator) expect(e Expect) {
 		if s.Context != "" || v.written(p+".context") {
 			v.ref(p+".context", "context", s.Context, v.contexts)
 		}
+		if s.Dispatch != "" || v.written(p+".dispatch") {
+			v.dispatchRef(p+".dispatch", s.Dispatch)
+		}
+		if s.In != "" || v.written(p+".in") {
+			v.oneOf(p+".in", "callback", s.In, CallbackWindows)
+		}
+		if s.Pass != nil && !strings.HasPrefix(s.In, "PASS") {
+			v.fail(p+".pass", "a pass narrows in: PASS_ENTER or PASS_EXIT; say which")
+		}
 	}
+	v.expectMore(e)
 	for i, w := range e.Warnings {
 		v.oneOf(fmt.Sprintf("expect.warnings[%d]", i), "warning code", w, WarningCodes)
 	}
@@ -390,4 +546,145 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// expectMore checks the expectations on the rules' own objects.
+func (v *validator) expectMore(e Expect) {
+	for _, d := range sortedKeys(e.MemoryAfter) {
+		p := "expect.memory_after." + d
+		v.dispatchRef(p, d)
+		if v.byTool[d] {
+			v.fail(p, fmt.Sprintf("the application reads back only after its own dispatches; %s is the tool's", d))
+		}
+		var args []string
+		if i, ok := v.dispatches[d]; ok {
+			args = v.s.Application.Dispatches[i].Args
+		}
+		for _, b := range sortedKeys(e.MemoryAfter[d]) {
+			bp := p + "." + b
+			v.ref(bp, "buffer", b, v.buffers)
+			if v.buffers[b] && args != nil && !slices.Contains(args, b) {
+				v.fail(bp, fmt.Sprintf("the application reads back only the buffers of %s", d), args...)
+			}
+			if m := e.MemoryAfter[d][b]; m.All == nil && m.Values == nil {
+				v.fail(bp, "say what the buffer holds", "all", "values")
+			}
+		}
+	}
+	for i, u := range e.UserData {
+		p := fmt.Sprintf("expect.user_data[%d]", i)
+		v.dispatchRef(p+".dispatch", u.Dispatch)
+		v.oneOf(p+".at", "point", u.At, UserDataPoints)
+		if u.Pass != nil && !strings.HasPrefix(u.At, "PASS") && u.At != PointContinue {
+			v.fail(p+".pass", "a pass narrows PASS_ENTER, PASS_EXIT and continue only")
+		}
+	}
+	for _, d := range sortedKeys(e.Sequence) {
+		p := "expect.sequence." + d
+		v.dispatchRef(p, d)
+		if len(e.Sequence[d]) == 0 {
+			v.fail(p, "list the steps: an empty sequence says nothing happened, which no dispatch can show")
+		}
+		for i, st := range e.Sequence[d] {
+			sp := fmt.Sprintf("%s[%d]", p, i)
+			step, err := ParseStep(st)
+			if err != nil {
+				ae := err.(*allowedError)
+				v.fail(sp, ae.msg, ae.allowed...)
+				continue
+			}
+			switch step.Kind {
+			case StepLocalStart, StepLocalStop, StepStartContext, StepStopContext:
+				v.ref(sp, "context", step.Name, v.contexts)
+			case StepDispatch:
+				v.dispatchRef(sp, step.Name)
+			}
+		}
+	}
+	for _, d := range sortedKeys(e.DispatchIDs) {
+		p := "expect.dispatch_ids." + d
+		v.dispatchRef(p, d)
+		if len(e.DispatchIDs[d]) == 0 {
+			v.fail(p, "list the dispatch's ids (one per kernel packet)")
+		}
+		for i, id := range e.DispatchIDs[d] {
+			if id == 0 {
+				v.fail(fmt.Sprintf("%s[%d]", p, i), "dispatch ids start at 1")
+			}
+		}
+	}
+	for _, d := range sortedKeys(e.Correlation) {
+		p := "expect.correlation." + d
+		v.dispatchRef(p, d)
+		c := e.Correlation[d]
+		if len(c.External) == 0 && !c.SameInternal {
+			v.fail(p, "say what the ids are", "external", "same_internal")
+		}
+		if !c.SameInternal && v.written(p+".same_internal") {
+			v.fail(p+".same_internal", "same_internal: false states nothing; leave it out")
+		}
+	}
+	for i, r := range e.RecordCounts {
+		p := fmt.Sprintf("expect.record_counts[%d]", i)
+		v.oneOf(p+".service", "service", r.Service, ServiceNames)
+		if r.Dispatch != "" || v.written(p+".dispatch") {
+			v.dispatchRef(p+".dispatch", r.Dispatch)
+		}
+		if r.Context != "" || v.written(p+".context") {
+			v.ref(p+".context", "context", r.Context, v.contexts)
+		}
+		if r.Pass != nil && r.Dispatch == "" {
+			v.fail(p+".pass", "a pass belongs to a dispatch; name it")
+		}
+	}
+	for _, d := range sortedKeys(e.Runs) {
+		v.dispatchRef("expect.runs."+d, d)
+	}
+	for i, pe := range e.Payload {
+		p := fmt.Sprintf("expect.payload[%d]", i)
+		v.dispatchRef(p+".dispatch", pe.Dispatch)
+		v.oneOf(p+".at", "callback", pe.At, CallbackWindows)
+		if pe.Pass != nil && !strings.HasPrefix(pe.At, "PASS") {
+			v.fail(p+".pass", "a pass narrows PASS_ENTER and PASS_EXIT only")
+		}
+		for j, m := range pe.Members {
+			v.oneOf(fmt.Sprintf("%s.members[%d]", p, j), "payload member", m, PayloadMembers)
+		}
+		if pe.Members == nil && pe.Size == nil {
+			v.fail(p, "say what the payload held", "members", "size")
+		}
+	}
+	for i, ce := range e.Counters {
+		p := fmt.Sprintf("expect.counters[%d]", i)
+		v.dispatchRef(p+".dispatch", ce.Dispatch)
+		if ce.Context != "" || v.written(p+".context") {
+			v.ref(p+".context", "context", ce.Context, v.contexts)
+		}
+		if len(ce.Names) == 0 {
+			v.fail(p+".names", "name the counters (record_counts states that a pass has none)")
+		}
+	}
+	for _, d := range sortedKeys(e.Saved) {
+		p := "expect.saved." + d
+		v.dispatchRef(p, d)
+		seen := map[string]bool{}
+		for i, b := range e.Saved[d] {
+			v.ref(fmt.Sprintf("%s[%d]", p, i), "buffer", b, v.buffers)
+			if seen[b] {
+				v.fail(fmt.Sprintf("%s[%d]", p, i), fmt.Sprintf("buffer %s is listed twice", b))
+			}
+			seen[b] = true
+		}
+	}
+	failing := false
+	for _, a := range v.s.Agents {
+		failing = failing || a.RestoreFailsAt > 0
+	}
+	for i, d := range e.Aborts {
+		p := fmt.Sprintf("expect.aborts[%d]", i)
+		v.dispatchRef(p, d)
+		if !failing {
+			v.fail(p, "nothing in this spec can abort the run: give an agent restore_fails_at")
+		}
+	}
 }

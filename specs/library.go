@@ -19,7 +19,7 @@ import (
 // their File under it, so that messages point at the source.
 const Dir = "specs"
 
-//go:embed *.yaml
+//go:embed *.yaml nvidia/*.yaml
 var library embed.FS
 
 //go:embed invalid/*.yaml
@@ -30,9 +30,16 @@ var invalid embed.FS
 //go:embed schema.json
 var Schema []byte
 
-// Library returns the specs of the library, in file-name order.
-func Library() ([]spec.Spec, error) {
-	names, err := fs.Glob(library, "*.yaml")
+// Library returns the specs of the library, in file-name order: those any
+// target can run (the simulator runs them all).
+func Library() ([]spec.Spec, error) { return load("*.yaml") }
+
+// NVIDIA returns the specs written for NVIDIA agents (real counters through
+// CUPTI): run with --target cuda.
+func NVIDIA() ([]spec.Spec, error) { return load("nvidia/*.yaml") }
+
+func load(pattern string) ([]spec.Spec, error) {
+	names, err := fs.Glob(library, pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +66,8 @@ func Library() ([]spec.Spec, error) {
 // ByName returns the library spec called name.
 func ByName(name string) (spec.Spec, bool) {
 	all, _ := Library()
-	for _, s := range all {
+	more, _ := NVIDIA()
+	for _, s := range append(all, more...) {
 		if s.Name == name {
 			return s, true
 		}

@@ -164,7 +164,7 @@ func enterAndExit(ctx context.Context) error {
 		}
 	}
 	for _, e := range v.of(trace.Callback) {
-		if e.Op != "CONFIG" && e.Op != "PASS" {
+		if e.Op != trace.OpConfig && e.Op != trace.OpPass {
 			return w.failf("the domain has only CONFIG and PASS callbacks:\n%s", show(e))
 		}
 	}

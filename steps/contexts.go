@@ -141,7 +141,7 @@ func noGlobalToggle(ctx context.Context) error {
 		return w.failf("the dispatch should be a replay candidate")
 	}
 	for _, e := range byType(v.all, trace.API) {
-		if (e.Call == "start_context" || e.Call == "stop_context") && e.Seq > in.Seq && e.Seq < out.Seq {
+		if (e.Call == trace.CallStartContext || e.Call == trace.CallStopContext) && e.Seq > in.Seq && e.Seq < out.Seq {
 			return w.failf("no global start or stop may happen inside the loop:\n%s", show(in, e, out))
 		}
 	}

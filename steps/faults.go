@@ -58,7 +58,7 @@ func wrapGroups(ctx context.Context) error {
 	evs := slices.Clone(r.Trace.Events)
 	var firstRec, lastRec = -1, -1
 	for i, e := range evs {
-		if e.Type == trace.Record && e.Service == "counter_collection" && e.Pass != nil {
+		if e.Type == trace.Record && e.Service == trace.CounterCollection && e.Pass != nil {
 			if firstRec < 0 {
 				firstRec = i
 			}
@@ -76,9 +76,11 @@ func wrapGroups(ctx context.Context) error {
 
 // machineFaults are failures of the simulated machine itself (not of the
 // engine): memory that cannot be saved, a restore that breaks part-way.
-// A snapshot limit is part of the spec format (agents[].snapshot_limit); a
-// failing restore is not, so scenarios that need one run on failingSim,
-// which is target.Sim with that knob turned.
+// A snapshot limit is written into the spec (agents[].snapshot_limit). A
+// failing restore is turned on the simulator target itself rather than
+// through agents[].restore_fails_at: a spec that asks for the failure gets
+// the abort as its run, while these scenarios want to see the run stop
+// with the engine's error.
 type machineFaults struct {
 	snapshotOver uint64 // a snapshot of more bytes fails
 	restoreAt    int    // the n-th restore fails part-way

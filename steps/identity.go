@@ -234,7 +234,7 @@ func seeUserData(ctx context.Context, want uint64) error {
 		return w.failf("the dispatch should be replayed:\n%s", show(v.ev...))
 	}
 	sequence := where(v.ev, func(e trace.Event) bool {
-		return e.Type == trace.PassCount || e.Type == trace.Continue || e.Type == trace.Callback && e.Op == "PASS"
+		return e.Type == trace.PassCount || e.Type == trace.Continue || e.Type == trace.Callback && e.Op == trace.OpPass
 	})
 	return w.expectEvery(sequence, func(e trace.Event) bool { return u(e.UserData) == want },
 		"every callback of the sequence should see user data %d", want)
@@ -297,7 +297,7 @@ func (v *dispatchView) openPass(at trace.Event) (trace.Event, bool) {
 		if e.Seq > at.Seq {
 			break
 		}
-		open, isOpen = e, e.Phase == "ENTER"
+		open, isOpen = e, e.Phase == trace.PhaseEnter
 	}
 	return open, isOpen
 }

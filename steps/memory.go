@@ -103,10 +103,10 @@ func restoredBefore(ctx context.Context, which string) error {
 	for _, r := range rs {
 		var exit, enter trace.Event
 		for _, e := range v.callbacks("PASS", "") {
-			if e.Phase == "EXIT" && *e.Pass+1 == *r.Pass {
+			if e.Phase == trace.PhaseExit && *e.Pass+1 == *r.Pass {
 				exit = e
 			}
-			if e.Phase == "ENTER" && *e.Pass == *r.Pass {
+			if e.Phase == trace.PhaseEnter && *e.Pass == *r.Pass {
 				enter = e
 			}
 		}

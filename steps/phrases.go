@@ -6,21 +6,26 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replayspec/replayspec/internal/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 
 // Reading the phrases of a step, and writing numbers back into a message.
 
+// kind is an agent kind of the simulator, as the simulator lists them.
+var kind = `(` + strings.Join(sim.Kinds(), "|") + `)`
+
 // Reusable pieces of step patterns.
 const (
-	kind    = `(MI200|MI300|consumer)`
 	name    = `"([A-Za-z0-9_][A-Za-z0-9_-]*)"`
 	optOf   = `(?: of "([A-Za-z0-9_][A-Za-z0-9_-]*)")?`
 	nums    = `((?:\d+)(?:(?:, | and )\d+)*)`
 	ruleIDs = `([A-Z]+-\d+(?:(?:, | and )[A-Z]+-\d+)*)`
-	// a dispatch sentence: "increment" [with 9] on "x" [and "y"] [on the MI200 agent] [as "k0"]
-	dispatchTail = `"([a-z_]+)"(?: with (-?\d+))? on ("[\w-]+"(?: and "[\w-]+")?)(?: on the ` + kind + ` agent)?(?: as "([\w-]+)")?`
 )
+
+// dispatchTail is a dispatch sentence: "increment" [with 9] on "x" [and "y"]
+// [on the MI200 agent] [as "k0"].
+var dispatchTail = `"([a-z_]+)"(?: with (-?\d+))? on ("[\w-]+"(?: and "[\w-]+")?)(?: on the ` + kind + ` agent)?(?: as "([\w-]+)")?`
 
 // services are the services as scenarios name them, and as traces do.
 var services = []struct {

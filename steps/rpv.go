@@ -182,7 +182,7 @@ func profPassesOnAgent(ctx context.Context, kind string, n int) error {
 			return fmt.Errorf("on the %s agent the pass count should be %d, its group count; it answered %v for %d groups", kind, n, e.Result, len(groups))
 		}
 	}
-	passes := p.events(trace.Callback, func(e trace.Event) bool { return onAgent(e) && e.Op == "PASS" && e.Phase == "ENTER" })
+	passes := p.events(trace.Callback, func(e trace.Event) bool { return onAgent(e) && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter })
 	if len(counts) == 0 || len(passes) != n*len(counts) {
 		return fmt.Errorf("each dispatch on the %s agent should run %d passes; %d dispatches ran %d passes", kind, n, len(counts), len(passes))
 	}
@@ -206,8 +206,8 @@ func profNoContinue(ctx context.Context) error {
 			return fmt.Errorf("rocprofv3 should install replay_pass_count and never replay_continue; as it returns from CONFIG ENTER dispatch %d's payload has %v", e.Dispatch, e.Payload)
 		}
 	}
-	passes := len(p.events(trace.Callback, func(e trace.Event) bool { return e.Op == "PASS" && e.Phase == "ENTER" }))
-	records := len(p.events(trace.Record, func(e trace.Event) bool { return e.Service == "counter_collection" && e.Pass != nil }))
+	passes := len(p.events(trace.Callback, func(e trace.Event) bool { return e.Op == trace.OpPass && e.Phase == trace.PhaseEnter }))
+	records := len(p.events(trace.Record, func(e trace.Event) bool { return e.Service == trace.CounterCollection && e.Pass != nil }))
 	if passes == 0 || records != passes {
 		return fmt.Errorf("every pass should collect its counter group (no local toggle); %d passes left %d counter records", passes, records)
 	}

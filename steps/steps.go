@@ -8,12 +8,17 @@ import (
 )
 
 // InitializeScenario registers every step and the scenario's state. Each
-// file registers the steps it defines:
+// file holds the steps of one domain, Given and Then alike, and registers
+// them:
 //
-//	given.go        the machine, the tool's contexts, services and plan
+//	machine.go      the machine and the run
+//	tool.go         the tool's contexts and services
+//	plan.go         the tool's plan: pass count, continue, user data, local calls
 //	application.go  the application's buffers and dispatches
 //	faults.go       planted engine faults, a failing machine, an altered trace
-//	then.go         the rule oracles, the pass loop, completion, warnings
+//	verdicts.go     what the rule oracles report, errors, warnings
+//	loop.go         the passes, their callbacks, pass count and continue calls
+//	completion.go   completion as the application sees it
 //	memory.go       what memory holds, and its snapshots and restores
 //	identity.go     dispatch ids, correlation ids, user data, threads
 //	contexts.go     local contexts, services and counter groups
@@ -38,9 +43,9 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	})
 
 	for _, register := range []func(*godog.ScenarioContext){
-		registerGiven, registerApplication, registerFaults,
-		registerThen, registerMemory, registerIdentity, registerContexts, registerAPI,
-		registerRPV,
+		registerMachine, registerTool, registerPlan, registerApplication, registerFaults,
+		registerVerdicts, registerLoop, registerCompletion, registerMemory, registerIdentity,
+		registerContexts, registerAPI, registerRPV,
 	} {
 		register(sc)
 	}

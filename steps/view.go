@@ -88,15 +88,10 @@ func (w *world) view(ctx context.Context, label string) (*dispatchView, error) {
 		label = w.s.Application.Dispatches[0].Name
 	}
 	v := &dispatchView{label: label, all: evs}
-	open := false
-	for _, e := range evs {
-		switch {
-		case e.Type == trace.AppDispatch && e.Label == label:
-			open, v.thread = true, e.Thread
-		case e.Type == trace.AppDispatch && e.Thread == v.thread:
-			open = false
-		case open && e.Type == trace.DispatchID && e.Thread == v.thread && v.id == 0:
-			v.id = e.Dispatch
+	for _, a := range check.Join(trace.Trace{Events: evs}) {
+		if a.Label == label {
+			v.thread, v.id = a.Thread, a.Dispatch
+			break
 		}
 	}
 	if v.thread == 0 {
@@ -157,7 +152,7 @@ func (v *dispatchView) savesAndRestores() []trace.Event {
 
 // savedMemory: a snapshot that succeeded; a failed attempt (MEM-5) saves
 // nothing.
-func savedMemory(e trace.Event) bool { return e.Status == "" || e.Status == "SUCCESS" }
+func savedMemory(e trace.Event) bool { return e.Status == "" || e.Status.Is(trace.StatusSuccess) }
 
 // window: the events on the dispatch's thread from its app_dispatch to the
 // thread's next one.

@@ -26,6 +26,10 @@ const (
 	Local       Type = "local"           // replay_start_context/replay_stop_context called
 	Record      Type = "record"          // a service record delivered to the tool
 	Correlation Type = "correlation"     // the external correlation callback called on a submit
+	// A dispatch the tool wrote from inside a replay callback, and the
+	// return of its wait for it: the events between belong to it.
+	ToolDispatch Type = "tool_dispatch"
+	ToolComplete Type = "tool_complete"
 
 	// sdk
 	DispatchID Type = "dispatch_id" // a dispatch id reserved (the counter advanced)
@@ -54,7 +58,7 @@ const (
 // sources maps every event type to who reports it.
 var sources = map[Type]Source{
 	API: SourceTool, Callback: SourceTool, Returned: SourceTool, PassCount: SourceTool, Continue: SourceTool,
-	Local: SourceTool, Record: SourceTool, Correlation: SourceTool,
+	Local: SourceTool, Record: SourceTool, Correlation: SourceTool, ToolDispatch: SourceTool, ToolComplete: SourceTool,
 	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, Warning: SourceSDK, NeverEnded: SourceSDK,
 	AgentInfo: SourceRuntime, Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
 	AppAlloc: SourceApp, AppFree: SourceApp, AppDispatch: SourceApp, AppComplete: SourceApp,
@@ -70,7 +74,7 @@ func (t Type) Source() (Source, bool) {
 
 // Types lists every event type of this version, in a fixed order.
 func Types() []Type {
-	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation,
+	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation, ToolDispatch, ToolComplete,
 		DispatchID, Snapshot, Restore, Warning, NeverEnded,
 		AgentInfo, Kernel, Signal, MemRead, MemWrite,
 		AppAlloc, AppFree, AppDispatch, AppComplete, AppReadback, AppMemory, AppTimeout}
@@ -132,7 +136,7 @@ type Event struct {
 	Queue    uint64 `json:"queue,omitempty"`
 	Dispatch uint64 `json:"dispatch,omitempty"` // SDK dispatch id
 	Kernel   string `json:"kernel,omitempty"`
-	Family   string `json:"family,omitempty"` // agent family (MI200, MI300, consumer, nvidia)
+	Family   Family `json:"family,omitempty"` // agent family
 	Product  string `json:"product,omitempty"`
 	Arch     string `json:"arch,omitempty"`
 	Context  uint64 `json:"context,omitempty"`
@@ -176,21 +180,24 @@ type Event struct {
 	Counters []Counter `json:"counters,omitempty"`
 
 	// Runtime and application.
-	Signal    uint64   `json:"signal,omitempty"`
-	Value     *int64   `json:"value,omitempty"`   // signal value after a decrement
-	Packets   int      `json:"packets,omitempty"` // packets in the application's submission
-	Graph     bool     `json:"graph,omitempty"`   // the submission came from a graph launch
-	Grid      *Dim3    `json:"grid,omitempty"`    // what the application launched
-	Workgroup *Dim3    `json:"workgroup,omitempty"`
-	Addr      uint64   `json:"addr,omitempty"`
-	Bytes     uint64   `json:"bytes,omitempty"`
-	MemKind   MemKind  `json:"mem_kind,omitempty"`
-	Regions   []Region `json:"regions,omitempty"`
-	MemIn     string   `json:"mem_in,omitempty"`  // digest of the kernel's saved buffers before it ran
-	MemOut    string   `json:"mem_out,omitempty"` // digest after it ran
-	Digest    string   `json:"digest,omitempty"`  // digest of a buffer the application read
-	Elements  uint64   `json:"elements,omitempty"`
-	Runs      []Run    `json:"runs,omitempty"` // that buffer's elements, run-length encoded
+	Signal  uint64 `json:"signal,omitempty"`
+	Value   *int64 `json:"value,omitempty"`   // signal value after a decrement
+	Packets int    `json:"packets,omitempty"` // packets in the application's submission
+	// KernelPackets is how many of them are kernel dispatches, when more
+	// than one: each is its own logical dispatch (ACT-6).
+	KernelPackets int      `json:"kernel_packets,omitempty"`
+	Graph         bool     `json:"graph,omitempty"` // the submission came from a graph launch
+	Grid          *Dim3    `json:"grid,omitempty"`  // what the application launched
+	Workgroup     *Dim3    `json:"workgroup,omitempty"`
+	Addr          uint64   `json:"addr,omitempty"`
+	Bytes         uint64   `json:"bytes,omitempty"`
+	MemKind       MemKind  `json:"mem_kind,omitempty"`
+	Regions       []Region `json:"regions,omitempty"`
+	MemIn         string   `json:"mem_in,omitempty"`  // digest of the kernel's saved buffers before it ran
+	MemOut        string   `json:"mem_out,omitempty"` // digest after it ran
+	Digest        string   `json:"digest,omitempty"`  // digest of a buffer the application read
+	Elements      uint64   `json:"elements,omitempty"`
+	Runs          []Run    `json:"runs,omitempty"` // that buffer's elements, run-length encoded
 
 	// Diagnostics.
 	Code    WarningCode `json:"code,omitempty"` // stable warning code

@@ -164,6 +164,25 @@ const (
 // Saved reports whether MEM-4 has replay save memory of kind k.
 func (k MemKind) Saved() bool { return k == MemDevice }
 
+// Family is an agent family: agents whose hardware behaves alike for the
+// rules. Specs name agents by it (their kind), the agent event carries it.
+type Family string
+
+// Agent families.
+const (
+	FamilyMI200    Family = "MI200"    // CDNA2, gfx90a
+	FamilyMI300    Family = "MI300"    // CDNA3, gfx942
+	FamilyConsumer Family = "consumer" // RDNA3, gfx1100
+	FamilyNVIDIA   Family = "nvidia"   // CUDA devices
+)
+
+// Families lists every agent family.
+var Families = []Family{FamilyMI200, FamilyMI300, FamilyConsumer, FamilyNVIDIA}
+
+// DataCenter reports whether the family is one of the MI2xx/MI3xx parts on
+// which SVC-3's service combination limits apply.
+func (f Family) DataCenter() bool { return f == FamilyMI200 || f == FamilyMI300 }
+
 // Payload members, by the names traces use in `payload`
 // (the reference's field order, API-6).
 const (
@@ -212,4 +231,36 @@ func MemberEnd(member string) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Vocabulary lists every value of the closed sets above, for the test that
+// keeps other packages from spelling them out.
+func Vocabulary() []string {
+	var out []string
+	add := func(vs ...string) { out = append(out, vs...) }
+	for _, s := range AllSources {
+		add(string(s))
+	}
+	for op := range OpIDs {
+		add(string(op))
+	}
+	add(string(PhaseEnter), string(PhaseExit))
+	for _, s := range AllServices {
+		add(string(s))
+	}
+	for _, s := range StatusEnum {
+		add(string(s))
+	}
+	add(string(CallCreateContext), string(CallConfigureCallback), string(CallConfigureCounters),
+		string(CallConfigureKernelTrace), string(CallConfigureDevice), string(CallConfigurePCSampling),
+		string(CallConfigureSPM), string(CallConfigureThreadTrace), string(CallConfigureExternal),
+		string(CallStartContext), string(CallStopContext), string(CallOperationName), string(CallOperationID),
+		string(LocalStart), string(LocalStop), string(DomainKernelReplay))
+	add(string(WarnPassCountZeroWithoutContinue), string(WarnMultiPacketSubmission), string(WarnGraphLaunch),
+		string(WarnSnapshotIncomplete), string(WarnServiceConflict))
+	add(string(MemDevice), string(MemFine), string(MemHost), string(MemKernArg))
+	for _, f := range Families {
+		add(string(f))
+	}
+	return out
 }

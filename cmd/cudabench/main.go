@@ -25,6 +25,10 @@ func main() {
 	bigMiB := flag.Uint64("mib", 1024, "size of the large buffer for bandwidth and write-set figures, MiB")
 	reps := flag.Int("reps", 30, "samples of each copy and restore figure after warm-up (median and min reported)")
 	passReps := flag.Int("pass-reps", 200, "samples of the per-pass overhead figures after warm-up (median and min reported)")
+	ncuDir := flag.String("ncu", "", "folder of Nsight Compute runs of -ncu-target (NAME.csv, NAME.log, NAME.app): replay the same kernel with the same metric sets and compare")
+	target := flag.Bool("ncu-target", false, "be the program Nsight Compute profiles: one increment over 1% of -mib, timed, checked, then exit")
+	groupsOf := flag.String("groups", "", "print the single-pass groups of these comma-separated metrics and exit")
+	only := flag.String("only", "", "run only these parts, comma-separated: checks,copies,restore,patterns,host,counters (default all)")
 	flag.Parse()
 	if *reps < 1 || *passReps < 1 {
 		fmt.Fprintln(os.Stderr, "cudabench: -reps and -pass-reps must be at least 1")
@@ -37,6 +41,16 @@ func main() {
 		os.Exit(2)
 	}
 	defer rt.Close()
+	if *target {
+		if err := ncuTarget(rt, *bigMiB<<20); err != nil {
+			fmt.Fprintln(os.Stderr, "cudabench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *groupsOf != "" {
+		os.Exit(printGroups(rt, strings.Split(*groupsOf, ",")))
+	}
 	b, err := newBench(rt)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cudabench:", err)
@@ -47,12 +61,41 @@ func main() {
 		agent.Name, agent.Arch, *reps, *passReps, warmUp)
 
 	t := &table{}
-	failed := b.checkKernels(t)
-	failed = b.proveRestore(t) || failed
-	if err := b.measure(t, *bigMiB<<20, *reps, *passReps); err != nil {
-		t.row("measurement", "error: "+err.Error(), "", "")
-		failed = true
+	want := func(part string) bool { return *only == "" || strings.Contains(","+*only+",", ","+part+",") }
+	failed := false
+	if want("checks") {
+		failed = b.checkKernels(t)
+		failed = b.proveRestore(t) || failed
 	}
+	if want("copies") || want("restore") {
+		if err := b.measure(t, *bigMiB<<20, *reps, *passReps); err != nil {
+			t.row("measurement", "error: "+err.Error(), "", "")
+			failed = true
+		}
+	}
+	if want("patterns") {
+		if err := b.restorePatterns(t, *bigMiB<<20, *reps); err != nil {
+			t.row("restore patterns", "error: "+err.Error(), "", "")
+			failed = true
+		}
+	}
+	if want("host") {
+		if err := hostPath(t, rt, *passReps); err != nil {
+			t.row("host path", "error: "+err.Error(), "", "")
+			failed = true
+		}
+	}
+	if want("counters") {
+		if ok, why := rt.CountersAvailable(); !ok {
+			t.row("real counters", "unavailable: "+why.Error(), "", "")
+		} else if *ncuDir == "" {
+			t.row("counters vs Nsight Compute", "skipped: no -ncu folder", "", "")
+		} else if err := b.counterBench(t, *ncuDir, *bigMiB<<20, 5); err != nil {
+			t.row("counters vs Nsight Compute", "error: "+err.Error(), "", "")
+			failed = true
+		}
+	}
+	failed = failed || b.failed
 	if len(b.ungated) > 0 {
 		var names []string
 		for n := range b.ungated {
@@ -74,6 +117,7 @@ type bench struct {
 	timer *cuda.DeviceTimer
 
 	ungated map[string]bool // figures whose timed call defeated the gate
+	failed  bool            // a check inside a measurement failed
 }
 
 func newBench(rt *cuda.Runtime) (*bench, error) {
@@ -86,4 +130,23 @@ func newBench(rt *cuda.Runtime) (*bench, error) {
 		return nil, err
 	}
 	return &bench{rt: rt, q: q, timer: timer, ungated: map[string]bool{}}, nil
+}
+
+// printGroups is -groups: how the agent splits metrics into passes.
+func printGroups(rt *cuda.Runtime, metrics []string) int {
+	if ok, why := rt.CountersAvailable(); !ok {
+		fmt.Fprintln(os.Stderr, "cudabench: counters:", why)
+		return 2
+	}
+	g, err := rt.CounterGroups(metrics)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cudabench:", err)
+		return 1
+	}
+	n, err := rt.CounterPasses(metrics)
+	fmt.Printf("%d groups (CUPTI's own schedule: %d passes, %v)\n", len(g), n, err)
+	for i, grp := range g {
+		fmt.Printf("pass %d: %s\n", i, strings.Join(grp, " "))
+	}
+	return 0
 }

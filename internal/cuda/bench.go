@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -240,5 +241,134 @@ func (r *Runtime) CopyDeviceToDevice(dst, src hsa.Allocation, n uint64) error {
 	}
 	return r.w.do(func() error {
 		return call("cuMemcpyDtoD", r.drv.memcpyDtoD, uintptr(dst.Handle), uintptr(src.Handle), uintptr(n))
+	})
+}
+
+// pagesPTX: pages_inc(x, pages, n): work item i increments int32 element
+// (i mod 1024) of the 4 KiB page pages[i / 1024] of x. A benchmark writes
+// any page pattern with it (contiguous, strided, random), the same pages
+// on every run.
+const pagesPTX = `
+.version 6.0
+.target sm_52
+.address_size 64
+
+.visible .entry pages_inc(
+	.param .u64 x,
+	.param .u64 pages,
+	.param .u32 n
+)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<10>;
+	ld.param.u64 %rd1, [x];
+	ld.param.u64 %rd2, [pages];
+	ld.param.u32 %r1, [n];
+	cvta.to.global.u64 %rd1, %rd1;
+	cvta.to.global.u64 %rd2, %rd2;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mov.u32 %r4, %tid.x;
+	mad.lo.u32 %r5, %r2, %r3, %r4;
+	setp.ge.u32 %p1, %r5, %r1;
+	@%p1 bra DONE;
+	shr.u32 %r6, %r5, 10;
+	and.b32 %r7, %r5, 1023;
+	mul.wide.u32 %rd3, %r6, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.global.u32 %r8, [%rd4];
+	mul.wide.u32 %rd5, %r8, 4096;
+	mul.wide.u32 %rd6, %r7, 4;
+	add.s64 %rd7, %rd1, %rd5;
+	add.s64 %rd7, %rd7, %rd6;
+	ld.global.u32 %r9, [%rd7];
+	add.s32 %r9, %r9, 1;
+	st.global.u32 [%rd7], %r9;
+DONE:
+	ret;
+}
+`
+
+// PageWriter increments every int32 of a fixed list of 4 KiB pages.
+type PageWriter struct {
+	r      *Runtime
+	module uintptr
+	fn     uintptr
+	pages  uint64 // device copy of the page list
+	count  uint64
+}
+
+// NewPageWriter loads pages_inc and uploads the page list.
+func (r *Runtime) NewPageWriter(pages []uint32) (*PageWriter, error) {
+	if len(pages) == 0 {
+		return nil, errors.New("cuda: page writer: no pages")
+	}
+	pw := &PageWriter{r: r, count: uint64(len(pages))}
+	raw := make([]byte, 4*len(pages))
+	for i, p := range pages {
+		binary.LittleEndian.PutUint32(raw[4*i:], p)
+	}
+	err := r.w.do(func() error {
+		d := r.drv
+		image := append([]byte(pagesPTX), 0)
+		if err := call("cuModuleLoadDataEx", d.moduleLoadDataEx, uintptr(unsafe.Pointer(&pw.module)),
+			uintptr(unsafe.Pointer(&image[0])), 0, 0, 0); err != nil {
+			return err
+		}
+		name := []byte("pages_inc\x00")
+		if err := call("cuModuleGetFunction", d.moduleGetFunction, uintptr(unsafe.Pointer(&pw.fn)), pw.module, uintptr(unsafe.Pointer(&name[0]))); err != nil {
+			return err
+		}
+		var err error
+		if pw.pages, err = d.alloc(uint64(len(raw))); err != nil {
+			return err
+		}
+		return d.htod(pw.pages, raw)
+	})
+	if err != nil {
+		pw.Close()
+		return nil, err
+	}
+	return pw, nil
+}
+
+// Run increments the pages of a (device memory of at least the highest
+// page) on the legacy default stream and waits for it.
+func (pw *PageWriter) Run(a hsa.Allocation) error {
+	live, err := pw.r.lookup(a, 0, 0)
+	if err != nil {
+		return err
+	}
+	n := pw.count * 1024
+	return pw.r.w.do(func() error {
+		d := pw.r.drv
+		if err := d.cuLaunch(pw.fn, uint32((n+255)/256), 256, []uint64{live.Handle, pw.pages, n}, 0); err != nil {
+			return err
+		}
+		return d.syncStream(0)
+	})
+}
+
+// Close frees the page list and the module.
+func (pw *PageWriter) Close() {
+	_ = pw.r.w.do(func() error {
+		d := pw.r.drv
+		if pw.pages != 0 {
+			_ = d.free(pw.pages)
+		}
+		if pw.module != 0 && d.moduleUnload != 0 {
+			_ = call("cuModuleUnload", d.moduleUnload, pw.module)
+		}
+		return nil
+	})
+}
+
+// EmptyLaunch enqueues one launch that does nothing (fill over zero
+// items) on the legacy default stream: a DeviceTimer times what one launch
+// costs the device.
+func (r *Runtime) EmptyLaunch() error {
+	return r.w.do(func() error {
+		return r.drv.cuLaunch(r.kernels["fill"], 1, 32, []uint64{0, 0, 0}, 0)
 	})
 }

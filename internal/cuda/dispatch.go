@@ -98,9 +98,13 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 	if err != nil {
 		return err
 	}
-	var values map[string]uint64
-	if p.Profile != nil {
-		if values, err = countersFor(p.Kernel, p.Grid.Size(), p.Profile.Counters); err != nil {
+	var counting *passConfig
+	var values map[string]float64
+	if p.Profile != nil && len(p.Profile.Counters) > 0 {
+		if r.prof == nil {
+			return fmt.Errorf("cuda: kernel %s: counters %v need CUPTI: %w", p.Kernel, p.Profile.Counters, r.profErr)
+		}
+		if counting, err = r.prof.config(p.Profile.Counters); err != nil {
 			return err
 		}
 	}
@@ -130,6 +134,11 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 				return err
 			}
 		}
+		if counting != nil {
+			if err := r.prof.begin(r.ctx, counting); err != nil {
+				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
+			}
+		}
 		if err := d.cuLaunch(l.fn, l.blocks, l.block, l.values, q.stream); err != nil {
 			return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 		}
@@ -142,6 +151,11 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 			return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 		}
 		var err error
+		if counting != nil {
+			if values, err = r.prof.end(counting); err != nil {
+				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
+			}
+		}
 		if timed {
 			if ev.Start, ev.End, err = r.clock.span(d, q.start, q.end); err != nil {
 				return err
@@ -156,7 +170,11 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 		return err
 	}
 	if p.Profile != nil {
-		p.Profile.Start, p.Profile.End, p.Profile.Values = ev.Start, ev.End, values
+		p.Profile.Start, p.Profile.End = ev.Start, ev.End
+		p.Profile.Values = nil
+		if counting != nil {
+			p.Profile.Values = integral(values)
+		}
 	}
 	r.rec.Emit(ev)
 	return nil

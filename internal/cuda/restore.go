@@ -1,32 +1,93 @@
 package cuda
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"github.com/replayspec/replayspec/trace"
+)
 
 // Restore writes saved bytes back on the legacy default stream and returns
-// how many it wrote. See RestoreMode for which bytes.
+// how many it wrote. See RestoreMode for which bytes. Per region:
+//   - a region kept on the host: one host-to-device copy of all of it;
+//   - RestoreFull, or too big to compare: one device copy of all of it;
+//   - a region whose write set is not known (the first restore of a
+//     snapshot, or every restore under RestoreCompare): compare_restore,
+//     one launch that compares the region with its copy, writes back the
+//     16-byte vectors that differ and flags their 4 KiB pages; the flags
+//     are read back to count the bytes and, under RestoreLearned, to learn
+//     the write set;
+//   - a learned write set: nothing when empty; one device copy when it is
+//     one span; a full copy when it covers most of the region (cheaper
+//     than copying nearly all of it in pieces); otherwise its spans, in
+//     chunks, join one copy_ranges launch shared by every such region.
+//
+// So no restore costs much more than a full copy, whatever the pattern:
+// the spans of all regions cost one launch plus their bytes.
 func (s *snapshot) Restore() (uint64, error) {
 	s.rt.mu.Lock()
 	mode := s.rt.restoreMode
 	s.rt.mu.Unlock()
-	var live, compare []*savedRegion
+	var live []*savedRegion
 	for _, g := range s.regions {
-		if !s.alive(g) {
-			continue
-		}
-		live = append(live, g)
-		if g.dev != 0 && mode != RestoreFull && !(mode == RestoreLearned && g.known) && g.alloc.Size <= maxCompareBytes {
-			compare = append(compare, g)
+		if s.alive(g) {
+			live = append(live, g)
 		}
 	}
 	var restored uint64
+	var written []trace.Region
+	whole := func(g *savedRegion) {
+		written = append(written, trace.Region{Addr: g.alloc.Handle, Bytes: g.alloc.Size})
+	}
+	spans := func(g *savedRegion, sps []span) {
+		for _, sp := range sps {
+			written = append(written, trace.Region{Addr: g.alloc.Handle + sp.off, Bytes: sp.n})
+		}
+	}
+	// What was written is recorded even when the restore fails part-way.
+	defer func() { s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written) }()
 	err := s.rt.w.do(func() error {
-		if len(compare) > 0 {
-			if err := s.findChanges(compare, mode == RestoreLearned); err != nil {
+		var find, ranged []*savedRegion
+		for _, g := range live {
+			switch {
+			case g.dev == 0:
+				if err := s.rt.drv.htod(g.alloc.Handle, g.host); err != nil {
+					return err
+				}
+				restored += g.alloc.Size
+				whole(g)
+			case mode == RestoreFull || g.alloc.Size > maxCompareBytes || (mode == RestoreLearned && g.known && g.whole):
+				if err := s.rt.drv.dtodAsync(g.alloc.Handle, g.dev, g.alloc.Size, 0); err != nil {
+					return err
+				}
+				restored += g.alloc.Size
+				whole(g)
+			case mode == RestoreLearned && g.known:
+				n := spanBytes(g.learned)
+				restored += n
+				spans(g, g.learned)
+				switch len(g.learned) {
+				case 0:
+				case 1:
+					sp := g.learned[0]
+					if err := s.rt.drv.dtodAsync(g.alloc.Handle+sp.off, g.dev+sp.off, sp.n, 0); err != nil {
+						return err
+					}
+				default:
+					ranged = append(ranged, g)
+				}
+			default:
+				find = append(find, g)
+			}
+		}
+		if len(ranged) > 0 {
+			if err := s.copyRanges(ranged); err != nil {
 				return err
 			}
 		}
-		for _, g := range live {
-			n, err := s.copyBack(g, mode)
+		if len(find) > 0 {
+			n, err := s.compareRestore(find, mode == RestoreLearned, spans)
 			if err != nil {
 				return err
 			}
@@ -37,68 +98,123 @@ func (s *snapshot) Restore() (uint64, error) {
 	return restored, err
 }
 
-// maxCompareBytes: the compare kernel indexes 16-byte vectors with 32 bits.
-const maxCompareBytes = 16 << 32
+// maxCompareBytes: the compare kernel indexes 16-byte vectors with 32 bits
+// (a tile of 4 a thread past the last vector must not wrap).
+const maxCompareBytes = 16 << 31
 
-// findChanges runs the compare kernel over every region against its saved
-// copy, reads the per-block flags back and keeps each region's dirty spans
-// in learned (known marks them reusable for later restores).
-func (s *snapshot) findChanges(regions []*savedRegion, keep bool) error {
+// wholeFraction: a learned write set of at least this share of its region
+// is restored with one full copy, as fast as the ranges and one launch.
+const wholeFraction = 0.85
+
+// compareRestore restores regions whose write set is not known with one
+// compare_restore launch each, then reads the page flags back (which waits
+// for them) and returns the bytes of the pages that differed. With learn,
+// each region keeps its dirty spans for later restores.
+func (s *snapshot) compareRestore(regions []*savedRegion, learn bool, wrote func(*savedRegion, []span)) (uint64, error) {
 	d := s.rt.drv
+	words := (s.nflags + 3) / 4
 	if s.flags == 0 {
-		f, err := s.rt.pool.alloc(d, s.nflags*4)
+		f, err := s.rt.pool.alloc(d, 4*words)
 		if err != nil {
-			return fmt.Errorf("cuda: restore flags: %w", err)
+			return 0, fmt.Errorf("cuda: restore flags: %w", err)
 		}
 		s.flags = f
 	}
-	fill := s.rt.kernels["fill"]
-	if err := d.cuLaunch(fill, uint32((s.nflags+255)/256), 256, []uint64{s.flags, 0, s.nflags}, 0); err != nil {
-		return err
+	if err := d.cuLaunch(s.rt.kernels["fill"], uint32((words+255)/256), 256, []uint64{s.flags, 0, words}, 0); err != nil {
+		return 0, err
 	}
-	cmp := s.rt.kernels["compare"]
+	fn := s.rt.kernels["compare_restore"]
+	const perCTA = 256 * compareVectorsPerThread
 	for _, g := range regions {
 		vecs := (g.alloc.Size + 15) / 16
-		args := []uint64{g.alloc.Handle, g.dev, s.flags + 4*g.flagBase, g.alloc.Size, compareBlockShift}
-		if err := d.cuLaunch(cmp, uint32((vecs+255)/256), 256, args, 0); err != nil {
-			return fmt.Errorf("%w: compare", err)
+		args := []uint64{g.alloc.Handle, g.dev, s.flags + g.flagBase, g.alloc.Size, compareBlockShift}
+		if err := d.cuLaunch(fn, uint32((vecs+perCTA-1)/perCTA), 256, args, 0); err != nil {
+			return 0, fmt.Errorf("%w: compare_restore", err)
 		}
 	}
-	raw := make([]byte, s.nflags*4)
-	if err := d.dtoh(raw, s.flags); err != nil { // synchronous: waits for compare
-		return err
-	}
-	for _, g := range regions {
-		n := blocksFor(g.alloc.Size)
-		flags := make([]uint32, n)
-		for i := range flags {
-			b := raw[4*(g.flagBase+uint64(i)):]
-			flags[i] = uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-		}
-		g.learned = dirtySpans(flags, compareBlockBytes, g.alloc.Size)
-		g.known = keep
-	}
-	return nil
-}
-
-// copyBack enqueues one region's copies: the learned or just-found spans,
-// or everything (full mode, host-held copies, regions too big to compare).
-func (s *snapshot) copyBack(g *savedRegion, mode RestoreMode) (uint64, error) {
-	d := s.rt.drv
-	if g.dev == 0 {
-		return g.alloc.Size, d.htod(g.alloc.Handle, g.host)
-	}
-	spans := g.learned
-	if mode == RestoreFull || g.alloc.Size > maxCompareBytes {
-		spans = []span{{0, g.alloc.Size}}
-	}
-	for _, sp := range spans {
-		if err := d.dtodAsync(g.alloc.Handle+sp.off, g.dev+sp.off, sp.n, 0); err != nil {
+	if s.hostFlags == 0 { // pinned: the read-back skips the driver's staging copy
+		var p uintptr
+		if err := call("cuMemAllocHost", d.memAllocHost, uintptr(unsafe.Pointer(&p)), uintptr(4*words)); err != nil {
 			return 0, err
 		}
+		s.hostFlags = uint64(p)
 	}
-	if mode == RestoreCompare {
-		g.learned = nil
+	flags := hostBytes(s.hostFlags, 0, 4*words)
+	if err := d.dtoh(flags, s.flags); err != nil { // synchronous: waits for the launches
+		return 0, err
 	}
-	return spanBytes(spans), nil
+	var restored uint64
+	for _, g := range regions {
+		spans := dirtySpans(flags[g.flagBase:g.flagBase+blocksFor(g.alloc.Size)], compareBlockBytes, g.alloc.Size)
+		n := spanBytes(spans)
+		restored += n
+		wrote(g, spans)
+		if learn {
+			g.learned, g.known = spans, true
+			g.whole = float64(n) >= wholeFraction*float64(g.alloc.Size)
+			s.list = nil // the range list changes with the write set
+		}
+	}
+	return restored, nil
+}
+
+// copyRanges restores the learned spans of regions with one copy_ranges
+// launch. The list of chunks lives on the device and is rebuilt only when
+// the set of regions changes (a region freed, a write set learned).
+func (s *snapshot) copyRanges(regions []*savedRegion) error {
+	d := s.rt.drv
+	if !sameRegions(s.listFor, regions) {
+		s.list = nil
+	}
+	if s.list == nil {
+		entries := chunkEntries(regions)
+		raw := make([]byte, 8*len(entries))
+		for i, v := range entries {
+			binary.LittleEndian.PutUint64(raw[8*i:], v)
+		}
+		if s.listDev != 0 {
+			s.rt.pool.release(d, s.listDev, s.listBytes)
+			s.listDev = 0
+		}
+		dev, err := s.rt.pool.alloc(d, uint64(len(raw)))
+		if err != nil {
+			return fmt.Errorf("cuda: restore range list: %w", err)
+		}
+		s.listDev, s.listBytes = dev, uint64(len(raw))
+		if err := d.htod(dev, raw); err != nil {
+			return err
+		}
+		s.list = entries
+		s.listFor = append(s.listFor[:0], regions...)
+	}
+	count := uint64(len(s.list) / 3)
+	ctas := (count + copyWarpsPerCTA - 1) / copyWarpsPerCTA
+	return d.cuLaunch(s.rt.kernels["copy_ranges"], uint32(ctas), 32*copyWarpsPerCTA, []uint64{s.listDev, count}, 0)
+}
+
+// chunkEntries lists dst, src, bytes for every span of every region, split
+// into chunks of at most copyChunkBytes.
+func chunkEntries(regions []*savedRegion) []uint64 {
+	var out []uint64
+	for _, g := range regions {
+		for _, sp := range g.learned {
+			for off := sp.off; off < sp.off+sp.n; off += copyChunkBytes {
+				n := min(uint64(copyChunkBytes), sp.off+sp.n-off)
+				out = append(out, g.alloc.Handle+off, g.dev+off, n)
+			}
+		}
+	}
+	return out
+}
+
+func sameRegions(a, b []*savedRegion) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

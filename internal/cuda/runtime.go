@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -19,11 +22,15 @@ const agentID hsa.AgentID = 1
 // Runtime is hsa.Runtime on one CUDA device.
 type Runtime struct {
 	drv   *driver
-	w     *worker
+	w     executor
 	rec   *trace.Recorder
 	agent hsa.Agent
 	clock *deviceClock
 	pool  *bufferPool // driver thread only
+	prof  *profiler   // nil when CUPTI is not there (profErr says why)
+
+	profErr    error
+	noCounters bool
 
 	ctx     uintptr
 	dev     int32
@@ -46,9 +53,22 @@ type Runtime struct {
 
 var _ hsa.Runtime = (*Runtime)(nil)
 
+// Options tune Open.
+type Options struct {
+	// HandOff runs every driver call on one goroutine locked to one OS
+	// thread, fed by a channel (the earlier design; for benchmarks).
+	// By default each caller runs its own calls, locked to its thread.
+	HandOff bool
+	// NoCounters leaves CUPTI alone: the agent counts nothing.
+	NoCounters bool
+}
+
 // Open loads the driver, takes device 0's primary context and loads the
 // kernel library. rec (may be nil) receives kernel and signal events.
-func Open(rec *trace.Recorder) (*Runtime, error) {
+func Open(rec *trace.Recorder) (*Runtime, error) { return OpenWith(rec, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(rec *trace.Recorder, o Options) (*Runtime, error) {
 	lib, err := loadDriverLibrary(dlopen)
 	if err != nil {
 		return nil, err
@@ -58,15 +78,20 @@ func Open(rec *trace.Recorder) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{
-		drv: drv, w: newWorker(), rec: rec,
+		drv: drv, w: &lockedCaller{}, rec: rec,
 		allocs: map[uint64]*allocation{}, kernels: map[string]uintptr{},
 		pool:          newBufferPool(defaultPoolLimit),
+		noCounters:    o.NoCounters,
 		SignalTimeout: 30 * time.Second,
+	}
+	if o.HandOff {
+		r.w = newHandOff()
 	}
 	if err := r.w.do(r.start); err != nil {
 		r.w.stop()
 		return nil, err
 	}
+	r.w.bind(drv, r.ctx)
 	return r, nil
 }
 
@@ -113,11 +138,17 @@ func (r *Runtime) start() error {
 	}
 	r.clock = clock
 	r.agent = hsa.Agent{
-		ID:            agentID,
-		Name:          string(bytes.TrimRight(name, "\x00")),
-		Arch:          fmt.Sprintf("sm_%d%d", major, minor),
-		Family:        hsa.FamilyNVIDIA,
-		CounterBlocks: counterBlocks,
+		ID:     agentID,
+		Name:   string(bytes.TrimRight(name, "\x00")),
+		Arch:   fmt.Sprintf("sm_%d%d", major, minor),
+		Family: hsa.FamilyNVIDIA,
+	}
+	if r.noCounters {
+		r.profErr = errors.New("no CUPTI profiler: Options.NoCounters")
+	} else if os.Getenv("REPLAYSPEC_CUPTI") == "off" {
+		r.profErr = errors.New("no CUPTI profiler found: REPLAYSPEC_CUPTI=off")
+	} else if r.prof, r.profErr = newProfiler(r.ctx); r.profErr == nil {
+		r.agent.Counters = r.prof
 	}
 	return nil
 }
@@ -142,7 +173,7 @@ func (r *Runtime) loadModule() error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, bytes.TrimRight(errLog, "\x00"))
 	}
-	names := []string{"compare"}
+	names := append([]string(nil), internalKernels...)
 	for _, k := range kernelLibrary {
 		names = append(names, k.name)
 	}
@@ -180,6 +211,9 @@ func (r *Runtime) Close() error {
 		}
 		r.pool.drain(d)
 		r.clock.destroy(d)
+		if r.prof != nil {
+			r.prof.close()
+		}
 		if d.moduleUnload != 0 {
 			_ = call("cuModuleUnload", d.moduleUnload, r.module)
 		}
@@ -217,4 +251,156 @@ func (r *Runtime) checkAgent(a hsa.AgentID) error {
 		return fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, a)
 	}
 	return nil
+}
+
+// CountersAvailable reports whether the agent counts NVIDIA metrics
+// (CUPTI loaded), and why not.
+func (r *Runtime) CountersAvailable() (bool, error) { return r.prof != nil, r.profErr }
+
+// CounterGroups splits metrics into the groups that replay passes collect,
+// one group a pass (hsa.CounterGroups on the agent does the same).
+func (r *Runtime) CounterGroups(metrics []string) ([][]string, error) {
+	return hsa.CounterGroups(r.agent, metrics)
+}
+
+// CounterPasses is the pass count CUPTI gives the whole list when it
+// schedules the passes itself.
+func (r *Runtime) CounterPasses(metrics []string) (int, error) {
+	if r.prof == nil {
+		return 0, r.profErr
+	}
+	return r.prof.Passes(metrics)
+}
+
+// CollectMetrics counts one group of metrics (it must fit one pass) over
+// whatever device work run causes, and returns CUPTI's values unrounded.
+// run may Submit, Write and Read; it must wait for its work.
+func (r *Runtime) CollectMetrics(metrics []string, run func() error) (map[string]float64, error) {
+	if r.prof == nil {
+		return nil, fmt.Errorf("cuda: counters need CUPTI: %w", r.profErr)
+	}
+	c, err := r.prof.config(metrics)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.w.do(func() error { return r.prof.begin(r.ctx, c) }); err != nil {
+		return nil, err
+	}
+	runErr := run()
+	var vals map[string]float64
+	err = r.w.do(func() error {
+		if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
+			return err
+		}
+		var err error
+		vals, err = r.prof.end(c)
+		return err
+	})
+	if runErr != nil {
+		return nil, runErr
+	}
+	return vals, err
+}
+
+// Ping makes one trivial driver call (cuCtxGetCurrent) through the same
+// path as every other: for measuring the cost of reaching the driver.
+func (r *Runtime) Ping() error {
+	return r.w.do(func() error {
+		if r.drv.ctxGetCurrent == 0 {
+			return nil
+		}
+		var c uintptr
+		return call("cuCtxGetCurrent", r.drv.ctxGetCurrent, uintptr(unsafe.Pointer(&c)))
+	})
+}
+
+// ReplayMetrics collects metrics the way CUPTI schedules them, whatever
+// their number of passes: user replay, one range per pass. Before pass i,
+// outside the range, prepare(i) runs (restoring memory before a later pass
+// is its job, so that the restore's own launches are not counted); then
+// run(i) runs pass i's work inside the range and waits for it. It returns
+// the values and the passes run.
+func (r *Runtime) ReplayMetrics(metrics []string, prepare, run func(i int) error) (map[string]float64, int, error) {
+	if r.prof == nil {
+		return nil, 0, fmt.Errorf("cuda: counters need CUPTI: %w", r.profErr)
+	}
+	c, want, err := r.prof.multiConfig(metrics)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer r.w.do(func() error { r.prof.disable(); return nil })
+	for i := 0; ; i++ {
+		if i > want+1 {
+			return nil, i, fmt.Errorf("cuda: CUPTI scheduled %d passes but wanted more after %d", want, i)
+		}
+		if err := prepare(i); err != nil {
+			return nil, i, err
+		}
+		err := r.w.do(func() error {
+			if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
+				return err
+			}
+			if i == 0 {
+				return r.prof.beginSession(r.ctx, c)
+			}
+			return r.prof.startPass()
+		})
+		if err != nil {
+			return nil, i, fmt.Errorf("pass %d: %w", i, err)
+		}
+		if err := run(i); err != nil {
+			return nil, i, err
+		}
+		var done bool
+		err = r.w.do(func() error {
+			if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
+				return err
+			}
+			var err error
+			done, err = r.prof.stopPass()
+			return err
+		})
+		if err != nil {
+			return nil, i + 1, fmt.Errorf("pass %d: %w", i, err)
+		}
+		if done {
+			var vals map[string]float64
+			err := r.w.do(func() error {
+				var err error
+				vals, err = r.prof.evaluate(c)
+				return err
+			})
+			return vals, i + 1, err
+		}
+	}
+}
+
+// CounterAlonePasses is the passes a metric needs by itself (0: CUPTI does
+// not know it).
+func (r *Runtime) CounterAlonePasses(metric string) int {
+	if r.prof == nil {
+		return 0
+	}
+	return r.prof.AlonePasses(metric)
+}
+
+// CounterCallTimes reports, per CUPTI entry point called while collecting
+// since the last report, the calls and their mean time, slowest first.
+func (r *Runtime) CounterCallTimes() string {
+	if r.prof == nil {
+		return ""
+	}
+	var spent map[string]callTime
+	_ = r.w.do(func() error { spent = r.prof.takeSpent(); return nil })
+	names := make([]string, 0, len(spent))
+	for n := range spent {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return spent[names[i]].total > spent[names[j]].total })
+	var parts []string
+	for _, n := range names {
+		c := spent[n]
+		parts = append(parts, fmt.Sprintf("%s %d× %.3f ms", strings.TrimPrefix(n, "cupti"), c.n, c.total.Seconds()*1e3/float64(c.n)))
+	}
+	return strings.Join(parts, "; ")
 }

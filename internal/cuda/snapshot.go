@@ -4,21 +4,22 @@ import (
 	"fmt"
 
 	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // RestoreMode chooses how Snapshot.Restore finds what to write back.
 type RestoreMode int
 
 const (
-	// RestoreLearned (the default) finds the changed 64 KiB blocks with the
-	// compare kernel on a snapshot's first restore and from then on copies
-	// back just those blocks. It relies on what replay relies on: every
+	// RestoreLearned (the default) restores and finds the changed 4 KiB
+	// pages in one compare_restore launch on a snapshot's first restore,
+	// and from then on copies back just those pages. It relies on what replay relies on: every
 	// pass runs the same kernel on the same restored memory, so it writes
 	// the same blocks. A kernel whose write set varies between passes needs
 	// RestoreCompare.
 	RestoreLearned RestoreMode = iota
-	// RestoreCompare runs the compare kernel before every restore: exact
-	// for any kernel, but it reads the region and the snapshot each time.
+	// RestoreCompare runs compare_restore on every restore: exact for any
+	// kernel, but it reads the region and the snapshot each time.
 	RestoreCompare
 	// RestoreFull copies every saved byte back (the baseline benchmarks
 	// compare with).
@@ -38,27 +39,37 @@ type savedRegion struct {
 	alloc    allocation
 	dev      uint64
 	host     []byte
-	flagBase uint64 // first compare flag of this region
+	flagBase uint64 // first page flag (a byte) of this region
 	learned  []span
 	known    bool // learned holds the write set
+	whole    bool // the write set covers most of the region: copy it all
 }
 
 // snapshot is an hsa.Snapshot; its methods run driver calls on the worker.
 type snapshot struct {
 	rt      *Runtime
+	thread  hsa.ThreadID // who saves and restores: named in the traffic events
 	regions []*savedRegion
 	bytes   uint64
 	nflags  uint64
-	flags   uint64 // device flags, allocated at the first compare
+	flags   uint64 // device page flags, allocated at the first compare
+	// hostFlags is pinned host memory the flags are read back into.
+	hostFlags uint64
+
+	// The copy_ranges list of the learned spans (driver thread).
+	list      []uint64
+	listFor   []*savedRegion
+	listDev   uint64
+	listBytes uint64
 }
 
 // Snapshot saves each region with one device-to-device copy into a buffer
 // of its own, all on the legacy default stream, which waits for every queue.
-func (r *Runtime) Snapshot(_ hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
 	if err := r.checkAgent(agent); err != nil {
 		return nil, err
 	}
-	s := &snapshot{rt: r}
+	s := &snapshot{rt: r, thread: thread}
 	for _, a := range regions {
 		live, err := r.lookup(a, 0, 0)
 		if err != nil {
@@ -96,7 +107,25 @@ func (r *Runtime) Snapshot(_ hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allo
 		s.Release()
 		return nil, err
 	}
+	read := make([]trace.Region, len(s.regions))
+	for i, g := range s.regions {
+		read[i] = trace.Region{Addr: g.alloc.Handle, Bytes: g.alloc.Size}
+	}
+	r.traffic(trace.MemRead, thread, agent, read)
 	return s, nil
+}
+
+// traffic records device memory the runtime moved outside a kernel on
+// behalf of thread (docs/trace.md): what an interposer on the driver sees.
+func (r *Runtime) traffic(typ trace.Type, thread hsa.ThreadID, agent hsa.AgentID, regions []trace.Region) {
+	if r.rec == nil || len(regions) == 0 {
+		return
+	}
+	var n uint64
+	for _, g := range regions {
+		n += g.Bytes
+	}
+	r.rec.Emit(trace.Event{Type: typ, Thread: uint64(thread), Agent: uint64(agent), Bytes: n, Regions: regions})
 }
 
 func (s *snapshot) Bytes() uint64 { return s.bytes }
@@ -112,8 +141,16 @@ func (s *snapshot) Release() {
 			g.host = nil
 		}
 		if s.flags != 0 {
-			s.rt.pool.release(s.rt.drv, s.flags, s.nflags*4)
+			s.rt.pool.release(s.rt.drv, s.flags, 4*((s.nflags+3)/4))
 			s.flags = 0
+		}
+		if s.listDev != 0 {
+			s.rt.pool.release(s.rt.drv, s.listDev, s.listBytes)
+			s.listDev = 0
+		}
+		if s.hostFlags != 0 {
+			_ = call("cuMemFreeHost", s.rt.drv.memFreeHost, uintptr(s.hostFlags))
+			s.hostFlags = 0
 		}
 		return nil
 	})
@@ -126,4 +163,12 @@ func (s *snapshot) alive(g *savedRegion) bool {
 	defer s.rt.mu.Unlock()
 	live, ok := s.rt.allocs[g.alloc.Handle]
 	return ok && live.serial == g.alloc.serial
+}
+
+// agentOf is the agent whose memory the snapshot holds (one per snapshot).
+func (s *snapshot) agentOf() hsa.AgentID {
+	if len(s.regions) == 0 {
+		return 0
+	}
+	return s.regions[0].alloc.Agent
 }

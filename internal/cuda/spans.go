@@ -1,14 +1,20 @@
 package cuda
 
+import "encoding/binary"
+
 // span is a byte range [off, off+n) of a region.
 type span struct{ off, n uint64 }
 
 // dirtySpans turns per-block dirty flags into the byte ranges to copy back:
 // runs of adjacent dirty blocks become one span (one copy instead of many),
 // and the last block is clipped to the region's size.
-func dirtySpans(flags []uint32, blockBytes, size uint64) []span {
+func dirtySpans(flags []byte, blockBytes, size uint64) []span {
 	var out []span
 	for i := 0; i < len(flags); {
+		if i%8 == 0 && i+8 <= len(flags) && binary.LittleEndian.Uint64(flags[i:]) == 0 {
+			i += 8 // eight clean pages at once: most of a large region
+			continue
+		}
 		if flags[i] == 0 {
 			i++
 			continue

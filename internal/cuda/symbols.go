@@ -10,6 +10,7 @@ import (
 type driver struct {
 	init, deviceGetCount, deviceGet, deviceGetName, deviceGetAttribute uintptr
 	primaryCtxRetain, primaryCtxRelease, ctxSetCurrent, ctxSynchronize uintptr
+	ctxGetCurrent, memsetD8Async                                       uintptr
 	moduleLoadDataEx, moduleGetFunction, moduleUnload                  uintptr
 	memAlloc, memFree, memAllocHost, memFreeHost                       uintptr
 	memcpyHtoD, memcpyDtoH, memcpyDtoD, memcpyDtoDAsync                uintptr
@@ -41,6 +42,8 @@ func (d *driver) symbols() []symbol {
 		{&d.primaryCtxRelease, []string{"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}, true},
 		{&d.ctxSetCurrent, []string{"cuCtxSetCurrent"}, false},
 		{&d.ctxSynchronize, []string{"cuCtxSynchronize"}, false},
+		{&d.ctxGetCurrent, []string{"cuCtxGetCurrent"}, true},
+		{&d.memsetD8Async, []string{"cuMemsetD8Async"}, true},
 		{&d.moduleLoadDataEx, []string{"cuModuleLoadDataEx"}, false},
 		{&d.moduleGetFunction, []string{"cuModuleGetFunction"}, false},
 		{&d.moduleUnload, []string{"cuModuleUnload"}, true},

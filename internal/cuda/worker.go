@@ -2,31 +2,72 @@ package cuda
 
 import (
 	"runtime"
+	"sync"
 	"time"
 )
 
-// worker runs closures on one goroutine locked to one OS thread. CUDA binds
-// the current context to the calling OS thread, and Go moves goroutines
-// between threads: running every driver call here keeps the context current
-// without each caller locking its own thread.
-type worker struct {
+// executor runs driver calls with the runtime's context current on the
+// calling OS thread, one call at a time.
+type executor interface {
+	// do runs f and returns its error. Calls from several goroutines are
+	// serialized.
+	do(f func() error) error
+	// bind makes every later call set ctx current first (0: none yet).
+	bind(d *driver, ctx uintptr)
+	stop()
+}
+
+// lockedCaller runs f on the caller's own goroutine, locked to its OS
+// thread for the call, after making the context current there: no
+// hand-off between threads, so no wake-up of a parked thread on the hot
+// path (which cost 110-130 µs at times on the H200 machine). A mutex
+// serializes callers; cuCtxSetCurrent is a thread-local store in the
+// driver, cheaper than any hand-off.
+type lockedCaller struct {
+	mu  sync.Mutex
+	d   *driver
+	ctx uintptr
+}
+
+func (w *lockedCaller) do(f func() error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if w.ctx != 0 {
+		if err := call("cuCtxSetCurrent", w.d.ctxSetCurrent, w.ctx); err != nil {
+			return err
+		}
+	}
+	return f()
+}
+
+func (w *lockedCaller) bind(d *driver, ctx uintptr) {
+	w.mu.Lock()
+	w.d, w.ctx = d, ctx
+	w.mu.Unlock()
+}
+
+func (w *lockedCaller) stop() {}
+
+// handOff runs closures on one goroutine locked to one OS thread, fed by a
+// channel: the design before lockedCaller, kept so that the benchmark can
+// measure both in one run (Options.HandOff).
+type handOff struct {
 	calls chan func()
 	done  chan struct{}
 }
 
 // spinFor is how long each side of a hand-off polls before it sleeps.
-// Waking a parked OS thread costs tens of microseconds in a VM, as much
-// as a whole tiny kernel; a replay loop hands off every few microseconds,
-// so a short spin keeps both threads awake through a burst of calls.
 const spinFor = 50 * time.Microsecond
 
-func newWorker() *worker {
-	w := &worker{calls: make(chan func(), 64), done: make(chan struct{})}
+func newHandOff() *handOff {
+	w := &handOff{calls: make(chan func(), 64), done: make(chan struct{})}
 	go w.loop()
 	return w
 }
 
-func (w *worker) loop() {
+func (w *handOff) loop() {
 	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
 	defer close(w.done)
 	for {
@@ -55,17 +96,17 @@ func receive[T any](c chan T) (T, bool) {
 	return v, ok
 }
 
-// do runs f on the driver thread and returns its error. Calls from several
-// goroutines are serialized in arrival order.
-func (w *worker) do(f func() error) error {
+func (w *handOff) do(f func() error) error {
 	errc := make(chan error, 1)
 	w.calls <- func() { errc <- f() }
 	err, _ := receive(errc)
 	return err
 }
 
-// stop ends the thread after the calls already queued.
-func (w *worker) stop() {
+// bind: the one thread made the context current in start and keeps it.
+func (w *handOff) bind(*driver, uintptr) {}
+
+func (w *handOff) stop() {
 	close(w.calls)
 	<-w.done
 }

@@ -18,36 +18,16 @@ import (
 	"github.com/replayspec/replayspec/spec"
 )
 
-// Catches maps every planted fault to the rules it is meant to break, as
-// the comments of replay/faults.go give them. A run with the fault planted
-// must show a violation of one of these rules.
-var Catches = map[replay.Fault][]string{
-	replay.FaultCompletionEveryPass:         {"CMP-1", "CMP-2"},
-	replay.FaultCompletionBeforeConfigExit:  {"CMP-2"},
-	replay.FaultDispatchIDPerPass:           {"DID-1", "DID-2", "DID-3"},
-	replay.FaultContinueAfterLastPass:       {"CONT-2"},
-	replay.FaultSkipRestore:                 {"MEM-2", "MEM-3"},
-	replay.FaultRestoreAfterLastPass:        {"MEM-3"},
-	replay.FaultLocalToggleLeaks:            {"LCX-4"},
-	replay.FaultUserDataNotReseeded:         {"UD-2"},
-	replay.FaultExternalCorrelationReused:   {"COR-3"},
-	replay.FaultSnapshotWhenNotReplayed:     {"MEM-1"},
-	replay.FaultPassCountCalledTwice:        {"CB-3"},
-	replay.FaultSkipLastPassExit:            {"CB-2", "CONT-4"},
-	replay.FaultIndefiniteTotalNonZero:      {"PC-5"},
-	replay.FaultPassFieldsInConfig:          {"API-6"},
-	replay.FaultIgnoreContinue:              {"PC-4"},
-	replay.FaultCorrelationPerPass:          {"COR-1"},
-	replay.FaultNoAgentLock:                 {"MEM-6"},
-	replay.FaultLocalToggleAnywhere:         {"LCX-2"},
-	replay.FaultPCSamplingHonoursStop:       {"SVC-2"},
-	replay.FaultReplaySinglePass:            {"PC-2"},
-	replay.FaultActivateWithoutConfig:       {"ACT-3"},
-	replay.FaultReplayZeroWithoutContinue:   {"PC-6"},
-	replay.FaultWarnEveryTime:               {"PC-6", "ACT-6"},
-	replay.FaultReuseFirstPassTimestamps:    {"DID-4"},
-	replay.FaultLocalStartNotStartedAllowed: {"LCX-7"},
-}
+// Catches maps every planted fault to the rules it is meant to break
+// (replay's one fault table). A run with the fault planted must show a
+// violation of one of these rules.
+var Catches = func() map[replay.Fault][]string {
+	m := map[replay.Fault][]string{}
+	for _, f := range replay.AllFaults() {
+		m[f] = replay.Breaks(f)
+	}
+	return m
+}()
 
 // OracleGaps lists the faults no oracle of check/ can report today, with
 // what the oracle lacks. TestMatrix logs them instead of failing, and fails

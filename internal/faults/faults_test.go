@@ -2,7 +2,9 @@ package faults
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -50,7 +52,9 @@ func TestMatrix(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Log("\n" + Matrix(catches))
+	table := Matrix(catches)
+	t.Log("\n" + table)
+	checkDoc(t, table)
 	for _, c := range catches {
 		gap, known := OracleGaps[c.Fault]
 		switch {
@@ -71,8 +75,8 @@ func TestMatrix(t *testing.T) {
 // Matrix renders catches as a Markdown table.
 func Matrix(catches []Catch) string {
 	var b strings.Builder
-	b.WriteString("| fault | meant to break | caught (rule: specs) | also noticed by expectations of |\n")
-	b.WriteString("| --- | --- | --- | --- |\n")
+	b.WriteString("| fault | what it plants | meant to break | caught (rule: specs) | also noticed by expectations of |\n")
+	b.WriteString("| --- | --- | --- | --- | --- |\n")
 	for _, c := range catches {
 		var caught []string
 		for _, r := range Rules(c.ByOracle) {
@@ -86,7 +90,7 @@ func Matrix(catches []Catch) string {
 			}
 		}
 		exp := short(c.ByExpectation)
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Fault, strings.Join(Catches[c.Fault], ", "), got, exp)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.Fault, replay.Plants(c.Fault), strings.Join(Catches[c.Fault], ", "), got, exp)
 	}
 	return b.String()
 }
@@ -101,4 +105,37 @@ func short(specs []string) string {
 		return strings.Join(specs, ", ")
 	}
 	return fmt.Sprintf("%s (+%d more)", strings.Join(specs[:most], ", "), len(specs)-most)
+}
+
+var update = flag.Bool("update", false, "rewrite the fault matrix in docs/faults.md")
+
+// The matrix between these lines of docs/faults.md is what TestMatrix
+// found; -update rewrites it.
+const (
+	docPath  = "../../docs/faults.md"
+	docBegin = "<!-- fault matrix: go test ./internal/faults -run TestMatrix -update -->\n"
+	docEnd   = "<!-- end of fault matrix -->\n"
+)
+
+func checkDoc(t *testing.T, table string) {
+	t.Helper()
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i, j := strings.Index(text, docBegin), strings.Index(text, docEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no fault matrix between %q and %q", docPath, docBegin, docEnd)
+	}
+	want := text[:i+len(docBegin)] + table + text[j:]
+	if *update {
+		if err := os.WriteFile(docPath, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if want != text {
+		t.Errorf("the fault matrix in %s is out of date: go test ./internal/faults -run TestMatrix -update", docPath)
+	}
 }

@@ -46,11 +46,21 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}
-	if err := a.allocate(); err != nil {
-		return err
+	if t, ok := hooks.(toolWithApp); ok {
+		t.attach(a)
+	}
+	for _, b := range s.Application.Buffers {
+		if b.AllocAfter == "" {
+			if err := a.allocate(b); err != nil {
+				return err
+			}
+		}
 	}
 	byThread := map[hsa.ThreadID][]spec.Dispatch{}
 	for _, d := range s.Application.Dispatches {
+		if d.ByTool {
+			continue // the tool writes it from a callback
+		}
 		byThread[hsa.ThreadID(d.Thread)] = append(byThread[hsa.ThreadID(d.Thread)], d)
 	}
 	ids := make([]hsa.ThreadID, 0, len(byThread))
@@ -64,11 +74,20 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 		}
 	}
 	waitErr := th.Wait()
+	if a.aborted() {
+		// The process died at the failed restore: nothing reads memory
+		// back, and the caller learns why.
+		return errors.Join(a.abort, waitErr)
+	}
 	a.readBack()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return errors.Join(append(a.errs, waitErr)...)
 }
+
+// toolWithApp is a tool that writes dispatches of its own from inside its
+// callbacks, through the application's queues and buffers.
+type toolWithApp interface{ attach(a *app) }
 
 // app is one run of an application.
 type app struct {
@@ -88,6 +107,20 @@ type app struct {
 	completed map[string]bool
 	freed     map[string]bool
 	errs      []error
+	abort     error // the failed restore that ended the process (MEM-5)
+}
+
+// aborted reports whether the process has died (a restore failed part-way).
+func (a *app) aborted() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.abort != nil
+}
+
+func (a *app) buffer(name string) hsa.Allocation {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.buffers[name]
 }
 
 func (a *app) fail(err error) {
@@ -96,34 +129,34 @@ func (a *app) fail(err error) {
 	a.mu.Unlock()
 }
 
-// allocate makes and fills every buffer.
-func (a *app) allocate() error {
-	for _, b := range a.s.Application.Buffers {
-		kind, ok := hsa.ParseMemoryKind(b.Kind)
-		if !ok {
-			return fmt.Errorf("buffer %s: unknown kind %q", b.Name, b.Kind)
-		}
-		al, err := a.rt.Allocate(a.agents[b.Agent], kind, b.Elements*4)
-		if err != nil {
-			return fmt.Errorf("buffer %s: %w", b.Name, err)
-		}
-		data := make([]byte, b.Elements*4)
-		for i := uint64(0); i < b.Elements; i++ {
-			v := b.Fill
-			if i < uint64(len(b.Values)) {
-				v = b.Values[i]
-			} else if len(b.Values) > 0 {
-				v = 0
-			}
-			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
-		}
-		a.rec.Emit(trace.Event{Type: trace.AppAlloc, Buffer: b.Name, Agent: uint64(al.Agent),
-			MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
-		if err := a.rt.Write(al, 0, data); err != nil {
-			return fmt.Errorf("buffer %s: %w", b.Name, err)
-		}
-		a.buffers[b.Name] = al
+// allocate makes and fills one buffer.
+func (a *app) allocate(b spec.Buffer) error {
+	kind, ok := hsa.ParseMemoryKind(b.Kind)
+	if !ok {
+		return fmt.Errorf("buffer %s: unknown kind %q", b.Name, b.Kind)
 	}
+	al, err := a.rt.Allocate(a.agents[b.Agent], kind, b.Elements*4)
+	if err != nil {
+		return fmt.Errorf("buffer %s: %w", b.Name, err)
+	}
+	data := make([]byte, b.Elements*4)
+	for i := uint64(0); i < b.Elements; i++ {
+		v := b.Fill
+		if i < uint64(len(b.Values)) {
+			v = b.Values[i]
+		} else if len(b.Values) > 0 {
+			v = 0
+		}
+		binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
+	}
+	a.rec.Emit(trace.Event{Type: trace.AppAlloc, Buffer: b.Name, Agent: uint64(al.Agent),
+		MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
+	if err := a.rt.Write(al, 0, data); err != nil {
+		return fmt.Errorf("buffer %s: %w", b.Name, err)
+	}
+	a.mu.Lock()
+	a.buffers[b.Name] = al
+	a.mu.Unlock()
 	return nil
 }
 
@@ -152,17 +185,42 @@ func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
 			return
 		}
 		if !a.waitToStart(id, d) {
-			a.fail(fmt.Errorf("dispatch %s: what it waits for never happened", d.Name))
+			if !a.aborted() {
+				a.fail(fmt.Errorf("dispatch %s: what it waits for never happened", d.Name))
+			}
 			continue
 		}
-		if err := a.dispatch(id, d); err != nil {
+		if a.aborted() {
+			return // the process is gone
+		}
+		err := a.dispatch(id, d)
+		if errors.Is(err, replay.ErrRestoreFailed) {
+			a.mu.Lock()
+			a.abort = fmt.Errorf("dispatch %s: %w", d.Name, err)
+			a.mu.Unlock()
+			return
+		}
+		if err != nil {
 			a.fail(fmt.Errorf("dispatch %s: %w", d.Name, err))
 		}
 		a.mu.Lock()
 		a.completed[d.Name] = true
 		a.mu.Unlock()
 		a.freeAfter(d.Name)
+		a.allocAfter(d.Name)
 		a.hooks.Completed(id, d.Name)
+	}
+}
+
+// allocAfter makes the buffers the spec allocates once this dispatch has
+// completed (after its frees, so a runtime may hand their memory on).
+func (a *app) allocAfter(name string) {
+	for _, b := range a.s.Application.Buffers {
+		if b.AllocAfter == name {
+			if err := a.allocate(b); err != nil {
+				a.fail(err)
+			}
+		}
 	}
 }
 
@@ -172,16 +230,43 @@ func (a *app) waitToStart(id hsa.ThreadID, d spec.Dispatch) bool {
 		return a.th.WaitUntil(id, func() bool {
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			return a.completed[d.After]
+			return a.completed[d.After] || a.abort != nil
 		})
 	case d.During != nil:
 		w := d.During
 		return a.th.WaitUntil(id, func() bool {
 			p, ok := a.hooks.InPass(w.Dispatch)
-			return ok && p == w.Pass
+			return ok && p == w.Pass || a.aborted()
 		})
 	}
 	return true
+}
+
+// packets builds d's submission: its kernel packets (the last one carries
+// the completion signal), then barriers up to d.Packets.
+func (a *app) packets(d spec.Dispatch, sig hsa.Signal) []hsa.Packet {
+	pk := hsa.Packet{Type: hsa.KernelDispatchPacket, Kernel: d.Kernel, Grid: hsa.Dim3{X: d.Grid, Y: 1, Z: 1},
+		Workgroup: hsa.Dim3{X: d.Workgroup, Y: 1, Z: 1}, FromGraph: d.Graph}
+	for _, name := range d.Args {
+		b := a.buffer(name)
+		pk.Args = append(pk.Args, hsa.Arg{Buffer: &b})
+	}
+	if k, ok := spec.LookupKernel(d.Kernel); ok && k.Scalar {
+		pk.Args = append(pk.Args, hsa.Arg{Scalar: d.Scalar})
+	}
+	kernels := max(d.KernelPackets, 1)
+	var out []hsa.Packet
+	for i := range kernels {
+		p := pk
+		if i == kernels-1 {
+			p.Completion = sig
+		}
+		out = append(out, p)
+	}
+	for len(out) < d.Packets {
+		out = append(out, hsa.Packet{Type: hsa.BarrierPacket})
+	}
+	return out
 }
 
 func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
@@ -190,24 +275,17 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 		return err
 	}
 	sig := a.rt.CreateSignal(1)
-	pk := hsa.Packet{Type: hsa.KernelDispatchPacket, Kernel: d.Kernel, Grid: hsa.Dim3{X: d.Grid, Y: 1, Z: 1},
-		Workgroup: hsa.Dim3{X: d.Workgroup, Y: 1, Z: 1}, Completion: sig, FromGraph: d.Graph}
-	for _, name := range d.Args {
-		b := a.buffers[name]
-		pk.Args = append(pk.Args, hsa.Arg{Buffer: &b})
-	}
-	if k, ok := spec.LookupKernel(d.Kernel); ok && k.Scalar {
-		pk.Args = append(pk.Args, hsa.Arg{Scalar: d.Scalar})
-	}
-	packets := []hsa.Packet{pk}
-	for i := 1; i < d.Packets; i++ {
-		packets = append(packets, hsa.Packet{Type: hsa.BarrierPacket})
-	}
+	packets := a.packets(d, sig)
+	pk := packets[0]
 	a.hooks.Submitting(id, d.Name)
-	a.rec.Emit(trace.Event{Type: trace.AppDispatch, Thread: uint64(id), Label: d.Name, Kernel: d.Kernel,
+	e := trace.Event{Type: trace.AppDispatch, Thread: uint64(id), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Packets: len(packets),
 		Graph: d.Graph, Grid: &trace.Dim3{pk.Grid.X, pk.Grid.Y, pk.Grid.Z},
-		Workgroup: &trace.Dim3{pk.Workgroup.X, pk.Workgroup.Y, pk.Workgroup.Z}})
+		Workgroup: &trace.Dim3{pk.Workgroup.X, pk.Workgroup.Y, pk.Workgroup.Z}}
+	if d.KernelPackets > 1 {
+		e.KernelPackets = d.KernelPackets
+	}
+	a.rec.Emit(e)
 
 	// The launch API and the queue write inside it: the dispatch's internal
 	// correlation id is the inner call, its ancestor the outer (COR-1).
@@ -237,7 +315,7 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 			continue
 		}
 		seen[name] = true
-		data, err := a.read(a.buffers[name])
+		data, err := a.read(a.buffer(name))
 		if err != nil {
 			return err
 		}
@@ -283,7 +361,7 @@ func memKindOf(k hsa.MemoryKind) trace.MemKind {
 func (a *app) freeAfter(name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.FreeAfter == name {
-			al := a.buffers[b.Name]
+			al := a.buffer(b.Name)
 			if err := a.rt.Free(al); err != nil {
 				a.fail(fmt.Errorf("free %s: %w", b.Name, err))
 			}
@@ -298,14 +376,45 @@ func (a *app) freeAfter(name string) {
 // readBack reads every live buffer at the end of the run.
 func (a *app) readBack() {
 	for _, b := range a.s.Application.Buffers {
-		if a.freed[b.Name] {
+		a.mu.Lock()
+		al, live := a.buffers[b.Name]
+		live = live && !a.freed[b.Name]
+		a.mu.Unlock()
+		if !live {
 			continue
 		}
-		data, err := a.read(a.buffers[b.Name])
+		data, err := a.read(al)
 		if err != nil {
 			a.fail(fmt.Errorf("read %s: %w", b.Name, err))
 			continue
 		}
 		a.rec.Emit(contentsEvent(trace.AppMemory, b.Name, data, nil))
 	}
+}
+
+// submitFromTool writes d, a dispatch of the tool's own, from inside the
+// replay callback "from" on thread, and waits for it: the application's
+// queue and buffers, the tool's hands. Its events are bracketed by
+// tool_dispatch and tool_complete.
+func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Event) error {
+	q, err := a.queue(d.Agent, d.Queue)
+	if err != nil {
+		return err
+	}
+	sig := a.rt.CreateSignal(1)
+	packets := a.packets(d, sig)
+	a.rec.Emit(trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
+		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()),
+		Op: from.Op, Phase: from.Phase, Pass: from.Pass, Dispatch: from.Dispatch})
+	a.sdk.EnterAPI(thread)
+	err = q.Submit(thread, packets...)
+	a.sdk.ExitAPI(thread)
+	if err != nil {
+		return err
+	}
+	if !sig.WaitBelow(1) {
+		return fmt.Errorf("the tool's dispatch %s never completed", d.Name)
+	}
+	a.rec.Emit(trace.Event{Type: trace.ToolComplete, Thread: uint64(thread), Label: d.Name, Signal: uint64(sig.ID())})
+	return nil
 }

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/replayspec/replayspec/internal/hsa"
@@ -26,17 +28,21 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
 		Op: op, Phase: phase, Dispatch: info.DispatchID,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
-		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: corrOf(rec.Correlation),
-		UserData: trace.U64(ud.Value), Payload: payloadFlags(p), PayloadSize: trace.U64(p.Size),
-		Info: infoOf(info), Label: label})
+		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
+		UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), PayloadSize: trace.U64(p.Size),
+		Info: DispatchInfo(info), Label: label})
 	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
 	// API-6): user data it wrote, payload members it set.
 	defer func() {
 		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
 			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
-			UserData: trace.U64(ud.Value), Payload: payloadFlags(p), Label: label})
+			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
 	}()
 
+	where := trace.Event{Op: op, Phase: phase, Dispatch: info.DispatchID}
+	if rec.Operation == replay.OpPass {
+		where.Pass = trace.U64(p.CurrentPass)
+	}
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
 		t.misuse(th, info.DispatchID, "CONFIG_ENTER", 0)
@@ -49,52 +55,31 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if pl.Continue != nil {
 			p.ReplayContinue = t.continueFunc(th, label, *pl.Continue)
 		}
+		t.actions(th, pl, spec.WindowConfigEnter, where)
 	case rec.Operation == replay.OpConfig:
 		t.misuse(th, info.DispatchID, "CONFIG_EXIT", 0)
+		t.actions(th, pl, spec.WindowConfigExit, where)
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
-		t.published[th] = p.CurrentPass // CB-4: publish the pass for this thread
+		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
 		t.inPass[label] = int64(p.CurrentPass)
 		t.mu.Unlock()
+		t.collect(th, p, pl)
 		t.localToggles(th, p, pl)
 		t.misuse(th, info.DispatchID, "PASS_ENTER", p.CurrentPass)
 		if pl.WriteUserDataInPass {
 			ud.Value = 1000 + p.CurrentPass // UD-2: the next pass must not see this
 		}
+		t.actions(th, pl, spec.WindowPassEnter, where)
 	default: // PASS EXIT
 		t.misuse(th, info.DispatchID, "PASS_EXIT", p.CurrentPass)
+		t.actions(th, pl, spec.WindowPassExit, where)
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
 		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
 		t.inPass[label] = -1
 		t.mu.Unlock()
 	}
-}
-
-// payloadFlags names the payload fields that are non-zero (API-5, API-6).
-func payloadFlags(p *replay.KernelReplayData) []string {
-	var f []string
-	add := func(set bool, name string) {
-		if set {
-			f = append(f, name)
-		}
-	}
-	add(p.Size != 0, trace.MemberSize)
-	add(p.DispatchInfo.DispatchID != 0, trace.MemberDispatchInfo)
-	add(p.CurrentPass != 0, trace.MemberCurrentPass)
-	add(p.TotalPasses != 0, trace.MemberTotalPasses)
-	add(p.ReplayPassCount != nil, trace.MemberReplayPassCount)
-	add(p.ReplayContinue != nil, trace.MemberReplayContinue)
-	add(p.ReplayStartContext != nil, trace.MemberReplayStartContext)
-	add(p.ReplayStopContext != nil, trace.MemberReplayStopContext)
-	return f
-}
-
-// infoOf is the payload's dispatch_info as traces write it.
-func infoOf(d replay.DispatchInfo) *trace.DispatchInfo {
-	dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
-	return &trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
-		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)}
 }
 
 func (t *tool) planFor(label string) spec.Plan {
@@ -119,7 +104,7 @@ func (t *tool) passCount(th hsa.ThreadID, pl spec.Plan) replay.PassCountFunc {
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.PassCount, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Info: infoOf(info), Groups: split, Result: trace.I64(int64(n))})
+			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Groups: split, Result: trace.I64(int64(n))})
 		return n
 	}
 }
@@ -148,7 +133,7 @@ func (t *tool) continueFunc(th hsa.ThreadID, label string, c spec.ContinuePolicy
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.Continue, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: infoOf(info), Result: trace.I64(int64(r))})
+			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Result: trace.I64(int64(r))})
 		return r
 	}
 }
@@ -164,6 +149,66 @@ func (t *tool) converged(label, counter string, pass uint64) bool {
 	now, ok1 := seen[pass]
 	before, ok2 := seen[pass-1]
 	return ok1 && ok2 && now == before
+}
+
+// collect carries out the plan's per-pass choice of contexts: the listed
+// ones are started locally, every other started context that has a
+// dispatch-scoped service is stopped (LCX-3 keeps the choice for later
+// passes until the plan changes it).
+func (t *tool) collect(th hsa.ThreadID, p *replay.KernelReplayData, pl spec.Plan) {
+	for _, c := range pl.Collect {
+		if c.Pass != -1 && uint64(c.Pass) != p.CurrentPass {
+			continue
+		}
+		for _, ctx := range t.s.Contexts {
+			t.mu.Lock()
+			live := t.live[ctx.Name]
+			t.mu.Unlock()
+			if live && dispatchScoped(ctx.Services) && !slices.Contains(c.Contexts, ctx.Name) {
+				t.local(th, p.DispatchInfo.DispatchID, trace.LocalStop, ctx.Name, p.ReplayStopContext, trace.OpPass, trace.PhaseEnter, &p.CurrentPass)
+			}
+		}
+		for _, name := range c.Contexts {
+			t.local(th, p.DispatchInfo.DispatchID, trace.LocalStart, name, p.ReplayStartContext, trace.OpPass, trace.PhaseEnter, &p.CurrentPass)
+		}
+	}
+}
+
+// dispatchScoped: the context has a service that consults the per-pass
+// override at dispatch time (SVC-1).
+func dispatchScoped(sv spec.Services) bool {
+	return sv.CounterCollection != nil || sv.KernelTrace != nil || sv.SPM != nil || sv.ThreadTrace != nil
+}
+
+// actions makes the plan's calls from inside this callback: global starts
+// and stops of contexts, and dispatches of the tool's own.
+func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Event) {
+	for _, a := range pl.Actions {
+		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
+			continue
+		}
+		switch a.Call {
+		case spec.ActionStartContext, spec.ActionStopContext:
+			t.setStarted(th, a.Context, a.Call == spec.ActionStartContext, where)
+		case spec.ActionDispatch:
+			d, ok := t.dispatchNamed(a.Dispatch)
+			if !ok || t.app == nil {
+				continue
+			}
+			if err := t.app.submitFromTool(th, d, where); err != nil {
+				t.app.fail(fmt.Errorf("the tool's dispatch %s: %w", d.Name, err))
+			}
+		}
+	}
+}
+
+func (t *tool) dispatchNamed(name string) (spec.Dispatch, bool) {
+	for _, d := range t.s.Application.Dispatches {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return spec.Dispatch{}, false
 }
 
 // localToggles makes the plan's local starts and stops for this pass with

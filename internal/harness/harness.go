@@ -30,7 +30,7 @@ func Run(rt hsa.Runtime, th Threads, s spec.Spec, opts Options) error {
 	}
 	for i, ag := range s.Agents {
 		opts.Recorder.Emit(trace.Event{Type: trace.AgentInfo, Agent: uint64(agents[i].ID), Label: ag.Name,
-			Family: string(agents[i].Family), Product: agents[i].Name, Arch: agents[i].Arch})
+			Family: agents[i].Family, Product: agents[i].Name, Arch: agents[i].Arch})
 	}
 	sdk := replay.New(rt, replay.Options{Recorder: opts.Recorder, MaxPasses: s.Limits.MaxPasses,
 		Context: opts.Context, Faults: opts.Faults})

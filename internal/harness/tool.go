@@ -22,13 +22,16 @@ type tool struct {
 	ctxByName map[string]replay.ContextID
 	counterCx []string // contexts with counter_collection, in spec order
 
+	app *app // the application, for the tool's own dispatches
+
 	mu        sync.Mutex
-	threadOf  map[uint64]hsa.ThreadID // goroutine id -> application thread
-	published map[hsa.ThreadID]uint64 // the pass index in "thread-local" state (CB-4)
-	label     map[hsa.ThreadID]string // the dispatch each thread is submitting
-	labelOf   map[uint64]string       // dispatch id -> spec name
-	inPass    map[string]int64        // spec name -> pass running, -1 outside
-	started   map[string]bool         // spec names whose app_dispatch happened
+	threadOf  map[uint64]hsa.ThreadID    // goroutine id -> application thread
+	published map[hsa.ThreadID]published // the pass in "thread-local" state (CB-4)
+	live      map[string]bool            // contexts the tool has started globally
+	label     map[hsa.ThreadID]string    // the dispatch each thread is submitting
+	labelOf   map[uint64]string          // dispatch id -> spec name
+	inPass    map[string]int64           // spec name -> pass running, -1 outside
+	started   map[string]bool            // spec names whose app_dispatch happened
 	counters  map[string]map[uint64]uint64
 	extNext   atomic.Uint64
 }
@@ -36,10 +39,20 @@ type tool struct {
 func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s spec.Spec) *tool {
 	return &tool{sdk: sdk, rt: rt, th: th, rec: rec, s: s,
 		ctxByName: map[string]replay.ContextID{}, threadOf: map[uint64]hsa.ThreadID{},
-		published: map[hsa.ThreadID]uint64{}, label: map[hsa.ThreadID]string{},
+		published: map[hsa.ThreadID]published{}, live: map[string]bool{}, label: map[hsa.ThreadID]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
 		counters: map[string]map[uint64]uint64{}}
 }
+
+// published is what the tool keeps in thread-local state during a pass:
+// the dispatch and its pass, so that it merges records on (dispatch id,
+// current_pass) as the spec advises, and a record of another dispatch made
+// inside the pass (the tool's own) is not taken for the loop's.
+type published struct {
+	dispatch, pass uint64
+}
+
+func (t *tool) attach(a *app) { t.app = a }
 
 // here is the application thread the calling goroutine belongs to.
 func (t *tool) here(claimed hsa.ThreadID) hsa.ThreadID {
@@ -80,8 +93,7 @@ func (t *tool) InPass(dispatch string) (uint64, bool) {
 func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
 	for _, c := range t.s.Contexts {
 		if c.StopAfter == dispatch {
-			id := t.ctxByName[c.Name]
-			t.apiOn(thread, trace.Event{Call: trace.CallStopContext, Label: c.Name}, id, t.sdk.StopContext(id))
+			t.setStarted(thread, c.Name, false, trace.Event{})
 		}
 	}
 }
@@ -117,10 +129,29 @@ func (t *tool) setUp() {
 	}
 	for _, c := range t.s.Contexts {
 		if c.Started() {
-			id := t.ctxByName[c.Name]
-			t.api(trace.Event{Call: trace.CallStartContext, Label: c.Name}, id, t.sdk.StartContext(id))
+			t.setStarted(0, c.Name, true, trace.Event{})
 		}
 	}
+}
+
+// setStarted starts or stops a context globally from thread (0: while
+// setting up), recording the call; where names the replay callback it is
+// made from, if any (op, phase, pass, dispatch).
+func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where trace.Event) {
+	id := t.ctxByName[name]
+	e := trace.Event{Call: trace.CallStopContext, Label: name, Op: where.Op, Phase: where.Phase, Pass: where.Pass, Dispatch: where.Dispatch}
+	st := replay.StatusSuccess
+	if on {
+		e.Call, st = trace.CallStartContext, t.sdk.StartContext(id)
+	} else {
+		st = t.sdk.StopContext(id)
+	}
+	if st == replay.StatusSuccess {
+		t.mu.Lock()
+		t.live[name] = on
+		t.mu.Unlock()
+	}
+	t.apiOn(thread, e, id, st)
 }
 
 func (t *tool) hasReplay() bool {
@@ -228,7 +259,9 @@ func (t *tool) selectCounters(counters []string) replay.CounterSelectFunc {
 	return func(thread hsa.ThreadID, info replay.DispatchInfo, _ replay.CorrelationID) []string {
 		g := t.groups(info.AgentID, counters)
 		t.mu.Lock()
-		pass, inLoop := t.published[t.threadOfLocked(thread)]
+		pub, inLoop := t.published[t.threadOfLocked(thread)]
+		inLoop = inLoop && pub.dispatch == info.DispatchID
+		pass := pub.pass
 		label := t.labelOf[info.DispatchID]
 		t.mu.Unlock()
 		switch {
@@ -265,7 +298,9 @@ func (t *tool) externalID(ec spec.ExternalCorrelation) replay.ExternalCorrelatio
 func (t *tool) onRecord(r replay.Record) {
 	th := t.here(r.Thread)
 	t.mu.Lock()
-	pass, inLoop := t.published[th]
+	pub, inLoop := t.published[th]
+	inLoop = inLoop && pub.dispatch == r.Dispatch.DispatchID
+	pass := pub.pass
 	label := t.labelOf[r.Dispatch.DispatchID]
 	if inLoop && r.Service == replay.CounterCollection {
 		for _, c := range r.Counters {
@@ -277,18 +312,9 @@ func (t *tool) onRecord(r replay.Record) {
 		}
 	}
 	t.mu.Unlock()
-	e := trace.Event{Type: trace.Record, Service: r.Service.Trace(), Context: uint64(r.Context), Thread: uint64(th),
-		Dispatch: r.Dispatch.DispatchID, Agent: uint64(r.Dispatch.AgentID), Kernel: r.Dispatch.KernelName,
-		Corr: corrOf(r.Correlation), Start: r.Start, End: r.End}
+	var at *uint64
 	if inLoop {
-		e.Pass = trace.U64(pass)
+		at = trace.U64(pass)
 	}
-	for _, c := range r.Counters {
-		e.Counters = append(e.Counters, trace.Counter{Name: c.Name, Value: c.Value})
-	}
-	t.rec.Emit(e)
-}
-
-func corrOf(c replay.CorrelationID) *trace.Corr {
-	return &trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor}
+	t.rec.Emit(RecordEvent(r, th, at))
 }

@@ -12,6 +12,9 @@ import (
 // collects group i (AGT-1, RPV-3). A counter the agent does not have is an
 // error naming it; a repeated counter is collected once.
 func CounterGroups(a Agent, counters []string) ([][]string, error) {
+	if a.Counters != nil {
+		return sourceGroups(a, counters)
+	}
 	var groups [][]string
 	var used []map[string]int // per group: counters placed per block
 	seen := make(map[string]bool, len(counters))
@@ -49,7 +52,9 @@ func CounterGroups(a Agent, counters []string) ([][]string, error) {
 // agent (a consumer part, say) does not have before grouping.
 func CollectableCounters(a Agent, counters []string) (have, missing []string) {
 	for _, name := range counters {
-		if _, ok := blockOf(a, name); ok {
+		if a.Counters != nil && a.Counters.HasCounter(name) {
+			have = append(have, name)
+		} else if _, ok := blockOf(a, name); ok && a.Counters == nil {
 			have = append(have, name)
 		} else {
 			missing = append(missing, name)
@@ -69,7 +74,32 @@ func blockOf(a Agent, counter string) (CounterBlock, bool) {
 	return CounterBlock{}, false
 }
 
+// sourceGroups checks and de-duplicates counters, then lets the agent's
+// CounterSource schedule them.
+func sourceGroups(a Agent, counters []string) ([][]string, error) {
+	var names []string
+	seen := make(map[string]bool, len(counters))
+	for _, name := range counters {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if !a.Counters.HasCounter(name) {
+			return nil, unknownCounter(a, name)
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	return a.Counters.Groups(names)
+}
+
 func unknownCounter(a Agent, name string) error {
+	if a.Counters != nil {
+		return fmt.Errorf("hsa: agent %d (%s, %s) has no counter %q (its counters: %s)",
+			a.ID, a.Name, a.Arch, name, a.Counters.Describe())
+	}
 	var blocks []string
 	for _, b := range a.CounterBlocks {
 		blocks = append(blocks, b.Name)

@@ -78,3 +78,35 @@ func TestCollectableCounters(t *testing.T) {
 		})
 	}
 }
+
+// pairs is a CounterSource that knows counters starting with "m" and puts
+// two in each pass.
+type pairs struct{}
+
+func (pairs) HasCounter(n string) bool { return len(n) > 0 && n[0] == 'm' }
+func (pairs) Describe() string         { return "m-metrics" }
+func (pairs) Groups(c []string) ([][]string, error) {
+	var out [][]string
+	for i := 0; i < len(c); i += 2 {
+		out = append(out, c[i:min(i+2, len(c))])
+	}
+	return out, nil
+}
+
+func TestCounterSourceReplacesBlocks(t *testing.T) {
+	a := Agent{ID: 3, Name: "H", Arch: "sm_90", Counters: pairs{}, CounterBlocks: testAgent.CounterBlocks}
+	g, err := CounterGroups(a, []string{"ma", "mb", "ma", "mc"})
+	if err != nil || len(g) != 2 || len(g[0]) != 2 || g[1][0] != "mc" {
+		t.Fatalf("groups = %v, %v", g, err)
+	}
+	if _, err := CounterGroups(a, []string{"ma", "SQ_WAVES"}); err == nil || !strings.Contains(err.Error(), `agent 3 (H, sm_90) has no counter "SQ_WAVES" (its counters: m-metrics)`) {
+		t.Fatalf("err = %v", err)
+	}
+	have, missing := CollectableCounters(a, []string{"SQ_WAVES", "mz"})
+	if len(have) != 1 || have[0] != "mz" || len(missing) != 1 {
+		t.Fatalf("have %v missing %v", have, missing)
+	}
+	if g, err := CounterGroups(a, nil); g != nil || err != nil {
+		t.Fatalf("empty: %v %v", g, err)
+	}
+}

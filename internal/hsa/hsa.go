@@ -8,6 +8,8 @@ package hsa
 import (
 	"errors"
 	"fmt"
+
+	"github.com/replayspec/replayspec/trace"
 )
 
 // AgentID names a GPU agent. Zero is never a valid agent.
@@ -24,20 +26,17 @@ type SignalID uint64
 // thread takes the thread explicitly.
 type ThreadID uint64
 
-// Family groups agents whose hardware behaves alike for the rules (SVC-3).
-type Family string
+// Family groups agents whose hardware behaves alike for the rules (SVC-3);
+// the families are the trace's vocabulary, listed once there.
+type Family = trace.Family
 
 // Agent families.
 const (
-	FamilyMI200    Family = "MI200"    // CDNA2, gfx90a
-	FamilyMI300    Family = "MI300"    // CDNA3, gfx942
-	FamilyConsumer Family = "consumer" // RDNA3, gfx1100
-	FamilyNVIDIA   Family = "nvidia"   // CUDA devices
+	FamilyMI200    = trace.FamilyMI200
+	FamilyMI300    = trace.FamilyMI300
+	FamilyConsumer = trace.FamilyConsumer
+	FamilyNVIDIA   = trace.FamilyNVIDIA
 )
-
-// DataCenter reports whether the family is one of the MI2xx/MI3xx parts on
-// which SVC-3's service combination limits apply.
-func (f Family) DataCenter() bool { return f == FamilyMI200 || f == FamilyMI300 }
 
 // CounterBlock is one hardware counter block: the counters it can count and
 // how many of them it can count at once.
@@ -54,6 +53,23 @@ type Agent struct {
 	Arch          string // gfx architecture, e.g. "gfx942"
 	Family        Family
 	CounterBlocks []CounterBlock
+	// Counters, when set, is the agent's own counter catalogue and pass
+	// scheduler; it replaces CounterBlocks for CounterGroups and
+	// CollectableCounters. NVIDIA agents use it: which metrics fit one pass
+	// is the vendor library's decision, not a register count.
+	Counters CounterSource
+}
+
+// CounterSource names and schedules the counters of an agent whose
+// counters do not come in blocks of registers.
+type CounterSource interface {
+	// HasCounter reports whether the agent can count name.
+	HasCounter(name string) bool
+	// Groups splits known, distinct counters into passes: pass i collects
+	// group i, and every group fits one hardware pass.
+	Groups(counters []string) ([][]string, error)
+	// Describe names the catalogue for error messages.
+	Describe() string
 }
 
 // Dim3 is a grid or workgroup size.

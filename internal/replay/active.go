@@ -31,6 +31,20 @@ func (s *SDK) refreshActive() {
 		}
 	}
 	sort.Slice(next.contexts, func(i, j int) bool { return next.contexts[i].id < next.contexts[j].id })
+	if s.opts.Faults.Has(FaultActivateUnstarted) {
+		// ACT-3 broken: a configured replay context counts, started or not.
+		// Only reachable while some other context is started: the "nothing
+		// started" fast path hides it otherwise.
+		for _, c := range s.contexts {
+			if c.replay != nil && !c.started && !next.empty() {
+				next.replay = c
+			}
+		}
+		if next.replay != nil {
+			s.active.Store(next)
+			return
+		}
+	}
 	for i := range next.contexts {
 		c := &next.contexts[i]
 		// ACT-1, ACT-3: only a subscription covering CONFIG activates replay.

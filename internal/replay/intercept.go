@@ -13,6 +13,10 @@ import (
 // completion is never fired (CMP-4).
 var ErrNeverEnded = errors.New("replay: the loop did not end within the pass budget")
 
+// ErrRestoreFailed is returned by a submit whose restore failed part-way:
+// the process aborts there (MEM-5), with no CONFIG EXIT and no completion.
+var ErrRestoreFailed = errors.New("replay: a restore failed part-way; the process aborts")
+
 // API-5 (clarified 2026-11-30): size is the whole payload's size, in the
 // reference's layout, so a tool can tell a member is present from its
 // offset.
@@ -30,16 +34,30 @@ func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, wr
 	if act.empty() {
 		return write(thread, packets) // ACT-4: nothing started, nothing to do
 	}
+	if s.thread(thread).insideCallback() {
+		// The tool's own dispatch, written from inside a replay callback:
+		// replay does not nest (docs/decisions.md).
+		return s.submitOnce(act, q, thread, packets, write, true)
+	}
 	if len(packets) == 1 && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
 		return s.dispatch(act, q, thread, packets[0], write)
 	}
-	return s.submitUnreplayed(act, q, thread, packets, write)
+	if s.opts.Faults.Has(FaultReplayMultiPacket) && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
+		// ACT-6 broken: the kernel of a multi-packet write is replayed.
+		if err := s.dispatch(act, q, thread, packets[0], write); err != nil {
+			return err
+		}
+		return write(thread, packets[1:])
+	}
+	return s.submitOnce(act, q, thread, packets, write, false)
 }
 
-// submitUnreplayed runs a multi-packet or graph submission once (ACT-6):
-// each kernel packet still gets its dispatch id and ordinary services.
-func (s *SDK) submitUnreplayed(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
-	if act.replay != nil {
+// submitOnce runs a submission once, without replay: a multi-packet or
+// graph submission (ACT-6), or the tool's own dispatch from inside a
+// callback (fromCallback). Each kernel packet still gets its dispatch id
+// and its ordinary services.
+func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc, fromCallback bool) error {
+	if act.replay != nil && !fromCallback {
 		code := trace.WarnMultiPacketSubmission
 		for _, p := range packets {
 			if p.FromGraph {
@@ -49,6 +67,11 @@ func (s *SDK) submitUnreplayed(act *activeSet, q hsa.Queue, thread hsa.ThreadID,
 		s.warn(code, 0, fmt.Sprintf("%d packets", len(packets)))
 	}
 	ts := s.thread(thread)
+	if fromCallback {
+		// LCX-6: the running loop's local override is not for this dispatch.
+		ts.setUnmasked(true)
+		defer ts.setUnmasked(false)
+	}
 	out := append([]hsa.Packet(nil), packets...)
 	type pending struct {
 		sub  submission
@@ -68,10 +91,17 @@ func (s *SDK) submitUnreplayed(act *activeSet, q hsa.Queue, thread hsa.ThreadID,
 		out[i].Tag, out[i].Profile = info.DispatchID, sub.profile
 		subs = append(subs, pending{sub, info, corr, i})
 	}
-	lk := s.agentLocks.of(q.Agent())
-	lk.RLock(thread)
-	err := write(thread, out)
-	lk.RUnlock(thread)
+	var err error
+	if ts.ownsAgent(q.Agent()) {
+		// The thread's own loop holds this agent: waiting for the lock
+		// would wait for ever (docs/decisions.md).
+		err = write(thread, out)
+	} else {
+		lk := s.agentLocks.of(q.Agent())
+		lk.RLock(thread)
+		err = write(thread, out)
+		lk.RUnlock(thread)
+	}
 	if err != nil {
 		return err
 	}

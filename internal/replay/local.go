@@ -14,6 +14,14 @@ type threadState struct {
 	loop     *loopState
 	apiStack []uint64
 	leaked   map[ContextID]bool // FaultLocalToggleLeaks: a mask that outlived its loop
+	// inCallback counts the replay callbacks running on this thread: a
+	// dispatch written inside one is the tool's own (docs/decisions.md).
+	inCallback int
+	// owns is the agent whose loop lock this thread holds (MEM-6), 0 none.
+	owns hsa.AgentID
+	// unmasked is set while the tool's own dispatch is prepared: the
+	// loop's override is not for it (LCX-6).
+	unmasked bool
 
 	start, stop LocalContextFunc // this thread's local toggles, made once
 }
@@ -22,7 +30,6 @@ type threadState struct {
 type loopState struct {
 	before      *activeSet         // contexts active when the loop began (LCX-4, LCX-7)
 	enabled     map[ContextID]bool // the mask; absent means "as before the loop"
-	stoppedOnce map[ContextID]bool // for services that honour a stop only (SVC-1)
 	inPassEnter bool               // LCX-2: the only window where toggles are legal
 }
 
@@ -60,20 +67,19 @@ func (s *SDK) localToggle(ts *threadState, ctx ContextID, on bool) Status {
 	if !exists {
 		return StatusErrorContextNotFound
 	}
-	if on && !loop.before.has(ctx) && !s.opts.Faults.Has(FaultLocalStartNotStartedAllowed) {
-		return StatusErrorContextNotStarted // LCX-7: only already-started contexts can be masked in
+	if !loop.before.has(ctx) && !(on && s.opts.Faults.Has(FaultLocalStartNotStartedAllowed)) {
+		// LCX-7 (clarified 2026-11-30): a context that was not active when
+		// the loop began can be neither started nor stopped locally.
+		return StatusErrorContextNotStarted
 	}
 	loop.enabled[ctx] = on // LCX-3: sticky; LCX-7: the last call in a pass wins
-	if !on {
-		loop.stoppedOnce[ctx] = true
-	}
 	return StatusSuccess
 }
 
 func (ts *threadState) beginLoop(before *activeSet) *loopState {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	ts.loop = &loopState{before: before, enabled: map[ContextID]bool{}, stoppedOnce: map[ContextID]bool{}}
+	ts.loop = &loopState{before: before, enabled: map[ContextID]bool{}}
 	return ts.loop
 }
 
@@ -86,6 +92,44 @@ func (ts *threadState) endLoop(leak bool) {
 		ts.leaked = ts.loop.enabled
 	}
 	ts.loop = nil
+}
+
+// enterCallback and exitCallback bracket a replay callback on this thread.
+func (ts *threadState) enterCallback() {
+	ts.mu.Lock()
+	ts.inCallback++
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) exitCallback() {
+	ts.mu.Lock()
+	ts.inCallback--
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) insideCallback() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.inCallback > 0
+}
+
+// setOwns records the agent whose loop lock the thread took (0: released).
+func (ts *threadState) setOwns(agent hsa.AgentID) {
+	ts.mu.Lock()
+	ts.owns = agent
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) ownsAgent(agent hsa.AgentID) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.owns != 0 && ts.owns == agent
+}
+
+func (ts *threadState) setUnmasked(on bool) {
+	ts.mu.Lock()
+	ts.unmasked = on
+	ts.mu.Unlock()
 }
 
 func (ts *threadState) setPassEnter(on bool) {
@@ -103,27 +147,28 @@ func (ts *threadState) participates(svc Service, ctx ContextID, faults Faults) b
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	mask := ts.leaked
-	var stopped map[ContextID]bool
 	if ts.loop != nil {
-		mask, stopped = ts.loop.enabled, ts.loop.stoppedOnce
+		mask = ts.loop.enabled
 	}
+	if ts.unmasked {
+		mask = nil
+	}
+	on, set := mask[ctx]
 	switch svc {
 	case PCSampling, DeviceCounting:
 		// SVC-2: agent-wide services ignore local toggles.
 		if !faults.Has(FaultPCSamplingHonoursStop) {
 			return true
 		}
-		on, set := mask[ctx]
 		return !set || on
-	case KernelTrace, ThreadTrace:
-		// SVC-1 (ref): these honour a local stop, not a later local start.
-		if stopped[ctx] {
-			return false
-		}
-		on, set := mask[ctx]
-		return !set || on
-	default: // CounterCollection, SPM honour both
-		on, set := mask[ctx]
+	default:
+		// SVC-1: counters and SPM honour a local stop and a local start.
+		// Kernel trace and thread trace honour "a stop only" (clarified
+		// 2026-11-30): they skip a pass while their context is stopped in
+		// it, a later local start ends the stop (LCX-3), and a start never
+		// makes them collect where they would not without any override.
+		// Only contexts active before the loop reach this point, so for
+		// all four the answer is the mask, or "collect" when unset.
 		return !set || on
 	}
 }

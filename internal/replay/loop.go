@@ -56,9 +56,11 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
 	pl := s.decide(cfg, info, seq)
 	if !pl.replay {
-		if s.opts.Faults.Has(FaultSnapshotWhenNotReplayed) {
+		if s.opts.Faults.Has(FaultSnapshotWhenNotReplayed) || s.opts.Faults.Has(FaultSnapshotSilently) {
 			if snap, err := s.rt.Snapshot(thread, info.AgentID, s.tracker.regionsOf(info.AgentID)); err == nil {
-				s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
+				if !s.opts.Faults.Has(FaultSnapshotSilently) {
+					s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
+				}
 				snap.Release()
 			}
 		}
@@ -69,9 +71,11 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	locked := !s.opts.Faults.Has(FaultNoAgentLock)
 	if locked {
 		lk.Lock(thread) // MEM-6: the loop owns the agent
+		ts.setOwns(info.AgentID)
 	}
 	unlock := func() {
 		if locked {
+			ts.setOwns(0)
 			lk.Unlock(thread)
 			locked = false
 		}
@@ -209,6 +213,9 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		}
 
 		last := fixed && pass+1 >= pl.passes
+		if faults.Has(FaultUserDataWriteLost) {
+			passUD = seq // what the tool wrote in PASS ENTER never reaches its EXIT
+		}
 		if !(last && faults.Has(FaultSkipLastPassExit)) {
 			s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CONT-4
 		}
@@ -249,11 +256,13 @@ func (s *SDK) budgetSpent(passes uint64) bool {
 }
 
 // restore writes the snapshot back before pass (MEM-2). A restore that
-// fails part-way is fatal: never a silent wrong result (MEM-5).
+// fails part-way is fatal: never a silent wrong result (MEM-5). The SDK
+// claims no restore it did not finish; the runtime's own account shows the
+// bytes it wrote before failing (docs/decisions.md 13).
 func (s *SDK) restore(snap hsa.Snapshot, thread hsa.ThreadID, dispatch, pass uint64) error {
 	n, err := snap.Restore()
 	if err != nil {
-		return fmt.Errorf("replay: restore before pass %d of dispatch %d failed part-way: %w", pass, dispatch, err)
+		return fmt.Errorf("%w: before pass %d of dispatch %d: %w", ErrRestoreFailed, pass, dispatch, err)
 	}
 	s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: n})
 	return nil
@@ -267,6 +276,9 @@ func (s *SDK) callback(sub *toolContext, thread hsa.ThreadID, corr CorrelationID
 		return
 	}
 	corr.External = UserData{} // external ids belong to submits (docs/trace.md)
+	ts := s.thread(thread)
+	ts.enterCallback()
+	defer ts.exitCallback()
 	r.callback(CallbackRecord{Context: sub.id, Thread: thread, Correlation: corr, Kind: KindKernelReplay,
 		Operation: op, Phase: ph, Payload: payload}, ud)
 }

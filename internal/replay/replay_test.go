@@ -96,6 +96,7 @@ type replayTool struct {
 	passes    []uint64 // current_pass of every PASS ENTER
 	totals    []uint64
 	configs   int
+	exits     int // CONFIG EXITs
 	onPass    func(rec replay.CallbackRecord, ud *replay.UserData)
 }
 
@@ -107,6 +108,8 @@ func (rt *replayTool) install(b *bench, ops ...replay.Operation) replay.ContextI
 		case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
 			rt.configs++
 			p.ReplayPassCount, p.ReplayContinue = rt.passCount, rt.cont
+		case rec.Operation == replay.OpConfig:
+			rt.exits++
 		case rec.Operation == replay.OpPass && rec.Phase == replay.PhaseEnter:
 			rt.passes = append(rt.passes, p.CurrentPass)
 			rt.totals = append(rt.totals, p.TotalPasses)
@@ -285,7 +288,8 @@ func TestOperationQueries(t *testing.T) {
 }
 
 // TestLocalContexts: LCX-2 (window), LCX-3 (sticky), LCX-4 (scoped),
-// LCX-7 (not started) and SVC-1/SVC-2 (who honours the mask).
+// LCX-7 (not started: start and stop refused alike) and SVC-1/SVC-2 (who
+// honours the mask; a local start ends a trace service's stop).
 func TestLocalContexts(t *testing.T) {
 	var counterCtx, traceCtx, idleCtx replay.ContextID
 	records := map[replay.Service][]uint64{} // dispatch ids per service
@@ -299,7 +303,8 @@ func TestLocalContexts(t *testing.T) {
 		}
 		switch p.CurrentPass {
 		case 0:
-			statuses = append(statuses, p.ReplayStopContext(counterCtx), p.ReplayStopContext(traceCtx), p.ReplayStartContext(idleCtx))
+			statuses = append(statuses, p.ReplayStopContext(counterCtx), p.ReplayStopContext(traceCtx), p.ReplayStartContext(idleCtx),
+				p.ReplayStopContext(idleCtx))
 		case 2:
 			statuses = append(statuses, p.ReplayStartContext(counterCtx), p.ReplayStartContext(traceCtx))
 		}
@@ -321,7 +326,8 @@ func TestLocalContexts(t *testing.T) {
 	if _, _, err := b.dispatch(); err != nil {
 		t.Fatal(err)
 	}
-	want := []replay.Status{replay.StatusSuccess, replay.StatusSuccess, replay.StatusErrorContextNotStarted, replay.StatusErrorContextError,
+	want := []replay.Status{replay.StatusSuccess, replay.StatusSuccess, replay.StatusErrorContextNotStarted,
+		replay.StatusErrorContextNotStarted, replay.StatusErrorContextError,
 		replay.StatusErrorContextError, replay.StatusSuccess, replay.StatusSuccess, replay.StatusErrorContextError}
 	if len(statuses) != len(want) {
 		t.Fatalf("statuses %v, want %v", statuses, want)
@@ -332,14 +338,15 @@ func TestLocalContexts(t *testing.T) {
 		}
 	}
 	// Counters: off in passes 0 and 1, back on in pass 2 (honours stop and
-	// start). Kernel trace: off from pass 0 on (stop only). PC sampling:
+	// start). Kernel trace: the same, since the start in pass 2 ends its
+	// stop (SVC-1 with LCX-3, clarified 2026-11-30). PC sampling:
 	// every pass (ignores toggles), except that on MI300 it cannot share a
 	// pass with counters (SVC-3): so passes 0 and 1 only.
 	if n := len(records[replay.CounterCollection]); n != 1 {
 		t.Errorf("counter records = %d, want 1 (pass 2 only)", n)
 	}
-	if n := len(records[replay.KernelTrace]); n != 0 {
-		t.Errorf("kernel trace records = %d, want 0", n)
+	if n := len(records[replay.KernelTrace]); n != 1 {
+		t.Errorf("kernel trace records = %d, want 1 (pass 2 only)", n)
 	}
 	if n := len(records[replay.PCSampling]); n != 2 {
 		t.Errorf("pc sampling records = %d, want 2", n)
@@ -350,8 +357,8 @@ func TestLocalContexts(t *testing.T) {
 	if _, _, err := b.dispatch(); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(records[replay.KernelTrace]); n != 1 {
-		t.Errorf("kernel trace after the loop = %d records, want 1 (LCX-4)", n)
+	if n := len(records[replay.KernelTrace]); n != 2 {
+		t.Errorf("kernel trace after the loop = %d records, want 2 (LCX-4)", n)
 	}
 	if !b.sdk.IsActive(counterCtx) || !b.sdk.IsActive(traceCtx) || b.sdk.IsActive(idleCtx) {
 		t.Error("global context state changed by local toggles (LCX-5)")
@@ -418,7 +425,88 @@ func TestRestoreFailureIsFatal(t *testing.T) {
 	cfg := sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}, FailRestoreAt: 1}
 	b := newBenchOn(t, cfg, replay.Options{}, func(b *bench) { tool.install(b) })
 	sig, _, err := b.dispatch()
-	if err == nil || sig != 1 {
-		t.Errorf("err=%v signal=%d; want an error and no completion", err, sig)
+	if !errors.Is(err, replay.ErrRestoreFailed) || sig != 1 {
+		t.Errorf("err=%v signal=%d; want ErrRestoreFailed and no completion", err, sig)
+	}
+	// The SDK claims no restore it did not finish, the runtime shows what
+	// it wrote before failing, and no CONFIG EXIT follows.
+	if b.count(trace.Restore) != 0 || b.count(trace.MemWrite) == 0 || tool.exits != 0 {
+		t.Errorf("restores claimed=%d runtime writes=%d CONFIG EXITs=%d; want 0, some, 0",
+			b.count(trace.Restore), b.count(trace.MemWrite), tool.exits)
+	}
+}
+
+// TestDispatchFromInsideACallback: the tool writes a dispatch of its own
+// from PASS ENTER of pass 1, on the agent its loop holds. It is not a
+// replay candidate (no CONFIG of its own), gets its own dispatch id, runs
+// once at once without waiting for the loop's lock, and the loop's local
+// override (counters stopped in pass 0) does not mask it (LCX-6).
+func TestDispatchFromInsideACallback(t *testing.T) {
+	var counterCtx replay.ContextID
+	var side hsa.Allocation
+	type rec struct {
+		dispatch uint64
+		service  replay.Service
+	}
+	var records []rec
+	var nestedErr error
+	var nestedSignal int64 = -1
+	tool := &replayTool{passCount: fixed(3)}
+	var b *bench
+	tool.onPass = func(r replay.CallbackRecord, _ *replay.UserData) {
+		p := r.Payload
+		if r.Phase != replay.PhaseEnter {
+			return
+		}
+		switch p.CurrentPass {
+		case 0:
+			p.ReplayStopContext(counterCtx)
+		case 1:
+			sig := b.rt.CreateSignal(1)
+			nestedErr = b.q.Submit(1, hsa.Packet{Type: hsa.KernelDispatchPacket, Kernel: "increment",
+				Grid: hsa.Dim3{X: 4, Y: 1, Z: 1}, Workgroup: hsa.Dim3{X: 64, Y: 1, Z: 1},
+				Args: []hsa.Arg{{Buffer: &side}}, Completion: sig})
+			nestedSignal = sig.Value()
+		}
+	}
+	b = newBench(t, replay.Options{}, func(b *bench) {
+		counterCtx, _ = b.sdk.CreateContext()
+		b.sdk.ConfigureCounterCollection(counterCtx, func(hsa.ThreadID, replay.DispatchInfo, replay.CorrelationID) []string {
+			return []string{"SQ_WAVES"}
+		}, func(r replay.Record) { records = append(records, rec{r.Dispatch.DispatchID, r.Service}) })
+		b.sdk.StartContext(counterCtx)
+		tool.install(b)
+		var err error
+		if side, err = b.rt.Allocate(b.rt.Agents()[0].ID, hsa.DeviceCoarse, 16); err != nil {
+			t.Fatal(err)
+		}
+	})
+	sig, _, err := b.dispatch()
+	if err != nil || nestedErr != nil {
+		t.Fatalf("err=%v, nested err=%v", err, nestedErr)
+	}
+	if sig != 0 || nestedSignal != 0 {
+		t.Errorf("signals: loop %d, nested %d; want both completed once (0)", sig, nestedSignal)
+	}
+	if tool.configs != 1 || len(tool.passes) != 3 {
+		t.Errorf("CONFIGs=%d passes=%d; want 1 and 3 (the nested dispatch is no replay candidate)", tool.configs, len(tool.passes))
+	}
+	ids := 0
+	for _, e := range b.rec.Events() {
+		if e.Type == trace.DispatchID {
+			ids++
+		}
+	}
+	nested := 0
+	for _, r := range records {
+		if r.dispatch == 2 && r.service == replay.CounterCollection {
+			nested++
+		}
+		if r.dispatch == 1 {
+			t.Errorf("the loop's dispatch got a counter record although its context was stopped in pass 0")
+		}
+	}
+	if ids != 2 || nested != 1 {
+		t.Errorf("dispatch ids reserved=%d, counter records of the nested dispatch=%d; want 2 and 1", ids, nested)
 	}
 }

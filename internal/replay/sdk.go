@@ -85,13 +85,13 @@ func New(rt hsa.Runtime, opts Options) *SDK {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	s := &SDK{rt: rt, opts: opts, rec: opts.Recorder, contexts: map[ContextID]*toolContext{}}
+	s := &SDK{rt: withFaults(rt, opts.Faults), opts: opts, rec: opts.Recorder, contexts: map[ContextID]*toolContext{}}
 	s.agents = map[hsa.AgentID]hsa.Agent{}
 	for _, a := range rt.Agents() {
 		s.agents[a.ID] = a
 	}
 	s.active.Store(&activeSet{})
-	s.agentLocks.init(rt)
+	s.agentLocks.init(rt) // the runtime's own locks, whatever wraps it
 	s.warnings.init(opts.Faults.Has(FaultWarnEveryTime))
 	return s
 }
@@ -116,7 +116,7 @@ func (s *SDK) ConfigureCallbackTracing(ctx ContextID, kind TracingKind, ops []Op
 	if cb == nil {
 		return StatusErrorInvalidArgument
 	}
-	sub := &replaySubscription{callback: cb, config: len(ops) == 0, pass: len(ops) == 0}
+	sub := &replaySubscription{callback: faultyPayload(cb, s.opts.Faults), config: len(ops) == 0, pass: len(ops) == 0}
 	for _, op := range ops {
 		switch op {
 		case OpConfig:

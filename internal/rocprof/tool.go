@@ -220,7 +220,7 @@ func runOnce(s spec.Spec, cfg Config) (*AppRun, error) {
 	for i, ag := range s.Agents { // as harness.Run lists them, for trace readers
 		if i < len(agents) {
 			rec.Emit(trace.Event{Type: trace.AgentInfo, Agent: uint64(agents[i].ID), Label: ag.Name,
-				Family: string(agents[i].Family), Product: agents[i].Name, Arch: agents[i].Arch})
+				Family: agents[i].Family, Product: agents[i].Name, Arch: agents[i].Arch})
 		}
 	}
 	sdk := replay.New(rt, replay.Options{Recorder: rec, MaxPasses: s.Limits.MaxPasses})
@@ -361,15 +361,15 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(rec.Thread), Context: uint64(rec.Context),
 		Op: op, Phase: phase, Dispatch: info.DispatchID,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
-		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: corrOf(rec.Correlation),
-		UserData: trace.U64(ud.Value), Payload: payloadFlags(p), PayloadSize: trace.U64(p.Size),
-		Info: infoOf(info), Label: label})
+		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: harness.Corr(rec.Correlation),
+		UserData: trace.U64(ud.Value), Payload: harness.PayloadMembers(p), PayloadSize: trace.U64(p.Size),
+		Info: harness.DispatchInfo(info), Label: label})
 	// What the tool leaves behind (RPV-4: replay_pass_count and nothing
 	// else) is recorded when it returns.
 	defer func() {
 		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(rec.Thread), Context: uint64(rec.Context),
 			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
-			UserData: trace.U64(ud.Value), Payload: payloadFlags(p), Label: label})
+			UserData: trace.U64(ud.Value), Payload: harness.PayloadMembers(p), Label: label})
 	}()
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
@@ -385,32 +385,6 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		t.running[label] = -1
 		t.mu.Unlock()
 	}
-}
-
-// infoOf is the dispatch info a callback event carries (docs/trace.md).
-func infoOf(d replay.DispatchInfo) *trace.DispatchInfo {
-	dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
-	return &trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
-		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)}
-}
-
-// payloadFlags names the payload fields that are set (docs/trace.md).
-func payloadFlags(p *replay.KernelReplayData) []string {
-	var f []string
-	add := func(set bool, name string) {
-		if set {
-			f = append(f, name)
-		}
-	}
-	add(p.Size != 0, trace.MemberSize)
-	add(p.DispatchInfo.DispatchID != 0, trace.MemberDispatchInfo)
-	add(p.CurrentPass != 0, trace.MemberCurrentPass)
-	add(p.TotalPasses != 0, trace.MemberTotalPasses)
-	add(p.ReplayPassCount != nil, trace.MemberReplayPassCount)
-	add(p.ReplayContinue != nil, trace.MemberReplayContinue)
-	add(p.ReplayStartContext != nil, trace.MemberReplayStartContext)
-	add(p.ReplayStopContext != nil, trace.MemberReplayStopContext)
-	return f
 }
 
 // passCount is replay_pass_count: the number of counter groups
@@ -459,20 +433,11 @@ func (t *tool) onRecord(r replay.Record) {
 			Correlation: r.Correlation, Start: r.Start, End: r.End})
 	}
 	t.mu.Unlock()
-	e := trace.Event{Type: trace.Record, Service: r.Service.Trace(), Context: uint64(r.Context), Thread: uint64(r.Thread),
-		Dispatch: r.Dispatch.DispatchID, Agent: uint64(r.Dispatch.AgentID), Kernel: r.Dispatch.KernelName,
-		Corr: corrOf(r.Correlation), Start: r.Start, End: r.End}
+	var at *uint64
 	if inLoop {
-		e.Pass = trace.U64(pass)
+		at = trace.U64(pass)
 	}
-	for _, c := range r.Counters {
-		e.Counters = append(e.Counters, trace.Counter{Name: c.Name, Value: c.Value})
-	}
-	t.rec.Emit(e)
-}
-
-func corrOf(c replay.CorrelationID) *trace.Corr {
-	return &trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor}
+	t.rec.Emit(harness.RecordEvent(r, r.Thread, at))
 }
 
 // PassCounts is, per dispatch id, the pass count the tool returned (from

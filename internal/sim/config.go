@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // Config describes the simulated machine.
@@ -51,17 +52,26 @@ type agentKind struct {
 // differently per kind: SQ_WAVES, SQ_INSTS_VALU, SQ_INSTS_SALU, TCC_HIT,
 // TCC_MISS, TCC_EA_RDREQ, GRBM_COUNT is 3 groups on MI300, 2 on MI200, and
 // (without TCC_EA_RDREQ, which the consumer part lacks) 1 on consumer (AGT-1).
-var kinds = map[string]agentKind{
-	"MI200": {product: "MI210", arch: "gfx90a", family: hsa.FamilyMI200, waveSize: 64,
+var kinds = map[hsa.Family]agentKind{
+	hsa.FamilyMI200: {product: "MI210", arch: "gfx90a", family: hsa.FamilyMI200, waveSize: 64,
 		blocks: counterBlocks(8, 2, true)},
-	"MI300": {product: "MI300X", arch: "gfx942", family: hsa.FamilyMI300, waveSize: 64,
+	hsa.FamilyMI300: {product: "MI300X", arch: "gfx942", family: hsa.FamilyMI300, waveSize: 64,
 		blocks: counterBlocks(8, 1, true)},
-	"consumer": {product: "RX 7900 XTX", arch: "gfx1100", family: hsa.FamilyConsumer, waveSize: 32,
+	hsa.FamilyConsumer: {product: "RX 7900 XTX", arch: "gfx1100", family: hsa.FamilyConsumer, waveSize: 32,
 		blocks: counterBlocks(8, 4, false)},
 }
 
-// Kinds lists the agent kinds the simulator knows, sorted.
-func Kinds() []string { return []string{"MI200", "MI300", "consumer"} }
+// Kinds lists the agent kinds the simulator knows, in the trace's order of
+// families.
+func Kinds() []string {
+	var out []string
+	for _, f := range trace.Families {
+		if _, ok := kinds[f]; ok {
+			out = append(out, string(f))
+		}
+	}
+	return out
+}
 
 func counterBlocks(sqRegs, tccRegs int, hasEA bool) []hsa.CounterBlock {
 	tcc := []string{"TCC_HIT", "TCC_MISS"}
@@ -90,7 +100,7 @@ func buildAgents(cfgs []AgentConfig) ([]*agentState, error) {
 	}
 	agents := make([]*agentState, 0, len(cfgs))
 	for i, c := range cfgs {
-		k, ok := kinds[c.Kind]
+		k, ok := kinds[hsa.Family(c.Kind)]
 		if !ok {
 			return nil, fmt.Errorf("sim: agent %d: unknown kind %q (allowed: %s)", i+1, c.Kind, strings.Join(Kinds(), ", "))
 		}

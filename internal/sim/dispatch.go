@@ -131,7 +131,11 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	if k.Name == "atomic_counter" {
 		written = 4
 	}
-	m.markWritten(lives[0], 0, written) // every kernel writes its first buffer only
+	for i := range max(k.writes, 1) { // the buffers the kernel writes, leading ones
+		if i == 0 || lives[i] != lives[0] {
+			m.markWritten(lives[i], 0, written)
+		}
+	}
 	if rec != nil {
 		memOut = trace.Digest(savedBuffers(bufs[:k.Buffers], lives[:k.Buffers])...)
 	}

@@ -23,6 +23,9 @@ type kernelDef struct {
 	// run applies the kernel to items elements; grid is the launch size
 	// (atomic_counter counts every work item, in range or not).
 	run func(bufs [maxBuffers][]byte, scalar int32, items, grid uint64)
+	// writes is how many leading buffers the kernel writes (0 means 1):
+	// the pages it dirties, which a restore must bring back.
+	writes int
 }
 
 // maxBuffers is the most buffer arguments a library kernel takes; a fixed
@@ -61,6 +64,16 @@ var library = map[string]*kernelDef{
 		run: func(b [maxBuffers][]byte, a int32, items, _ uint64) {
 			for i := range items {
 				set(b[0], i, a*get(b[1], i)+get(b[0], i))
+			}
+		}},
+	// The one kernel that writes several buffers: a restore must bring
+	// back each of them (MEM-2), and the application reads each back.
+	"increment_pair": {KernelInfo: KernelInfo{Name: "increment_pair", Buffers: 2, Effect: "x[i] += 1; y[i] += 1"},
+		nsPerWave: 50, valuPerItem: 4, writes: 2,
+		run: func(b [maxBuffers][]byte, _ int32, items, _ uint64) {
+			for i := range items {
+				set(b[0], i, get(b[0], i)+1)
+				set(b[1], i, get(b[1], i)+1)
 			}
 		}},
 }

@@ -142,11 +142,39 @@ func TestKernelsListsTheLibrary(t *testing.T) {
 		}
 	}
 	want := []string{"accumulate/2 buffer(s)", "atomic_counter/1 buffer(s)", "fill/1 buffer(s) and a scalar",
-		"increment/1 buffer(s)", "saxpy/2 buffer(s) and a scalar"}
+		"increment/1 buffer(s)", "increment_pair/2 buffer(s)", "saxpy/2 buffer(s) and a scalar"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kernels (-want +got):\n%s", diff)
 	}
 	if rt.HasKernel("nope") {
 		t.Error(`HasKernel("nope") = true`)
+	}
+}
+
+// increment_pair writes both of its buffers, so a restore must bring both
+// back (MEM-2): the second buffer's pages are dirty too.
+func TestKernelWritingTwoBuffersIsRestoredWhole(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{}, "MI300")
+	x, y := buffer(t, rt, 1, 2), buffer(t, rt, 10, 20)
+	snap, err := rt.Snapshot(1, 1, []hsa.Allocation{x, y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Release()
+	q, err := rt.CreateQueue(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Submit(1, dispatch("increment_pair", 2, buf(x), buf(y))); err != nil {
+		t.Fatal(err)
+	}
+	if gx, gy := readInt32s(t, rt, x), readInt32s(t, rt, y); !cmp.Equal(gx, []int32{2, 3}) || !cmp.Equal(gy, []int32{11, 21}) {
+		t.Fatalf("after the kernel x=%v y=%v, want [2 3] [11 21]", gx, gy)
+	}
+	if _, err := snap.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if gx, gy := readInt32s(t, rt, x), readInt32s(t, rt, y); !cmp.Equal(gx, []int32{1, 2}) || !cmp.Equal(gy, []int32{10, 20}) {
+		t.Errorf("after the restore x=%v y=%v, want [1 2] [10 20]", gx, gy)
 	}
 }

@@ -30,7 +30,7 @@ func (Sim) Name() string { return "sim" }
 // Capabilities implements Capable: the reference claims everything.
 func (Sim) Capabilities() []string {
 	return []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace",
-		"device-counting", "multi-agent", "counters", "snapshot-failure"}
+		"device-counting", "multi-agent", "counters", "snapshot-failure", spec.CapRestoreFailure, spec.CapToolActions}
 }
 
 // Run implements Target.
@@ -40,6 +40,11 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
 		if a.SnapshotLimit > 0 && (cfg.FailSnapshotOver == 0 || a.SnapshotLimit < cfg.FailSnapshotOver) {
 			cfg.FailSnapshotOver = a.SnapshotLimit // the simulator has one limit for all agents
+		}
+		// The simulator counts restores over the whole machine: the
+		// earliest failure any agent asks for is the one that happens.
+		if n := int(min(a.RestoreFailsAt, 1<<31)); n > 0 && (cfg.FailRestoreAt == 0 || n < cfg.FailRestoreAt) {
+			cfg.FailRestoreAt = n
 		}
 	}
 	rt, err := sim.New(cfg)
@@ -55,5 +60,21 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 	defer stop()
 	runErr := harness.Run(rt, rt, s, harness.Options{Recorder: rec, Faults: tg.Faults, Context: ctx})
 	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}, Events: rec.Events()}
+	if errors.Is(runErr, replay.ErrRestoreFailed) && failsRestore(s) {
+		// The spec's machine fails a restore on purpose; the process
+		// aborting there is the run it asked for, and the trace shows it
+		// (expect.aborts judges it), not a target that broke down.
+		runErr = nil
+	}
 	return t, errors.Join(runErr, errors.Join(rt.Faults()...))
+}
+
+// failsRestore reports whether the spec's machine fails a restore.
+func failsRestore(s spec.Spec) bool {
+	for _, a := range s.Agents {
+		if a.RestoreFailsAt > 0 {
+			return true
+		}
+	}
+	return false
 }

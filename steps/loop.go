@@ -2,28 +2,15 @@ package steps
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/cucumber/godog"
 
-	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/trace"
 )
 
-// The Then steps of the rule oracles, the pass loop, completion and
-// warnings: each judges the trace of the run, or what the application
-// observed, never the engine's state.
+// The steps about the replay loop: the passes that run, the callbacks around them, the pass count and continue calls, the agent held meanwhile.
 
-func registerThen(sc *godog.ScenarioContext) {
-	// The rule oracles.
-	sc.Step(`^the rule checks find nothing wrong$`, checksPass)
-	sc.Step(`^the checks report (?:a violation|violations) of `+ruleIDs+`$`, checksReport)
-	sc.Step(`^the checks report nothing but `+ruleIDs+`$`, checksReportOnly)
-	sc.Step(`^the run stops with an error mentioning "([^"]+)"$`, runFails)
-
-	// The passes.
+func registerLoop(sc *godog.ScenarioContext) {
 	sc.Step(`^passes `+nums+` run`+optOf+`$`, passesRun)
 	sc.Step(`^(?:"([\w-]+)" runs )?exactly (\d+) passes(?: run)?$`, nPassesRun)
 	sc.Step(`^(?:the dispatch|"([\w-]+)") is not replayed: it runs once, and no memory is saved$`, notReplayed)
@@ -34,94 +21,10 @@ func registerThen(sc *godog.ScenarioContext) {
 	sc.Step(`^each pass opens with PASS ENTER and closes with PASS EXIT, in order$`, passesBracketed)
 	sc.Step(`^the pass count is asked once, after CONFIG ENTER and before the first pass$`, passCountOnce)
 	sc.Step(`^"([\w-]+)" runs on the agent only after "([\w-]+)"'s loop has ended$`, exclusive)
-
-	// Continue.
 	sc.Step(`^continue is consulted after pass(?:es)? `+nums+optOf+`$`, continueAfter)
 	sc.Step(`^continue is never consulted$`, continueNever)
 	sc.Step(`^each consultation of continue follows the PASS EXIT of the pass it judges$`, continueAfterExit)
-
-	// Completion, as the application sees it.
-	sc.Step(`^the application sees (?:"([\w-]+)" complete once|one completion)$`, oneCompletion)
-	sc.Step(`^the application sees (?:"([\w-]+)" complete once|one completion), after the last pass$`, oneCompletionAfterLoop)
-	sc.Step(`^the application never sees (?:"([\w-]+)"|the dispatch) complete$`, neverCompletes)
-	sc.Step(`^the loop(?: of "([\w-]+)")? is reported as never ending after (\d+) passes$`, neverEnded)
-	sc.Step(`^the application cannot tell "([\w-]+)" from "([\w-]+)"$`, sameObservation)
-
-	// Warnings.
-	sc.Step(`^the SDK warns "([a-z_]+)" once$`, warnsOnce)
-	sc.Step(`^the SDK prints no warning$`, noWarning)
 }
-
-// --- the rule oracles -------------------------------------------------
-
-// resultOf is where a Then step about the whole run's outcome begins: the
-// scenario and its result, with the rule oracles' violations.
-func resultOf(ctx context.Context) (*world, *runner.Result, error) {
-	w := get(ctx)
-	r, err := w.result(ctx)
-	return w, r, err
-}
-
-func checksPass(ctx context.Context) error {
-	w, r, err := resultOf(ctx)
-	if err != nil {
-		return err
-	}
-	if r.Err != nil || len(r.Violations) > 0 {
-		return w.failf("the rule checks should find nothing wrong")
-	}
-	return nil
-}
-
-func checksReport(ctx context.Context, ids string) error {
-	_, r, err := resultOf(ctx)
-	if err != nil {
-		return err
-	}
-	var got []string
-	for _, v := range r.Violations {
-		if !slices.Contains(got, v.Rule) {
-			got = append(got, v.Rule)
-		}
-	}
-	for _, id := range words(ids) {
-		if !slices.Contains(got, id) {
-			return fmt.Errorf("the rule checks should report a violation of %s; they reported %s:\n%s",
-				id, strings.Join(got, ", "), violations(r.Violations))
-		}
-	}
-	return nil
-}
-
-func checksReportOnly(ctx context.Context, ids string) error {
-	if err := checksReport(ctx, ids); err != nil {
-		return err
-	}
-	_, r, err := resultOf(ctx)
-	if err != nil {
-		return err
-	}
-	want := words(ids)
-	for _, v := range r.Violations {
-		if !slices.Contains(want, v.Rule) {
-			return fmt.Errorf("the rule checks should report only %s, but also reported:\n%s", ids, v.Error())
-		}
-	}
-	return nil
-}
-
-func runFails(ctx context.Context, text string) error {
-	w, r, err := resultOf(ctx)
-	if err != nil {
-		return err
-	}
-	if r.Err == nil || !strings.Contains(r.Err.Error(), text) {
-		return w.failf("the run should stop with an error mentioning %q; it ended with %v", text, r.Err)
-	}
-	return nil
-}
-
-// --- passes -----------------------------------------------------------
 
 func passesRun(ctx context.Context, which, label string) error {
 	want, err := numbers(which)
@@ -210,7 +113,7 @@ func configOnce(ctx context.Context, label string) error {
 		return err
 	}
 	cfg := v.callbacks("CONFIG", "")
-	if len(cfg) != 2 || cfg[0].Phase != "ENTER" || cfg[1].Phase != "EXIT" {
+	if len(cfg) != 2 || cfg[0].Phase != trace.PhaseEnter || cfg[1].Phase != trace.PhaseExit {
 		return w.failf("%s should get one CONFIG ENTER then one CONFIG EXIT:\n%s", v.label, show(cfg...))
 	}
 	for _, e := range v.callbacks("PASS", "") {
@@ -232,7 +135,7 @@ func passesBracketed(ctx context.Context) error {
 	}
 	for i := 0; i < len(ps); i += 2 {
 		a, b := ps[i], ps[i+1]
-		if a.Phase != "ENTER" || b.Phase != "EXIT" || *a.Pass != *b.Pass || *a.Pass != uint64(i/2) {
+		if a.Phase != trace.PhaseEnter || b.Phase != trace.PhaseExit || *a.Pass != *b.Pass || *a.Pass != uint64(i/2) {
 			return w.failf("pass %d should be an ENTER followed by its EXIT:\n%s", i/2, show(a, b))
 		}
 	}
@@ -309,7 +212,7 @@ func continueAfterExit(ctx context.Context) error {
 	var prev *trace.Event
 	for i, e := range v.ev {
 		if e.Type == trace.Continue {
-			if prev == nil || prev.Op != "PASS" || prev.Phase != "EXIT" || *prev.Pass != *e.Pass {
+			if prev == nil || prev.Op != trace.OpPass || prev.Phase != trace.PhaseExit || *prev.Pass != *e.Pass {
 				return w.failf("continue after pass %d should follow that pass's EXIT:\n%s", *e.Pass, show(v.ev[max(0, i-2):i+1]...))
 			}
 		}
@@ -321,102 +224,3 @@ func continueAfterExit(ctx context.Context) error {
 }
 
 // --- completion -----------------------------------------------------------
-
-func oneCompletion(ctx context.Context, label string) error {
-	w, v, err := dispatchOf(ctx, label)
-	if err != nil {
-		return err
-	}
-	c := v.appOf(trace.AppComplete)
-	if len(c) != 1 || len(v.appOf(trace.AppTimeout)) > 0 {
-		return w.failf("the application should see %s complete once; it saw:\n%s", v.label, show(v.app...))
-	}
-	// The completion signal was decremented once while it was in flight.
-	if decs := v.completionSignals(); len(decs) != 1 {
-		return w.failf("the completion signal of %s should fire once; it was decremented %d times:\n%s", v.label, len(decs), show(decs...))
-	}
-	return nil
-}
-
-func oneCompletionAfterLoop(ctx context.Context, label string) error {
-	if err := oneCompletion(ctx, label); err != nil {
-		return err
-	}
-	w, v, _ := dispatchOf(ctx, label)
-	dec, _ := last(v.completionSignals())
-	for _, e := range v.of(trace.Callback) {
-		if e.Seq > dec.Seq {
-			return w.failf("%s's completion should fire after the last pass and CONFIG EXIT, it fired before:\n%s", v.label, show(dec, e))
-		}
-	}
-	for _, k := range v.of(trace.Kernel) {
-		if k.Signal == dec.Signal && len(v.callbacks("PASS", "")) > 0 {
-			return w.failf("no pass may carry the application's completion signal:\n%s", show(k))
-		}
-	}
-	return nil
-}
-
-func neverCompletes(ctx context.Context, label string) error {
-	w, v, err := dispatchOf(ctx, label)
-	if err != nil {
-		return err
-	}
-	if len(v.appOf(trace.AppComplete)) > 0 || len(v.appOf(trace.AppTimeout)) != 1 {
-		return w.failf("the application should wait for %s for ever (the run gives up): \n%s", v.label, show(v.app...))
-	}
-	return nil
-}
-
-func neverEnded(ctx context.Context, label string, n uint64) error {
-	w, v, err := dispatchOf(ctx, label)
-	if err != nil {
-		return err
-	}
-	if ne := v.of(trace.NeverEnded); len(ne) != 1 || ne[0].Pass == nil || *ne[0].Pass != n {
-		return w.failf("the loop of %s should be reported as never ending after %d passes:\n%s", v.label, n, show(ne...))
-	}
-	return nil
-}
-
-// sameObservation: two dispatches look the same to the application: one
-// completion and the same buffer contents read back.
-func sameObservation(ctx context.Context, a, b string) error {
-	w, va, vb, err := twoDispatchesOf(ctx, a, b)
-	if err != nil {
-		return err
-	}
-	shape := func(v *dispatchView) string {
-		var s []string
-		for _, e := range v.app {
-			s = append(s, string(e.Type)+" "+e.Digest)
-		}
-		return strings.Join(s, "; ")
-	}
-	if shape(va) != shape(vb) {
-		return w.failf("the application should not tell %s from %s:\n%s\nversus\n%s", a, b, show(va.app...), show(vb.app...))
-	}
-	return nil
-}
-
-// --- warnings -----------------------------------------------------------
-
-func warnsOnce(ctx context.Context, code string) error {
-	w, evs, err := traceOf(ctx)
-	if err != nil {
-		return err
-	}
-	all := byType(evs, trace.Warning)
-	if ws := where(all, func(e trace.Event) bool { return e.Code == trace.WarningCode(code) }); len(ws) != 1 {
-		return w.failf("the SDK should warn %s once; it did %d times:\n%s", code, len(ws), show(all...))
-	}
-	return nil
-}
-
-func noWarning(ctx context.Context) error {
-	w, evs, err := traceOf(ctx)
-	if err != nil {
-		return err
-	}
-	return w.expectNone(byType(evs, trace.Warning), "the SDK should print no warning")
-}

@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,27 +12,9 @@ import (
 	"github.com/replayspec/replayspec/spec"
 )
 
-// The Given steps of the machine and the tool: each adds to the spec of the
-// scenario.
+// The steps about the tool's plan: the pass count and continue it answers, user data, local starts and stops, deliberate misuse.
 
-func registerGiven(sc *godog.ScenarioContext) {
-	// The machine and the run.
-	sc.Step(`^a machine with (an? .+ agents?)(?: as well)?$`, machine)
-	sc.Step(`^the environment sets ([A-Z_]+) to "([^"]*)"$`, setEnv)
-	sc.Step(`^the run gives up on a loop after (\d+) passes$`, maxPasses)
-
-	// The tool: contexts and services.
-	sc.Step(`^a tool that subscribes to kernel replay$`, subscribe)
-	sc.Step(`^a tool that subscribes to kernel replay for the operations? (CONFIG|PASS|CONFIG and PASS)(?: only)?$`, subscribeOps)
-	sc.Step(`^a tool that subscribes to kernel replay but never starts that context$`, subscribeUnstarted)
-	sc.Step(`^the tool stops its replay context once `+name+` has completed$`, stopReplayAfter)
-	sc.Step(`^the tool (?:also )?(traces kernel dispatches|samples PCs|records SPM|records a thread trace|collects the counters? [A-Z_, and]+|counts device-wide [A-Z_, and]+) in (?:a|its) context `+name+`$`, service)
-	sc.Step(`^the tool configures `+name+` but never starts it$`, neverStarted)
-	sc.Step(`^the tool configures kernel replay on a second context as well$`, configureTwice)
-	sc.Step(`^the tool's external correlation callback blindly increments its id on every call$`, externalIncrement)
-	sc.Step(`^the tool's external correlation callback answers (\d+) every time$`, externalFixed)
-
-	// The tool: its plan.
+func registerPlan(sc *godog.ScenarioContext) {
 	sc.Step(`^the tool's replay_pass_count (is left unset|returns \d+)$`, toolPassCount)
 	sc.Step(`^the tool's replay_continue (is left unset|is ignored|stops after pass \d+|always says go on)$`, toolContinue)
 	sc.Step(`^the tool asks for (\d+) pass(?:es)?$`, asksFor)
@@ -54,127 +35,6 @@ func registerGiven(sc *godog.ScenarioContext) {
 	sc.Step(`^in (pass \d+|every pass) the tool (starts|stops) ("[\w-]+"(?:(?:, | and )"[\w-]+")*) locally$`, local)
 	sc.Step(`^the tool tries to (start|stop) `+name+` locally (while the dispatch is configured|as the dispatch's configuration ends|as a pass ends|as a pass begins)$`, misuse)
 }
-
-// --- the machine and the run ---------------------------------------------
-
-func machine(ctx context.Context, kinds string) error {
-	w := get(ctx)
-	for _, k := range words(strings.NewReplacer("an ", "", "a ", "", " agent", "", " agents", "").Replace(kinds)) {
-		w.s.Agents = append(w.s.Agents, spec.Agent{Name: fmt.Sprintf("gpu%d", len(w.s.Agents)), Kind: k})
-	}
-	return nil
-}
-
-// agent names the agent of a kind ("" is the first agent).
-func (w *world) agent(kind string) (string, error) {
-	if len(w.s.Agents) == 0 {
-		w.s.Agents = []spec.Agent{{Name: "gpu0", Kind: "MI300"}}
-	}
-	if kind == "" {
-		return w.s.Agents[0].Name, nil
-	}
-	for _, a := range w.s.Agents {
-		if a.Kind == kind {
-			return a.Name, nil
-		}
-	}
-	return "", fmt.Errorf("the machine has no %s agent", kind)
-}
-
-func setEnv(ctx context.Context, name, value string) error {
-	// Nothing may read it (PC-8); every scenario may run while it is set.
-	if err := os.Setenv(name, value); err != nil {
-		return err
-	}
-	get(ctx).envSet = append(get(ctx).envSet, name)
-	return nil
-}
-
-func maxPasses(ctx context.Context, n uint64) error {
-	get(ctx).s.Limits.MaxPasses = n
-	return nil
-}
-
-// --- the tool: contexts and services ---------------------------------------
-
-const replayCtx = "replay"
-
-// context is the tool's context of a name, made the first time a step
-// names it.
-func (w *world) context(name string) *spec.Context {
-	for i := range w.s.Contexts {
-		if w.s.Contexts[i].Name == name {
-			return &w.s.Contexts[i]
-		}
-	}
-	w.s.Contexts = append(w.s.Contexts, spec.Context{Name: name})
-	return &w.s.Contexts[len(w.s.Contexts)-1]
-}
-
-func subscribe(ctx context.Context) error { return subscribeOps(ctx, "") }
-
-func subscribeOps(ctx context.Context, ops string) error {
-	get(ctx).context(replayCtx).Services.KernelReplay = &spec.KernelReplay{Operations: words(ops)}
-	return nil
-}
-
-func subscribeUnstarted(ctx context.Context) error {
-	if err := subscribe(ctx); err != nil {
-		return err
-	}
-	return neverStarted(ctx, replayCtx)
-}
-
-func stopReplayAfter(ctx context.Context, name string) error {
-	get(ctx).context(replayCtx).StopAfter = name
-	return nil
-}
-
-func neverStarted(ctx context.Context, name string) error {
-	get(ctx).context(name).Start = new(bool)
-	return nil
-}
-
-func configureTwice(ctx context.Context) error {
-	get(ctx).s.Tool.ConfigureTwice = true
-	return nil
-}
-
-func service(ctx context.Context, what, name string) error {
-	sv := &get(ctx).context(name).Services
-	switch {
-	case what == "traces kernel dispatches":
-		sv.KernelTrace = &spec.Empty{}
-	case what == "samples PCs":
-		sv.PCSampling = &spec.Empty{}
-	case what == "records SPM":
-		sv.SPM = &spec.Empty{}
-	case what == "records a thread trace":
-		sv.ThreadTrace = &spec.Empty{}
-	case strings.HasPrefix(what, "collects the counters "), strings.HasPrefix(what, "collects the counter "):
-		sv.CounterCollection = &spec.CounterCollection{Counters: words(what[strings.Index(what, "counter")+8:])}
-	case strings.HasPrefix(what, "counts device-wide "):
-		sv.DeviceCounting = &spec.CounterCollection{Counters: words(strings.TrimPrefix(what, "counts device-wide "))}
-	default:
-		return fmt.Errorf("unknown service %q", what)
-	}
-	return nil
-}
-
-func externalIncrement(ctx context.Context) error {
-	return externalCorrelation(ctx, spec.ExternalCorrelation{Mode: "increment"})
-}
-
-func externalFixed(ctx context.Context, v uint64) error {
-	return externalCorrelation(ctx, spec.ExternalCorrelation{Mode: "fixed", Value: v})
-}
-
-func externalCorrelation(ctx context.Context, c spec.ExternalCorrelation) error {
-	get(ctx).context(replayCtx).Services.ExternalCorrelation = &c
-	return nil
-}
-
-// --- the tool: its plan ------------------------------------------------------
 
 // toolPlan is the plan the tool follows for every dispatch.
 func toolPlan(ctx context.Context) *spec.Plan { return &get(ctx).s.Tool.Plan }

@@ -1,0 +1,141 @@
+package cuda
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// The parameter structs must match CUPTI's C layout: these are the offsets
+// of the public headers (CUDA 12.6+) on 64-bit targets.
+func TestCUPTIParamLayouts(t *testing.T) {
+	cases := []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"ChipName.pChipName", unsafe.Offsetof(pChipName{}.chipName), 24},
+		{"CounterAvailability.pCounterAvailabilityImage", unsafe.Offsetof(pCounterAvailability{}.image), 32},
+		{"HostInitialize.pChipName", unsafe.Offsetof(pHostInitialize{}.chipName), 24},
+		{"HostInitialize.pHostObject", unsafe.Offsetof(pHostInitialize{}.host), 40},
+		{"ConfigAddMetrics.numMetrics", unsafe.Offsetof(pConfigAddMetrics{}.numMetrics), 32},
+		{"ConfigImage.pConfigImage", unsafe.Offsetof(pConfigImage{}.image), 32},
+		{"NumOfPasses.numOfPasses", unsafe.Offsetof(pNumOfPasses{}.passes), 32},
+		{"Evaluate.pMetricValues", unsafe.Offsetof(pEvaluate{}.values), 64},
+		{"Enable.pRangeProfilerObject", unsafe.Offsetof(pRPEnable{}.object), 24},
+		{"Stop.isAllPassSubmitted", unsafe.Offsetof(pRPStop{}.allPassSubmitted), 40},
+		{"PushRange.pRangeName", unsafe.Offsetof(pRPPushRange{}.name), 24},
+		{"DecodeData.numOfRangeDropped", unsafe.Offsetof(pRPDecode{}.dropped), 24},
+		{"GetCounterDataSize.maxNumRangeTreeNodes", unsafe.Offsetof(pRPCounterDataSize{}.maxNodes), 48},
+		{"GetCounterDataSize.counterDataSize", unsafe.Offsetof(pRPCounterDataSize{}.size), 56},
+		{"CounterDataInit.pCounterData", unsafe.Offsetof(pRPCounterDataInit{}.data), 32},
+		{"SetConfig.range", unsafe.Offsetof(pRPSetConfig{}.rangeMode), 56},
+		{"SetConfig.replayMode", unsafe.Offsetof(pRPSetConfig{}.replayMode), 60},
+		{"SetConfig.maxRangesPerPass", unsafe.Offsetof(pRPSetConfig{}.maxRangesPerPass), 64},
+		{"SetConfig.minNestingLevel", unsafe.Offsetof(pRPSetConfig{}.minNestingLevel), 74},
+		{"SetConfig.passIndex", unsafe.Offsetof(pRPSetConfig{}.passIndex), 80},
+		{"SetConfig.targetNestingLevel", unsafe.Offsetof(pRPSetConfig{}.targetNestingLevel), 88},
+		{"CounterDataInfo.numTotalRanges", unsafe.Offsetof(pRPCounterDataInfo{}.ranges), 32},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s at %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	p := sized(&pRPStop{}, end(unsafe.Offsetof(pRPStop{}.allPassSubmitted), 1))
+	if p.structSize != 41 {
+		t.Errorf("Stop structSize %d, want 41", p.structSize)
+	}
+}
+
+// capacity builds a passesOf where each metric costs its length in
+// counters and one pass holds 10; unknown names fail.
+func capacity(calls *int) func([]string) (int, error) {
+	return func(ms []string) (int, error) {
+		*calls++
+		n := 0
+		for _, m := range ms {
+			if strings.HasPrefix(m, "bad") {
+				return 0, errors.New("invalid metric")
+			}
+			n += len(m)
+		}
+		return (n + 9) / 10, nil
+	}
+}
+
+func TestProfilerGroupsNextFit(t *testing.T) {
+	calls := 0
+	p := &profiler{chip: "GH100", valid: map[string]int{}, groups: map[string][][]string{}, configs: map[string]*passConfig{}}
+	p.passesOf = capacity(&calls)
+	g, err := p.Groups([]string{"aaaa", "bbbb", "cc", "ddddd", "eeeee", "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"aaaa", "bbbb", "cc"}, {"ddddd", "eeeee"}, {"f"}}
+	if len(g) != len(want) {
+		t.Fatalf("groups %v, want %v", g, want)
+	}
+	for i := range want {
+		if strings.Join(g[i], ",") != strings.Join(want[i], ",") {
+			t.Fatalf("groups %v, want %v", g, want)
+		}
+	}
+	before := calls
+	g[0][0] = "changed"
+	if g2, _ := p.Groups([]string{"aaaa", "bbbb", "cc", "ddddd", "eeeee", "f"}); calls != before || g2[0][0] != "aaaa" {
+		t.Errorf("second call not served from the cache unchanged: %v (%d calls)", g2, calls-before)
+	}
+	if _, err := p.Groups([]string{"aaaa", "bad_one"}); err == nil || !strings.Contains(err.Error(), `"bad_one"`) {
+		t.Errorf("unknown metric: %v", err)
+	}
+	if _, err := p.Groups([]string{"a", "twelve_chars"}); err == nil || !strings.Contains(err.Error(), "needs 2 passes by itself") {
+		t.Errorf("oversized metric: %v", err)
+	}
+	if !p.HasCounter("xyz") || p.HasCounter("bad") {
+		t.Error("HasCounter")
+	}
+	if !strings.Contains(p.Describe(), "GH100") {
+		t.Error(p.Describe())
+	}
+}
+
+func TestLoadCUPTINamesWhatWasTried(t *testing.T) {
+	t.Setenv("REPLAYSPEC_CUPTI", "/opt/x/libcupti.so.99")
+	var tried []string
+	_, err := loadCUPTI(func(name string) (library, error) {
+		tried = append(tried, name)
+		if strings.HasSuffix(name, "libcupti.so.12") {
+			return fakeLibrary{"cuptiGetResultString": 1}, nil // too old: no range profiler
+		}
+		return nil, errors.New("not found")
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "no CUPTI profiler found: ") ||
+		!strings.Contains(err.Error(), "/opt/x/libcupti.so.99") || !strings.Contains(err.Error(), "lacks cuptiProfilerInitialize") {
+		t.Fatalf("err = %v", err)
+	}
+	if tried[0] != "/opt/x/libnvperf_host.so" || tried[2] != "/opt/x/libcupti.so.99" {
+		t.Errorf("tried %v", tried[:3])
+	}
+}
+
+func TestIntegralRounds(t *testing.T) {
+	got := integral(map[string]float64{"a": 2.5, "b": -1, "c": 1e6 + 0.4})
+	if got["a"] != 3 || got["b"] != 0 || got["c"] != 1000000 {
+		t.Errorf("%v", got)
+	}
+}
+
+func TestNCUValuesParsesRawCSV(t *testing.T) {
+	out := []byte("==PROF== Connected to process 1\n" +
+		`"ID","Process ID","Kernel Name","sm__ctas_launched.sum","smsp__inst_executed.sum"` + "\n" +
+		`"","","","block","inst"` + "\n" +
+		`"0","42","increment","16,384","1234567"` + "\n")
+	v, err := ncuValues(out)
+	if err != nil || v["sm__ctas_launched.sum"] != 16384 || v["smsp__inst_executed.sum"] != 1234567 {
+		t.Fatalf("%v %v", v, err)
+	}
+	if _, err := ncuValues([]byte("no csv")); err == nil {
+		t.Error("no CSV accepted")
+	}
+}
