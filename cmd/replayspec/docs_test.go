@@ -119,7 +119,8 @@ func tail(s string) string {
 
 // TestSpecFormatCompleteExample: the spec docs/spec-format.md shows as "A
 // complete spec" loads and passes as written (it failed before: its
-// expect.statuses matched a legitimate call as well as the misuse).
+// expect.statuses matched the legitimate local_start of pass 3 as well as
+// the misuse; the statuses are now scoped to their window and pass).
 func TestSpecFormatCompleteExample(t *testing.T) {
 	data, err := os.ReadFile("../../docs/spec-format.md")
 	if err != nil {
