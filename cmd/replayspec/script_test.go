@@ -20,6 +20,11 @@ import (
 // testdata/script (each reads like a terminal session) and for the tests
 // that run the command as a process (signals, crashes).
 func TestMain(m *testing.M) {
+	// --last-failed's record of the in-process runs stays out of the
+	// user's cache (testscript.Main exits: the small file stays in TMPDIR).
+	if os.Getenv("REPLAYSPEC_CACHE") == "" {
+		os.Setenv("REPLAYSPEC_CACHE", filepath.Join(os.TempDir(), "replayspec-test-cache"))
+	}
 	testscript.Main(m, map[string]func(){
 		"replayspec": func() { os.Exit(mainProcess()) },
 	})
