@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz gpu-check scripts clean
+.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz gpu-check port-c port-c-check scripts clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
@@ -64,5 +64,28 @@ fuzz:
 gpu-check:
 	bash scripts/gpu-check.sh
 
+## port-c: the C driver kit and the C port of kernel replay (ports/c), with cc
+port-c:
+	$(MAKE) -C ports/c all asan
+
+## port-c-check: the C port judged through the protocol: kit tests, the spec
+## library at the black-box and full profiles under the sanitizers (the
+## compliance matrices in out/port-c/), the CUDA runtime's plumbing on a
+## stand-in driver, and the planted faults
+PORT_C_DRIVER := ports/c/bin/krs-driver-asan --runtime host
+port-c-check: build port-c
+	$(MAKE) -C ports/c test fakecuda
+	$(GO) run ./ports/c/gen/ptxgen.go | cmp - ports/c/runtime/cuda_ptx.h || (echo "ports/c/runtime/cuda_ptx.h is stale: go run ./ports/c/gen/ptxgen.go > ports/c/runtime/cuda_ptx.h"; exit 1)
+	mkdir -p out/port-c
+	for p in full black-box; do \
+		ASAN_OPTIONS=detect_leaks=1 ./$(BIN) run --quiet --target "exec:$(PORT_C_DRIVER) --profile $$p" \
+			--xfail ports/c/known-failures-$$p.txt --matrix out/port-c/compliance-host-$$p.md specs/ || exit 1; \
+		cat out/port-c/compliance-host-$$p.md; \
+	done
+	LD_LIBRARY_PATH=ports/c/bin/fakecuda ./$(BIN) run --quiet --target "exec:ports/c/bin/krs-driver-asan --runtime cuda" \
+		--xfail ports/c/known-failures-cuda-full.txt specs/
+	ports/c/faults.sh ./$(BIN)
+
 clean:
 	rm -rf bin out
+	$(MAKE) -C ports/c clean

@@ -339,6 +339,32 @@ func Join(t trace.Trace) []AppDispatch {
 	return out
 }
 
+// passesHidden reports whether the tool's replay subscriptions leave PASS
+// out: replay is keyed on CONFIG (ACT-1), so dispatches are still
+// replayed, but no PASS callback shows their passes to the tool.
+func (x *index) passesHidden() bool {
+	configs := x.replayConfigs()
+	if len(configs) == 0 {
+		return false
+	}
+	for _, c := range configs {
+		e := x.ev[c]
+		if !e.Status.Is(trace.StatusSuccess) {
+			continue
+		}
+		if len(e.Operations) == 0 || slices.Contains(e.Operations, trace.OpPass) {
+			return false
+		}
+	}
+	return true
+}
+
+// hiddenLoop reports whether d was replayed with its passes hidden from the
+// tool: its kernel ran more than once, or the SDK snapshotted it.
+func (x *index) hiddenLoop(d *dispatchView) bool {
+	return len(d.passEnter) == 0 && x.passesHidden() && (len(d.kernels) > 1 || len(d.snapshots) > 0)
+}
+
 // appOf returns the application dispatch joined to d, if any.
 func (x *index) appOf(d *dispatchView) *appView {
 	if d.label == "" {

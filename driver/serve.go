@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -27,7 +28,8 @@ func (e *SpecError) Unwrap() error { return e.Err }
 // and writes the trace and the end line. The trace is written even when
 // the run fails; the error is returned so the caller exits non-zero.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, impl Implementation, tg target.Target, opts target.Options) error {
-	hs := Handshake{Protocol: Version, Implementation: impl, Capabilities: []string{}}
+	hs := Handshake{Protocol: Version, Implementation: impl, Capabilities: []string{},
+		Profile: ProfileFull, Sources: slices.Clone(trace.AllSources)}
 	if c, ok := tg.(target.Capable); ok {
 		hs.Capabilities = append(hs.Capabilities, c.Capabilities()...)
 	}

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/replayspec/replayspec/internal/exectarget"
 )
 
 // Exit codes, the same for every command.
@@ -74,8 +76,10 @@ func signalName(sig os.Signal) string {
 }
 
 // interruptible returns a context that the first SIGINT or SIGTERM
-// cancels (the command then ends its drivers, writes what finished and
-// exits 130 or 143); a second signal exits at once.
+// cancels: the command stops, the exec target ends each driver's process
+// group as its context ends, what finished is written, and the exit
+// status is 130 or 143. A second signal ends every driver's group
+// (exectarget.KillAll) and exits at once.
 func interruptible() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
@@ -91,6 +95,7 @@ func interruptible() (context.Context, func()) {
 		select {
 		case sig := <-ch:
 			fmt.Fprintf(os.Stderr, "\nreplayspec: %s again: stopping now, without writing the rest\n", signalName(sig))
+			exectarget.KillAll() // no driver outlives the runner
 			os.Exit(128 + int(sig.(syscall.Signal)))
 		case <-done:
 		}

@@ -233,47 +233,65 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.argv[0], e.argv[1:]...)
 	ownProcessGroup(cmd)
-	cmd.WaitDelay = time.Second
 	tail := &tailWriter{max: e.opts.StderrTail}
-	cmd.Stderr = tail
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return driver.Handshake{}, trace.Trace{}, err
 	}
-	// stdout is our own pipe, not StdoutPipe, so that Wait can run while
-	// we still read: a process that exits leaves its output readable.
+	// stdout and stderr are our own pipes, not StdoutPipe or a Writer, so
+	// that Wait returns when the driver exits: a child it left behind
+	// holding them cannot keep us waiting, and its output stays readable.
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return driver.Handshake{}, trace.Trace{}, err
 	}
 	defer pr.Close()
-	cmd.Stdout = pw
+	er, ew, err := os.Pipe()
+	if err != nil {
+		pw.Close()
+		return driver.Handshake{}, trace.Trace{}, err
+	}
+	defer er.Close()
+	cmd.Stdout, cmd.Stderr = pw, ew
 	fail := func(what, format string, args ...any) *ExecError {
 		return &ExecError{Command: e.command, Spec: name, What: what, Detail: fmt.Sprintf(format, args...)}
 	}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
+		ew.Close()
 		return driver.Handshake{}, trace.Trace{}, fail(whatStart, "%v", err)
 	}
 	pw.Close()
+	ew.Close()
+	live.add(cmd)
+	defer live.remove(cmd)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
+	stderrDone := make(chan struct{})
+	go func() { _, _ = io.Copy(tail, er); close(stderrDone) }()
 
 	var (
 		killOnce sync.Once
 		killed   *ExecError // why we killed it, if we did
 	)
+	// stopReading gives up on the pipes a moment from now: a grandchild
+	// outside the group may still hold them.
+	stopReading := func(after time.Duration) {
+		time.AfterFunc(after, func() {
+			_ = pr.SetReadDeadline(time.Now())
+			_ = er.SetReadDeadline(time.Now())
+		})
+	}
 	kill := func(x *ExecError) {
 		killOnce.Do(func() {
 			killed = x
 			cancel()
-			// A grandchild outside the group may still hold stdout:
-			// stop reading a moment after the kill whatever happens.
-			time.AfterFunc(2*time.Second, func() { _ = pr.SetReadDeadline(time.Now()) })
+			stopReading(2 * time.Second)
 		})
 	}
 
-	rd := &streamReader{maxBytes: e.opts.MaxBytes, maxLines: e.opts.MaxLines, handshake: make(chan handshakeLine, 1)}
+	rd := &streamReader{maxBytes: e.opts.MaxBytes, maxLines: e.opts.MaxLines,
+		handshake: make(chan handshakeLine, 1), ended: make(chan struct{})}
 	read := make(chan struct{})
 	go func() { rd.read(pr); close(read) }()
 
@@ -320,30 +338,60 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 		wrote <- nil
 	}
 
-	// 3. The trace, until the driver closes stdout.
-	select {
-	case <-read:
-		if rd.err != nil {
-			what := whatBad
-			if rd.flood {
-				what = whatFlood
+	// 3. The trace, until the driver closes stdout, or until it has written
+	// its end line and exited: then the trace is complete, and whatever
+	// it left running is ended with its process group.
+	var exitErr error
+	exited := false
+	ended := rd.ended
+	finish := func() {
+		_ = killGroup(cmd)
+		stopReading(200 * time.Millisecond)
+	}
+	for reading := true; reading; {
+		select {
+		case <-read:
+			reading = false
+			if rd.err != nil {
+				what := whatBad
+				if rd.flood {
+					what = whatFlood
+				}
+				kill(fail(what, "%v; killed", rd.err))
 			}
-			kill(fail(what, "%v; killed", rd.err))
+		case <-ended:
+			ended = nil
+			if exited && exitErr == nil {
+				finish()
+			}
+		case exitErr = <-waited:
+			exited, waited = true, nil
+			if ended == nil && exitErr == nil {
+				finish()
+			}
+		case <-ctx.Done():
+			kill(fail(whatTimeout, "no complete trace before the deadline%s; killed", deadline()))
+			<-read
+			reading = false
 		}
-	case <-ctx.Done():
-		kill(fail(whatTimeout, "no complete trace before the deadline%s; killed", deadline()))
-		<-read
 	}
 
 	// 4. Its exit.
-	var exitErr error
-	select {
-	case exitErr = <-waited:
-	case <-ctx.Done():
-		kill(fail(whatTimeout, "closed stdout but did not exit before the deadline%s; killed", deadline()))
-		exitErr = <-waited
+	if !exited {
+		select {
+		case exitErr = <-waited:
+		case <-ctx.Done():
+			kill(fail(whatTimeout, "closed stdout but did not exit before the deadline%s; killed", deadline()))
+			exitErr = <-waited
+		}
 	}
 	_ = killGroup(cmd) // leave nothing of the driver running
+	select {
+	case <-stderrDone:
+	case <-time.After(time.Second): // a grandchild outside the group holds stderr
+		_ = er.SetReadDeadline(time.Now())
+		<-stderrDone
+	}
 	select {
 	case <-wrote:
 	case <-time.After(time.Second): // Wait closed stdin; the write ends soon
@@ -381,6 +429,10 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 		x = fail(whatHalfWay, "the trace has no end line {\"end\":N}: the output was cut after %d events", len(t.Events))
 	case body != nil && rd.end.End != len(t.Events):
 		x = fail(whatHalfWay, "the end line says %d events but %d were read", rd.end.End, len(t.Events))
+	case body != nil:
+		if err := checkSources(hs, t); err != nil {
+			x = fail(whatBad, "%v", err)
+		}
 	}
 	if x == nil {
 		return hs, t, nil
@@ -395,6 +447,23 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 	x.Last = rd.lastLines()
 	x.Stderr = stderr
 	return hs, t, x
+}
+
+// checkSources keeps a trace to what its driver declared: the header's
+// sources are the handshake's (its profile), and every event comes from one
+// of them, so that no rule is judged on evidence the port said it cannot
+// give, and none is left unjudged that it said it gives.
+func checkSources(hs driver.Handshake, t trace.Trace) error {
+	want := hs.ReportedSources()
+	if !driver.SameSources(t.Header.Sources, want) {
+		return fmt.Errorf("the trace header reports sources %v, but the handshake declared %v", t.Header.Sources, want)
+	}
+	for _, ev := range t.Events {
+		if src, ok := ev.Type.Source(); ok && !t.Header.Reports(src) {
+			return fmt.Errorf("event seq %d is a %s event, of source %q, which the trace header does not report (sources %v)", ev.Seq, ev.Type, src, t.Header.Sources)
+		}
+	}
+	return nil
 }
 
 func describeExit(err error) string {
@@ -423,6 +492,7 @@ type streamReader struct {
 	buf   bytes.Buffer // the trace lines, header first
 	lines int          // trace lines read (header and events)
 	end   *driver.End
+	ended chan struct{} // closed when the end line has been read
 	last  []string
 	err   error
 	flood bool
@@ -508,6 +578,7 @@ func (r *streamReader) read(in io.Reader) {
 				return
 			}
 			r.end = &end
+			close(r.ended)
 			continue
 		}
 		r.lines++

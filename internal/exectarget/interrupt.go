@@ -1,0 +1,66 @@
+package exectarget
+
+import (
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// live is every driver process running now, so that an interrupted runner
+// ends them all, each with its process group.
+var live = &liveSet{cmds: map[*exec.Cmd]bool{}}
+
+type liveSet struct {
+	mu   sync.Mutex
+	cmds map[*exec.Cmd]bool
+}
+
+func (l *liveSet) add(c *exec.Cmd) {
+	l.mu.Lock()
+	l.cmds[c] = true
+	l.mu.Unlock()
+}
+
+func (l *liveSet) remove(c *exec.Cmd) {
+	l.mu.Lock()
+	delete(l.cmds, c)
+	l.mu.Unlock()
+}
+
+// KillAll kills every running driver's process group.
+func KillAll() {
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	for c := range live.cmds {
+		_ = killGroup(c)
+	}
+}
+
+// HandleInterrupts makes SIGINT (Ctrl-C) and SIGTERM (a CI runner giving
+// up) end every driver's process group before this process exits, with
+// status 128 + the signal's number. Drivers run in process groups of
+// their own, so the terminal's SIGINT does not reach them by itself. The
+// returned function stops the handling.
+func HandleInterrupts() (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			KillAll()
+			code := 130
+			if s, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}

@@ -1,0 +1,362 @@
+/* The spec's application: buffers, queues, threads and dispatches on the
+ * rt runtime, recording what the application observes. It knows nothing
+ * of replay: it launches, waits on its signal and reads memory back. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "port.h"
+
+typedef struct {
+    size_t agent; /* spec index */
+    const char *name;
+    rt_queue *q;
+} named_queue;
+
+static struct {
+    port *p;
+    rt_alloc *buffers; /* by spec index */
+    bool *live;        /* allocated and not freed */
+    named_queue *queues;
+    size_t nqueues;
+} app;
+
+/* A dispatch's completion wait: its signal is decremented before the
+ * launch returns unless the loop never ends (CMP-4); then the application
+ * would block for ever, and gives up after this long. */
+static const uint64_t wait_normal_ns = 30 * 1000000000ull, wait_after_error_ns = 50 * 1000000ull;
+
+void port_fail(port *p, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "krs-driver: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    pthread_mutex_lock(&p->mu);
+    p->failed = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static const rs_spec *spec(void) { return app.p->s; }
+static void emit(const rs_event *e) { rs_emit(app.p->t, e); }
+
+static rs_mem_kind kind_of(const char *k) {
+    if (strcmp(k, "fine") == 0) return RS_MEM_FINE;
+    if (strcmp(k, "host") == 0) return RS_MEM_HOST;
+    if (strcmp(k, "kernarg") == 0) return RS_MEM_KERNARG;
+    return RS_MEM_DEVICE;
+}
+
+static rt_mem_kind rt_kind(rs_mem_kind k) {
+    switch (k) {
+    case RS_MEM_FINE: return RT_MEM_FINE;
+    case RS_MEM_HOST: return RT_MEM_HOST;
+    case RS_MEM_KERNARG: return RT_MEM_KERNARG;
+    default: return RT_MEM_DEVICE;
+    }
+}
+
+/* allocate makes and fills one buffer (thread: the application thread it
+ * happens on, 0 before the threads start). */
+static int allocate(size_t i) {
+    const rs_spec_buffer *b = &spec()->buffers[i];
+    uint64_t agent = rs_spec_agent_index(spec(), b->agent) + 1;
+    rs_mem_kind kind = kind_of(b->kind);
+    uint64_t bytes = b->elements * 4;
+    rt_alloc al;
+    if (rt_alloc_memory(app.p->rt, agent, rt_kind(kind), bytes, &al) != RT_OK) {
+        port_fail(app.p, "buffer %s: allocating %llu bytes failed", b->name, (unsigned long long)bytes);
+        return -1;
+    }
+    int32_t *data = malloc(bytes);
+    if (data == NULL) {
+        port_fail(app.p, "buffer %s: out of memory", b->name);
+        return -1;
+    }
+    for (uint64_t e = 0; e < b->elements; e++) {
+        int64_t v = b->nvalues > 0 ? (e < b->nvalues ? b->values[e] : 0) : b->fill;
+        data[e] = (int32_t)(uint32_t)(uint64_t)v;
+    }
+    emit(&(rs_event){.type = RS_EV_APP_ALLOC, .buffer = b->name, .agent = agent, .mem_kind = kind,
+                     .addr = al.handle, .bytes = bytes});
+    int rc = rt_write_memory(app.p->rt, &al, data, bytes);
+    free(data);
+    if (rc != RT_OK) {
+        port_fail(app.p, "buffer %s: writing its initial values failed", b->name);
+        return -1;
+    }
+    pthread_mutex_lock(&app.p->mu);
+    app.buffers[i] = al;
+    app.live[i] = true;
+    pthread_mutex_unlock(&app.p->mu);
+    return 0;
+}
+
+static rt_queue *queue_for(const rs_spec_dispatch *d) {
+    size_t agent = rs_spec_agent_index(spec(), d->agent);
+    rt_queue *q = NULL;
+    pthread_mutex_lock(&app.p->mu);
+    for (size_t i = 0; i < app.nqueues && q == NULL; i++) {
+        if (app.queues[i].agent == agent && strcmp(app.queues[i].name, d->queue) == 0) q = app.queues[i].q;
+    }
+    if (q == NULL && rt_queue_create(app.p->rt, agent + 1, &q) == RT_OK) {
+        named_queue *grown = realloc(app.queues, (app.nqueues + 1) * sizeof *grown);
+        if (grown != NULL) {
+            app.queues = grown;
+            app.queues[app.nqueues++] = (named_queue){agent, d->queue, q};
+        }
+    }
+    pthread_mutex_unlock(&app.p->mu);
+    return q;
+}
+
+static size_t index_of(const char *name) {
+    const rs_spec_dispatch *d = rs_spec_dispatch_named(spec(), name);
+    return d == NULL ? SIZE_MAX : (size_t)(d - spec()->dispatches);
+}
+
+/* wait_to_start: `after` waits for a completion, `during` for a pass. */
+static bool wait_to_start(const rs_spec_dispatch *d) {
+    size_t other = SIZE_MAX;
+    if (d->after != NULL) other = index_of(d->after);
+    else if (d->during_dispatch != NULL) other = index_of(d->during_dispatch);
+    if (other == SIZE_MAX) return true;
+    pthread_mutex_lock(&app.p->mu);
+    for (;;) {
+        port *p = app.p;
+        if (p->failed) break;
+        if (d->after != NULL && p->completed[other]) break;
+        if (d->during_dispatch != NULL && p->in_pass[other] == (int64_t)d->during_pass) break;
+        if (d->during_dispatch != NULL && p->completed[other]) { /* the pass never came */
+            pthread_mutex_unlock(&app.p->mu);
+            return false;
+        }
+        pthread_cond_wait(&p->cv, &p->mu);
+    }
+    bool ok = !app.p->failed;
+    pthread_mutex_unlock(&app.p->mu);
+    return ok;
+}
+
+/* packets builds d's submission: its kernel packets (the last carries the
+ * completion signal), then barriers up to d->packets. *pk is freed by the
+ * caller. */
+static int build_packets(const rs_spec_dispatch *d, rt_signal *sig, rt_packet **out) {
+    int packets = d->packets < d->kernel_packets ? d->kernel_packets : d->packets;
+    rt_packet *pk = calloc((size_t)packets, sizeof *pk);
+    if (pk == NULL) return -1;
+    rt_packet kernel = {.type = RT_PACKET_KERNEL, .kernel = d->kernel, .grid = {d->grid, 1, 1},
+                        .workgroup = {d->workgroup, 1, 1}, .from_graph = d->graph};
+    pthread_mutex_lock(&app.p->mu);
+    for (size_t a = 0; a < d->args.n && a < RT_MAX_ARGS; a++) {
+        size_t bi;
+        rs_spec_buffer_named(spec(), &bi, d->args.names[a]);
+        kernel.args[kernel.nargs++] = (rt_arg){.buffer = &app.buffers[bi]};
+    }
+    pthread_mutex_unlock(&app.p->mu);
+    int nbuf;
+    bool scalar;
+    if (rs_kernel_shape(d->kernel, &nbuf, &scalar) && scalar && kernel.nargs < RT_MAX_ARGS) {
+        kernel.args[kernel.nargs++] = (rt_arg){.scalar = d->scalar};
+    }
+    for (int i = 0; i < d->kernel_packets; i++) pk[i] = kernel;
+    pk[d->kernel_packets - 1].completion = sig;
+    for (int i = d->kernel_packets; i < packets; i++) pk[i] = (rt_packet){.type = RT_PACKET_BARRIER};
+    *out = pk;
+    return packets;
+}
+
+static void dispatch(uint64_t thread, size_t di) {
+    const rs_spec_dispatch *d = &spec()->dispatches[di];
+    rt_queue *q = queue_for(d);
+    rt_signal *sig = rt_signal_create(app.p->rt, 1);
+    rt_packet *pk = NULL;
+    int packets = q != NULL && sig != NULL ? build_packets(d, sig, &pk) : -1;
+    if (packets < 0) {
+        port_fail(app.p, "dispatch %s: no queue, signal or memory", d->name);
+        rt_signal_destroy(sig);
+        return;
+    }
+    tool_submitting(di);
+    uint32_t grid[3] = {d->grid, 1, 1}, wg[3] = {d->workgroup, 1, 1};
+    emit(&(rs_event){.type = RS_EV_APP_DISPATCH, .thread = thread, .label = d->name, .kernel = d->kernel,
+                     .agent = rt_queue_agent(q), .queue = rt_queue_id(q), .signal = rt_signal_id(sig),
+                     .packets = packets, .kernel_packets = d->kernel_packets > 1 ? d->kernel_packets : 0,
+                     .graph = d->graph, .grid = grid, .workgroup = wg});
+    int rc = rt_launch(app.p->rt, q, pk, (size_t)packets);
+    free(pk);
+    if (rc != RT_OK && rc != RT_ERR_NEVER_ENDED) {
+        port_fail(app.p, "dispatch %s: the launch failed", d->name);
+        rt_signal_destroy(sig);
+        return;
+    }
+    if (!rt_signal_wait_below(sig, 1, rc == RT_OK ? wait_normal_ns : wait_after_error_ns)) {
+        emit(&(rs_event){.type = RS_EV_APP_TIMEOUT, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
+        rt_signal_destroy(sig);
+        return;
+    }
+    emit(&(rs_event){.type = RS_EV_APP_COMPLETE, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
+    rt_signal_destroy(sig);
+    /* The application reads each of the dispatch's buffers back, whole. */
+    for (size_t a = 0; a < d->args.n; a++) {
+        bool seen = false;
+        for (size_t b = 0; b < a; b++) seen = seen || strcmp(d->args.names[a], d->args.names[b]) == 0;
+        if (seen) continue;
+        size_t bi;
+        rs_spec_buffer_named(spec(), &bi, d->args.names[a]);
+        pthread_mutex_lock(&app.p->mu);
+        rt_alloc al = app.buffers[bi];
+        pthread_mutex_unlock(&app.p->mu);
+        void *data = malloc(al.size);
+        if (data == NULL || rt_read_memory(app.p->rt, &al, data, al.size) != RT_OK) {
+            free(data);
+            port_fail(app.p, "dispatch %s: reading buffer %s back failed", d->name, d->args.names[a]);
+            return;
+        }
+        emit(&(rs_event){.type = RS_EV_APP_READBACK, .thread = thread, .label = d->name, .buffer = d->args.names[a],
+                         .contents = data, .contents_bytes = al.size});
+        free(data);
+    }
+}
+
+int app_submit_from_tool(size_t di, const rs_event *from) {
+    const rs_spec_dispatch *d = &spec()->dispatches[di];
+    uint64_t thread = rs_app_thread();
+    rt_queue *q = queue_for(d);
+    rt_signal *sig = rt_signal_create(app.p->rt, 1);
+    rt_packet *pk = NULL;
+    int packets = q != NULL && sig != NULL ? build_packets(d, sig, &pk) : -1;
+    if (packets < 0) {
+        rt_signal_destroy(sig);
+        return -1;
+    }
+    rs_event e = *from;
+    e.type = RS_EV_TOOL_DISPATCH;
+    e.thread = thread;
+    e.label = d->name;
+    e.kernel = d->kernel;
+    e.agent = rt_queue_agent(q);
+    e.queue = rt_queue_id(q);
+    e.signal = rt_signal_id(sig);
+    emit(&e);
+    int rc = rt_queue_write(q, pk, (size_t)packets); /* one API call, from the tool */
+    free(pk);
+    bool done = rc == RT_OK && rt_signal_wait_below(sig, 1, wait_normal_ns);
+    if (done) emit(&(rs_event){.type = RS_EV_TOOL_COMPLETE, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
+    rt_signal_destroy(sig);
+    return done ? 0 : -1;
+}
+
+static void free_after(size_t di) {
+    const char *name = spec()->dispatches[di].name;
+    for (size_t i = 0; i < spec()->nbuffers; i++) {
+        const rs_spec_buffer *b = &spec()->buffers[i];
+        if (b->free_after == NULL || strcmp(b->free_after, name) != 0) continue;
+        pthread_mutex_lock(&app.p->mu);
+        rt_alloc al = app.buffers[i];
+        app.live[i] = false;
+        pthread_mutex_unlock(&app.p->mu);
+        if (rt_free_memory(app.p->rt, &al) != RT_OK) port_fail(app.p, "free %s failed", b->name);
+        emit(&(rs_event){.type = RS_EV_APP_FREE, .buffer = b->name, .addr = al.handle});
+    }
+}
+
+/* alloc_after makes the buffers allocated once this dispatch completed,
+ * on its thread, after its frees (so the runtime may hand their memory on). */
+static void alloc_after(size_t di) {
+    const char *name = spec()->dispatches[di].name;
+    for (size_t i = 0; i < spec()->nbuffers; i++) {
+        const rs_spec_buffer *b = &spec()->buffers[i];
+        if (b->alloc_after != NULL && strcmp(b->alloc_after, name) == 0) allocate(i);
+    }
+}
+
+typedef struct {
+    uint64_t thread;
+} thread_arg;
+
+static void *run_thread(void *arg) {
+    uint64_t thread = ((thread_arg *)arg)->thread;
+    rs_set_app_thread(thread);
+    for (size_t i = 0; i < spec()->ndispatches; i++) {
+        const rs_spec_dispatch *d = &spec()->dispatches[i];
+        if (d->thread != thread || d->by_tool) continue; /* by_tool: the tool writes it */
+        if (!wait_to_start(d)) {
+            port_fail(app.p, "dispatch %s: what it waits for never happened", d->name);
+        } else {
+            dispatch(thread, i);
+        }
+        pthread_mutex_lock(&app.p->mu);
+        app.p->completed[i] = true;
+        pthread_cond_broadcast(&app.p->cv);
+        pthread_mutex_unlock(&app.p->mu);
+        free_after(i);
+        alloc_after(i);
+        tool_completed(i);
+    }
+    return NULL;
+}
+
+int app_run(port *p) {
+    memset(&app, 0, sizeof app);
+    app.p = p;
+    const rs_spec *s = p->s;
+    app.buffers = calloc(s->nbuffers + 1, sizeof *app.buffers);
+    app.live = calloc(s->nbuffers + 1, sizeof *app.live);
+    if (app.buffers == NULL || app.live == NULL) {
+        port_fail(p, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < s->nbuffers; i++) {
+        if (s->buffers[i].alloc_after == NULL) rc = allocate(i);
+    }
+    /* one thread per distinct thread number, started in increasing order */
+    uint64_t *threads = calloc(s->ndispatches + 1, sizeof *threads);
+    size_t nthreads = 0;
+    for (size_t i = 0; rc == 0 && threads != NULL && i < s->ndispatches; i++) {
+        if (s->dispatches[i].by_tool) continue;
+        bool seen = false;
+        for (size_t k = 0; k < nthreads; k++) seen = seen || threads[k] == s->dispatches[i].thread;
+        if (!seen) threads[nthreads++] = s->dispatches[i].thread;
+    }
+    for (size_t a = 0; a < nthreads; a++) {
+        for (size_t b = a + 1; b < nthreads; b++) {
+            if (threads[b] < threads[a]) { uint64_t t = threads[a]; threads[a] = threads[b]; threads[b] = t; }
+        }
+    }
+    pthread_t *tids = calloc(nthreads + 1, sizeof *tids);
+    thread_arg *args = calloc(nthreads + 1, sizeof *args);
+    size_t started = 0;
+    for (size_t k = 0; tids != NULL && args != NULL && k < nthreads; k++) {
+        args[k].thread = threads[k];
+        if (pthread_create(&tids[k], NULL, run_thread, &args[k]) != 0) {
+            port_fail(p, "cannot start thread %llu", (unsigned long long)threads[k]);
+            break;
+        }
+        started++;
+    }
+    for (size_t k = 0; k < started; k++) pthread_join(tids[k], NULL);
+    free(tids);
+    free(args);
+    free(threads);
+    /* At the end the application reads every live buffer. */
+    for (size_t i = 0; rc == 0 && i < s->nbuffers; i++) {
+        if (!app.live[i]) continue;
+        void *data = malloc(app.buffers[i].size);
+        if (data == NULL || rt_read_memory(p->rt, &app.buffers[i], data, app.buffers[i].size) != RT_OK) {
+            port_fail(p, "reading buffer %s failed", s->buffers[i].name);
+        } else {
+            emit(&(rs_event){.type = RS_EV_APP_MEMORY, .buffer = s->buffers[i].name, .contents = data,
+                             .contents_bytes = app.buffers[i].size});
+        }
+        free(data);
+    }
+    free(app.buffers);
+    free(app.live);
+    free(app.queues);
+    return rc != 0 || p->failed ? -1 : 0;
+}

@@ -1,0 +1,476 @@
+/* The runtime core: queues, signals, the interception table and the
+ * observer, over one backend (host or CUDA). Queue writes execute
+ * synchronously and in order on the writing thread. */
+#include "rt.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rs_kit.h" /* the digest and the clock */
+
+typedef struct mem_entry {
+    rt_alloc a;
+    struct mem_entry *next;
+} mem_entry;
+
+struct rt_runtime {
+    const rt_backend *b;
+    void *backend;
+    pthread_mutex_t mu;
+    rt_hooks hooks;
+    bool has_hooks;
+    rt_observer obs;
+    bool has_obs;
+    mem_entry *mem;
+    uint64_t next_queue, next_signal;
+    uint64_t *staging_limit, *staging_used; /* per agent index */
+    uint64_t *in_flight;                     /* kernels running, per agent index */
+    pthread_cond_t idle;
+    rt_queue **queues;
+    size_t nqueues;
+    uint64_t restores, restore_fails_at;
+};
+
+struct rt_queue {
+    rt_runtime *rt;
+    uint64_t id, agent;
+    pthread_mutex_t mu; /* in-order execution */
+    rt_interceptor icpt;
+    void *icpt_arg;
+};
+
+struct rt_signal {
+    rt_runtime *rt;
+    uint64_t id;
+    int64_t value;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+rt_runtime *rt_open(const rt_backend *b, void *backend) {
+    rt_runtime *rt = calloc(1, sizeof *rt);
+    if (rt == NULL) return NULL;
+    rt->b = b;
+    rt->backend = backend;
+    pthread_mutex_init(&rt->mu, NULL);
+    pthread_cond_init(&rt->idle, NULL);
+    size_t n = b->agent_count(backend);
+    rt->staging_limit = calloc(n + 1, sizeof *rt->staging_limit);
+    rt->staging_used = calloc(n + 1, sizeof *rt->staging_used);
+    rt->in_flight = calloc(n + 1, sizeof *rt->in_flight);
+    if (rt->staging_limit == NULL || rt->staging_used == NULL || rt->in_flight == NULL) {
+        rt_close(rt);
+        return NULL;
+    }
+    return rt;
+}
+
+void rt_close(rt_runtime *rt) {
+    if (rt == NULL) return;
+    for (mem_entry *m = rt->mem, *next; m != NULL; m = next) {
+        next = m->next;
+        rt->b->free(rt->backend, m->a.handle);
+        free(m);
+    }
+    for (size_t i = 0; i < rt->nqueues; i++) {
+        pthread_mutex_destroy(&rt->queues[i]->mu);
+        free(rt->queues[i]);
+    }
+    free(rt->queues);
+    if (rt->b->close != NULL) rt->b->close(rt->backend);
+    free(rt->staging_limit);
+    free(rt->staging_used);
+    free(rt->in_flight);
+    pthread_cond_destroy(&rt->idle);
+    pthread_mutex_destroy(&rt->mu);
+    free(rt);
+}
+
+const char *rt_backend_name(const rt_runtime *rt) { return rt->b->name; }
+size_t rt_agent_count(const rt_runtime *rt) { return rt->b->agent_count(rt->backend); }
+const rt_agent *rt_agent_at(const rt_runtime *rt, size_t i) { return rt->b->agent(rt->backend, i); }
+
+const rt_agent *rt_agent_by_id(const rt_runtime *rt, uint64_t id) {
+    size_t n = rt_agent_count(rt);
+    return id >= 1 && id <= n ? rt_agent_at(rt, id - 1) : NULL;
+}
+
+void rt_set_hooks(rt_runtime *rt, const rt_hooks *h) {
+    pthread_mutex_lock(&rt->mu);
+    rt->has_hooks = h != NULL;
+    if (h != NULL) rt->hooks = *h;
+    pthread_mutex_unlock(&rt->mu);
+}
+
+void rt_set_observer(rt_runtime *rt, const rt_observer *o) {
+    rt->has_obs = o != NULL;
+    if (o != NULL) rt->obs = *o;
+}
+
+static rt_hooks hooks_of(rt_runtime *rt, bool *ok) {
+    pthread_mutex_lock(&rt->mu);
+    rt_hooks h = rt->hooks;
+    *ok = rt->has_hooks;
+    pthread_mutex_unlock(&rt->mu);
+    return h;
+}
+
+static void api_enter(rt_runtime *rt) {
+    bool ok;
+    rt_hooks h = hooks_of(rt, &ok);
+    if (ok && h.api_enter != NULL) h.api_enter(h.arg);
+}
+
+static void api_exit(rt_runtime *rt) {
+    bool ok;
+    rt_hooks h = hooks_of(rt, &ok);
+    if (ok && h.api_exit != NULL) h.api_exit(h.arg);
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static mem_entry *lookup(rt_runtime *rt, uint64_t handle) {
+    for (mem_entry *m = rt->mem; m != NULL; m = m->next) {
+        if (m->a.handle == handle) return m;
+    }
+    return NULL;
+}
+
+int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out) {
+    if (rt_agent_by_id(rt, agent) == NULL || size == 0) return RT_ERR;
+    mem_entry *m = calloc(1, sizeof *m);
+    if (m == NULL) return RT_ERR;
+    uint64_t handle;
+    if (rt->b->alloc(rt->backend, agent, kind, size, &handle) != RT_OK) {
+        free(m);
+        return RT_ERR;
+    }
+    m->a = (rt_alloc){.handle = handle, .agent = agent, .kind = kind, .size = size};
+    pthread_mutex_lock(&rt->mu);
+    m->next = rt->mem;
+    rt->mem = m;
+    pthread_mutex_unlock(&rt->mu);
+    *out = m->a;
+    bool ok;
+    rt_hooks h = hooks_of(rt, &ok);
+    if (ok && h.on_alloc != NULL) h.on_alloc(h.arg, out, false);
+    return RT_OK;
+}
+
+int rt_free_memory(rt_runtime *rt, const rt_alloc *a) {
+    pthread_mutex_lock(&rt->mu);
+    mem_entry **pp = &rt->mem;
+    while (*pp != NULL && (*pp)->a.handle != a->handle) pp = &(*pp)->next;
+    mem_entry *m = *pp;
+    if (m != NULL) *pp = m->next;
+    pthread_mutex_unlock(&rt->mu);
+    if (m == NULL) return RT_ERR;
+    bool ok;
+    rt_hooks h = hooks_of(rt, &ok);
+    if (ok && h.on_alloc != NULL) h.on_alloc(h.arg, &m->a, true);
+    int rc = rt->b->free(rt->backend, m->a.handle);
+    free(m);
+    return rc;
+}
+
+static bool live(rt_runtime *rt, const rt_alloc *a) {
+    pthread_mutex_lock(&rt->mu);
+    mem_entry *m = lookup(rt, a->handle);
+    bool ok = m != NULL && m->a.size == a->size;
+    pthread_mutex_unlock(&rt->mu);
+    return ok;
+}
+
+static bool device_side(rt_mem_kind k) { return k == RT_MEM_DEVICE || k == RT_MEM_FINE; }
+
+static void observe_copy(rt_runtime *rt, bool write, uint64_t agent, const rt_alloc *const *a, size_t n) {
+    if (!rt->has_obs || rt->obs.copy == NULL || n == 0) return;
+    rt_region stack[16];
+    rt_region *r = n <= 16 ? stack : calloc(n, sizeof *r);
+    if (r == NULL) return;
+    uint64_t bytes = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!device_side(a[i]->kind)) continue;
+        r[k++] = (rt_region){a[i]->handle, a[i]->size};
+        bytes += a[i]->size;
+    }
+    if (k > 0) rt->obs.copy(rt->obs.arg, write, agent, r, k, bytes);
+    if (r != stack) free(r);
+}
+
+int rt_write_memory(rt_runtime *rt, const rt_alloc *a, const void *src, uint64_t n) {
+    return rt_write_regions(rt, a->agent, &a, 1, &src) == RT_OK && n == a->size ? RT_OK : RT_ERR;
+}
+
+int rt_read_memory(rt_runtime *rt, const rt_alloc *a, void *dst, uint64_t n) {
+    return n == a->size ? rt_read_regions(rt, a->agent, &a, 1, &dst) : RT_ERR;
+}
+
+int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst) {
+    for (size_t i = 0; i < n; i++) {
+        if (!live(rt, regions[i]) || rt->b->read(rt->backend, regions[i]->handle, 0, dst[i], regions[i]->size) != RT_OK) {
+            return RT_ERR;
+        }
+    }
+    observe_copy(rt, false, agent, regions, n);
+    return RT_OK;
+}
+
+int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+    for (size_t i = 0; i < n; i++) {
+        if (!live(rt, regions[i]) || rt->b->write(rt->backend, regions[i]->handle, 0, src[i], regions[i]->size) != RT_OK) {
+            return RT_ERR;
+        }
+    }
+    observe_copy(rt, true, agent, regions, n);
+    return RT_OK;
+}
+
+void rt_set_restore_failure(rt_runtime *rt, uint64_t nth) { rt->restore_fails_at = nth; }
+
+int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+    pthread_mutex_lock(&rt->mu);
+    uint64_t nth = ++rt->restores;
+    bool fail = rt->restore_fails_at != 0 && nth == rt->restore_fails_at;
+    pthread_mutex_unlock(&rt->mu);
+    if (!fail) return rt_write_regions(rt, agent, regions, n, src);
+    /* the injected failure: the first region is written, then the copy fails */
+    if (n > 0) rt_write_regions(rt, agent, regions, 1, src);
+    fprintf(stderr, "rt: restore %llu failed after its first region (injected)\n", (unsigned long long)nth);
+    return RT_ERR;
+}
+
+void rt_set_staging_limit(rt_runtime *rt, uint64_t agent, uint64_t bytes) {
+    if (rt_agent_by_id(rt, agent) != NULL) rt->staging_limit[agent] = bytes;
+}
+
+int rt_staging_reserve(rt_runtime *rt, uint64_t agent, uint64_t bytes, char *err, size_t errlen) {
+    if (rt_agent_by_id(rt, agent) == NULL) return RT_ERR;
+    pthread_mutex_lock(&rt->mu);
+    uint64_t limit = rt->staging_limit[agent];
+    int rc = RT_OK;
+    if (limit != 0 && rt->staging_used[agent] + bytes > limit) {
+        snprintf(err, errlen, "staging memory of agent %llu exhausted: %llu bytes asked, %llu of %llu free",
+                 (unsigned long long)agent, (unsigned long long)bytes,
+                 (unsigned long long)(limit - rt->staging_used[agent]), (unsigned long long)limit);
+        rc = RT_ERR;
+    } else {
+        rt->staging_used[agent] += bytes;
+    }
+    pthread_mutex_unlock(&rt->mu);
+    return rc;
+}
+
+void rt_staging_release(rt_runtime *rt, uint64_t agent, uint64_t bytes) {
+    if (rt_agent_by_id(rt, agent) == NULL) return;
+    pthread_mutex_lock(&rt->mu);
+    rt->staging_used[agent] -= bytes <= rt->staging_used[agent] ? bytes : rt->staging_used[agent];
+    pthread_mutex_unlock(&rt->mu);
+}
+
+/* ---------------------------------------------------------------- signals */
+
+rt_signal *rt_signal_create(rt_runtime *rt, int64_t value) {
+    rt_signal *s = calloc(1, sizeof *s);
+    if (s == NULL) return NULL;
+    s->rt = rt;
+    s->value = value;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    pthread_mutex_lock(&rt->mu);
+    s->id = ++rt->next_signal;
+    pthread_mutex_unlock(&rt->mu);
+    return s;
+}
+
+void rt_signal_destroy(rt_signal *s) {
+    if (s == NULL) return;
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+uint64_t rt_signal_id(const rt_signal *s) { return s->id; }
+
+void rt_signal_decrement(rt_signal *s) {
+    pthread_mutex_lock(&s->mu);
+    int64_t v = --s->value;
+    /* the observer sees the decrement before any waiter can wake */
+    if (s->rt->has_obs && s->rt->obs.signal != NULL) s->rt->obs.signal(s->rt->obs.arg, s->id, v);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+int64_t rt_signal_value(rt_signal *s) {
+    pthread_mutex_lock(&s->mu);
+    int64_t v = s->value;
+    pthread_mutex_unlock(&s->mu);
+    return v;
+}
+
+bool rt_signal_wait_below(rt_signal *s, int64_t v, uint64_t timeout_ns) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)(timeout_ns / 1000000000u);
+    until.tv_nsec += (long)(timeout_ns % 1000000000u);
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->mu);
+    while (s->value >= v) {
+        if (pthread_cond_timedwait(&s->cv, &s->mu, &until) == ETIMEDOUT) break;
+    }
+    bool ok = s->value < v;
+    pthread_mutex_unlock(&s->mu);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- queues */
+
+int rt_queue_create(rt_runtime *rt, uint64_t agent, rt_queue **out) {
+    if (rt_agent_by_id(rt, agent) == NULL) return RT_ERR;
+    rt_queue *q = calloc(1, sizeof *q);
+    if (q == NULL) return RT_ERR;
+    q->rt = rt;
+    q->agent = agent;
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_mutex_lock(&rt->mu);
+    rt_queue **grown = realloc(rt->queues, (rt->nqueues + 1) * sizeof *grown);
+    if (grown == NULL) {
+        pthread_mutex_unlock(&rt->mu);
+        pthread_mutex_destroy(&q->mu);
+        free(q);
+        return RT_ERR;
+    }
+    rt->queues = grown;
+    rt->queues[rt->nqueues++] = q;
+    q->id = ++rt->next_queue;
+    pthread_mutex_unlock(&rt->mu);
+    bool ok;
+    rt_hooks h = hooks_of(rt, &ok);
+    if (ok && h.on_queue != NULL) h.on_queue(h.arg, q);
+    *out = q;
+    return RT_OK;
+}
+
+uint64_t rt_queue_id(const rt_queue *q) { return q->id; }
+uint64_t rt_queue_agent(const rt_queue *q) { return q->agent; }
+rt_runtime *rt_queue_runtime(const rt_queue *q) { return q->rt; }
+
+void rt_queue_set_interceptor(rt_queue *q, rt_interceptor fn, void *arg) {
+    pthread_mutex_lock(&q->rt->mu);
+    q->icpt = fn;
+    q->icpt_arg = arg;
+    pthread_mutex_unlock(&q->rt->mu);
+}
+
+/* digest_saved digests a kernel's device (coarse-grained) buffers, each
+ * once, in argument order: the memory replay saves (MEM-4). */
+static bool digest_saved(rt_runtime *rt, const rt_packet *p, char out[17]) {
+    rs_digest_state d;
+    rs_digest_begin(&d);
+    for (int i = 0; i < p->nargs; i++) {
+        const rt_alloc *a = p->args[i].buffer;
+        if (a == NULL || a->kind != RT_MEM_DEVICE) continue;
+        bool seen = false;
+        for (int j = 0; j < i; j++) seen = seen || (p->args[j].buffer != NULL && p->args[j].buffer->handle == a->handle);
+        if (seen) continue;
+        void *tmp = malloc(a->size);
+        if (tmp == NULL || rt->b->read(rt->backend, a->handle, 0, tmp, a->size) != RT_OK) {
+            free(tmp);
+            return false;
+        }
+        rs_digest_add(&d, tmp, a->size);
+        free(tmp);
+    }
+    rs_digest_end(&d, out);
+    return true;
+}
+
+static void agent_busy(rt_runtime *rt, uint64_t agent, bool busy) {
+    pthread_mutex_lock(&rt->mu);
+    if (busy) rt->in_flight[agent]++;
+    else if (--rt->in_flight[agent] == 0) pthread_cond_broadcast(&rt->idle);
+    pthread_mutex_unlock(&rt->mu);
+}
+
+static int run_kernel(rt_queue *q, rt_packet *p) {
+    rt_runtime *rt = q->rt;
+    for (int i = 0; i < p->nargs; i++) {
+        if (p->args[i].buffer != NULL && !live(rt, p->args[i].buffer)) {
+            fprintf(stderr, "rt: kernel %s: argument %d is not a live allocation\n", p->kernel, i);
+            return RT_ERR;
+        }
+    }
+    bool digests = rt->has_obs && rt->obs.want_digests;
+    char in[17] = "", out[17] = "";
+    if (digests && !digest_saved(rt, p, in)) return RT_ERR;
+    uint64_t start = 0, end = 0;
+    agent_busy(rt, q->agent, true);
+    int rc = rt->b->run(rt->backend, q->agent, p, &start, &end);
+    agent_busy(rt, q->agent, false);
+    if (rc != RT_OK) return rc;
+    if (digests && !digest_saved(rt, p, out)) return RT_ERR;
+    if (p->profile != NULL) {
+        p->profile->start = start;
+        p->profile->end = end;
+        for (size_t i = 0; i < p->profile->ncounters; i++) {
+            if (!rt->b->counter(rt->backend, q->agent, p, p->profile->counters[i], &p->profile->values[i])) {
+                fprintf(stderr, "rt: agent %llu cannot count %s\n", (unsigned long long)q->agent, p->profile->counters[i]);
+                return RT_ERR;
+            }
+        }
+    }
+    if (rt->has_obs && rt->obs.kernel != NULL) {
+        rt_kernel_report k = {.agent = q->agent, .queue = q->id, .tag = p->tag, .kernel = p->kernel,
+                              .start = start, .end = end, .mem_in = digests ? in : NULL, .mem_out = digests ? out : NULL,
+                              .signal = p->completion != NULL ? p->completion->id : 0};
+        rt->obs.kernel(rt->obs.arg, &k);
+    }
+    if (p->completion != NULL) rt_signal_decrement(p->completion);
+    return RT_OK;
+}
+
+int rt_queue_hw_write(rt_queue *q, rt_packet *packets, size_t n) {
+    pthread_mutex_lock(&q->mu);
+    int rc = RT_OK;
+    for (size_t i = 0; i < n && rc == RT_OK; i++) {
+        rt_packet *p = &packets[i];
+        if (p->type == RT_PACKET_KERNEL) rc = run_kernel(q, p);
+        else if (p->completion != NULL) rt_signal_decrement(p->completion); /* a barrier: in order, so done */
+    }
+    pthread_mutex_unlock(&q->mu);
+    return rc;
+}
+
+int rt_queue_write(rt_queue *q, rt_packet *packets, size_t n) {
+    api_enter(q->rt);
+    pthread_mutex_lock(&q->rt->mu);
+    rt_interceptor fn = q->icpt;
+    void *arg = q->icpt_arg;
+    pthread_mutex_unlock(&q->rt->mu);
+    int rc = fn != NULL ? fn(arg, q, packets, n) : rt_queue_hw_write(q, packets, n);
+    api_exit(q->rt);
+    return rc;
+}
+
+int rt_launch(rt_runtime *rt, rt_queue *q, rt_packet *packets, size_t n) {
+    api_enter(rt);
+    int rc = rt_queue_write(q, packets, n);
+    api_exit(rt);
+    return rc;
+}
+
+int rt_drain_agent(rt_runtime *rt, uint64_t agent) {
+    if (rt_agent_by_id(rt, agent) == NULL) return RT_ERR;
+    pthread_mutex_lock(&rt->mu);
+    while (rt->in_flight[agent] > 0) pthread_cond_wait(&rt->idle, &rt->mu);
+    pthread_mutex_unlock(&rt->mu);
+    return RT_OK;
+}
