@@ -86,6 +86,10 @@ type Options struct {
 	// OnPass, when set, is called as each pass starts, with the number of
 	// passes the spec has run so far (for progress on long runs).
 	OnPass func(s spec.Spec, passes int)
+	// Spent, when set, is the time already spent on a spec before it runs
+	// (reading and checking its file): it counts against the timeout and
+	// in the spec's time.
+	Spent func(s spec.Spec) time.Duration
 }
 
 // DefaultTimeout bounds a spec when Options.Timeout is 0.
@@ -121,7 +125,11 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	}
 	timeout := cmpOr(opts.Timeout, DefaultTimeout)
 	grace := cmpOr(opts.Grace, defaultGrace)
-	start := time.Now()
+	var spent time.Duration
+	if opts.Spent != nil {
+		spent = opts.Spent(s)
+	}
+	start := time.Now().Add(-spent)
 	deadline := start.Add(timeout)
 	runCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()

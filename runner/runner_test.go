@@ -184,3 +184,18 @@ func TestVocabularyAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadingCountsAgainstTheTimeout: the time spent reading a spec is
+// part of its time; a spec whose loading used it all has none left.
+func TestLoadingCountsAgainstTheTimeout(t *testing.T) {
+	quick := fakeTarget{func(context.Context) (trace.Trace, error) { return trace.Trace{}, nil }}
+	opts := runner.Options{Target: quick, Timeout: time.Second, Spent: func(spec.Spec) time.Duration { return 2 * time.Second }}
+	r := runner.Run(context.Background(), spec.Spec{Name: "big"}, opts)
+	if r.Verdict() != runner.Error || !strings.Contains(r.Err.Error(), "no result within --timeout 1s") || r.Elapsed < 2*time.Second {
+		t.Errorf("verdict %s, elapsed %s, err %v", r.Verdict(), r.Elapsed, r.Err)
+	}
+	opts.Spent = func(spec.Spec) time.Duration { return 0 }
+	if r := runner.Run(context.Background(), spec.Spec{Name: "small"}, opts); r.Err != nil && strings.Contains(r.Err.Error(), "timeout") {
+		t.Errorf("a spec with its time left timed out: %v", r.Err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/runner"
@@ -227,17 +228,28 @@ func cut(s string) string {
 // loadSpecs loads the specs paths name, each file read with a size cap;
 // with no paths, the built-in library.
 func loadSpecs(paths []string, limit int64) ([]spec.Spec, error) {
+	out, _, err := loadSpecsTimed(paths, limit)
+	return out, err
+}
+
+// loadSpecsTimed is loadSpecs that also says how long each file took to
+// read and check: that time counts against the spec's --timeout.
+func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.Duration, error) {
+	took := map[string]time.Duration{}
 	if len(paths) == 0 {
-		return specs.Library()
+		lib, err := specs.Library()
+		return lib, took, err
 	}
 	files, err := specFiles(paths)
 	if err != nil {
-		return nil, err
+		return nil, took, err
 	}
 	var out []spec.Spec
 	var errs []string
 	for _, f := range files {
+		start := time.Now()
 		s, err := readSpec(f, limit)
+		took[f] += time.Since(start)
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue
@@ -245,9 +257,9 @@ func loadSpecs(paths []string, limit int64) ([]spec.Spec, error) {
 		out = append(out, s)
 	}
 	if len(errs) > 0 {
-		return out, errors.New(strings.Join(errs, "\n"))
+		return out, took, errors.New(strings.Join(errs, "\n"))
 	}
-	return out, nil
+	return out, took, nil
 }
 
 // readSpec reads and parses one spec file, at most limit bytes of it.

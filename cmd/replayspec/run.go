@@ -80,7 +80,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.timeline, "timeline", "", "write a Chrome trace-event `FILE` (opens in Perfetto)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard `k/n` of the specs (1 <= k <= n), for a CI matrix")
 	fs.Uint64Var(&f.maxPasses, "max-passes", 0, "pass budget per dispatch, for every spec (`N`; 0 keeps each spec's limits.max_passes)")
-	fs.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "give up on a spec after this `duration`, judging included, on every target")
+	fs.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "give up on a spec after this `duration`, loading and judging included, on every target")
 	fs.StringVar(&f.faults, "fault", "", "plant known engine bugs, comma-separated `NAME,...` (sim only; see docs/faults.md)")
 	fs.BoolVar(&f.quiet, "quiet", false, "leave passing and skipped specs out of the text report")
 	fs.BoolVar(&f.verbose, "v", false, "list, under each spec, every rule judged with its instances")
@@ -159,7 +159,7 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 
 	spec.SetMemoryBudget(uint64(f.memoryMiB) << 20)
 	defer spec.SetMemoryBudget(0)
-	specs, err := loadSpecs(paths, f.maxInputMiB<<20)
+	specs, loading, err := loadSpecsTimed(paths, f.maxInputMiB<<20)
 	if err != nil {
 		return inputError(stderr, "run", err, "Fix the spec (docs/spec-format.md lists every key), or check one file with 'replayspec validate FILE'.")
 	}
@@ -212,10 +212,10 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if err := checkPaths(inputs, plan.all()); err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
-	return f.execute(ctx, tg, xf, specs, plan, colour, stdout, stderr)
+	return f.execute(ctx, tg, xf, specs, loading, plan, colour, stdout, stderr)
 }
 
-func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, plan outputPlan, colour bool, stdout, stderr io.Writer) int {
+func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, stdout, stderr io.Writer) int {
 	ropts := report.Options{Target: tg.Name(), Quiet: f.quiet, Verbose: f.verbose, Color: colour, XFailFile: f.xfail,
 		TraceFiles: map[string]string{}, Rerun: func(s spec.Spec) string {
 			cmd := "replayspec run"
@@ -245,7 +245,9 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	}
 
 	prog := newProgress(stderr, len(specs)*f.count > 0 && isTerminal(stderr))
-	opts := runner.Options{Target: tg, Timeout: f.timeout, OnPass: prog.pass}
+	opts := runner.Options{Target: tg, Timeout: f.timeout, OnPass: prog.pass,
+		// Loading counts too, once: against a spec's first run.
+		Spent: func(s spec.Spec) time.Duration { d := loading[s.File]; delete(loading, s.File); return d }}
 	var outcomes []runner.Outcome
 	var writeErrs []string
 	unavailable := ""
