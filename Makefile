@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz gpu-check port-c port-c-check scripts clean
+.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz gpu-check port-c port-c-check mutation scripts clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
@@ -54,6 +54,15 @@ bdd-report:
 ## rules: the coverage report: every rule, the specs and scenarios that cover it (fails if one is uncovered)
 rules: build bdd-report
 	./$(BIN) rules
+
+## mutation: mutation testing of the engine with gremlins (slow: minutes; not in CI).
+## TestLibraryHolds in internal/replay runs the spec library, so a mutant dies by
+## an oracle or an expectation that names a rule. Score and survivors: docs/faults.md.
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+mutation:
+	mkdir -p out
+	$(GO) run $(GREMLINS) unleash --invert-logical --invert-loopctrl --invert-assignments \
+		--remove-self-assignments --workers 2 --timeout-coefficient 4 -o out/mutation.json ./internal/replay
 
 ## fuzz: run each fuzz target for a while
 fuzz:

@@ -135,27 +135,29 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 	pcs := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3, agentPCS: true, locals: map[int][]trace.Event{1: {ctxStop(11)}}}).trace()
 	seq := sequence()
 
+	// Each case plants one mistake; its reason says what is broken, and
+	// want the rule an oracle must name for it.
 	cases := []struct {
-		name string
-		tr   trace.Trace
-		want string
+		reason string
+		tr     trace.Trace
+		want   string
 	}{
 		// API
-		{"snapshot operation", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Op = "SNAPSHOT" }), "API-3"},
-		{"unknown phase", edit(fixed3, passCB(trace.PhaseExit, 0), func(e *trace.Event) { e.Phase = "MIDDLE" }), "API-2"},
-		{"pass fields in CONFIG", edit(fixed3, configCB(trace.PhaseEnter), func(e *trace.Event) { e.Payload = []string{"current_pass"} }), "API-6"},
+		{"a callback for SNAPSHOT, which is reserved and not an operation", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Op = "SNAPSHOT" }), "API-3"},
+		{"a callback phase other than ENTER or EXIT", edit(fixed3, passCB(trace.PhaseExit, 0), func(e *trace.Event) { e.Phase = "MIDDLE" }), "API-2"},
+		{"CONFIG carries a pass field", edit(fixed3, configCB(trace.PhaseEnter), func(e *trace.Event) { e.Payload = []string{"current_pass"} }), "API-6"},
 		{"total in CONFIG", edit(fixed3, configCB(trace.PhaseExit), func(e *trace.Event) { e.Total = trace.U64(3) }), "API-6"},
 		{"tool callback in PASS", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Payload = append(e.Payload, "replay_pass_count") }), "API-6"},
 		{"no local callbacks in PASS", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Payload = []string{"current_pass", "total_passes"} }), "LCX-1"},
-		{"id 3 resolves", edit(apiQueries(), func(e trace.Event) bool { return e.OpID != nil && *e.OpID == 3 }, func(e *trace.Event) { e.Status, e.OpName = "SUCCESS", trace.OpLast }), "API-3"},
+		{"operation id 3 (LAST) resolves, though only CONFIG and PASS exist", edit(apiQueries(), func(e trace.Event) bool { return e.OpID != nil && *e.OpID == 3 }, func(e *trace.Event) { e.Status, e.OpName = "SUCCESS", trace.OpLast }), "API-3"},
 		// API: what the trace v2 records of the payload and the surface.
 		{"payload size stops short (the engine's old 104)", edit(fixed3, typ(trace.Callback), func(e *trace.Event) { e.PayloadSize = trace.U64(104) }), "API-5"},
 		{"dispatch_info has another grid than the launch", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { in := *e.Info; in.Grid = trace.Dim3{512, 1, 1}; e.Info = &in }), "API-5"},
 		{"dispatch_info left empty", edit(fixed3, configCB(trace.PhaseEnter), func(e *trace.Event) { in := *e.Info; in.Size = 0; e.Info = &in }), "API-5"},
 		{"replayed without configure_callback_tracing", drop(fixed3, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }), "API-1"},
 		{"counting refused beside replay", insertAfter(fixed3, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }, trace.Event{Type: trace.API, Call: trace.CallConfigureCounters, Context: 10, Status: trace.StatusServiceAlreadyConfigured}), "API-7"},
-		{"wrong pair", edit(apiQueries(), func(e trace.Event) bool { return e.Call == trace.CallOperationName && e.OpName == trace.OpConfig }, func(e *trace.Event) { e.OpID = trace.U64(2) }), "API-4"},
-		{"configure twice succeeds", edit(apiQueries(), func(e trace.Event) bool { return e.Context == 2 }, func(e *trace.Event) { e.Status = "SUCCESS" }), "ACT-5"},
+		{"operation_name answers CONFIG for id 2", edit(apiQueries(), func(e trace.Event) bool { return e.Call == trace.CallOperationName && e.OpName == trace.OpConfig }, func(e *trace.Event) { e.OpID = trace.U64(2) }), "API-4"},
+		{"a second configuration of KERNEL_REPLAY succeeds", edit(apiQueries(), func(e trace.Event) bool { return e.Context == 2 }, func(e *trace.Event) { e.Status = "SUCCESS" }), "ACT-5"},
 		// ACT
 		{"all-operations subscription, yet no CONFIG", drop(plain, and(typ(trace.Callback), func(e trace.Event) bool { return e.Op == trace.OpConfig })), "ACT-2"},
 		{"never configured, yet memory saved", insertAfter(drop(drop(plain, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }), func(e trace.Event) bool {
@@ -249,8 +251,8 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"completion every pass", completionEveryPass(fixed3), "CMP-1"},
 		{"completion before loop ends", moveBefore(fixed3, typ(trace.Signal), passCB(trace.PhaseEnter, 2)), "CMP-2"},
 		{"pass kernel carries app signal", edit(fixed3, inPass(fixed3, trace.Kernel, 1), func(e *trace.Event) { e.Signal = 501 }), "CMP-2"},
-		{"two completions", insertAfter(fixed3, typ(trace.AppComplete), first(fixed3, typ(trace.AppComplete))), "CMP-1"},
-		{"read back twice", insertAfter(fixed3, typ(trace.AppReadback), first(fixed3, typ(trace.AppReadback))), "CMP-3"},
+		{"the application sees two completions of one loop", insertAfter(fixed3, typ(trace.AppComplete), first(fixed3, typ(trace.AppComplete))), "CMP-1"},
+		{"a buffer is read back twice after one completion", insertAfter(fixed3, typ(trace.AppReadback), first(fixed3, typ(trace.AppReadback))), "CMP-3"},
 		{"never ended yet completed", insertAfter(neverEnded(), typ(trace.AppTimeout), trace.Event{Type: trace.AppComplete, Thread: 1, Label: "k", Signal: 501}), "CMP-4"},
 		{"never ended fixed loop", edit(neverEnded(), typ(trace.PassCount), func(e *trace.Event) { e.Result = trace.I64(9) }), "CMP-4"},
 		{"timeout without never ended", insertAfter(fixed3, typ(trace.AppComplete), trace.Event{Type: trace.AppTimeout, Thread: 1, Label: "k", Signal: 501}), "CMP-1"},
@@ -261,23 +263,23 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		// LCX, SVC
 		{"local call from CONFIG ENTER succeeds", insertAfter(fixed3, configCB(trace.PhaseEnter), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 10, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "SUCCESS"}), "LCX-2"},
 		{"local start of inactive context", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStart, Context: 12, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Status: "SUCCESS"}), "LCX-7"},
-		{"local stop not sticky", sequenceKeeping(2), "LCX-3"},
-		{"local stop ignored", sequenceKeeping(1), "SVC-1"},
+		{"a context stopped in pass 1 records again in pass 2 without a start", sequenceKeeping(2), "LCX-3"},
+		{"a context stopped in this pass still records in it", sequenceKeeping(1), "SVC-1"},
 		{"local toggle leaks to next dispatch", drop(seq, and(typ(trace.Record), dispatchIs(2))), "LCX-4"},
 		{"local toggle leaks to other thread", concurrent(true), "LCX-6"},
 		{"global stop inside window", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.API, Thread: 1, Call: trace.CallStopContext, Context: 10, Status: "SUCCESS"}), "LCX-5"},
-		{"counters not restarted", startedButSilent(), "LCX-3"},
+		{"a counter context started again after a stop records nothing", startedButSilent(), "LCX-3"},
 		{"pc sampling honours local stop", drop(pcs, and(typ(trace.Record), withPass(trace.Record, 2), func(e trace.Event) bool { return e.Service == trace.PCSampling })), "SVC-2"},
 		{"spm and thread trace share a pass", new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 2, services: []trace.Service{trace.SPM, trace.ThreadTrace}}).trace(), "SVC-3"},
 		// AGT
-		{"counter groups wrap", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 2)), func(e *trace.Event) {
+		{"the last pass collects the first pass's group again", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 2)), func(e *trace.Event) {
 			if e.Service == trace.CounterCollection {
 				e.Counters = []trace.Counter{{Name: "G0a"}, {Name: "G0b"}}
 			}
 		}), "AGT-1"},
 	}
 	for _, c := range cases {
-		t.Run(c.want+" "+c.name, func(t *testing.T) {
+		t.Run(c.want+" "+c.reason, func(t *testing.T) {
 			vs := Trace(renumber(c.tr))
 			var got []string
 			for _, v := range vs {

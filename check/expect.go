@@ -17,75 +17,141 @@ const ExpectRule = "EXPECT"
 // Expectations checks the spec's own expect block against the trace.
 // expect.violations (expected oracle failures) is the caller's business.
 func Expectations(s spec.Spec, t trace.Trace) []Violation {
+	vs, _ := JudgeExpectations(s, t)
+	return vs
+}
+
+// expectSources are the event sources each expectation reads. Where the
+// trace lacks them the expectation is not observable there: it is neither
+// judged nor passed, and the caller reports it so (a black-box port cannot
+// show the SDK's warnings, its dispatch ids or the runtime's kernel runs).
+var expectSources = map[string][]trace.Source{
+	"passes": {tool}, "continue_consulted": {tool}, "completions": {app}, "memory": {app},
+	"memory_after": {app}, "records": {tool}, "statuses": {tool}, "warnings": {sdk},
+	"no_warnings": {sdk}, "never_ends": {sdk, app}, "timestamps": {tool}, "user_data": {tool},
+	"sequence": {tool}, "dispatch_ids": {sdk}, "correlation": {tool}, "record_counts": {tool, sdk},
+	"runs": {runtime}, "payload": {tool}, "counters": {tool}, "saved": {sdk}, "aborts": {runtime, sdk},
+}
+
+// JudgeExpectations checks the spec's own expect block against the trace
+// and lists the keys the trace cannot show (not observable).
+func JudgeExpectations(s spec.Spec, t trace.Trace) (vs []Violation, unobserved []string) {
 	x := newIndex(t)
-	c := expectChecker{x: x, s: s, runtime: t.Header.Reports(trace.SourceRuntime)}
+	c := expectChecker{x: x, s: s, runtime: t.Header.Reports(trace.SourceRuntime), sdk: t.Header.Reports(trace.SourceSDK)}
 	ex := s.Expect
-	for _, label := range slices.Sorted(maps.Keys(ex.Passes)) {
-		c.passes(label, ex.Passes[label])
-	}
-	for _, label := range slices.Sorted(maps.Keys(ex.ContinueConsulted)) {
-		c.continueConsulted(label, ex.ContinueConsulted[label])
-	}
-	for _, label := range slices.Sorted(maps.Keys(ex.Completions)) {
-		c.completions(label, ex.Completions[label])
-	}
-	for _, buf := range slices.Sorted(maps.Keys(ex.Memory)) {
-		c.memory(buf, ex.Memory[buf])
-	}
-	for _, svc := range slices.Sorted(maps.Keys(ex.Records)) {
-		c.records(svc, ex.Records[svc])
-	}
-	for _, st := range ex.Statuses {
-		c.status(st)
-	}
-	for _, code := range ex.Warnings {
-		c.warning(code)
-	}
-	if ex.NoWarnings {
-		c.noWarnings()
-	}
-	for _, label := range ex.NeverEnds {
-		c.neverEnds(label)
-	}
-	if ex.Timestamps != "" {
-		c.timestamps(ex.Timestamps)
-	}
-	for _, label := range slices.Sorted(maps.Keys(ex.MemoryAfter)) {
-		for _, buf := range slices.Sorted(maps.Keys(ex.MemoryAfter[label])) {
-			c.memoryAfter(label, buf, ex.MemoryAfter[label][buf])
+	// on runs f when the trace can show key, and notes it otherwise.
+	on := func(key string, present bool, f func()) {
+		if !present {
+			return
 		}
+		for _, src := range expectSources[key] {
+			if !t.Header.Reports(src) {
+				unobserved = append(unobserved, key)
+				return
+			}
+		}
+		f()
 	}
-	for _, u := range ex.UserData {
-		c.userData(u)
-	}
-	for _, label := range slices.Sorted(maps.Keys(ex.Sequence)) {
-		c.sequence(label, ex.Sequence[label])
-	}
-	for _, label := range slices.Sorted(maps.Keys(ex.DispatchIDs)) {
-		c.dispatchIDs(label, ex.DispatchIDs[label])
-	}
-	for _, label := range slices.Sorted(maps.Keys(ex.Correlation)) {
-		c.correlation(label, ex.Correlation[label])
-	}
-	for _, r := range ex.RecordCounts {
-		c.recordCount(r)
-	}
-	for _, label := range slices.Sorted(maps.Keys(ex.Runs)) {
-		c.runs(label, ex.Runs[label])
-	}
-	for _, pe := range ex.Payload {
-		c.payload(pe)
-	}
-	for _, ce := range ex.Counters {
-		c.counters(ce)
-	}
-	for _, label := range slices.Sorted(maps.Keys(ex.Saved)) {
-		c.saved(label, ex.Saved[label])
-	}
-	for _, label := range ex.Aborts {
-		c.aborts(label)
-	}
-	return sortViolations(c.vs)
+	on("passes", len(ex.Passes) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.Passes)) {
+			c.passes(label, ex.Passes[label])
+		}
+	})
+	on("continue_consulted", len(ex.ContinueConsulted) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.ContinueConsulted)) {
+			c.continueConsulted(label, ex.ContinueConsulted[label])
+		}
+	})
+	on("completions", len(ex.Completions) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.Completions)) {
+			c.completions(label, ex.Completions[label])
+		}
+	})
+	on("memory", len(ex.Memory) > 0, func() {
+		for _, buf := range slices.Sorted(maps.Keys(ex.Memory)) {
+			c.memory(buf, ex.Memory[buf])
+		}
+	})
+	on("records", len(ex.Records) > 0, func() {
+		for _, svc := range slices.Sorted(maps.Keys(ex.Records)) {
+			c.records(svc, ex.Records[svc])
+		}
+	})
+	on("statuses", len(ex.Statuses) > 0, func() {
+		for _, st := range ex.Statuses {
+			c.status(st)
+		}
+	})
+	on("warnings", len(ex.Warnings) > 0, func() {
+		for _, code := range ex.Warnings {
+			c.warning(code)
+		}
+	})
+	on("no_warnings", ex.NoWarnings, c.noWarnings)
+	on("never_ends", len(ex.NeverEnds) > 0, func() {
+		for _, label := range ex.NeverEnds {
+			c.neverEnds(label)
+		}
+	})
+	on("timestamps", ex.Timestamps != "", func() { c.timestamps(ex.Timestamps) })
+	on("memory_after", len(ex.MemoryAfter) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.MemoryAfter)) {
+			for _, buf := range slices.Sorted(maps.Keys(ex.MemoryAfter[label])) {
+				c.memoryAfter(label, buf, ex.MemoryAfter[label][buf])
+			}
+		}
+	})
+	on("user_data", len(ex.UserData) > 0, func() {
+		for _, u := range ex.UserData {
+			c.userData(u)
+		}
+	})
+	on("sequence", len(ex.Sequence) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.Sequence)) {
+			c.sequence(label, ex.Sequence[label])
+		}
+	})
+	on("dispatch_ids", len(ex.DispatchIDs) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.DispatchIDs)) {
+			c.dispatchIDs(label, ex.DispatchIDs[label])
+		}
+	})
+	on("correlation", len(ex.Correlation) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.Correlation)) {
+			c.correlation(label, ex.Correlation[label])
+		}
+	})
+	on("record_counts", len(ex.RecordCounts) > 0, func() {
+		for _, r := range ex.RecordCounts {
+			c.recordCount(r)
+		}
+	})
+	on("runs", len(ex.Runs) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.Runs)) {
+			c.runs(label, ex.Runs[label])
+		}
+	})
+	on("payload", len(ex.Payload) > 0, func() {
+		for _, pe := range ex.Payload {
+			c.payload(pe)
+		}
+	})
+	on("counters", len(ex.Counters) > 0, func() {
+		for _, ce := range ex.Counters {
+			c.counters(ce)
+		}
+	})
+	on("saved", len(ex.Saved) > 0, func() {
+		for _, label := range slices.Sorted(maps.Keys(ex.Saved)) {
+			c.saved(label, ex.Saved[label])
+		}
+	})
+	on("aborts", len(ex.Aborts) > 0, func() {
+		for _, label := range ex.Aborts {
+			c.aborts(label)
+		}
+	})
+	return sortViolations(c.vs), unobserved
 }
 
 type expectChecker struct {
@@ -94,6 +160,7 @@ type expectChecker struct {
 	vs       []Violation
 	subjects map[string]*subject // built on first use
 	runtime  bool                // the trace reports the runtime's events
+	sdk      bool                // the trace reports the SDK's own events
 }
 
 func (c *expectChecker) fail(key, label, requires, msg string, at ...int) {

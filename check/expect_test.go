@@ -261,13 +261,6 @@ func TestObjectExpectations(t *testing.T) {
 		{"aborts", spec.Expect{Aborts: []string{"k"}}, drop(abortTrace(), typ(trace.MemWrite)),
 			"without the runtime's writes after the last pass, no restore began"},
 		{"aborts", spec.Expect{Aborts: []string{"k"}},
-			func() trace.Trace {
-				t := abortTrace()
-				t.Header.Sources = []trace.Source{trace.SourceTool, trace.SourceSDK, trace.SourceApp}
-				return t
-			}(),
-			"a trace without the runtime's account cannot show a restore that began"},
-		{"aborts", spec.Expect{Aborts: []string{"k"}},
 			insertAfter(abortTrace(), typ(trace.MemWrite), trace.Event{Type: trace.AppMemory, Buffer: "buf-1", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}}),
 			"the application read memory after the process should have died"},
 		{"aborts", spec.Expect{Aborts: []string{"k"}},
@@ -297,4 +290,74 @@ func TestObjectExpectations(t *testing.T) {
 func withSources(t trace.Trace) trace.Trace {
 	t.Header.Sources = trace.AllSources
 	return t
+}
+
+// An expectation whose events come from a source the trace lacks is not
+// observable there: neither judged nor passed, and said so.
+func TestExpectationsNotObservable(t *testing.T) {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
+	tr := b.trace()
+	tr.Header.Sources = []trace.Source{trace.SourceTool, trace.SourceApp} // a black-box port
+	ex := spec.Expect{
+		Warnings:    []string{string(trace.WarnGraphLaunch)}, // would fail: never printed
+		DispatchIDs: map[string][]uint64{"k": {7}},           // would fail: the id is 1
+		Runs:        map[string]spec.Count{"k": spec.Exactly(9)},
+		Aborts:      []string{"k"},
+		Passes:      map[string]spec.Count{"k": spec.Exactly(3)}, // observable, holds
+	}
+	vs, unobserved := JudgeExpectations(spec.Spec{Expect: ex}, tr)
+	for _, v := range vs {
+		t.Errorf("judged without its sources:\n%s", v)
+	}
+	want := []string{"warnings", "dispatch_ids", "runs", "aborts"}
+	for _, k := range want {
+		if !slices.Contains(unobserved, k) {
+			t.Errorf("%s not reported as not observable (got %v)", k, unobserved)
+		}
+	}
+	if slices.Contains(unobserved, "passes") {
+		t.Errorf("passes needs only the tool's events, yet was called not observable")
+	}
+	// With every source, the same expectations are judged and fail.
+	tr.Header.Sources = trace.AllSources
+	if vs, _ := JudgeExpectations(spec.Spec{Expect: ex}, tr); len(vs) < 3 {
+		t.Errorf("with every source only %d expectations failed, want the warnings, dispatch_ids, runs and aborts ones", len(vs))
+	}
+}
+
+// Whole buffers: the 17th element is judged like the first (v1 looked at 16
+// leading values only), and a values list longer than 16 can pass.
+func TestMemoryJudgesEveryElement(t *testing.T) {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
+	mem := func(runs ...trace.Run) trace.Trace {
+		bb := *b
+		bb.ev = slices.Clone(b.ev)
+		bb.add(trace.Event{Type: trace.AppMemory, Buffer: "big", Elements: trace.CountOf(runs), Runs: runs})
+		return bb.trace()
+	}
+	one := int64(1)
+	cases := []struct {
+		reason string
+		tr     trace.Trace
+		want   spec.MemoryExpect
+		fails  bool
+	}{
+		{"element 16 of 64 is wrong", mem(trace.Run{Value: 1, Count: 16}, trace.Run{Value: 0, Count: 1}, trace.Run{Value: 1, Count: 47}), spec.MemoryExpect{All: &one}, true},
+		{"the last element of 1<<20 is wrong", mem(trace.Run{Value: 1, Count: 1<<20 - 1}, trace.Run{Value: 2, Count: 1}), spec.MemoryExpect{All: &one}, true},
+		{"every element holds", mem(trace.Run{Value: 1, Count: 1 << 20}), spec.MemoryExpect{All: &one}, false},
+		{"20 listed values hold", mem(trace.Run{Value: 3, Count: 20}, trace.Run{Value: 0, Count: 4}), spec.MemoryExpect{Values: slices.Repeat([]int64{3}, 20)}, false},
+		{"the 20th of 20 listed values differs", mem(trace.Run{Value: 3, Count: 19}, trace.Run{Value: 4, Count: 5}), spec.MemoryExpect{Values: slices.Repeat([]int64{3}, 20)}, true},
+		{"more values listed than the buffer has", mem(trace.Run{Value: 3, Count: 4}), spec.MemoryExpect{Values: slices.Repeat([]int64{3}, 5)}, true},
+	}
+	for _, c := range cases {
+		vs := Expectations(spec.Spec{Expect: spec.Expect{Memory: map[string]spec.MemoryExpect{"big": c.want}}}, c.tr)
+		if got := len(vs) > 0; got != c.fails {
+			t.Errorf("%s: failed %v, want %v (%v)", c.reason, got, c.fails, vs)
+		}
+		if c.fails && len(vs) > 0 && !strings.Contains(vs[0].Message, "differ") && !strings.Contains(vs[0].Message, "fewer") {
+			t.Errorf("%s: the message does not say what differs: %s", c.reason, vs[0].Message)
+		}
+	}
 }

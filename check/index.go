@@ -159,7 +159,37 @@ func newIndex(t trace.Trace) *index {
 		x.file(i, e)
 	}
 	x.joinApps()
+	x.inferNeverEnded()
 	return x
+}
+
+// inferNeverEnded: without the SDK's own events there is no never_ended
+// report, but the tool and the application show the same thing: an
+// indefinite loop (pass count 0) whose continue never said stop, and an
+// application that gave up waiting. The application's timeout then stands
+// for the report.
+func (x *index) inferNeverEnded() {
+	if x.header.Reports(trace.SourceSDK) {
+		return
+	}
+	for _, a := range x.apps {
+		d := x.dispatches[a.dispatch]
+		if d == nil || len(a.timeout) == 0 || len(d.configExit) > 0 || len(d.continues) == 0 {
+			continue
+		}
+		if r, ok := x.passCount(d); !ok || r != 0 {
+			continue
+		}
+		goOn := true
+		for _, c := range d.continues {
+			if res := x.ev[c].Result; res == nil || *res == 0 {
+				goOn = false
+			}
+		}
+		if goOn {
+			d.neverEnded = append(d.neverEnded, a.timeout[0])
+		}
+	}
 }
 
 // file puts event i into its dispatch's lists.

@@ -259,10 +259,15 @@ func (x *index) checkMaskScope() []Violation {
 	}
 	var vs []Violation
 	x.eachDispatch(func(d *dispatchView) {
-		if d.replayed() || len(d.kernels) == 0 {
+		if d.replayed() {
 			return
 		}
-		k := d.kernels[0]
+		// Where the plain run happened: its kernel, else (a black-box
+		// trace) its first record or its CONFIG EXIT.
+		k := firstOr(d.kernels, firstOr(d.records, firstOr(d.configExit, -1)))
+		if k < 0 {
+			return
+		}
 		have := map[key]bool{}
 		for _, i := range d.records {
 			e := x.ev[i]

@@ -138,7 +138,14 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 // MI2xx/MI3xx agent in which dispatch counters ran, when the SDK warned of
 // the conflict (SVC-3 takes precedence over SVC-2 there).
 func (x *index) leftOutForConflict(d *dispatchView, service trace.Service, pass uint64) bool {
-	if service != trace.PCSampling || !x.serviceConflictWarned() || !x.dataCenterAgent(d.agent) {
+	// Without the runtime's agent events the agent's family is unknown:
+	// it may be an MI2xx/MI3xx part.
+	if service != trace.PCSampling || (!x.dataCenterAgent(d.agent) && x.has(trace.AgentInfo)) {
+		return false
+	}
+	// The SDK's warning says it left PC sampling out; without the SDK's
+	// events the pass may have been left out unannounced.
+	if x.header.Reports(trace.SourceSDK) && !x.serviceConflictWarned() {
 		return false
 	}
 	for _, i := range d.records {

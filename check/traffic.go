@@ -63,9 +63,11 @@ func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
 // closed. What comes after (CONFIG EXIT, the completion, the remaining
 // passes) is not owed then: the process ended.
 func (x *index) aborted(d *dispatchView) bool {
-	if !x.header.Reports(trace.SourceRuntime) || !x.header.Reports(trace.SourceSDK) ||
-		len(d.passExit) == 0 || len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+	if len(d.passExit) == 0 || len(d.configExit) > 0 || len(d.neverEnded) > 0 {
 		return false
+	}
+	if !x.header.Reports(trace.SourceRuntime) || !x.header.Reports(trace.SourceSDK) {
+		return x.endedInLoop(d)
 	}
 	n := len(d.passEnter)
 	if len(d.passExit) < n {
@@ -127,11 +129,21 @@ func (x *index) bytesOf(list []int) uint64 {
 // checkTraffic compares what the runtime moved for d with what the SDK
 // reported and with what MEM-4 allows to be saved.
 func (x *index) checkTraffic(d *dispatchView) []Violation {
-	if !x.header.Reports(trace.SourceRuntime) || len(d.configEnter) == 0 {
+	if !x.header.Reports(trace.SourceRuntime) {
+		return nil
+	}
+	// The window opens at CONFIG ENTER, or for a dispatch that was no
+	// candidate, when the application wrote it.
+	start := -1
+	if len(d.configEnter) > 0 {
+		start = d.configEnter[0]
+	} else if a := x.appOf(d); a != nil {
+		start = a.at
+	}
+	if start < 0 {
 		return nil
 	}
 	var vs []Violation
-	start := d.configEnter[0]
 	firstWork := len(x.ev) // the first pass, or the plain run
 	if len(d.passEnter) > 0 {
 		firstWork = d.passEnter[0]
@@ -236,6 +248,9 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 	for p := 1; p < len(d.passEnter); p++ {
 		from := x.exitOf(d, uint64(p-1))
 		writes := x.trafficOf(d, trace.MemWrite, from, d.passEnter[p])
+		if len(writes) > 0 {
+			x.examined("MEM-2") // the runtime saw memory written back before this pass
+		}
 		for _, i := range writes {
 			for _, g := range x.ev[i].Regions {
 				if a, ok := x.allocatedBefore(g.Addr, i); ok && a.freedAt < i {
@@ -260,4 +275,23 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 		}
 	}
 	return vs
+}
+
+// endedInLoop: without the accounts of the runtime and the SDK, a process
+// that died in d's loop shows only as a trace whose last word from the tool
+// and the application was d's: no CONFIG EXIT, no completion, no timeout.
+func (x *index) endedInLoop(d *dispatchView) bool {
+	a := x.appOf(d)
+	if a == nil || len(a.complete) > 0 || len(a.timeout) > 0 {
+		return false
+	}
+	last := d.passExit[len(d.passExit)-1]
+	for i := last + 1; i < len(x.ev); i++ {
+		if src, _ := x.ev[i].Type.Source(); src == trace.SourceTool || src == trace.SourceApp {
+			if x.ev[i].Dispatch != d.id {
+				return false
+			}
+		}
+	}
+	return true
 }

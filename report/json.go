@@ -78,6 +78,8 @@ type JSONResult struct {
 	Unexercised []string `json:"unexercised,omitempty"`
 	// NothingJudged: no oracle found anything to examine in the trace.
 	NothingJudged bool `json:"nothing_judged,omitempty"`
+	// Unobserved are expectations (expect keys) the trace cannot show.
+	Unobserved []string `json:"unobserved_expectations,omitempty"`
 	// Judged is every oracle rule's verdict on the trace, with the
 	// instances examined: pass means examined and held.
 	Judged []JSONRule `json:"judged,omitempty"`
@@ -234,7 +236,8 @@ func ms(sec float64) float64 {
 // Outcome rebuilds the outcome a record was made from, as far as the
 // matrix needs it (no trace): for reports merged from shards.
 func Outcome(r JSONResult) runner.Outcome {
-	res := runner.Result{Trace: trace.Trace{Header: trace.Header{Sources: r.Sources}}, Run: r.Run, Unseen: r.Unseen, Unexercised: r.Unexercised, NothingJudged: r.NothingJudged, SkipReason: r.SkipReason}
+	res := runner.Result{Trace: trace.Trace{Header: trace.Header{Sources: r.Sources}}, Run: r.Run, Unseen: r.Unseen, Unexercised: r.Unexercised,
+		NothingJudged: r.NothingJudged, Unobserved: r.Unobserved, SkipReason: r.SkipReason}
 	res.Spec.Name, res.Spec.File, res.Spec.Rules, res.Spec.Expect.Violations = r.Name, r.File, r.Rules, r.ExpectViolations
 	if r.Error != "" {
 		res.Err = errors.New(r.Error)

@@ -220,7 +220,11 @@ func (m Matrix) WriteMarkdown(w io.Writer) error {
 	if m.Implementation.Version != "" {
 		fmt.Fprintf(&b, " %s", m.Implementation.Version)
 	}
-	fmt.Fprintf(&b, "\n\nTarget `%s`, protocol `%s`, sources %s. %d specs:", m.Target, m.Protocol, sourcesText(m.Sources), len(m.Specs))
+	profile := driver.ProfileOf(m.Sources)
+	if profile == "" {
+		profile = "custom"
+	}
+	fmt.Fprintf(&b, "\n\nTarget `%s`, protocol `%s`, profile %s (sources %s). %d specs:", m.Target, m.Protocol, profile, sourcesText(m.Sources), len(m.Specs))
 	var parts []string
 	for _, s := range statusOrder {
 		parts = append(parts, fmt.Sprintf("%d %s", m.Totals[s], s))

@@ -95,6 +95,7 @@ func Record(o runner.Outcome, opts Options) JSONResult {
 		Unseen:           r.Unseen,
 		Unexercised:      r.Unexercised,
 		NothingJudged:    r.NothingJudged,
+		Unobserved:       r.Unobserved,
 		Judged:           jsonRules(r.Rules),
 		SkipReason:       r.SkipReason,
 		TraceFile:        opts.TraceFiles[r.Spec.Name],

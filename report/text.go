@@ -102,6 +102,9 @@ func writeRecord(w io.Writer, r JSONResult, opts Options) {
 		if len(r.Expected) > 0 {
 			stats += "; caught as expected: " + strings.Join(ruleIDs(r.Expected), ", ")
 		}
+		if len(r.Unobserved) > 0 {
+			stats += "; not observable here: expect." + strings.Join(r.Unobserved, ", expect.")
+		}
 		fmt.Fprintf(w, "PASS %s (%s)\n", name, stats)
 		writeJudged(w, r, opts)
 		return

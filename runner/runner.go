@@ -50,6 +50,9 @@ type Result struct {
 	// NothingJudged is set when no oracle examined anything at all: a
 	// trace that shows nothing cannot pass.
 	NothingJudged bool
+	// Unobserved lists the spec's expectations (expect.<key>) the trace's
+	// sources cannot show: neither judged nor passed.
+	Unobserved []string
 	// Err is a target failure (it could not run, or broke down), or the
 	// harness's own limit (the time, the pass budget) running out.
 	Err        error
@@ -264,7 +267,9 @@ func Judge(r *Result, s spec.Spec, t trace.Trace) {
 	j := check.Judge(t)
 	vs := j.Violations
 	if r.Err == nil {
-		vs = append(vs, check.Expectations(s, t)...)
+		exp, unobserved := check.JudgeExpectations(s, t)
+		vs = append(vs, exp...)
+		r.Unobserved = unobserved
 	} else if errors.Is(r.Err, errTimeout) || errors.Is(r.Err, errBudget) || errors.Is(r.Err, ErrInterrupted) {
 		cut := map[uint64]bool{}
 		for _, st := range NeverEnded(t) {
