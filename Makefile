@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz gpu-check port-c port-c-check mutation scripts clean
+.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz explore gpu-check port-c port-c-check mutation scripts clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
@@ -68,6 +68,12 @@ mutation:
 fuzz:
 	$(GO) test ./spec -run '^$$' -fuzz FuzzParse -fuzztime 60s
 	$(GO) test ./trace -run '^$$' -fuzz FuzzRead -fuzztime 60s
+
+## explore: the spec generator's properties over many more specs than go test checks (CHECKS=20000)
+CHECKS ?= 20000
+explore:
+	$(GO) test ./internal/specgen -run 'TestGeneratedSpecs' -count=1 -v -rapid.checks=$(CHECKS)
+	$(GO) test ./internal/specgen -run '^$$' -bench CheckGeneratedSpec -benchtime 30s -count=1
 
 ## gpu-check: the CUDA target's checks and benchmarks, on a machine with an NVIDIA GPU
 gpu-check:

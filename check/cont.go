@@ -50,6 +50,9 @@ func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 // CONT-1: each consultation follows the PASS EXIT of the pass it names,
 // before anything else of the loop; non-zero runs another pass, zero ends.
 func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
+	if x.hiddenLoop(d) {
+		return x.checkHiddenContinue(d)
+	}
 	var vs []Violation
 	passEvents := mergeSorted(d.passEnter, d.passExit)
 	consulted := map[uint64]int{}
@@ -80,13 +83,50 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 		switch {
 		// An indefinite loop that stops on non-zero is CONT-3's finding; a
 		// fixed loop at its bound is CONT-2's.
-		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
+		// A restore that failed part-way ended the process before the
+		// pass continue asked for (MEM-5, decision 13).
+		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.aborted(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned %d after pass %d, yet no further pass ran", *e.Result, p), c))
 		case *e.Result == 0 && next:
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, yet another pass ran", p), c, passEvents[k]))
 		}
 	}
 	return vs
+}
+
+// CONT-1 for a loop no PASS callback shows (decision 9): its passes are
+// its kernel's runs, so the consultation after pass p follows run p+1 and
+// precedes run p+2; non-zero runs another pass, zero ends the loop (found
+// by internal/specgen: CONT-1 looked for a PASS EXIT that cannot come).
+func (x *index) checkHiddenContinue(d *dispatchView) []Violation {
+	if !x.header.Reports(trace.SourceRuntime) {
+		return nil // the runs are not observable
+	}
+	consulted := map[uint64]bool{}
+	r, fixedOK := x.passCount(d)
+	for _, c := range d.continues {
+		e := x.ev[c]
+		p, _ := e.PassOf()
+		runs := sort.SearchInts(d.kernels, c) // runs before the consultation
+		switch {
+		case uint64(runs) != p+1:
+			return []Violation{x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue names pass %d but follows %d runs of dispatch %d's kernel", p, runs, d.id), c)}
+		case consulted[p]:
+			return []Violation{x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue was consulted twice after pass %d", p), c)}
+		}
+		consulted[p] = true
+		if e.Result == nil {
+			continue
+		}
+		next := runs < len(d.kernels)
+		switch {
+		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.aborted(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
+			return []Violation{x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned %d after pass %d, yet no further pass ran", *e.Result, p), c)}
+		case *e.Result == 0 && next:
+			return []Violation{x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, yet another pass ran", p), c, d.kernels[runs])}
+		}
+	}
+	return nil
 }
 
 // CONT-2, CONT-3, CONT-1: which passes are followed by a consultation.
@@ -135,7 +175,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 				break
 			}
 		}
-		if c, asked := consulted[last]; asked && len(d.neverEnded) == 0 {
+		if c, asked := consulted[last]; asked && len(d.neverEnded) == 0 && !x.aborted(d) {
 			if res := x.ev[c].Result; res != nil && *res != 0 {
 				vs = append(vs, x.violation("CONT-3", d.id, fmt.Sprintf("indefinite loop ended after pass %d although replay_continue returned %d", last, *res), c))
 			}

@@ -390,9 +390,15 @@ func (x *index) passesHidden() bool {
 }
 
 // hiddenLoop reports whether d was replayed with its passes hidden from the
-// tool: its kernel ran more than once, or the SDK snapshotted it.
+// tool: its kernel ran more than once, the SDK snapshotted it, the SDK
+// consulted replay_continue (which only a loop does), or the tool asked
+// for a fixed loop (what a trace without the runtime and the SDK shows).
 func (x *index) hiddenLoop(d *dispatchView) bool {
-	return len(d.passEnter) == 0 && x.passesHidden() && (len(d.kernels) > 1 || len(d.snapshots) > 0)
+	if len(d.passEnter) > 0 || !x.passesHidden() {
+		return false
+	}
+	r, ok := x.passCount(d)
+	return len(d.kernels) > 1 || len(d.snapshots) > 0 || len(d.continues) > 0 || ok && r > 1
 }
 
 // appOf returns the application dispatch joined to d, if any.

@@ -149,6 +149,12 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 	if x.serviceConflictWarned() {
 		return vs
 	}
+	lastGot := map[cs]uint64{}
+	for _, pv := range passes {
+		for k := range pv.got {
+			lastGot[k] = max(lastGot[k], pv.pass)
+		}
+	}
 	for _, pv := range passes {
 		if len(producing) > 0 && len(passes) > 1 {
 			x.examined("LCX-3")
@@ -157,8 +163,10 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			// A counter context the loop never toggled may rightly have
 			// nothing to collect in a pass (pass i collects group i, and
 			// there may be fewer groups than passes); one started again
-			// after a local stop must collect.
-			if k.service == trace.CounterCollection && !pv.masks[k.context].everStopped {
+			// after a local stop must collect, up to the last pass in
+			// which it collected: past that its groups may have run out
+			// (found by internal/specgen).
+			if k.service == trace.CounterCollection && (!pv.masks[k.context].everStopped || pv.pass > lastGot[k]) {
 				continue
 			}
 			if !pv.masks[k.context].off() && !pv.got[k] {
@@ -300,6 +308,9 @@ func (x *index) checkMaskScope() []Violation {
 				if active, known := x.contextActive(want.context, k); known && !active {
 					continue
 				}
+				if x.leftOutBeside(d, want.service) {
+					continue // SVC-3 left it out of this submit, not a mask
+				}
 				if rule == "LCX-4" {
 					vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("dispatch %d ran after dispatch %d's loop but got no %s record from context %d, which that loop had stopped locally", d.id, s.d.id, want.service, want.context), s.stop, k))
 				} else {
@@ -339,8 +350,13 @@ func (x *index) checkNoGlobalToggles() []Violation {
 		}
 		from := d.configEnter[0]
 		until := len(x.ev)
-		if len(d.configExit) > 0 {
+		switch {
+		case len(d.configExit) > 0:
 			until = d.configExit[0]
+		case len(d.neverEnded) > 0:
+			// The pass budget ended the loop (decision 6): no CONFIG
+			// EXIT comes, and the window is closed.
+			until = d.neverEnded[0]
 		}
 		list := byThread[d.thread]
 		if j := sort.SearchInts(list, from); j < len(list) && list[j] < until {

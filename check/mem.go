@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -138,11 +139,14 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 	return vs
 }
 
-// MEM-2: every pass starts from the same memory.
+// MEM-2: every pass starts from the same memory. A pass in whose PASS
+// ENTER the tool ran a dispatch of its own (decision 11) is left out: the
+// tool's kernel may have written the saved memory after the restore, and
+// the trace does not say what it wrote.
 func (x *index) checkSameInput(d *dispatchView) []Violation {
 	first := -1
 	for _, k := range d.kernels {
-		if x.ev[k].MemIn == "" {
+		if x.ev[k].MemIn == "" || x.toolWroteBefore(d, k) {
 			continue
 		}
 		if first < 0 {
@@ -169,7 +173,9 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	var bufs [][]byte
 	for _, rb := range a.readback {
 		e := x.ev[rb]
-		if k, ok := x.allocKind(e.Buffer); !ok || !k.Saved() {
+		// Saved: coarse-grained device memory of the dispatch's own agent
+		// (MEM-4; another agent's is not, decision 17.3).
+		if k, agent, ok := x.allocOf(e.Buffer); !ok || !k.Saved() || (d.agent != 0 && agent != d.agent) {
 			continue
 		}
 		data, err := trace.BytesOf(e.Runs, maxRebuild)
@@ -179,29 +185,74 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 		bufs = append(bufs, data)
 	}
 	got := trace.Digest(bufs...)
-	x.examined("MEM-3")
 	lastK, firstK := d.kernels[len(d.kernels)-1], d.kernels[0]
 	at := a.readback[len(a.readback)-1]
+	if x.otherKernelBetween(d.id, lastK, at) {
+		// Another dispatch's kernel ran between the last pass and the
+		// read-back (another thread's, or the tool's from CONFIG EXIT):
+		// the trace does not say which buffers it wrote, so what the
+		// application read proves nothing about a restore.
+		return nil
+	}
+	x.examined("MEM-3")
 	if out := x.ev[lastK].MemOut; out != "" && out != got {
 		return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, the last run left %s", got, a.label, out), lastK, at)}
 	}
-	if out := x.ev[firstK].MemOut; out != "" && out != got {
+	// One run's output is the first pass's, unless the tool wrote the
+	// memory before the first or the last pass (decision 17.11), or
+	// another dispatch's kernel ran meanwhile (on another agent, MEM-6):
+	// it may have changed an input the SDK does not save (decision 17.1).
+	if out := x.ev[firstK].MemOut; out != "" && out != got && !x.toolWroteBefore(d, firstK) && !x.toolWroteBefore(d, lastK) &&
+		!x.otherKernelBetween(d.id, firstK, lastK) {
 		return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, one run (the first pass) gives %s", got, a.label, out), firstK, at)}
 	}
 	return nil
 }
 
+// toolWroteBefore reports whether a dispatch the tool wrote from a callback
+// ran a kernel between dispatch d's previous kernel (or its snapshot) and
+// its kernel k: between the memory the SDK made ready for the pass and the
+// pass (found by internal/specgen).
+func (x *index) toolWroteBefore(d *dispatchView, k int) bool {
+	from := -1
+	for _, j := range append(slices.Clone(d.snapshots), d.kernels...) {
+		if j < k && j > from {
+			from = j
+		}
+	}
+	ks := x.byType[trace.Kernel]
+	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < k; j++ {
+		if x.byTool[ks[j]] {
+			return true
+		}
+	}
+	return false
+}
+
+// otherKernelBetween reports whether a kernel of another dispatch than id
+// ran between positions from and to.
+func (x *index) otherKernelBetween(id uint64, from, to int) bool {
+	ks := x.byType[trace.Kernel]
+	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < to; j++ {
+		if x.ev[ks[j]].Dispatch != id {
+			return true
+		}
+	}
+	return false
+}
+
 // maxRebuild bounds the elements an oracle expands from runs.
 const maxRebuild = 1 << 26
 
-// allocKind is the memory kind the application allocated buffer with.
-func (x *index) allocKind(buffer string) (trace.MemKind, bool) {
+// allocOf is the memory kind and the agent the application allocated
+// buffer with.
+func (x *index) allocOf(buffer string) (trace.MemKind, uint64, bool) {
 	for _, i := range x.byType[trace.AppAlloc] {
 		if x.ev[i].Buffer == buffer {
-			return x.ev[i].MemKind, true
+			return x.ev[i].MemKind, x.ev[i].Agent, true
 		}
 	}
-	return "", false
+	return "", 0, false
 }
 
 // MEM-6: from the snapshot to CONFIG EXIT no other dispatch's kernel runs

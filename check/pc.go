@@ -100,7 +100,11 @@ func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
 	if x.passesHidden() {
 		// A CONFIG-only subscription sees no PASS callback (decision in
 		// docs/decisions.md): the passes are the kernel's runs, when the
-		// trace shows them.
+		// trace shows them; without the runtime the count is not
+		// observable (found by internal/specgen through the C port).
+		if !x.header.Reports(trace.SourceRuntime) {
+			return nil
+		}
 		runs = d.kernels
 		passes = uint64(len(runs))
 	}

@@ -156,6 +156,41 @@ func (x *index) leftOutForConflict(d *dispatchView, service trace.Service, pass 
 	return false
 }
 
+// leftOutBeside reports whether a missing record of service in plain
+// dispatch d is explained by a conflict (SVC-3, decisions 1 and 17.9):
+// service_conflict was warned and d has a record of the service that is
+// kept in its place (thread trace for SPM; counters for PC sampling on
+// MI2xx/MI3xx; another context's counters for counters). Found by
+// internal/specgen: LCX-4 took SPM left out beside thread trace for a mask
+// that outlived its loop.
+func (x *index) leftOutBeside(d *dispatchView, service trace.Service) bool {
+	// The warning is the SDK's; a trace without the SDK's reports cannot
+	// show it, and the kept service's record alone must do.
+	if x.header.Reports(trace.SourceSDK) && !x.serviceConflictWarned() {
+		return false
+	}
+	var kept trace.Service
+	switch service {
+	case trace.SPM:
+		kept = trace.ThreadTrace
+	case trace.PCSampling:
+		if !x.dataCenterAgent(d.agent) {
+			return false
+		}
+		kept = trace.CounterCollection
+	case trace.CounterCollection:
+		kept = trace.CounterCollection
+	default:
+		return false
+	}
+	for _, i := range d.records {
+		if x.ev[i].Service == kept {
+			return true
+		}
+	}
+	return false
+}
+
 // configureCalls maps each service to the call that configures it.
 var configureCalls = map[trace.Service]trace.Call{
 	trace.CounterCollection: trace.CallConfigureCounters,

@@ -63,7 +63,22 @@ func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
 // closed. What comes after (CONFIG EXIT, the completion, the remaining
 // passes) is not owed then: the process ended.
 func (x *index) aborted(d *dispatchView) bool {
-	if len(d.passExit) == 0 || len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+	if len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+		return false
+	}
+	if len(d.passExit) == 0 && x.hiddenLoop(d) {
+		// No PASS callback shows the loop (decision 9): its passes are
+		// its kernels, and the restore after the last one began
+		// (found by internal/specgen, decision 17.4).
+		if !x.header.Reports(trace.SourceRuntime) || !x.header.Reports(trace.SourceSDK) || len(d.kernels) == 0 {
+			return x.endedInLoop(d)
+		}
+		n := len(d.kernels)
+		tail := x.trafficOf(d, trace.MemWrite, d.kernels[n-1], len(x.ev))
+		_, claimed := x.restoresByPass(d)[uint64(n)]
+		return len(tail) > 0 && !claimed
+	}
+	if len(d.passExit) == 0 {
 		return false
 	}
 	if !x.header.Reports(trace.SourceRuntime) || !x.header.Reports(trace.SourceSDK) {
@@ -285,7 +300,17 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 	if a == nil || len(a.complete) > 0 || len(a.timeout) > 0 {
 		return false
 	}
-	last := d.passExit[len(d.passExit)-1]
+	// The loop's last event the tool saw: its last PASS EXIT, or in a
+	// loop no PASS callback shows, its last consultation or CONFIG ENTER.
+	last := -1
+	for _, list := range [][]int{d.passExit, d.continues, d.passCounts, d.configEnter} {
+		if len(list) > 0 {
+			last = max(last, list[len(list)-1])
+		}
+	}
+	if last < 0 {
+		return false
+	}
 	for i := last + 1; i < len(x.ev); i++ {
 		if src, _ := x.ev[i].Type.Source(); src == trace.SourceTool || src == trace.SourceApp {
 			if x.ev[i].Dispatch != d.id {

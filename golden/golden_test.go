@@ -86,8 +86,9 @@ func TestNoOrphanGoldens(t *testing.T) {
 		names[s.Name] = true
 	}
 	files, _ := filepath.Glob("*.ndjson")
-	for _, f := range files {
-		name := strings.TrimSuffix(f, ".ndjson")
+	cases, _ := filepath.Glob("*/*.ndjson") // a matrix's cases: BASE/ID.ndjson
+	for _, f := range append(files, cases...) {
+		name := filepath.ToSlash(strings.TrimSuffix(f, ".ndjson"))
 		if names[name] {
 			continue
 		}

@@ -45,6 +45,7 @@ type JSONSummary struct {
 	Errors    int     `json:"errors"`
 	Skipped   int     `json:"skipped"`
 	XFailed   int     `json:"expected_failures"`
+	Flaky     int     `json:"flaky,omitempty"`
 	ElapsedMS float64 `json:"elapsed_ms"`
 }
 
@@ -62,6 +63,11 @@ type JSONResult struct {
 	// Reason says why the outcome is an expected failure, a skip or an
 	// error.
 	Reason string `json:"reason,omitempty"`
+	// Attempts is how many times the case ran (with --retries), when more
+	// than once; FlakyFailure is what a flake's first failing attempt
+	// showed.
+	Attempts     int    `json:"attempts,omitempty"`
+	FlakyFailure string `json:"flaky_failure,omitempty"`
 	// Listed are the keys of the expected-failure list that matched.
 	Listed           []string        `json:"xfail,omitempty"`
 	Rules            []string        `json:"rules,omitempty"`

@@ -39,6 +39,7 @@ type junitCase struct {
 	Failure   *junitFailed  `xml:"failure,omitempty"`
 	Error     *junitFailed  `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	Flaky     []junitFailed `xml:"flakyFailure,omitempty"`
 }
 
 type junitFailed struct {
@@ -60,9 +61,10 @@ type junitSkipped struct {
 // rule cases are verdicts drawn from that one run and take no time of
 // their own.
 type junitStream struct {
-	w   *bufio.Writer
-	enc *xml.Encoder
-	h   Header
+	w      *bufio.Writer
+	enc    *xml.Encoder
+	h      Header
+	flakes []JSONResult
 }
 
 func newJUnitStream(w io.Writer, h Header) (*junitStream, error) {
@@ -104,10 +106,20 @@ func (s *junitStream) suite(su junitSuite) error {
 }
 
 func (s *junitStream) Add(r JSONResult) error {
-	return s.suite(junitSpec(r))
+	su := junitSpec(r)
+	if runner.Status(r.Outcome) == runner.Flaky {
+		markFlaky(&su)
+		s.flakes = append(s.flakes, r)
+	}
+	return s.suite(su)
 }
 
 func (s *junitStream) End(e End) error {
+	if len(s.flakes) > 0 {
+		if err := s.suite(flakeSuite(s.flakes, s.h.Target)); err != nil {
+			return err
+		}
+	}
 	if s.h.XFailFile != "" && len(e.Stale) > 0 {
 		su := junitSuite{Name: "expected-failure list " + s.h.XFailFile, Time: seconds(0)}
 		for _, st := range e.Stale {

@@ -126,6 +126,38 @@ func Record(o runner.Outcome, opts Options) JSONResult {
 	return jr
 }
 
+// FlakeOutcome makes a flaky case's outcome say so, with why: it failed,
+// then passed on a rerun, or it is listed as known-flaky (file).
+func FlakeOutcome(o *runner.Outcome, a runner.Attempted, file string) {
+	if !a.Flaky {
+		return
+	}
+	o.Status = runner.Flaky
+	o.Reason = fmt.Sprintf("failed, then passed on attempt %d", a.Attempts)
+	if a.Known != "" {
+		o.Reason = fmt.Sprintf("failed on all %d attempts; listed in %s as known-flaky (%s)", a.Attempts, file, a.Known)
+	}
+}
+
+// Attempts adds to a record what its reruns showed: how many, and for a
+// flake the failure it showed first.
+func Attempts(rec *JSONResult, a runner.Attempted) {
+	if a.Attempts > 1 {
+		rec.Attempts = a.Attempts
+	}
+	if !a.Flaky || a.Failed == nil {
+		return
+	}
+	var b strings.Builder
+	for _, v := range a.Failed.Violations {
+		b.WriteString(v.String() + "\n")
+	}
+	if a.Failed.Err != nil {
+		b.WriteString(a.Failed.Err.Error() + "\n")
+	}
+	rec.FlakyFailure = b.String()
+}
+
 // Outcomes gives results the outcomes of a run without an
 // expected-failure list: the runner's verdicts.
 func Outcomes(results []runner.Result) []runner.Outcome {
@@ -189,6 +221,8 @@ func (m *summer) add(r JSONResult) {
 		m.s.Skipped++
 	case runner.Expected:
 		m.s.XFailed++
+	case runner.Flaky:
+		m.s.Flaky++
 	}
 }
 

@@ -52,6 +52,9 @@ func (s *textStream) End(e End) error {
 	if sum.XFailed > 0 || s.opts.XFailFile != "" {
 		fmt.Fprintf(&b, ", %d expected %s", sum.XFailed, plural(sum.XFailed, "failure", "failures"))
 	}
+	if sum.Flaky > 0 {
+		fmt.Fprintf(&b, ", %d flaky", sum.Flaky)
+	}
 	if len(e.Stale) > 0 {
 		fmt.Fprintf(&b, ", %d stale %s in %s", len(e.Stale), plural(len(e.Stale), "entry", "entries"), s.opts.XFailFile)
 	}
@@ -65,10 +68,11 @@ func (s *textStream) End(e End) error {
 // verdictWords are the first words of a spec's block, by outcome.
 var verdictWords = map[runner.Status]string{
 	runner.Passed: "PASS", runner.Failed: "FAIL", runner.Errored: "ERROR", runner.Skipped: "SKIP", runner.Expected: "XFAIL",
+	runner.Flaky: "FLAKY",
 }
 
 var colours = map[string]string{
-	"PASS": "\033[32m", "FAIL": "\033[31m", "ERROR": "\033[1;31m", "SKIP": "\033[33m", "XFAIL": "\033[36m", "STALE": "\033[1;31m", "STOPPED": "\033[1;33m",
+	"PASS": "\033[32m", "FAIL": "\033[31m", "ERROR": "\033[1;31m", "SKIP": "\033[33m", "XFAIL": "\033[36m", "FLAKY": "\033[35m", "STALE": "\033[1;31m", "STOPPED": "\033[1;33m",
 }
 
 // colour marks the verdict word that starts a line.
@@ -112,6 +116,9 @@ func writeRecord(w io.Writer, r JSONResult, opts Options) {
 		if !opts.Quiet {
 			fmt.Fprintf(w, "SKIP %s: %s\n", name, r.SkipReason)
 		}
+		return
+	case status == runner.Flaky:
+		fmt.Fprintf(w, "FLAKY %s (%s): %s\n", name, stats, r.Reason)
 		return
 	case status == runner.Expected:
 		fmt.Fprintf(w, "XFAIL %s (%s): expected failure: %s\n", name, stats, r.Reason)

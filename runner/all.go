@@ -6,25 +6,33 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/replayspec/replayspec/spec"
 )
 
-// Plan says how RunAll goes through the specs.
+// Plan says how RunPlan goes through the specs.
 type Plan struct {
 	// Count runs every spec this many times (flake hunting); 0 or 1 once.
 	Count int
-	// FailFast stops after the first spec that fails or errs.
+	// FailFast stops starting specs after the first that fails or errs
+	// (a flake does not count); those already running finish.
 	FailFast bool
-	// Started, when set, is called as each spec starts.
+	// Jobs runs this many specs at once (0 or 1: one at a time). Results
+	// are still handed to Done in the specs' order.
+	Jobs int
+	// Retry reruns unexpected failures to tell flakes from failures.
+	Retry Retry
+	// Started, when set, is called as each spec starts (from the worker
+	// that runs it).
 	Started func(i, total int, s spec.Spec)
-	// Done, when set, is called as each spec finishes, before the next
-	// starts: reports and traces are written here, so a run that is
-	// killed keeps what it did.
-	Done func(i, total int, r Result)
+	// Done, when set, is called for each spec in the specs' order, as soon
+	// as it and every spec before it have finished: reports and traces are
+	// written here, so a run that is killed keeps what it did.
+	Done func(i, total int, a Attempted)
 }
 
-// Stop says why RunAll stopped before running every spec ("" when it did
+// Stop says why RunPlan stopped before running every spec ("" when it did
 // not).
 type Stop string
 
@@ -32,50 +40,108 @@ type Stop string
 func RunAll(ctx context.Context, specs []spec.Spec, opts Options, progress func(done, total int, r Result)) []Result {
 	var plan Plan
 	if progress != nil {
-		plan.Done = func(i, total int, r Result) { progress(i+1, total, r) }
+		plan.Done = func(i, total int, a Attempted) { progress(i+1, total, a.Result) }
 	}
-	out, _ := RunPlan(ctx, specs, opts, plan)
+	cases, _ := RunPlan(ctx, specs, opts, plan)
+	out := make([]Result, len(cases))
+	for i, a := range cases {
+		out[i] = a.Result
+	}
 	return out
 }
 
-// RunPlan runs specs in order (each Count times), calling plan.Done after
-// each. It stops early when ctx is cancelled (the spec running then is
-// reported as an error, with what it recorded) or, with FailFast, after
-// the first failure.
-func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([]Result, Stop) {
+// RunPlan runs specs (each Count times) on Jobs workers, with reruns, and
+// hands each case to plan.Done in order. It stops starting specs when ctx
+// is cancelled (the specs running then are reported as errors, with what
+// they recorded) or, with FailFast, after the first failure. It returns
+// the cases handed to Done.
+func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([]Attempted, Stop) {
 	count := max(plan.Count, 1)
-	total := len(specs) * count
-	out := make([]Result, 0, total)
-	i := 0
+	type job struct {
+		s   spec.Spec
+		run int
+	}
+	var jobs []job
 	for _, s := range specs {
 		for run := 1; run <= count; run++ {
-			if ctx.Err() != nil {
-				return out, Stop(fmt.Sprintf("interrupted after %d of %d specs", i, total))
-			}
-			if plan.Started != nil {
-				plan.Started(i, total, s)
-			}
-			r := Run(ctx, s, opts)
+			j := job{s: s}
 			if count > 1 {
-				r.Run = run
+				j.run = run
 			}
-			out = append(out, r)
-			i++
-			if plan.Done != nil {
-				plan.Done(i-1, total, r)
-			}
-			if ctx.Err() != nil {
-				return out, Stop(fmt.Sprintf("interrupted after %d of %d specs", i, total))
-			}
-			if v := r.Verdict(); plan.FailFast && (v == Fail || v == Error) {
-				if i < total {
-					return out, Stop(fmt.Sprintf("--fail-fast: stopped after %s failed; %d of %d specs not run", r.Spec.Name, total-i, total))
-				}
-				return out, ""
-			}
+			jobs = append(jobs, j)
 		}
 	}
-	return out, ""
+	total := len(jobs)
+	out := make([]Attempted, total)
+	done := make([]bool, total)
+	ran := make([]bool, total)
+	var handed []Attempted
+	var mu sync.Mutex
+	next := 0 // the first case not yet handed to Done
+	failedAt := ""
+	// finish records case i (ran: false for one not started because the
+	// run was stopping) and hands every finished case, in order, to Done.
+	finish := func(i int, a Attempted, didRun bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		out[i], done[i], ran[i] = a, true, didRun
+		for next < total && done[next] {
+			if ran[next] {
+				if plan.Done != nil {
+					plan.Done(len(handed), total, out[next])
+				}
+				handed = append(handed, out[next])
+				if v := out[next].Result.Verdict(); plan.FailFast && failedAt == "" && !out[next].Flaky && (v == Fail || v == Error) {
+					failedAt = out[next].Result.Spec.Name
+				}
+			}
+			next++
+		}
+	}
+	stopping := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return failedAt != "" || ctx.Err() != nil
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(plan.Jobs, total)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if stopping() {
+					finish(i, Attempted{}, false)
+					continue
+				}
+				if plan.Started != nil {
+					plan.Started(i, total, jobs[i].s)
+				}
+				a := RunAttempts(ctx, jobs[i].s, opts, plan.Retry)
+				a.Result.Run = jobs[i].run
+				if a.Failed != nil {
+					a.Failed.Run = jobs[i].run
+				}
+				finish(i, a, true)
+			}
+		}()
+	}
+	for i := range jobs {
+		if stopping() {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	n := len(handed)
+	switch {
+	case ctx.Err() != nil:
+		return handed, Stop(fmt.Sprintf("interrupted after %d of %d specs", n, total))
+	case failedAt != "" && n < total:
+		return handed, Stop(fmt.Sprintf("--fail-fast: stopped after %s failed; %d of %d specs not run", failedAt, total-n, total))
+	}
+	return handed, ""
 }
 
 // Filter selects specs: by a regular expression on the name (like go

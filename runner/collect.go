@@ -42,12 +42,12 @@ func Collect(paths []string) ([]spec.Spec, error) {
 	var specs []spec.Spec
 	var errs []string
 	for _, f := range files {
-		s, err := spec.Load(f)
+		cases, err := spec.LoadCases(f) // a spec with a matrix is its cases
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		specs = append(specs, s)
+		specs = append(specs, cases...)
 	}
 	if len(errs) > 0 {
 		return specs, fmt.Errorf("%s", strings.Join(errs, "\n"))

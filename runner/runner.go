@@ -204,14 +204,16 @@ func runTarget(ctx context.Context, tg target.Target, s spec.Spec, opts Options,
 }
 
 // budgetSpent is the error of a trace in which the harness cut off a loop
-// the spec does not list under expect.never_ends: the harness's own pass
-// budget ran out, which says nothing about the implementation.
+// the spec means to end: the harness's own pass budget ran out, which says
+// nothing about the implementation. A loop the spec means never to end
+// (listed under expect.never_ends, or an indefinite loop whose continue
+// always says go on) is what the budget is for (CMP-4).
 func budgetSpent(s spec.Spec, t trace.Trace) error {
 	budget := spec.Defaults(s).Limits.MaxPasses
 	for _, ne := range NeverEnded(t) {
 		// A loop the trace cannot tie to a dispatch of the spec (its ids
 		// are broken) is left to the oracles: DID says what is wrong.
-		if !ne.Known || slices.Contains(s.Expect.NeverEnds, ne.Label) {
+		if !ne.Known || slices.Contains(s.Expect.NeverEnds, ne.Label) || neverMeantToEnd(s, ne.Label) {
 			continue
 		}
 		return fmt.Errorf("%w: the harness stopped %s after %d passes, its pass budget (limits.max_passes %d, or --max-passes); "+
@@ -219,6 +221,23 @@ func budgetSpent(s spec.Spec, t trace.Trace) error {
 			errBudget, ne.Label, ne.Passes, budget)
 	}
 	return nil
+}
+
+// neverMeantToEnd reports whether dispatch label's plan is an indefinite
+// loop whose continue always says go on.
+func neverMeantToEnd(s spec.Spec, label string) bool {
+	for _, d := range s.Application.Dispatches {
+		if d.Name != label {
+			continue
+		}
+		p := s.Tool.Plan
+		if d.Plan != nil {
+			p = *d.Plan
+		}
+		n, fixed := p.Passes.Number()
+		return fixed && n == 0 && p.Continue != nil && p.Continue.Always
+	}
+	return false
 }
 
 // Stopped is a dispatch whose loop the harness cut off (a never_ended

@@ -127,7 +127,7 @@ func TestRunPlan(t *testing.T) {
 	fail := fakeTarget{func(context.Context) (trace.Trace, error) { return trace.Trace{}, errors.New("broke") }}
 	specs := []spec.Spec{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 	var done []string
-	plan := runner.Plan{FailFast: true, Done: func(i, total int, r runner.Result) { done = append(done, r.Spec.Name) }}
+	plan := runner.Plan{FailFast: true, Done: func(i, total int, a runner.Attempted) { done = append(done, a.Result.Spec.Name) }}
 	out, stop := runner.RunPlan(context.Background(), specs, runner.Options{Target: fail}, plan)
 	if len(out) != 1 || !slices.Equal(done, []string{"a"}) || !strings.Contains(string(stop), "--fail-fast: stopped after a failed; 2 of 3 specs not run") {
 		t.Errorf("fail-fast: %d results, done %v, stop %q", len(out), done, stop)
@@ -135,11 +135,11 @@ func TestRunPlan(t *testing.T) {
 	runs := 0
 	count := fakeTarget{func(context.Context) (trace.Trace, error) { runs++; return trace.Trace{}, nil }}
 	out, stop = runner.RunPlan(context.Background(), specs[:2], runner.Options{Target: count}, runner.Plan{Count: 3})
-	if runs != 6 || len(out) != 6 || out[0].Run != 1 || out[2].Run != 3 || out[3].Spec.Name != "b" || stop != "" {
+	if runs != 6 || len(out) != 6 || out[0].Result.Run != 1 || out[2].Result.Run != 3 || out[3].Result.Spec.Name != "b" || stop != "" {
 		t.Errorf("-count 3: %d runs, %d results, stop %q", runs, len(out), stop)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	plan = runner.Plan{Done: func(int, int, runner.Result) { cancel() }}
+	plan = runner.Plan{Done: func(int, int, runner.Attempted) { cancel() }}
 	out, stop = runner.RunPlan(ctx, specs, runner.Options{Target: count}, plan)
 	if len(out) != 1 || !strings.Contains(string(stop), "interrupted after 1 of 3 specs") {
 		t.Errorf("interrupted: %d results, stop %q", len(out), stop)

@@ -19,6 +19,9 @@ const (
 	Skipped  Status = "skipped"
 	Expected Status = "expected failure"
 	Errored  Status = "error"
+	// Flaky: the case failed, then passed on a rerun, or failed and is
+	// listed as known-flaky (--retries, --flakes): it does not fail a run.
+	Flaky Status = "flaky"
 )
 
 // XFail is a port's list of known failures: rule IDs or spec names, each

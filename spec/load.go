@@ -17,15 +17,24 @@ import (
 // Load reads and validates the YAML spec at path. The spec is returned as
 // written; Defaults fills in what was left out.
 func Load(path string) (Spec, error) {
-	data, err := ReadFile(path, MaxBytes)
+	data, err := readSpecFile(path)
 	if err != nil {
-		return Spec{}, &Error{File: path, Msg: err.Error()}
+		return Spec{}, err
 	}
 	return Parse(path, data)
 }
 
+func readSpecFile(path string) ([]byte, error) {
+	data, err := ReadFile(path, MaxBytes) // read.go: with a size cap
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	return data, nil
+}
+
 // Parse reads and validates one YAML spec; name is used in errors. Every
 // problem is reported, as an *Error or, when there are several, Errors.
+// A spec with a matrix is several specs: ParseCases reads it.
 func Parse(name string, data []byte) (s Spec, err error) {
 	// yaml.v3 is a large parser; bad input must never take the caller down.
 	defer func() {
@@ -36,6 +45,10 @@ func Parse(name string, data []byte) (s Spec, err error) {
 	root, err := parseDocument(name, data)
 	if err != nil {
 		return Spec{}, err
+	}
+	if k := hasMatrix(root); k != nil {
+		return Spec{}, &Error{File: name, Line: k.Line, Col: k.Column, Path: matrixKey,
+			Msg: "a spec with a matrix stands for several cases: read it with ParseCases or LoadCases"}
 	}
 	c := &shapeChecker{file: name, pos: positions{}}
 	c.check(root, reflect.TypeFor[Spec](), "")

@@ -75,11 +75,17 @@ func TestSchemaAcceptsValidSpecs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Parse(f, data); err != nil {
+			if _, err := ParseCases(f, data); err != nil {
 				t.Errorf("loader: %v", err)
 			}
-			if err := schemaCheck(sch, data); err != nil {
-				t.Errorf("schema: %v", err)
+			docs, err := caseDocuments(f, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, doc := range docs {
+				if err := schemaCheck(sch, doc); err != nil {
+					t.Errorf("schema: %v\n%s", err, doc)
+				}
 			}
 		})
 	}
@@ -149,4 +155,73 @@ func positioned(err error) bool {
 		}
 	}
 	return true
+}
+
+// caseDocuments is what the schema sees of a spec file: the file itself,
+// or for a spec with a matrix each case as YAML, the matrix kept beside it
+// (the schema checks the matrix's shape, and each case's values in place).
+func caseDocuments(name string, data []byte) ([][]byte, error) {
+	root, err := parseDocument(name, data)
+	if err != nil {
+		return nil, err
+	}
+	m := takeMatrix(root)
+	if m == nil {
+		return [][]byte{data}, nil
+	}
+	combos, errs := expandMatrix(name, m)
+	if len(errs) > 0 {
+		return nil, errs.err()
+	}
+	var out [][]byte
+	for _, c := range combos {
+		sub := &substituter{file: name, vars: c.vars}
+		tree, _ := sub.node(root)
+		if len(sub.errs) > 0 {
+			return nil, sub.errs.err()
+		}
+		tree.Content = append(tree.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: matrixKey}, m)
+		doc, err := yaml.Marshal(tree)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, doc)
+	}
+	return out, nil
+}
+
+func TestSchemaChecksEachCase(t *testing.T) {
+	// A case whose value the format refuses is refused by the schema too,
+	// once the value is in place; a matrix of the wrong shape as well.
+	sch := compileSchema(t)
+	good, err := caseDocuments("table.yaml", []byte(matrixSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range good {
+		if err := schemaCheck(sch, doc); err != nil {
+			t.Errorf("schema refuses a good case: %v\n%s", err, doc)
+		}
+	}
+	docs, err := caseDocuments("table.yaml", []byte(strings.Replace(matrixSpec, "kind: consumer", "kind: MI400", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schemaCheck(sch, docs[len(docs)-1]); err == nil {
+		t.Errorf("the schema accepts a case of agent kind MI400")
+	}
+	for _, m := range []string{"{n: []}", "{n: [a b]}", "{n: [[1]]}", "{n: [1, 1]}", "{include: [3]}", "{2n: [1]}", "{exclude: [{n: [1]}]}"} {
+		var doc, bad map[string]any
+		if err := yaml.Unmarshal(good[0], &doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal([]byte(m), &bad); err != nil {
+			t.Fatal(err)
+		}
+		doc["matrix"] = bad
+		text, _ := yaml.Marshal(doc)
+		if err := schemaCheck(sch, text); err == nil {
+			t.Errorf("the schema accepts matrix: %s", m)
+		}
+	}
 }

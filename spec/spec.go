@@ -27,6 +27,10 @@ type Spec struct {
 
 	// File is where the spec was loaded from; not part of the format.
 	File string `yaml:"-" json:"-"`
+	// Case is set on a case of a spec with a matrix (Name is then
+	// Case.Name()); not part of the format: a case is sent to a driver as
+	// the plain spec it is.
+	Case *Case `yaml:"-" json:"-"`
 }
 
 // Agent is one GPU of the simulated machine.

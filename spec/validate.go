@@ -406,6 +406,7 @@ func (v *validator) dispatch(path string, d Dispatch) {
 		if d.During.Dispatch == d.Name {
 			v.fail(path+".during.dispatch", "a dispatch cannot start during itself")
 		}
+		v.passesSeen(path + ".during")
 	}
 	if d.After != "" || v.written(path+".after") {
 		v.appDispatchRef(path+".after", d.After)

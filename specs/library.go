@@ -31,7 +31,8 @@ var invalid embed.FS
 var Schema []byte
 
 // Library returns the specs of the library, in file-name order: those any
-// target can run (the simulator runs them all).
+// target can run (the simulator runs them all). A spec with a matrix is
+// there as its cases.
 func Library() ([]spec.Spec, error) { return load("*.yaml") }
 
 // NVIDIA returns the specs written for NVIDIA agents (real counters through
@@ -50,12 +51,12 @@ func load(pattern string) ([]spec.Spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := spec.Parse(path.Join(Dir, n), data)
+		cases, err := spec.ParseCases(path.Join(Dir, n), data)
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		out = append(out, s)
+		out = append(out, cases...)
 	}
 	if len(errs) > 0 {
 		return out, fmt.Errorf("the built-in library does not load:\n%s", strings.Join(errs, "\n"))

@@ -9,7 +9,6 @@ package steps
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -68,7 +67,6 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 		return nil, err
 	}
 	w.applyMachine()
-	w.s.Expect.NeverEnds = neverEnding(w.s)
 	if err := spec.Validate(w.s); err != nil {
 		return nil, fmt.Errorf("the scenario builds an invalid spec: %w", err)
 	}
@@ -77,24 +75,6 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 		return nil, fmt.Errorf("the target skipped the scenario: %s", w.res.SkipReason)
 	}
 	return &w.res, nil
-}
-
-// neverEnding lists the dispatches whose indefinite loop is never told to
-// stop (passes 0, continue always), as a YAML spec lists them under
-// expect.never_ends: the pass budget ending them is then what the scenario
-// shows, not an error of the run.
-func neverEnding(s spec.Spec) []string {
-	out := s.Expect.NeverEnds
-	for _, d := range s.Application.Dispatches {
-		p := s.Tool.Plan
-		if d.Plan != nil {
-			p = *d.Plan
-		}
-		if n, ok := p.Passes.Number(); ok && n == 0 && p.Continue != nil && p.Continue.Always && !slices.Contains(out, d.Name) {
-			out = append(out, d.Name)
-		}
-	}
-	return out
 }
 
 // events returns the events of the run.

@@ -53,13 +53,13 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if len(files) == 0 {
 		return usageError(stderr, "check", "no trace given: name NDJSON trace files, e.g. replayspec check out/trace.ndjson")
 	}
-	var given *spec.Spec
+	var given []spec.Spec
 	if *specFile != "" {
-		s, err := spec.Load(*specFile)
+		cases, err := spec.LoadCases(*specFile)
 		if err != nil {
 			return inputError(stderr, "check", fmt.Errorf("--spec: %w", err), "")
 		}
-		given = &s
+		given = cases
 	}
 	if *maxMiB < 1 {
 		return usageError(stderr, "check", "--max-input-mib %d: want a positive number of MiB", *maxMiB)
@@ -112,12 +112,21 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitFor(results)
 }
 
-// specOf is the spec a trace was recorded from: the one given, else the
-// library spec its header names; known is false when there is none (the
-// oracles alone judge it then).
-func specOf(t trace.Trace, given *spec.Spec) (s spec.Spec, known bool) {
-	if given != nil {
-		return *given, true
+// specOf is the spec a trace was recorded from: the one given (the case
+// its header names, for a spec with a matrix), else the library spec its
+// header names; known is false when there is none (the oracles alone
+// judge it then).
+func specOf(t trace.Trace, given []spec.Spec) (s spec.Spec, known bool) {
+	if len(given) == 1 {
+		return given[0], true
+	}
+	for _, g := range given {
+		if g.Name == t.Header.Spec {
+			return g, true
+		}
+	}
+	if len(given) > 0 {
+		return spec.Spec{Name: t.Header.Spec}, false
 	}
 	if s, ok := specs.ByName(t.Header.Spec); ok {
 		return s, true

@@ -26,3 +26,23 @@ func TestList(t *testing.T) {
 		t.Errorf("empty directory: exit %d, stderr %q", code, errs)
 	}
 }
+
+// A spec with a matrix is listed as its cases, each with its own rules,
+// and validate counts them.
+func TestListShowsMatrixCases(t *testing.T) {
+	_, out, _ := cli(t, "list", library+"/pass-count-table.yaml")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 14 {
+		t.Fatalf("%d lines, want the table's 14 cases:\n%s", len(lines), out)
+	}
+	wantAll(t, "first case", lines[0], "pass-count-table/passes=none,continue=unset ", "PC-1,MEM-1,CB-1")
+	wantAll(t, "last case", lines[13], "pass-count-table/passes=0,continue=stop-after-1 ", "PC-5,CONT-3,PC-7")
+	code, out, _ := cli(t, "validate", library+"/pass-count-table.yaml")
+	if code != exitOK || !strings.Contains(out, "pass-count-table.yaml (14 cases)") {
+		t.Errorf("validate: exit %d, %q", code, out)
+	}
+	code, out, _ = cli(t, "run", "--quiet", "--format", "junit", library+"/counters-by-agent-kind.yaml")
+	if code != exitOK || !strings.Contains(out, `classname="replayspec.counters-by-agent-kind/kind=MI200"`) {
+		t.Errorf("JUnit does not name the cases: exit %d\n%s", code, out)
+	}
+}

@@ -248,13 +248,13 @@ func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.D
 	var errs []string
 	for _, f := range files {
 		start := time.Now()
-		s, err := readSpec(f, limit)
+		cases, err := readCases(f, limit)
 		took[f] += time.Since(start)
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		out = append(out, s)
+		out = append(out, cases...)
 	}
 	if len(errs) > 0 {
 		return out, took, errors.New(strings.Join(errs, "\n"))
@@ -262,17 +262,18 @@ func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.D
 	return out, took, nil
 }
 
-// readSpec reads and parses one spec file, at most limit bytes of it.
-func readSpec(path string, limit int64) (spec.Spec, error) {
+// readCases reads and parses one spec file, at most limit bytes of it: a
+// spec, or the cases of a spec with a matrix.
+func readCases(path string, limit int64) ([]spec.Spec, error) {
 	data, err := spec.ReadFile(path, limit)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return spec.Spec{}, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return spec.Parse(path, data)
+	return spec.ParseCases(path, data)
 }
 
 // loadXFail reads an expected-failure list with a size cap.

@@ -69,6 +69,7 @@ type runFlags struct {
 	quiet, verbose, failFast, lastFailed, update                     bool
 	count                                                            int
 	memoryMiB, maxInputMiB                                           int64
+	ci                                                               *ciFlags
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -96,6 +97,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.update, "update", false, "with --golden: write the goldens instead of comparing")
 	fs.Int64Var(&f.memoryMiB, "memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
 	fs.Int64Var(&f.maxInputMiB, "max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	f.ci = addCIFlags(fs) // -j, --retries, --flakes, --baseline, --results, --flakes-out (runci.go)
 	paths, code, ok := parseFlags(fs, runHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -141,6 +143,9 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 		if xf, err = loadXFail(f.xfail); err != nil {
 			return inputError(stderr, "run", fmt.Errorf("--xfail: %w", err), "")
 		}
+	}
+	if err := f.ci.load(); err != nil {
+		return inputError(stderr, "run", err, "")
 	}
 	fset, err := replay.ParseFaults(f.faults)
 	if err != nil {
@@ -209,7 +214,8 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if f.xfail != "" {
 		inputs = append(inputs, namedPath{"--xfail", f.xfail})
 	}
-	if err := checkPaths(inputs, plan.all()); err != nil {
+	inputs = append(inputs, f.ci.inputs()...)
+	if err := checkPaths(inputs, append(plan.all(), f.ci.outputs()...)); err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
 	return f.execute(ctx, tg, xf, specs, loading, plan, colour, stdout, stderr)
@@ -244,16 +250,28 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		defer tlFile.Close()
 	}
 
+	csv, csvFile, err := f.ci.openResults()
+	if err != nil {
+		fmt.Fprintf(stderr, "replayspec run: %v\n", err)
+		return exitUsage
+	}
+	if csvFile != nil {
+		defer csvFile.Close()
+	}
 	prog := newProgress(stderr, len(specs)*f.count > 0 && isTerminal(stderr))
 	opts := runner.Options{Target: tg, Timeout: f.timeout, OnPass: prog.pass,
 		// Loading counts too, once: against a spec's first run.
 		Spent: func(s spec.Spec) time.Duration { d := loading[s.File]; delete(loading, s.File); return d }}
 	var outcomes []runner.Outcome
+	var results []runner.Result
+	var flakes []runner.Attempted
 	var writeErrs []string
 	unavailable := ""
 	runPlan := runner.Plan{Count: f.count, FailFast: f.failFast, Started: prog.start,
-		Done: func(i, total int, r runner.Result) {
+		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(),
+		Done: func(i, total int, a runner.Attempted) {
 			prog.clear()
+			r := a.Result
 			if f.golden != "" {
 				if err := plan.golden(&r, f.update); err != nil {
 					writeErrs = append(writeErrs, "--golden: "+err.Error())
@@ -272,9 +290,21 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 				}
 			}
 			o := xf.Outcome(r)
+			if a.Flaky {
+				report.FlakeOutcome(&o, a, *f.ci.flakes)
+				flakes = append(flakes, a)
+			}
 			outcomes = append(outcomes, o)
-			if err := stream.Add(report.Record(o, ropts)); err != nil {
+			results = append(results, r)
+			rec := report.Record(o, ropts)
+			report.Attempts(&rec, a)
+			if err := stream.Add(rec); err != nil {
 				writeErrs = append(writeErrs, "writing the report: "+err.Error())
+			}
+			if csv != nil {
+				if err := csv.Write(a); err != nil {
+					writeErrs = append(writeErrs, "--results: "+err.Error())
+				}
 			}
 			var un *target.Unavailable
 			if errors.As(r.Err, &un) {
@@ -309,11 +339,10 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			writeErrs = append(writeErrs, "--timeline: "+err.Error())
 		}
 	}
+	if err := f.ci.writeFlakesOut(flakes); err != nil {
+		writeErrs = append(writeErrs, err.Error())
+	}
 	if f.matrix != "" {
-		var results []runner.Result
-		for _, o := range outcomes {
-			results = append(results, o.Result)
-		}
 		if err := writeMatrix(f.matrix, tg, xf.Apply(results)); err != nil {
 			writeErrs = append(writeErrs, "--matrix: "+err.Error())
 		}
@@ -325,18 +354,25 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	if end.Stopped != "" && interruptedBy(ctx) != nil {
 		fmt.Fprintf(stderr, "replayspec run: %s\n", end.Stopped)
 	}
+	// Flakes and the baseline decide as deqp-runner would (runci.go); an
+	// expected-failure list decides over both.
+	code := f.ci.exit(stderr, exitFor(results), results, flakes)
+	if f.xfail != "" {
+		code = exitOK
+		if len(stale) > 0 || runner.Unexpected(outcomes) {
+			code = exitFail
+		}
+	}
 	switch {
 	case unavailable != "":
 		fmt.Fprintf(stderr, "replayspec run: target %s is not available on this machine: %s\n", tg.Name(), unavailable)
 		return exitUsage
 	case len(writeErrs) > 0:
 		return exitUsage
-	case len(stale) > 0 || runner.Unexpected(outcomes):
-		return exitFail
 	case interruptedBy(ctx) != nil:
 		return exitFail
 	}
-	return exitOK
+	return code
 }
 
 // key names one run of a spec among several (-count).

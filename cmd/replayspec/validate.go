@@ -55,16 +55,22 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if ctx.Err() != nil {
 			return exitFail
 		}
-		s, err := readSpec(f, *maxMiB<<20)
+		cases, err := readCases(f, *maxMiB<<20)
 		if err != nil {
 			bad++
 			fmt.Fprintln(stdout, err)
 			continue
 		}
-		fmt.Fprintf(stdout, "ok %s\n", f)
+		if cases[0].Case != nil {
+			fmt.Fprintf(stdout, "ok %s (%d cases)\n", f, len(cases))
+		} else {
+			fmt.Fprintf(stdout, "ok %s\n", f)
+		}
 		if *verbose {
-			e := spec.EstimateOf(s)
-			fmt.Fprintf(stdout, "   needs about %d MiB (buffers %d MiB, passes %d MiB) of a budget of %d MiB\n", e.Bytes>>20, e.Buffers>>20, e.Passes>>20, spec.MemoryBudget()>>20)
+			for _, s := range cases {
+				e := spec.EstimateOf(s)
+				fmt.Fprintf(stdout, "   %s needs about %d MiB (buffers %d MiB, passes %d MiB) of a budget of %d MiB\n", s.Name, e.Bytes>>20, e.Buffers>>20, e.Passes>>20, spec.MemoryBudget()>>20)
+			}
 		}
 	}
 	if bad > 0 {

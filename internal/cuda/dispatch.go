@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"github.com/replayspec/replayspec/internal/hsa"
@@ -100,6 +101,9 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 	}
 	var counting *passConfig
 	var values map[string]float64
+	if p.Profile != nil && len(p.Profile.Device) > 0 {
+		return fmt.Errorf("cuda: kernel %s: device counting (%v) is not modelled on CUDA", p.Kernel, p.Profile.Device)
+	}
 	if p.Profile != nil && len(p.Profile.Counters) > 0 {
 		if r.prof == nil {
 			return fmt.Errorf("cuda: kernel %s: counters %v need CUPTI: %w", p.Kernel, p.Profile.Counters, r.profErr)
@@ -191,11 +195,13 @@ func digestable(bufs []*allocation) bool {
 // digestBuffers copies the buffers to the host (driver thread) and digests
 // them in argument order.
 // Only coarse-grained device buffers count: the memory replay saves and
-// restores (MEM-4), as docs/trace.md says of mem_in and mem_out.
+// restores (MEM-4), each once, as docs/trace.md says of mem_in and mem_out
+// (a buffer passed twice, accumulate(x, x), is digested once: the H200's
+// diff against the simulator found the double count, and MEM-3 failed on it).
 func (r *Runtime) digestBuffers(bufs []*allocation) (string, error) {
 	var data [][]byte
-	for _, b := range bufs {
-		if b.Kind != hsa.DeviceCoarse {
+	for i, b := range bufs {
+		if b.Kind != hsa.DeviceCoarse || slices.Contains(bufs[:i], b) {
 			continue
 		}
 		buf := make([]byte, b.Size)

@@ -7,16 +7,16 @@ import (
 
 	"github.com/replayspec/replayspec/internal/cudatarget"
 	"github.com/replayspec/replayspec/internal/simtarget"
+	"github.com/replayspec/replayspec/internal/tracediff"
 	"github.com/replayspec/replayspec/runner"
-	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
-	"github.com/replayspec/replayspec/trace"
 )
 
 // TestCUDALibrary runs the spec library on a real GPU and requires the
 // same verdicts as the simulator, and traces that agree with the
-// simulator's on everything but time and counter values. Without a CUDA
-// driver or device it skips with the reason.
+// simulator's modulo what tracediff lets differ (clocks, counter values,
+// ids' origins, addresses, thread interleaving, how much a restore
+// writes). Without a CUDA driver or device it skips with the reason.
 func TestCUDALibrary(t *testing.T) {
 	gpu, err := cudatarget.Open()
 	var u *target.Unavailable
@@ -42,43 +42,17 @@ func TestCUDALibrary(t *testing.T) {
 			t.Errorf("%s on cuda: %s: err=%v violations=%v", s.Name, onGPU.Verdict(), onGPU.Err, onGPU.Violations)
 			continue
 		}
-		if threads(s) > 1 {
-			continue // free threads interleave differently from the simulator's schedule
-		}
 		onSim := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
 		if onSim.Verdict() == runner.Skip {
 			continue // NVIDIA metric specs: the simulator has no model of them
 		}
-		if a, b := comparable(onSim.Trace), comparable(onGPU.Trace); a != b {
-			t.Errorf("%s: the cuda trace differs from the simulator's beyond time and counters", s.Name)
+		r := tracediff.Compare(onSim.Trace, onGPU.Trace, tracediff.Options{})
+		for _, d := range r.Divergences {
+			t.Errorf("%s: %s, step %d (touches %v): sim %q, cuda %q", s.Name, d.Dispatch, d.Step, d.Rules, d.A, d.B)
+		}
+		for _, v := range r.Verdicts {
+			t.Errorf("%s: %s judged %s on sim, %s on cuda", s.Name, v.Rule, v.A, v.B)
 		}
 	}
 	t.Logf("%d specs ran on the GPU", ran)
-}
-
-func threads(s spec.Spec) int {
-	seen := map[uint64]bool{}
-	for _, d := range spec.Defaults(s).Application.Dispatches {
-		seen[d.Thread] = true
-	}
-	return len(seen)
-}
-
-// comparable strips what real hardware legitimately changes: clocks,
-// counter values and the agent's identity; and the thread of a signal
-// decremented by software (the SDK firing the completion), which the
-// simulator attributes to the running thread and CUDA cannot see.
-func comparable(t trace.Trace) string {
-	var out []trace.Event
-	for _, e := range t.Events {
-		if e.Type == trace.AgentInfo {
-			continue
-		}
-		e.Time, e.Start, e.End, e.Counters, e.Seq = 0, 0, 0, nil, 0
-		if e.Type == trace.Signal {
-			e.Thread = 0
-		}
-		out = append(out, e)
-	}
-	return string(trace.Marshal(trace.Trace{Events: out}))
 }

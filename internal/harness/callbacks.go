@@ -96,15 +96,17 @@ func (t *tool) passCount(th hsa.ThreadID, pl spec.Plan) replay.PassCountFunc {
 	return func(info replay.DispatchInfo, ud replay.UserData) uint64 {
 		n, fixed := pl.Passes.Number()
 		var split [][]string
-		if !fixed { // "groups": one pass per counter group on this agent (AGT-1)
+		var of replay.ContextID // the context whose counters were split
+		if !fixed {             // "groups": one pass per counter group on this agent (AGT-1)
 			n = 1
 			if len(t.counterCx) > 0 {
 				split = t.groups(info.AgentID, t.counterList(t.counterCx[0]))
+				of = t.ctxByName[t.counterCx[0]]
 				n = uint64(max(len(split), 1))
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.PassCount, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Agent: uint64(info.AgentID), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Groups: split, Result: trace.I64(int64(n))})
+			Agent: uint64(info.AgentID), Context: uint64(of), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Groups: split, Result: trace.I64(int64(n))})
 		return n
 	}
 }

@@ -168,6 +168,11 @@ type Packet struct {
 // Profile is what a profiled dispatch asks for and what it got.
 type Profile struct {
 	Counters []string // counters to collect; empty for timing only
+	// Device are counters of the agent-wide counting session (device
+	// counting): the runtime samples them around the kernel, outside the
+	// dispatch's counter registers, so they never make it need a second
+	// pass (decision 17.7).
+	Device []string
 
 	// Filled by the runtime.
 	Start, End uint64            // kernel start and end timestamps, ns

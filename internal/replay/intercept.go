@@ -32,7 +32,17 @@ func (s *SDK) Intercept(q hsa.Queue) { q.SetWriteInterceptor(s.onWrite) }
 func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
 	act := s.active.Load()
 	if act.empty() {
-		return write(thread, packets) // ACT-4: nothing started, nothing to do
+		if s.loops.Load() == 0 || s.thread(thread).ownsAgent(q.Agent()) {
+			return write(thread, packets) // ACT-4: nothing started, nothing to do
+		}
+		// A loop that began while its context was started still owns
+		// its agent: a write there waits for it like any other (MEM-6,
+		// decision 17.10). A write that began before the loop was
+		// running is drained before its snapshot (MEM-4).
+		lk := s.agentLocks.of(q.Agent())
+		lk.RLock(thread)
+		defer lk.RUnlock(thread)
+		return write(thread, packets)
 	}
 	if s.thread(thread).insideCallback() {
 		// The tool's own dispatch, written from inside a replay callback:

@@ -46,7 +46,11 @@ type SDK struct {
 	tracker        tracker
 	warnings       onceWarnings
 	agentLocks     agentLocks
-	threads        sync.Map // hsa.ThreadID -> *threadState
+	// loops counts the replay loops holding an agent right now: while one
+	// runs, even a write made with nothing started waits for its agent
+	// (MEM-6).
+	loops   atomic.Int64
+	threads sync.Map // hsa.ThreadID -> *threadState
 }
 
 // toolContext is one context and the services configured on it.

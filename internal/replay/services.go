@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/replayspec/replayspec/internal/hsa"
 	"github.com/replayspec/replayspec/trace"
 )
@@ -26,20 +29,36 @@ type submission struct {
 func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info DispatchInfo, corr CorrelationID) submission {
 	var sub submission
 	var counters, pcs, spm, att bool
+	var collecting []string // the dispatch counters of this pass so far
 	for i := range act.contexts {
 		c := &act.contexts[i]
 		id := c.id
 		if c.counters != nil && ts.participates(CounterCollection, id, s.opts.Faults) {
 			if names := c.counters.selectCounters(thread, info, corr); len(names) > 0 {
-				sub.uses = append(sub.uses, serviceUse{CounterCollection, id, names, c.counters.record})
-				counters = true
+				// Two contexts' dispatch counters that need two passes
+				// together cannot share this one: the later context is
+				// left out of it, as SVC-3 leaves the second service out
+				// (decision 17.9).
+				merged := append(slices.Clone(collecting), names...)
+				if g, err := hsa.CounterGroups(s.agents[info.AgentID], merged); err == nil && len(g) > 1 {
+					s.warn(trace.WarnServiceConflict, info.DispatchID, fmt.Sprintf("counter_collection of context %d needs another pass beside the counters already collected: left out", id))
+				} else {
+					collecting = merged
+					sub.uses = append(sub.uses, serviceUse{CounterCollection, id, names, c.counters.record})
+					counters = true
+				}
 			}
 		}
 		if c.kernelTrace != nil && ts.participates(KernelTrace, id, s.opts.Faults) {
 			sub.uses = append(sub.uses, serviceUse{svc: KernelTrace, ctx: id, record: c.kernelTrace})
 		}
 		if d := c.deviceCounting; d != nil && d.covers(info.AgentID) && ts.participates(DeviceCounting, id, s.opts.Faults) {
-			sub.uses = append(sub.uses, serviceUse{DeviceCounting, id, d.counters, d.record})
+			// Configured for every agent, it counts on each what that
+			// agent has (decision 17.7), as the tool drops the dispatch
+			// counters an agent lacks (AGT-1).
+			if names, _ := hsa.CollectableCounters(s.agents[info.AgentID], d.counters); len(names) > 0 {
+				sub.uses = append(sub.uses, serviceUse{DeviceCounting, id, names, d.record})
+			}
 		}
 		if d := c.pcSampling; d != nil && d.covers(info.AgentID) && ts.participates(PCSampling, id, s.opts.Faults) {
 			sub.uses = append(sub.uses, serviceUse{svc: PCSampling, ctx: id, record: d.record})
@@ -71,9 +90,13 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 	}
 	sub.profile = &hsa.Profile{}
 	for _, u := range sub.uses {
+		list := &sub.profile.Counters
+		if u.svc == DeviceCounting {
+			list = &sub.profile.Device // the agent's own session, not the dispatch's registers
+		}
 		for _, n := range u.counters {
-			if !contains(sub.profile.Counters, n) {
-				sub.profile.Counters = append(sub.profile.Counters, n)
+			if !contains(*list, n) {
+				*list = append(*list, n)
 			}
 		}
 	}

@@ -59,6 +59,9 @@ func (r *Runtime) checkPacket(agent *agentState, p *hsa.Packet) error {
 		return fmt.Errorf("workgroup of %d work items exceeds %d", wg, maxWorkgroup)
 	}
 	if p.Profile != nil {
+		if _, missing := hsa.CollectableCounters(agent.info, p.Profile.Device); len(missing) > 0 {
+			return fmt.Errorf("agent %d (%s) has no device counter %v", agent.info.ID, agent.info.Name, missing)
+		}
 		return checkCounters(agent.info, p.Profile.Counters)
 	}
 	return nil
@@ -124,7 +127,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	items := min(grid, elements) // work items past the end of a buffer do nothing
 	var memIn, memOut string
 	if rec != nil {
-		memIn = trace.Digest(savedBuffers(bufs[:k.Buffers], lives[:k.Buffers])...)
+		memIn = trace.Digest(savedBuffers(q.agent.info.ID, bufs[:k.Buffers], lives[:k.Buffers])...)
 	}
 	k.run(bufs, scalar, items, grid)
 	written := items * 4
@@ -137,7 +140,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 		}
 	}
 	if rec != nil {
-		memOut = trace.Digest(savedBuffers(bufs[:k.Buffers], lives[:k.Buffers])...)
+		memOut = trace.Digest(savedBuffers(q.agent.info.ID, bufs[:k.Buffers], lives[:k.Buffers])...)
 	}
 	shape := dispatchShape(k, q.agent.kind, grid, p.Workgroup.Size(), items)
 	// The clock moves under the memory lock so that times follow the order
@@ -148,7 +151,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 
 	if p.Profile != nil {
 		p.Profile.Start, p.Profile.End = start, end
-		p.Profile.Values = counterValues(p.Profile.Counters, shape)
+		p.Profile.Values = counterValues(append(slices.Clone(p.Profile.Counters), p.Profile.Device...), shape)
 	}
 	if rec != nil {
 		e := trace.Event{Type: trace.Kernel, Time: end, Thread: uint64(thread), Agent: uint64(q.agent.info.ID),
@@ -162,13 +165,14 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	return nil
 }
 
-// savedBuffers keeps the coarse-grained device buffers: the memory kernel
-// replay saves and restores (MEM-4), and so the memory mem_in and mem_out
-// describe (docs/trace.md), each once, in argument order.
-func savedBuffers(bufs [][]byte, lives []*allocation) [][]byte {
+// savedBuffers keeps the coarse-grained device buffers of the kernel's own
+// agent: the memory kernel replay saves and restores (MEM-4, decision 8;
+// another agent's memory is not, decision 17.3), and so the memory mem_in
+// and mem_out describe (docs/trace.md), each once, in argument order.
+func savedBuffers(agent hsa.AgentID, bufs [][]byte, lives []*allocation) [][]byte {
 	var out [][]byte
 	for i, b := range bufs {
-		if lives[i].meta.Kind == hsa.DeviceCoarse && !slices.Contains(lives[:i], lives[i]) {
+		if lives[i].meta.Kind == hsa.DeviceCoarse && lives[i].meta.Agent == agent && !slices.Contains(lives[:i], lives[i]) {
 			out = append(out, b)
 		}
 	}

@@ -34,7 +34,9 @@ func TestKernelAndSignalEvents(t *testing.T) {
 	k := got[0]
 	want := trace.Event{Seq: 2, Type: trace.Kernel, Time: k.End, Thread: 7, Agent: 2, Queue: uint64(q.ID()),
 		Dispatch: 42, Kernel: "increment", Start: k.Start, End: k.End, Signal: uint64(sig.ID()),
-		MemIn: trace.Digest(int32s(1, 2)), MemOut: trace.Digest(int32s(2, 3))}
+		// x lives on agent 1: another agent's memory is not saved by a
+		// replay on agent 2, so the digests cover no buffer (decision 17.3).
+		MemIn: trace.Digest(), MemOut: trace.Digest()}
 	if diff := cmp.Diff(want, k); diff != "" {
 		t.Errorf("kernel event (-want +got):\n%s", diff)
 	}
@@ -146,5 +148,48 @@ func TestNoRecorderEmitsNothing(t *testing.T) {
 	p.Completion = sig
 	if err := q.Submit(1, p); err != nil || sig.Value() != 0 {
 		t.Fatalf("err %v, signal %d", err, sig.Value())
+	}
+}
+
+// mem_in and mem_out digest the coarse-grained buffers of the kernel's own
+// agent, the memory replay saves: another agent's buffer, or fine-grained
+// memory, is left out.
+func TestKernelDigestsCoverItsAgentsMemory(t *testing.T) {
+	rt, rec := newTestRuntime(t, Config{}, "MI300", "MI300")
+	own := buffer(t, rt, 1, 2) // agent 1
+	peer, err := rt.Allocate(2, hsa.DeviceCoarse, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fine, err := rt.Allocate(1, hsa.DeviceFine, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := rt.CreateQueue(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []hsa.Allocation{peer, fine} {
+		if err := q.Submit(1, dispatch("increment_pair", 2, buf(own), buf(other))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ks []trace.Event
+	for _, e := range rec.Events() {
+		if e.Type == trace.Kernel {
+			ks = append(ks, e)
+		}
+	}
+	want := [][2]string{
+		{trace.Digest(int32s(1, 2)), trace.Digest(int32s(2, 3))},
+		{trace.Digest(int32s(2, 3)), trace.Digest(int32s(3, 4))},
+	}
+	if len(ks) != 2 {
+		t.Fatalf("%d kernel events, want 2", len(ks))
+	}
+	for i, k := range ks {
+		if k.MemIn != want[i][0] || k.MemOut != want[i][1] {
+			t.Errorf("kernel %d: mem_in %s mem_out %s, want %s %s (the own buffer only)", i, k.MemIn, k.MemOut, want[i][0], want[i][1])
+		}
 	}
 }

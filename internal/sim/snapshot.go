@@ -91,9 +91,6 @@ func (s *snapshot) Restore() (uint64, error) {
 	// What was written is recorded even when the restore fails part-way.
 	defer func() { s.rt.trafficAll(trace.MemWrite, s.thread, s.agent, written) }()
 	for i, reg := range s.regions {
-		if failing && i > 0 {
-			return restored, fmt.Errorf("%w: restore failed after %d of %d regions", ErrInjected, i, len(s.regions))
-		}
 		al := reg.live
 		if al.freed {
 			continue
@@ -101,9 +98,26 @@ func (s *snapshot) Restore() (uint64, error) {
 		n, ranges := s.restoreRegion(al, reg.saved, m.version)
 		restored += n
 		written = append(written, ranges...)
+		if failing && len(written) > 0 {
+			// The planted failure strikes during the restore's first
+			// copy: it wrote this region, and nothing after it.
+			return restored, fmt.Errorf("%w: restore failed after %d of %d regions", ErrInjected, i+1, len(s.regions))
+		}
 	}
 	if failing {
-		return restored, fmt.Errorf("%w: restore failed after %d of %d regions", ErrInjected, len(s.regions), len(s.regions))
+		// Nothing was dirty, so nothing needed a copy; the failure still
+		// strikes in one, the first live region's first page, so that the
+		// runtime sees the restore begin (the trace's evidence that the
+		// process died there, MEM-5). A restore with no live region makes
+		// no copy at all, and has nothing to fail in.
+		for _, reg := range s.regions {
+			if al := reg.live; !al.freed && len(reg.saved) > 0 {
+				hi := min(pageSize, len(reg.saved))
+				restored += uint64(copy(al.data[:hi], reg.saved[:hi]))
+				written = appendRange(written, al.meta.Handle, uint64(hi))
+				return restored, fmt.Errorf("%w: restore failed in its first copy", ErrInjected)
+			}
+		}
 	}
 	s.mark = m.version
 	return restored, nil

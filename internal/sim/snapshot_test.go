@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // MEM-2, MEM-4: a restore writes back exactly the pages written since the
@@ -202,5 +203,60 @@ func TestRestoreFailureIsInjected(t *testing.T) {
 		if wantErr && n != 4 {
 			t.Errorf("failed restore wrote %d bytes, want 4 (first region only)", n)
 		}
+	}
+}
+
+// A planted restore failure with nothing dirty still strikes in a copy:
+// the runtime records a write, the trace's evidence that the process died
+// in a restore (found by internal/specgen: a kernel that wrote only its
+// second buffer failed the restore of the first, clean one, invisibly).
+func TestRestoreFailureWithNothingDirtyStillWrites(t *testing.T) {
+	for _, dirty := range []int{-1, 0, 1} {
+		rt, rec := newTestRuntime(t, Config{FailRestoreAt: 1}, "MI300")
+		bufs := []hsa.Allocation{buffer(t, rt, 1), buffer(t, rt, 2)}
+		snap, err := rt.Snapshot(0, 1, bufs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dirty >= 0 {
+			if err := rt.Write(bufs[dirty], 0, int32s(9)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := len(rec.Events())
+		n, err := snap.Restore()
+		if !errors.Is(err, ErrInjected) {
+			t.Fatalf("dirty %d: err = %v, want the planted failure", dirty, err)
+		}
+		var writes []trace.Event
+		for _, e := range rec.Events()[before:] {
+			if e.Type == trace.MemWrite {
+				writes = append(writes, e)
+			}
+		}
+		if n == 0 || len(writes) != 1 || writes[0].Bytes != n {
+			t.Errorf("dirty %d: the failed restore wrote %d bytes, recorded as %+v; want one write of what it wrote", dirty, n, writes)
+		}
+		if dirty == 1 && writes[0].Regions[0].Addr != bufs[1].Handle {
+			t.Errorf("dirty buffer 1: the write went to %#x, want the dirty buffer %#x", writes[0].Regions[0].Addr, bufs[1].Handle)
+		}
+	}
+}
+
+// A restore with no live region makes no copy, so the planted failure has
+// nothing to strike in: it succeeds, and the run goes on (found by
+// internal/specgen: an agent with no buffer failed its empty restore
+// without a trace of it).
+func TestEmptyRestoreCannotFail(t *testing.T) {
+	rt, rec := newTestRuntime(t, Config{FailRestoreAt: 1}, "MI300")
+	snap, err := rt.Snapshot(0, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := snap.Restore(); err != nil || n != 0 {
+		t.Errorf("restore of nothing: %d bytes, err %v; want 0 and no error", n, err)
+	}
+	if ws := eventsOf(rec, trace.MemWrite); len(ws) != 0 {
+		t.Errorf("restore of nothing recorded writes: %+v", ws)
 	}
 }

@@ -154,7 +154,14 @@ int krs_intercept(void *arg, rt_queue *q, rt_packet *packets, size_t n) {
     krs_active_copy(a);
     int rc;
     if (a->n == 0) {
-        rc = rt_queue_hw_write(q, packets, n); /* nothing started: nothing to do */
+        /* nothing started: nothing to do, except that a loop begun while
+         * its context was started still owns its agent (MEM-6; found by
+         * replayspec's spec generator in the Go engine, then here) */
+        uint64_t agent = rt_queue_agent(q);
+        pthread_rwlock_t *lk = atomic_load(&krs_sdk.loops) > 0 && agent != krs_window()->locked_agent ? agent_lock(agent) : NULL;
+        if (lk != NULL) pthread_rwlock_rdlock(lk);
+        rc = rt_queue_hw_write(q, packets, n);
+        if (lk != NULL) pthread_rwlock_unlock(lk);
     } else if (krs_window()->depth > 0) {
         rc = run_nested(a, q, packets, n);
 #ifdef KRS_FAULT_REPLAY_MULTI_PACKET

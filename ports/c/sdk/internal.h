@@ -77,6 +77,7 @@ typedef struct {
     char **kernel_names;
     size_t nkernels;
     pthread_rwlock_t *agent_locks; /* MEM-6, per agent (index id-1) */
+    atomic_int_fast64_t loops;     /* loops holding an agent's lock now */
     size_t nagents;
     atomic_bool warned[8];
     uint64_t pass_budget;

@@ -147,6 +147,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     pthread_rwlock_t *lk = &krs_sdk.agent_locks[info.agent_id - 1];
     (void)lk;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
+    atomic_fetch_add(&krs_sdk.loops, 1);
     pthread_rwlock_wrlock(lk);
     w->locked_agent = info.agent_id;
 #endif
@@ -159,6 +160,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
         w->locked_agent = 0;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
         pthread_rwlock_unlock(lk);
+        atomic_fetch_sub(&krs_sdk.loops, 1);
 #endif
         krs_warn(warn_snapshot_incomplete, info.dispatch_id,
                  "the memory snapshot could not be completed; the dispatch runs once without replay (%s)", err);
@@ -234,6 +236,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
             w->depth--;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
             pthread_rwlock_unlock(lk);
+            atomic_fetch_sub(&krs_sdk.loops, 1);
 #endif
             return RT_ERR_NEVER_ENDED;
         }
@@ -253,6 +256,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
         w->depth--;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
         pthread_rwlock_unlock(lk);
+        atomic_fetch_sub(&krs_sdk.loops, 1);
 #endif
         return rc;
     }
@@ -275,6 +279,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     w->depth--;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
     pthread_rwlock_unlock(lk);
+    atomic_fetch_sub(&krs_sdk.loops, 1);
 #endif
     return rc;
 }
