@@ -250,6 +250,7 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		defer tlFile.Close()
 	}
 
+	var loadingMu sync.Mutex
 	csv, csvFile, err := f.ci.openResults()
 	if err != nil {
 		fmt.Fprintf(stderr, "replayspec run: %v\n", err)
@@ -260,8 +261,15 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	}
 	prog := newProgress(stderr, len(specs)*f.count > 0 && isTerminal(stderr))
 	opts := runner.Options{Target: tg, Timeout: f.timeout, OnPass: prog.pass,
-		// Loading counts too, once: against a spec's first run.
-		Spent: func(s spec.Spec) time.Duration { d := loading[s.File]; delete(loading, s.File); return d }}
+		// Loading counts too, once: against a spec's first run. Workers
+		// (-j) ask at once.
+		Spent: func(s spec.Spec) time.Duration {
+			loadingMu.Lock()
+			defer loadingMu.Unlock()
+			d := loading[s.File]
+			delete(loading, s.File)
+			return d
+		}}
 	var outcomes []runner.Outcome
 	var results []runner.Result
 	var flakes []runner.Attempted
