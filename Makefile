@@ -32,9 +32,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-## bench: the benchmarks recorded in docs/benchmarks.md
+## bench: the benchmarks recorded in docs/benchmarks.md (the scaling curves: scripts/scale.sh)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/replay ./internal/sim
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/replay ./internal/sim ./trace ./check
+	$(GO) test -run '^$$' -bench 'Pipeline' -benchmem -benchtime 30x -cpu 1 ./internal/simtarget
 
 ## golden: rewrite the golden files from the current engine (review the diff!)
 golden:
@@ -69,10 +70,14 @@ fuzz:
 	$(GO) test ./spec -run '^$$' -fuzz FuzzParse -fuzztime 60s
 	$(GO) test ./trace -run '^$$' -fuzz FuzzRead -fuzztime 60s
 
-## explore: the spec generator's properties over many more specs than go test checks (CHECKS=20000)
+## explore: the spec generator's properties over many more specs than go test checks (CHECKS=20000),
+## and generated specs under free threads (FREE_SPECS=2000, FREE_RUNS=20 runs of each)
 CHECKS ?= 20000
+FREE_SPECS ?= 2000
+FREE_RUNS ?= 20
 explore:
-	$(GO) test ./internal/specgen -run 'TestGeneratedSpecs' -count=1 -v -rapid.checks=$(CHECKS)
+	$(GO) test ./internal/specgen -run 'TestGeneratedSpecs(Hold|ForOneDevice|ExerciseTheRules)' -count=1 -v -rapid.checks=$(CHECKS)
+	$(GO) test ./internal/specgen -run 'TestGeneratedSpecsUnderFreeThreads' -count=1 -v -timeout 2h -free.specs=$(FREE_SPECS) -free.runs=$(FREE_RUNS)
 	$(GO) test ./internal/specgen -run '^$$' -bench CheckGeneratedSpec -benchtime 30s -count=1
 
 ## gpu-check: the CUDA target's checks and benchmarks, on a machine with an NVIDIA GPU

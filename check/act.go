@@ -27,6 +27,11 @@ func checkACT(x *index) []Violation {
 // ACT-3: the "not replayed" warnings of ACT-6 speak of replay, so they may
 // only come while a started context's subscription covers CONFIG; one
 // printed with no such context shows replay was switched on without it.
+// The SDK decides on the contexts started when it intercepts the write, so
+// a warning is also in time when such a context was started as a
+// submission of its kind, still in flight at the warning, began: another
+// thread may stop the context between the write's interception and the
+// warning (decision 17.18, found running generated specs through the C port).
 func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 	configs := x.replayConfigs()
 	if len(configs) == 0 {
@@ -36,15 +41,25 @@ func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 		if x.ev[w].Code != code {
 			continue
 		}
+		// The warning names no thread: the write it is about came after
+		// the earliest application submission it can be about that was
+		// still in flight (decision 18.1), else any time before it.
+		lo := -1
+		for _, a := range x.apps {
+			if app := x.ev[a.at]; (app.Packets > 1 || app.Graph) && a.at < w && w < a.end {
+				lo = a.at
+				break
+			}
+		}
 		active, judged := false, false
 		for _, c := range configs {
 			e := x.ev[c]
 			if c > w || !e.Status.Is(trace.StatusSuccess) {
 				continue
 			}
-			on, known := x.contextActive(e.Context, w)
+			off, known := x.contextInactive(e.Context, lo, w)
 			judged = judged || known
-			active = active || (on && coversConfig(e))
+			active = active || (!off && coversConfig(e))
 		}
 		if judged && !active {
 			return []Violation{x.violation("ACT-3", x.ev[w].Dispatch, fmt.Sprintf("warning %s about replay was printed although no started context's KERNEL_REPLAY subscription covers CONFIG", code), w)}
@@ -82,7 +97,12 @@ func (x *index) checkReplayNeedsConfig(d *dispatchView) []Violation {
 }
 
 // ACT-3: when the trace shows how the domain was configured, every CONFIG
-// ENTER needs a subscription that covers CONFIG on a started context.
+// ENTER needs a subscription that covers CONFIG on a started context. The
+// SDK takes the started contexts as it intercepts the application's write,
+// between its app_dispatch and its CONFIG ENTER (decision 12), so a context
+// started when the dispatch was written counts even if another thread
+// stopped it before CONFIG ENTER fired (decision 17.18, found running
+// generated specs through the C port, whose threads are free).
 func (x *index) checkActivatingContext() []Violation {
 	configs := x.replayConfigs()
 	if len(configs) == 0 {
@@ -95,6 +115,15 @@ func (x *index) checkActivatingContext() []Violation {
 			continue
 		}
 		x.examined("ACT-1")
+		// The SDK read the started contexts when it took the write, which
+		// the trace places after lo and before hi: a context stopped by
+		// another thread in between may still have activated it (found
+		// under free threads, decision 18.1).
+		lo, hi := i-1, i
+		if d := x.dispatches[e.Dispatch]; d != nil {
+			lo, hi = x.writeWindow(d)
+			hi = min(hi, i)
+		}
 		why := "no configuration of KERNEL_REPLAY covering CONFIG succeeded before it"
 		ok := false
 		for _, c := range configs {
@@ -102,8 +131,8 @@ func (x *index) checkActivatingContext() []Violation {
 			if c > i || !ce.Status.Is(trace.StatusSuccess) || !coversConfig(ce) {
 				continue
 			}
-			active, known := x.contextActive(ce.Context, i)
-			if !known || active {
+			off, known := x.contextInactive(ce.Context, lo, hi)
+			if !known || !off {
 				ok = true
 				break
 			}
@@ -151,32 +180,36 @@ func (x *index) checkWarnedOnce(rule string, code trace.WarningCode) []Violation
 	return nil
 }
 
-// activeSubscription says whether, at position pos, a started context's
-// successful KERNEL_REPLAY subscription covers CONFIG, and whether one of
-// them subscribed to every operation; known is false when the trace does
-// not show the configuration (nothing can be said).
-func (x *index) activeSubscription(pos int) (active, allOps, known bool) {
+// activeSubscription says what the trace proves between positions lo and
+// hi: active, a started context's successful KERNEL_REPLAY subscription
+// covered CONFIG all along (allOps: one of them subscribed to every
+// operation); inactive, none did at any moment. Neither when the contexts
+// were started or stopped meanwhile (contextIn). known is false when the
+// trace does not show the configuration (nothing can be said).
+func (x *index) activeSubscription(lo, hi int) (active, inactive, allOps, known bool) {
 	configs := x.replayConfigs()
 	if len(configs) == 0 {
 		// With the tool's calls in the trace, no configuration means
 		// nothing can be active; without them nothing can be said.
-		return false, false, x.has(trace.API)
+		return false, x.has(trace.API), false, x.has(trace.API)
 	}
+	inactive = true
 	for _, c := range configs {
 		e := x.ev[c]
-		if c > pos || !e.Status.Is(trace.StatusSuccess) || !coversConfig(e) {
+		if c >= hi || !e.Status.Is(trace.StatusSuccess) || !coversConfig(e) {
 			continue
 		}
-		on, knownOn := x.contextActive(e.Context, pos)
+		on, off, knownOn := x.contextIn(e.Context, lo, hi)
 		if !knownOn {
-			return false, false, false
+			return false, false, false, false
 		}
 		if on {
 			active = true
 			allOps = allOps || len(e.Operations) == 0
 		}
+		inactive = inactive && off
 	}
-	return active, allOps, true
+	return active, inactive, allOps, true
 }
 
 // ACT-2, ACT-3, ACT-6, judged per application dispatch: a single kernel
@@ -198,10 +231,13 @@ func (x *index) checkActivationPerDispatch() []Violation {
 				vs = append(vs, x.violation("ACT-6", d.id, fmt.Sprintf("%s was submitted as %d packets (graph launch: %v), yet it was replayed (%d passes)", a.label, app.Packets, app.Graph, len(d.passEnter)), append([]int{a.at}, d.passEnter...)...))
 			}
 		}
-		active, allOps, known := x.activeSubscription(a.at)
+		// The SDK read the started contexts when it took the write: after
+		// app_dispatch, before the first sign of its decision. Only what
+		// holds all along that stretch is judged (decision 18.1).
+		active, inactive, allOps, known := x.activeSubscription(a.at, x.decidedBy(d, a))
 		switch {
 		case !known:
-		case !active:
+		case inactive:
 			// ACT-1: not a candidate. ACT-3 when replay was configured but
 			// is not active (never started, stopped, PASS only); API-1 and
 			// PC-8 when nothing configured it: nothing else can.
@@ -224,6 +260,9 @@ func (x *index) checkActivationPerDispatch() []Violation {
 					vs = append(vs, x.violation(r, d.id, why, at...))
 				}
 			}
+		case !active:
+			// Started or stopped by another thread meanwhile: either
+			// reading is consistent with the trace.
 		case app.Packets > 1 || app.Graph:
 			// A candidate, but ACT-6 keeps it from replay (above).
 		case allOps && a.dispatch != 0:
@@ -234,6 +273,22 @@ func (x *index) checkActivationPerDispatch() []Violation {
 		}
 	}
 	return vs
+}
+
+// interceptedBy is a position by which the SDK had intercepted a's write:
+// the dispatch's first event of the SDK's, of the runtime's, or its
+// completion, whichever the trace shows first; a.at when none.
+func (x *index) interceptedBy(a *appView, d *dispatchView) int {
+	late := len(x.ev)
+	for _, list := range [][]int{a.reserves, d.configEnter, d.kernels, a.complete, a.timeout} {
+		if len(list) > 0 && list[0] > a.at {
+			late = min(late, list[0])
+		}
+	}
+	if late == len(x.ev) {
+		return a.at
+	}
+	return late
 }
 
 // ACT-4: a run that never configures replay pays nothing for it: no

@@ -40,8 +40,10 @@ func (x *index) checkToolSplit(d *dispatchView) []Violation {
 	if of != 0 && len(d.configEnter) > 0 {
 		// A split of a context that was not started when the loop began
 		// (decision 12) is collected by nobody: nothing to compare
-		// (found by internal/specgen).
-		if on, known := x.contextActive(of, d.configEnter[0]); known && !on {
+		// (found by internal/specgen); nor is one that may not have been
+		// started then (decision 18.1).
+		lo, hi := x.writeWindow(d)
+		if on, known := x.contextActive(of, lo, hi); known && !on {
 			return nil
 		}
 	}

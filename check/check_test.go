@@ -16,26 +16,30 @@ func ctxStart(ctx uint64) trace.Event { return trace.Event{Call: trace.LocalStar
 func validTraces() map[string]trace.Trace {
 	one := func(l loop) trace.Trace { return new(builder).prelude().dispatch(l).trace() }
 	return map[string]trace.Trace{
-		"fixed 3":                  one(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}}),
-		"fixed 5 stops after 2":    one(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
-		"fixed 3 continue always":  one(loop{label: "k", dispatch: 1, count: 3, cont: []int64{1, 1}}),
-		"indefinite":               one(loop{label: "k", dispatch: 1, count: 0, cont: []int64{1, 1, 0}}),
-		"count 1":                  one(loop{label: "k", dispatch: 1, count: 1}),
-		"not installed":            one(loop{label: "k", dispatch: 1, count: -1}),
-		"zero without continue":    one(loop{label: "k", dispatch: 1, count: 0}),
-		"sequence":                 sequence(),
-		"pc sampling every pass":   one(loop{label: "k", dispatch: 1, count: 3, agentPCS: true, locals: map[int][]trace.Event{1: {ctxStop(11)}}}),
-		"counters stop and start":  one(loop{label: "k", dispatch: 1, count: 4, services: []trace.Service{trace.CounterCollection}}),
-		"never ended":              neverEnded(),
-		"api queries":              apiQueries(),
-		"concurrent":               concurrent(false),
-		"application race":         applicationRace(),
-		"race on unsaved input":    unsavedInputRace(),
-		"subscribed to CONFIG":     configOnly(),
-		"CONFIG alone, early exit": hidden(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
-		"two sampling contexts":    twoSamplers(),
-		"CONFIG alone, aborted":    configOnlyAborted(),
-		"empty":                    new(builder).trace(),
+		"fixed 3":                     one(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}}),
+		"fixed 5 stops after 2":       one(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
+		"fixed 3 continue always":     one(loop{label: "k", dispatch: 1, count: 3, cont: []int64{1, 1}}),
+		"indefinite":                  one(loop{label: "k", dispatch: 1, count: 0, cont: []int64{1, 1, 0}}),
+		"count 1":                     one(loop{label: "k", dispatch: 1, count: 1}),
+		"not installed":               one(loop{label: "k", dispatch: 1, count: -1}),
+		"zero without continue":       one(loop{label: "k", dispatch: 1, count: 0}),
+		"sequence":                    sequence(),
+		"pc sampling every pass":      one(loop{label: "k", dispatch: 1, count: 3, agentPCS: true, locals: map[int][]trace.Event{1: {ctxStop(11)}}}),
+		"counters stop and start":     one(loop{label: "k", dispatch: 1, count: 4, services: []trace.Service{trace.CounterCollection}}),
+		"never ended":                 neverEnded(),
+		"api queries":                 apiQueries(),
+		"concurrent":                  concurrent(false),
+		"application race":            applicationRace(),
+		"race on unsaved input":       unsavedInputRace(),
+		"subscribed to CONFIG":        configOnly(),
+		"CONFIG alone, early exit":    hidden(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}}),
+		"two sampling contexts":       twoSamplers(),
+		"CONFIG alone, aborted":       configOnlyAborted(),
+		"aborted, another in flight":  abortedWithOtherInFlight(),
+		"graph warned after a stop":   graphWarnedAfterStop(true),
+		"stopped as the write began":  stoppedAsWritten(true),
+		"stopped before interception": stoppedBeforeInterception(),
+		"empty":                       new(builder).trace(),
 	}
 }
 
@@ -155,6 +159,86 @@ func configOnlyAborted() trace.Trace {
 	}
 	t.Events = out
 	return renumber(t)
+}
+
+// abortedWithOtherInFlight: while thread 1's restore fails (the process
+// ends, MEM-5), thread 2 writes a dispatch of its own, and thread 3 is in
+// the first pass of another loop; the process ends before either is done,
+// and neither owes the rest: no completion (CMP-1), no CONFIG EXIT (CB-1),
+// no further pass (PC-3). Found running generated specs through the C
+// port, whose threads are free.
+func abortedWithOtherInFlight() trace.Trace {
+	t := configOnlyAborted()
+	cut := func(l loop, clock uint64, last match) []trace.Event {
+		b := &builder{clock: clock, allocated: map[uint64]bool{}}
+		b.dispatch(l)
+		for i, e := range b.ev {
+			if last(e) {
+				return b.ev[:i+1]
+			}
+		}
+		return b.ev
+	}
+	t.Events = append(t.Events, cut(loop{label: "p", dispatch: 2, thread: 2, agent: 2, count: -1}, 90000, typ(trace.DispatchID))...)
+	t.Events = append(t.Events, cut(loop{label: "q", dispatch: 3, thread: 3, agent: 3, count: 3}, 95000, passCB(trace.PhaseEnter, 0))...)
+	return renumber(t)
+}
+
+// graphWarnedAfterStop: thread 2 writes a graph launch while the replay
+// context is started; thread 1 stops the context before the SDK, which
+// decided on the contexts started at the write, prints graph_launch. With
+// began false the launch is written after the stop: ACT-3. Found running
+// generated specs through the C port, whose threads are free.
+func graphWarnedAfterStop(began bool) trace.Trace {
+	b := new(builder).prelude()
+	grid, wg := trace.Dim3{64, 1, 1}, trace.Dim3{64, 1, 1}
+	launch := trace.Event{Type: trace.AppDispatch, Thread: 2, Label: "g", Kernel: "increment", Agent: 1, Signal: 600, Packets: 1, Graph: true, Grid: &grid, Workgroup: &wg}
+	// The stop is the tool's, on the thread of its setup calls (0): in
+	// program order after its start, so the trace proves the context was
+	// stopped before the launch when the stop comes first (decision 18.1).
+	stop := trace.Event{Type: trace.API, Call: trace.CallStopContext, Context: 1, Status: "SUCCESS"}
+	if began {
+		b.add(launch)
+		b.add(stop)
+	} else {
+		b.add(stop)
+		b.add(launch)
+	}
+	b.add(trace.Event{Type: trace.Warning, Code: trace.WarnGraphLaunch, Message: "graph launches are not replayed"})
+	b.add(trace.Event{Type: trace.DispatchID, Thread: 2, Dispatch: 1, Agent: 1, Kernel: "increment"})
+	b.add(trace.Event{Type: trace.Kernel, Thread: 2, Dispatch: 1, Agent: 1, Kernel: "increment", Start: 10, End: 20, Signal: 600})
+	b.add(trace.Event{Type: trace.Signal, Thread: 2, Signal: 600, Value: trace.I64(0)})
+	b.add(trace.Event{Type: trace.AppComplete, Thread: 2, Label: "g", Signal: 600})
+	return b.trace()
+}
+
+// stoppedAsWritten: the tool stops the replay context just after thread
+// 1's application writes a dispatch (after is true) or just before it; the
+// SDK took the started contexts as it intercepted the write, so the loop
+// with its CONFIG ENTER follows in the first case (decision 12) and is an
+// ACT-3 violation in the second.
+func stoppedAsWritten(after bool) trace.Trace {
+	t := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
+	// The tool's setup thread (0) stops it, after its start in program
+	// order (decision 18.1).
+	stop := trace.Event{Type: trace.API, Call: trace.CallStopContext, Context: 1, Status: "SUCCESS"}
+	if after {
+		return renumber(insertAfter(t, typ(trace.AppDispatch), stop))
+	}
+	return renumber(insertBefore(t, typ(trace.AppDispatch), stop))
+}
+
+// stoppedBeforeInterception: thread 2 stops the replay context (whose
+// subscription covers every operation) after thread 1's application wrote
+// a dispatch but before the SDK intercepted the write: the dispatch runs
+// plain, without CONFIG, and ACT-2 holds.
+func stoppedBeforeInterception() trace.Trace {
+	t := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 1}).trace()
+	t = drop(t, func(e trace.Event) bool {
+		return e.Type == trace.Callback || e.Type == trace.Returned || e.Type == trace.PassCount
+	})
+	stop := trace.Event{Type: trace.API, Thread: 2, Call: trace.CallStopContext, Context: 1, Status: "SUCCESS"}
+	return renumber(insertAfter(t, typ(trace.AppDispatch), stop))
 }
 
 // twoSamplers: two counter contexts, each sampling its own one set on
@@ -283,6 +367,8 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 				e.Operations = []trace.Op{trace.OpPass}
 			}
 		}), "ACT-3"},
+		{"graph launch written after the replay context stopped", graphWarnedAfterStop(false), "ACT-3"},
+		{"dispatch written after the replay context stopped", stoppedAsWritten(false), "ACT-3"},
 		{"graph launch replayed", insertAfter(fixed3, typ(trace.DispatchID), trace.Event{Type: trace.Warning, Code: "graph_launch", Dispatch: 1}), "ACT-6"},
 		{"graph warning twice", insertAfter(plain, typ(trace.API), trace.Event{Type: trace.Warning, Code: "graph_launch"}, trace.Event{Type: trace.Warning, Code: "graph_launch"}), "ACT-6"},
 		// CB
@@ -370,6 +456,7 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		// COR
 		{"internal id changes per pass", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, Ancestor: 7} }), "COR-1"},
 		{"record internal id differs", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 555, External: e.Corr.External, Ancestor: 7} }), "COR-2"},
+		{"external id asked before CONFIG ENTER", moveBefore(plain, typ(trace.Correlation), configCB(trace.PhaseEnter)), "COR-3"},
 		{"external id not from its submit", edit(fixed3, and(typ(trace.Record), withPass(trace.Record, 1)), func(e *trace.Event) { e.Corr = &trace.Corr{Internal: 101, External: 910, Ancestor: 7} }), "COR-3"},
 		// LCX, SVC
 		{"local call from CONFIG ENTER succeeds", insertAfter(fixed3, configCB(trace.PhaseEnter), trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 10, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "SUCCESS"}), "LCX-2"},

@@ -14,10 +14,16 @@ func checkCMP(x *index) []Violation {
 	for _, i := range x.byType[trace.Signal] {
 		signals.decs[x.ev[i].Signal] = append(signals.decs[x.ev[i].Signal], i)
 	}
+	died := x.processDied()
 	for _, a := range x.apps {
 		d := x.dispatches[a.dispatch]
-		if d != nil && x.aborted(d) {
+		if d != nil && x.cutOff(d) {
 			continue // the process ended on a failed restore (MEM-5): no completion is owed
+		}
+		if died && len(a.complete) == 0 && len(a.timeout) == 0 {
+			// In flight on another thread when the process ended: the
+			// application never got to see it complete (decision 17.19).
+			continue
 		}
 		if d != nil && len(d.neverEnded) > 0 {
 			vs = append(vs, x.checkNeverCompletes(a, d, signals)...)
@@ -93,7 +99,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 	if d != nil && d.replayed() {
 		x.examined("CMP-2")
 		for _, k := range d.kernels {
-			if w := x.window[k]; w.open && x.ev[k].Signal == a.signal && a.signal != 0 {
+			if w := x.window(k); w.open && x.ev[k].Signal == a.signal && a.signal != 0 {
 				v("CMP-2", fmt.Sprintf("the kernel of pass %d carried the application's completion signal %d", w.pass, a.signal), w.enter, k)
 				break
 			}

@@ -41,7 +41,7 @@ func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 			open = -1
 		}
 	}
-	if open >= 0 {
+	if open >= 0 && !x.cutOff(d) { // the process may end in another loop's restore mid-pass
 		return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(x.ev[open])), open)}
 	}
 	return nil
@@ -85,7 +85,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 		// fixed loop at its bound is CONT-2's.
 		// A restore that failed part-way ended the process before the
 		// pass continue asked for (MEM-5, decision 13).
-		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.aborted(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
+		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.cutOff(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned %d after pass %d, yet no further pass ran", *e.Result, p), c))
 		case *e.Result == 0 && next:
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, yet another pass ran", p), c, passEvents[k]))
@@ -120,7 +120,7 @@ func (x *index) checkHiddenContinue(d *dispatchView) []Violation {
 		}
 		next := runs < len(d.kernels)
 		switch {
-		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.aborted(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
+		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.cutOff(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
 			return []Violation{x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned %d after pass %d, yet no further pass ran", *e.Result, p), c)}
 		case *e.Result == 0 && next:
 			return []Violation{x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, yet another pass ran", p), c, d.kernels[runs])}
@@ -175,7 +175,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 				break
 			}
 		}
-		if c, asked := consulted[last]; asked && len(d.neverEnded) == 0 && !x.aborted(d) {
+		if c, asked := consulted[last]; asked && len(d.neverEnded) == 0 && !x.cutOff(d) {
 			if res := x.ev[c].Result; res != nil && *res != 0 {
 				vs = append(vs, x.violation("CONT-3", d.id, fmt.Sprintf("indefinite loop ended after pass %d although replay_continue returned %d", last, *res), c))
 			}

@@ -52,6 +52,9 @@ func (x *index) checkWindowCorrelation(d *dispatchView) []Violation {
 
 // COR-3: a record's external id is the one the tool's correlation callback
 // returned for the submit that produced it (the last one on its thread).
+// A candidate dispatch's submits all come after its CONFIG ENTER (each
+// pass's after its PASS ENTER, the single run after CONFIG EXIT), so the
+// callback is never asked for it before the window opens (decision 17.17).
 func (x *index) checkExternalIDs() []Violation {
 	var vs []Violation
 	last := map[uint64]int{} // thread -> position of the last correlation event
@@ -59,6 +62,12 @@ func (x *index) checkExternalIDs() []Violation {
 		switch e.Type {
 		case trace.Correlation:
 			last[e.Thread] = i
+			if d := x.dispatches[e.Dispatch]; d != nil && len(d.configEnter) > 0 {
+				x.examined("COR-3")
+				if i < d.configEnter[0] {
+					vs = append(vs, x.violation("COR-3", e.Dispatch, fmt.Sprintf("the external correlation id of dispatch %d was asked before its CONFIG ENTER; a submit of a replay candidate comes after the window opens", e.Dispatch), i, d.configEnter[0]))
+				}
+			}
 		case trace.Record:
 			c, ok := last[e.Thread]
 			if !ok || e.Corr == nil || agentWide(e.Service) {
@@ -71,8 +80,8 @@ func (x *index) checkExternalIDs() []Violation {
 			x.examined("COR-3")
 			// Each pass is its own submit: inside a pass, the id must have
 			// been asked for in that same pass, not reused from an earlier one.
-			if w := x.window[i]; w.open && w.dispatch == e.Dispatch {
-				if cw := x.window[c]; !cw.open || cw.dispatch != w.dispatch || cw.pass != w.pass {
+			if w := x.window(i); w.open && w.dispatch == e.Dispatch {
+				if cw := x.window(c); !cw.open || cw.dispatch != w.dispatch || cw.pass != w.pass {
 					vs = append(vs, x.violation("COR-3", e.Dispatch, fmt.Sprintf("a %s record of pass %d carries external id %d, but the external correlation callback was not asked for that pass's submit (the last answer came before the pass began)", e.Service, w.pass, e.Corr.External), c, i))
 					continue
 				}

@@ -36,8 +36,12 @@ var expectSources = map[string][]trace.Source{
 // JudgeExpectations checks the spec's own expect block against the trace
 // and lists the keys the trace cannot show (not observable).
 func JudgeExpectations(s spec.Spec, t trace.Trace) (vs []Violation, unobserved []string) {
-	x := newIndex(t)
-	c := expectChecker{x: x, s: s, runtime: t.Header.Reports(trace.SourceRuntime), sdk: t.Header.Reports(trace.SourceSDK)}
+	return judgeExpectations(s, newIndex(t))
+}
+
+func judgeExpectations(s spec.Spec, x *index) (vs []Violation, unobserved []string) {
+	h := x.header
+	c := expectChecker{x: x, s: s, runtime: h.Reports(trace.SourceRuntime), sdk: h.Reports(trace.SourceSDK)}
 	ex := s.Expect
 	// on runs f when the trace can show key, and notes it otherwise.
 	on := func(key string, present bool, f func()) {
@@ -45,7 +49,7 @@ func JudgeExpectations(s spec.Spec, t trace.Trace) (vs []Violation, unobserved [
 			return
 		}
 		for _, src := range expectSources[key] {
-			if !t.Header.Reports(src) {
+			if !h.Reports(src) {
 				unobserved = append(unobserved, key)
 				return
 			}

@@ -22,9 +22,10 @@ type index struct {
 	byThread map[uint64][]int
 	byType   map[trace.Type][]int
 
-	// window[i] is the PASS window open on event i's thread when it
-	// happened (zero value: none).
-	window []passRef
+	// windowOf[i] is the PASS window (in windows) open on event i's
+	// thread when it happened, -1 none: see window(i).
+	windowOf []int32
+	windows  []passRef
 
 	// payloads is true when some callback carries payload flags, i.e. the
 	// implementation records them (API-6 is judged only then).
@@ -35,10 +36,21 @@ type index struct {
 	// thread): it is not the application's, nor the loop's.
 	byTool []bool
 
+	// died caches processDied: 0 not yet known, 1 no, 2 yes.
+	died int8
+
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 
 	allocs *[]allocation // built on first use
+
+	// While filing (add): per-thread state, lists by type, and the last
+	// thread and dispatch seen, since runs of events share them.
+	threads      map[uint64]*threadState
+	types        map[trace.Type]*[]int
+	lastThread   *threadState
+	lastThreadID uint64
+	lastDispatch *dispatchView
 }
 
 type passRef struct {
@@ -100,7 +112,7 @@ func (x *index) passCount(d *dispatchView) (int64, bool) {
 // recordPass is the pass a record belongs to: the PASS window of its own
 // dispatch it arrived in, else the pass the tool had published.
 func (x *index) recordPass(i int) (uint64, bool) {
-	if w := x.window[i]; w.open && w.dispatch == x.ev[i].Dispatch {
+	if w := x.window(i); w.open && w.dispatch == x.ev[i].Dispatch {
 		return w.pass, true
 	}
 	return x.ev[i].PassOf()
@@ -124,43 +136,95 @@ func newIndex(t trace.Trace) *index {
 		header:     t.Header,
 		dispatches: map[uint64]*dispatchView{},
 		appLabel:   map[string]*appView{},
-		byThread:   map[uint64][]int{},
-		byType:     map[trace.Type][]int{},
-		window:     make([]passRef, len(t.Events)),
 		instances:  map[string]int{},
+		windowOf:   make([]int32, 0, len(t.Events)),
+		byTool:     make([]bool, 0, len(t.Events)),
+		threads:    map[uint64]*threadState{},
+		types:      map[trace.Type]*[]int{},
 	}
-	open := map[uint64]passRef{}  // per thread
-	toolOpen := map[uint64]bool{} // per thread: inside a dispatch the tool wrote
-	x.byTool = make([]bool, len(t.Events))
-	for i, e := range t.Events {
-		x.byThread[e.Thread] = append(x.byThread[e.Thread], i)
-		x.byType[e.Type] = append(x.byType[e.Type], i)
-		x.window[i] = open[e.Thread]
-		switch e.Type {
-		case trace.ToolDispatch:
-			toolOpen[e.Thread] = true
-		case trace.ToolComplete:
-			toolOpen[e.Thread] = false
-		default:
-			x.byTool[i] = toolOpen[e.Thread]
+	for i := range t.Events {
+		x.add(i)
+	}
+	x.finish()
+	return x
+}
+
+// threadState is what the index keeps per thread while it files events.
+type threadState struct {
+	pos      []int // the thread's events
+	open     int32 // the PASS window open on it (x.windows), -1 none
+	toolOpen bool  // inside a dispatch the tool wrote
+}
+
+// add files event i, the next in trace order: the lists every oracle
+// reads are built in one pass, event by event.
+func (x *index) add(i int) {
+	e := &x.ev[i]
+	th := x.lastThread
+	if th == nil || x.lastThreadID != e.Thread {
+		th = x.threads[e.Thread]
+		if th == nil {
+			th = &threadState{open: -1}
+			x.threads[e.Thread] = th
 		}
-		if e.Type == trace.Callback && e.Op == trace.OpPass {
-			p, _ := e.PassOf()
-			switch e.Phase {
-			case trace.PhaseEnter:
-				open[e.Thread] = passRef{dispatch: e.Dispatch, pass: p, open: true, enter: i}
-			case trace.PhaseExit:
-				delete(open, e.Thread)
-			}
+		x.lastThread, x.lastThreadID = th, e.Thread
+	}
+	th.pos = append(th.pos, i)
+	ty := x.types[e.Type]
+	if ty == nil {
+		ty = new([]int)
+		x.types[e.Type] = ty
+	}
+	*ty = append(*ty, i)
+	x.windowOf = append(x.windowOf, th.open)
+	byTool := false
+	switch e.Type {
+	case trace.ToolDispatch:
+		th.toolOpen = true
+	case trace.ToolComplete:
+		th.toolOpen = false
+	default:
+		byTool = th.toolOpen
+	}
+	x.byTool = append(x.byTool, byTool)
+	if e.Type == trace.Callback && e.Op == trace.OpPass {
+		p, _ := e.PassOf()
+		switch e.Phase {
+		case trace.PhaseEnter:
+			th.open = int32(len(x.windows))
+			x.windows = append(x.windows, passRef{dispatch: e.Dispatch, pass: p, open: true, enter: i})
+		case trace.PhaseExit:
+			th.open = -1
 		}
-		if e.Type == trace.Callback && len(e.Payload) > 0 {
-			x.payloads = true
-		}
-		x.file(i, e)
+	}
+	if e.Type == trace.Callback && len(e.Payload) > 0 {
+		x.payloads = true
+	}
+	x.file(i, e)
+}
+
+// finish makes the lists by thread and type, and joins the application's
+// dispatches to SDK ids, once every event is filed.
+func (x *index) finish() {
+	x.byThread = make(map[uint64][]int, len(x.threads))
+	for id, th := range x.threads {
+		x.byThread[id] = th.pos
+	}
+	x.byType = make(map[trace.Type][]int, len(x.types))
+	for ty, pos := range x.types {
+		x.byType[ty] = *pos
 	}
 	x.joinApps()
 	x.inferNeverEnded()
-	return x
+}
+
+// window is the PASS window open on event i's thread when it happened
+// (zero value: none).
+func (x *index) window(i int) passRef {
+	if k := x.windowOf[i]; k >= 0 {
+		return x.windows[k]
+	}
+	return passRef{}
 }
 
 // inferNeverEnded: without the SDK's own events there is no never_ended
@@ -193,11 +257,15 @@ func (x *index) inferNeverEnded() {
 }
 
 // file puts event i into its dispatch's lists.
-func (x *index) file(i int, e trace.Event) {
+func (x *index) file(i int, e *trace.Event) {
 	if e.Dispatch == 0 {
 		return
 	}
-	d := x.dispatch(e.Dispatch)
+	d := x.lastDispatch
+	if d == nil || d.id != e.Dispatch {
+		d = x.dispatch(e.Dispatch)
+		x.lastDispatch = d
+	}
 	if d.agent == 0 && e.Agent != 0 && e.Type != trace.Record {
 		d.agent = e.Agent
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/replayspec/replayspec/rules"
+	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -61,7 +62,19 @@ func (j Judgement) Count() map[Verdict]int {
 // a rule with a violation fails, a rule with examined instances passes, and
 // a rule nothing in the trace exercised says so.
 func Judge(t trace.Trace) Judgement {
+	return judge(newIndex(t))
+}
+
+// JudgeSpec is Judge and JudgeExpectations(s, t) over one index of the
+// trace, which is what costs: a runner that wants both builds it once.
+func JudgeSpec(s spec.Spec, t trace.Trace) (j Judgement, expected []Violation, unobserved []string) {
 	x := newIndex(t)
+	j = judge(x)
+	expected, unobserved = judgeExpectations(s, x)
+	return j, expected, unobserved
+}
+
+func judge(x *index) Judgement {
 	var vs []Violation
 	for _, f := range families {
 		vs = append(vs, f.run(x)...)
@@ -74,7 +87,7 @@ func Judge(t trace.Trace) Judgement {
 	j := Judgement{Violations: vs}
 	for _, o := range registry {
 		r := RuleResult{Rule: o.rule, Instances: x.instances[o.rule], Violations: byRule[o.rule]}
-		missing := o.missing(t.Header)
+		missing := o.missing(x.header)
 		switch {
 		case len(r.Violations) > 0:
 			// A violation is evidence whatever the header claims.

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -27,6 +28,10 @@ func checkLCX(x *index) []Violation {
 // calls on active contexts succeed.
 func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 	var vs []Violation
+	lo, hi := -1, -1
+	if len(d.locals) > 0 {
+		lo, hi = x.writeWindow(d)
+	}
 	for _, i := range d.locals {
 		e := x.ev[i]
 		if e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
@@ -39,13 +44,17 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 		if len(d.configEnter) == 0 {
 			continue
 		}
-		active, known := x.contextActive(e.Context, d.configEnter[0])
-		if !known {
+		// "Active when the loop began": when the SDK took the write
+		// (decision 12), which the trace places between lo and hi. A
+		// context another thread started or stopped meanwhile may be
+		// either (found under free threads, decision 18.1).
+		active, inactive, known := x.contextIn(e.Context, lo, hi)
+		if !known || (!active && !inactive) {
 			continue
 		}
 		x.examined("LCX-7")
 		switch {
-		case !active && !e.Status.Is(trace.StatusContextNotStarted):
+		case inactive && !e.Status.Is(trace.StatusContextNotStarted):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of context %d, inactive before the loop, returned %s, want ERROR_CONTEXT_NOT_STARTED", e.Call, e.Context, e.Status), i))
 		case active && !e.Status.Is(trace.StatusSuccess):
 			vs = append(vs, x.violation("LCX-7", d.id, fmt.Sprintf("local %s of active context %d in PASS ENTER returned %s, want SUCCESS", e.Call, e.Context, e.Status), i))
@@ -124,10 +133,13 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 				}
 			}
 		}
-		got := map[cs]bool{}
+		var got map[cs]bool // most passes of most loops have no records to note
 		for _, i := range byPass[p] {
 			e := x.ev[i]
 			m := masks[e.Context]
+			if got == nil {
+				got = map[cs]bool{}
+			}
 			got[cs{e.Context, e.Service}] = true
 			if !m.off() {
 				producing[cs{e.Context, e.Service}] = true
@@ -139,9 +151,9 @@ func (x *index) checkMasking(d *dispatchView) []Violation {
 			}
 			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("pass %d delivered a %s record: %s", p, e.Service, why), m.stopAt, i))
 		}
-		snapshot := make(map[uint64]maskState, len(masks))
-		for k, v := range masks {
-			snapshot[k] = v
+		var snapshot map[uint64]maskState // none until the first local call
+		if len(masks) > 0 {
+			snapshot = maps.Clone(masks)
 		}
 		passes = append(passes, passView{p, pe, snapshot, got})
 	}
@@ -187,31 +199,76 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 		return nil
 	}
 	var vs []Violation
+	var byContext map[uint64]*passedRecords // built at the first such start
+	lo, hi := x.writeWindow(d)
 	for _, l := range d.locals {
 		e := x.ev[l]
 		p, ok := e.PassOf()
 		if !ok || e.Call != trace.LocalStart || e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
 			continue
 		}
-		if active, known := x.contextActive(e.Context, d.configEnter[0]); !known || active {
+		if inactive, known := x.contextInactive(e.Context, lo, hi); !known || !inactive {
 			continue
 		}
 		x.examined("SVC-1")
-		for _, i := range d.records {
-			r := x.ev[i]
-			q, ok := x.recordPass(i)
-			if r.Context != e.Context || !ok || q < p || !dispatchScoped(r.Service) {
-				continue
-			}
-			rule := "SVC-1"
-			if r.Service == trace.CounterCollection || r.Service == trace.SPM {
-				rule = "LCX-7"
-			}
-			vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("context %d was not active when the loop began, yet after a local start in pass %d it delivered a %s record in pass %d", e.Context, p, r.Service, q), l, i))
-			break
+		if byContext == nil {
+			byContext = x.scopedRecordsByContext(d)
 		}
+		i, q, found := byContext[e.Context].firstFrom(p)
+		if !found {
+			continue
+		}
+		r := x.ev[i]
+		rule := "SVC-1"
+		if r.Service == trace.CounterCollection || r.Service == trace.SPM {
+			rule = "LCX-7"
+		}
+		vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("context %d was not active when the loop began, yet after a local start in pass %d it delivered a %s record in pass %d", e.Context, p, r.Service, q), l, i))
 	}
 	return vs
+}
+
+// passedRecords are one context's dispatch-scoped records of a dispatch
+// that belong to a pass, in trace order, with the largest pass so far at
+// each: the first record of pass p or later is then found by binary
+// search, so a start in every pass of a long loop stays linear.
+type passedRecords struct {
+	at            []int
+	pass, maxPass []uint64
+}
+
+func (x *index) scopedRecordsByContext(d *dispatchView) map[uint64]*passedRecords {
+	out := map[uint64]*passedRecords{}
+	for _, i := range d.records {
+		r := x.ev[i]
+		q, ok := x.recordPass(i)
+		if !ok || !dispatchScoped(r.Service) {
+			continue
+		}
+		c := out[r.Context]
+		if c == nil {
+			c = &passedRecords{}
+			out[r.Context] = c
+		}
+		top := q
+		if n := len(c.maxPass); n > 0 && c.maxPass[n-1] > top {
+			top = c.maxPass[n-1]
+		}
+		c.at, c.pass, c.maxPass = append(c.at, i), append(c.pass, q), append(c.maxPass, top)
+	}
+	return out
+}
+
+// firstFrom is the first record, in trace order, of pass p or later.
+func (c *passedRecords) firstFrom(p uint64) (at int, pass uint64, found bool) {
+	if c == nil {
+		return 0, 0, false
+	}
+	j := sort.Search(len(c.maxPass), func(j int) bool { return c.maxPass[j] >= p })
+	if j == len(c.maxPass) {
+		return 0, 0, false
+	}
+	return c.at[j], c.pass[j], true
 }
 
 func (x *index) serviceConflictWarned() bool {
@@ -276,6 +333,7 @@ func (x *index) checkMaskScope() []Violation {
 		if k < 0 {
 			return
 		}
+		lo, hi := x.writeWindow(d)
 		have := map[key]bool{}
 		for _, i := range d.records {
 			e := x.ev[i]
@@ -305,7 +363,9 @@ func (x *index) checkMaskScope() []Violation {
 				if want.context != s.context || want.agent != d.agent || have[want] {
 					continue
 				}
-				if active, known := x.contextActive(want.context, k); known && !active {
+				// Owed only when surely started as d's write was taken
+				// (decision 18.1).
+				if active, known := x.contextActive(want.context, lo, hi); known && !active {
 					continue
 				}
 				if x.leftOutBeside(d, want.service) {

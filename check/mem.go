@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -73,7 +72,7 @@ func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 	if d.kernelsByPass == nil {
 		d.kernelsByPass = map[uint64][]int{}
 		for _, k := range d.kernels {
-			if w := x.window[k]; w.open && w.dispatch == d.id {
+			if w := x.window(k); w.open && w.dispatch == d.id {
 				d.kernelsByPass[w.pass] = append(d.kernelsByPass[w.pass], k)
 			}
 		}
@@ -142,11 +141,13 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 // MEM-2: every pass starts from the same memory. A pass in whose PASS
 // ENTER the tool ran a dispatch of its own (decision 11) is left out: the
 // tool's kernel may have written the saved memory after the restore, and
-// the trace does not say what it wrote.
+// the trace does not say what it wrote. So is a pass before which another
+// agent's kernel ran (decision 18.3): under free threads it may have
+// written this agent's memory (peer access) without breaking MEM-6.
 func (x *index) checkSameInput(d *dispatchView) []Violation {
 	first := -1
 	for _, k := range d.kernels {
-		if x.ev[k].MemIn == "" || x.toolWroteBefore(d, k) {
+		if x.ev[k].MemIn == "" || x.writtenBefore(d, k) {
 			continue
 		}
 		if first < 0 {
@@ -170,7 +171,7 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	if a == nil || len(d.kernels) == 0 || len(a.readback) == 0 {
 		return nil
 	}
-	var bufs [][]byte
+	var bufs [][]trace.Run
 	for _, rb := range a.readback {
 		e := x.ev[rb]
 		// Saved: coarse-grained device memory of the dispatch's own agent
@@ -178,13 +179,12 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 		if k, agent, ok := x.allocOf(e.Buffer); !ok || !k.Saved() || (d.agent != 0 && agent != d.agent) {
 			continue
 		}
-		data, err := trace.BytesOf(e.Runs, maxRebuild)
-		if err != nil {
+		if trace.CountOf(e.Runs) > maxRebuild {
 			return nil // too large to rebuild: the expectation on memory judges it
 		}
-		bufs = append(bufs, data)
+		bufs = append(bufs, e.Runs)
 	}
-	got := trace.Digest(bufs...)
+	got := trace.DigestRuns(bufs...) // from the runs: no copy of the buffers
 	lastK, firstK := d.kernels[len(d.kernels)-1], d.kernels[0]
 	at := a.readback[len(a.readback)-1]
 	if x.otherKernelBetween(d.id, lastK, at) {
@@ -201,28 +201,44 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	// One run's output is the first pass's, unless the tool wrote the
 	// memory before the first or the last pass (decision 17.11), or
 	// another dispatch's kernel ran meanwhile (on another agent, MEM-6):
-	// it may have changed an input the SDK does not save (decision 17.1).
-	if out := x.ev[firstK].MemOut; out != "" && out != got && !x.toolWroteBefore(d, firstK) && !x.toolWroteBefore(d, lastK) &&
-		!x.otherKernelBetween(d.id, firstK, lastK) {
+	// it may have changed an input the SDK does not save (decision 17.1),
+	// or, from the snapshot on, one it saves (peer access, decision 18.3).
+	from := firstK
+	if len(d.snapshots) > 0 {
+		from = min(from, d.snapshots[0])
+	}
+	if out := x.ev[firstK].MemOut; out != "" && out != got && !x.writtenBefore(d, firstK) && !x.writtenBefore(d, lastK) &&
+		!x.otherKernelBetween(d.id, from, lastK) {
 		return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read %s after %s completed, one run (the first pass) gives %s", got, a.label, out), firstK, at)}
 	}
 	return nil
 }
 
-// toolWroteBefore reports whether a dispatch the tool wrote from a callback
-// ran a kernel between dispatch d's previous kernel (or its snapshot) and
-// its kernel k: between the memory the SDK made ready for the pass and the
-// pass (found by internal/specgen).
-func (x *index) toolWroteBefore(d *dispatchView, k int) bool {
+// writtenBefore reports whether, between dispatch d's previous kernel (or
+// its snapshot) and its kernel k, that is between the memory the SDK made
+// ready for the pass and the pass, a kernel ran that may have written the
+// memory the pass starts from without breaking a rule: a dispatch the tool
+// wrote from a callback (found by internal/specgen, decision 17.11), or a
+// kernel on another agent, which may write this agent's memory through
+// peer access while the loop holds only its own agent (MEM-6; found under
+// free threads, decision 18.3). The trace does not say what such a kernel
+// wrote. Another dispatch's kernel on d's own agent is not excused: it
+// breaks MEM-6, which reports it.
+func (x *index) writtenBefore(d *dispatchView, k int) bool {
+	// The latest of d's snapshots and kernels before k (both lists are in
+	// trace order): looked up, not collected, since MEM-2 asks for every
+	// kernel of a loop.
 	from := -1
-	for _, j := range append(slices.Clone(d.snapshots), d.kernels...) {
-		if j < k && j > from {
-			from = j
-		}
+	if i := sort.SearchInts(d.kernels, k); i > 0 {
+		from = d.kernels[i-1]
+	}
+	if i := sort.SearchInts(d.snapshots, k); i > 0 {
+		from = max(from, d.snapshots[i-1])
 	}
 	ks := x.byType[trace.Kernel]
 	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < k; j++ {
-		if x.byTool[ks[j]] {
+		o := x.ev[ks[j]]
+		if x.byTool[ks[j]] || (o.Dispatch != d.id && (d.agent == 0 || o.Agent != d.agent)) {
 			return true
 		}
 	}
@@ -241,7 +257,7 @@ func (x *index) otherKernelBetween(id uint64, from, to int) bool {
 	return false
 }
 
-// maxRebuild bounds the elements an oracle expands from runs.
+// maxRebuild bounds the elements an oracle hashes from runs.
 const maxRebuild = 1 << 26
 
 // allocOf is the memory kind and the agent the application allocated

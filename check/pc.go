@@ -126,7 +126,7 @@ func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
 	case passes == 0 && !x.header.Reports(trace.SourceSDK):
 		// Without the SDK's reports a loop that never began (a failed
 		// snapshot runs the dispatch once, MEM-5) cannot be told apart.
-	case passes != n && len(d.neverEnded) == 0 && !x.aborted(d):
+	case passes != n && len(d.neverEnded) == 0 && !x.cutOff(d):
 		at := []int{pc}
 		if passes > 0 {
 			at = append(at, runs[passes-1])

@@ -97,7 +97,12 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 		}
 	}
 	type pa struct{ pass, agent uint64 }
-	services := map[pa]map[trace.Service]int{}
+	type paService struct {
+		pa
+		service trace.Service
+	}
+	first := map[paService]int{} // the first record of each service in each pass on each agent
+	seen := map[pa]bool{}
 	var order []pa
 	for _, i := range d.records {
 		e := x.ev[i]
@@ -110,12 +115,12 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 			agent = d.agent
 		}
 		k := pa{p, agent}
-		if services[k] == nil {
-			services[k] = map[trace.Service]int{}
+		if !seen[k] {
+			seen[k] = true
 			order = append(order, k)
 		}
-		if _, dup := services[k][e.Service]; !dup {
-			services[k][e.Service] = i
+		if _, dup := first[paService{k, e.Service}]; !dup {
+			first[paService{k, e.Service}] = i
 		}
 	}
 	slices.SortFunc(order, func(a, b pa) int { return int(a.pass) - int(b.pass) })
@@ -124,8 +129,8 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 			if c.dataCenter && !x.dataCenterAgent(k.agent) {
 				continue
 			}
-			a, okA := services[k][c.a]
-			b, okB := services[k][c.b]
+			a, okA := first[paService{k, c.a}]
+			b, okB := first[paService{k, c.b}]
 			if okA && okB {
 				return []Violation{x.violation("SVC-3", d.id, fmt.Sprintf("pass %d of dispatch %d on agent %d ran both %s and %s", k.pass, d.id, k.agent, c.a, c.b), a, b)}
 			}

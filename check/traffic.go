@@ -93,6 +93,38 @@ func (x *index) aborted(d *dispatchView) bool {
 	return len(tail) > 0 && !claimed
 }
 
+// processDied says whether the process ended in a failed restore (MEM-5,
+// decision 13): some dispatch's loop was aborted.
+func (x *index) processDied() bool {
+	if x.died == 0 {
+		x.died = 1
+		for _, d := range x.dispatches {
+			if x.aborted(d) {
+				x.died = 2
+				break
+			}
+		}
+	}
+	return x.died == 2
+}
+
+// cutOff says that d's end is not owed: a failed restore ended the process
+// in d's own loop (aborted), or in another's while d was still under way
+// on its thread (no CONFIG EXIT, no completion, no never-ended report).
+// Threads run on until the process ends, so another dispatch may have
+// begun, or be half-way through its loop, when the trace stops (decision
+// 17.19, found running generated specs through the C port).
+func (x *index) cutOff(d *dispatchView) bool {
+	if x.aborted(d) {
+		return true
+	}
+	if len(d.configExit) > 0 || len(d.neverEnded) > 0 || !x.processDied() {
+		return false
+	}
+	a := x.appOf(d)
+	return a == nil || (len(a.complete) == 0 && len(a.timeout) == 0)
+}
+
 // restoresByPass groups d's restore events by the pass they precede.
 func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
 	if d.restoreByPass == nil {
@@ -120,13 +152,15 @@ func (x *index) allocatedBefore(addr uint64, pos int) (allocation, bool) {
 }
 
 // trafficOf returns the runtime's events of type typ on d's thread and agent
-// between positions from and to.
+// between positions from and to. It walks the thread's own events: the
+// window may hold other threads' whole loops (a thread that waited for the
+// agent's lock inside it), and those are not its business.
 func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
 	var out []int
-	list := x.byType[typ]
+	list := x.byThread[d.thread]
 	for j := sort.SearchInts(list, from); j < len(list) && list[j] < to; j++ {
-		e := x.ev[list[j]]
-		if e.Thread == d.thread && (e.Agent == d.agent || d.agent == 0) {
+		e := &x.ev[list[j]]
+		if e.Type == typ && (e.Agent == d.agent || d.agent == 0) {
 			out = append(out, list[j])
 		}
 	}
@@ -217,8 +251,21 @@ func (x *index) checkSavedKinds(d *dispatchView, reads []int, at int) []Violatio
 			break
 		}
 	}
+	// The SDK listed what it tracks after it took the dispatch's write and
+	// before its snapshot read anything; an allocation or free is made
+	// inside the call its event follows. A buffer another thread allocated
+	// or freed meanwhile may be either side of the listing (found under
+	// free threads, decision 18.6): only one live all along is owed.
+	lo, _ := x.writeWindow(d)
+	hi := at
+	if len(reads) > 0 {
+		hi = min(hi, reads[0])
+	}
+	if len(d.snapshots) > 0 {
+		hi = min(hi, d.snapshots[0])
+	}
 	for _, a := range x.allocations() {
-		if !a.kind.Saved() || a.agent != d.agent || a.at > at || at > a.freedAt {
+		if !a.kind.Saved() || a.agent != d.agent || a.at > lo || (a.freedAt < len(x.ev) && x.prevOnThread(a.freedAt) < hi) {
 			continue
 		}
 		tracked := configured >= 0 && a.at > configured

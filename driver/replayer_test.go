@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayspec/replayspec/golden"
 	"github.com/replayspec/replayspec/internal/exectarget"
 	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
@@ -88,7 +89,7 @@ func TestTraceReplayerLanguageNeutral(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runner.Run(context.Background(), specs[0], runner.Options{Target: tg})
-	if _, err := os.Stat("../golden/" + specs[0].Name + ".ndjson"); err == nil && r.Verdict() != inProc[0].Verdict() {
+	if _, err := golden.Read(specs[0].Name); err == nil && r.Verdict() != inProc[0].Verdict() {
 		t.Errorf("%s from golden/: %s, want %s\n%v", specs[0].Name, r.Verdict(), inProc[0].Verdict(), r.Err)
 	}
 	// A spec it has no recording for is an error that says so.

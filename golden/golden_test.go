@@ -242,3 +242,25 @@ func TestCutTracesFail(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddedIsTheLibrary: the embedded traces are exactly one per spec
+// and matrix case of the library, so a binary that carries them carries
+// every one and nothing stale.
+func TestEmbeddedIsTheLibrary(t *testing.T) {
+	want := map[string]bool{}
+	for _, s := range library(t) {
+		want[s.Name] = true
+	}
+	for _, name := range Names() {
+		if !want[name] {
+			t.Errorf("golden %s.ndjson pins no spec of the library: remove it", name)
+		}
+		delete(want, name)
+	}
+	for name := range want {
+		t.Errorf("spec %s has no embedded golden: run make golden", name)
+	}
+	if _, err := Read("../go.mod"); err == nil {
+		t.Error("Read reached outside the goldens")
+	}
+}

@@ -283,10 +283,9 @@ func NeverEnded(t trace.Trace) []Stopped {
 // checked (they would only echo the breakdown), and a loop the harness cut
 // off is not held against the implementation (CMP-4).
 func Judge(r *Result, s spec.Spec, t trace.Trace) {
-	j := check.Judge(t)
+	j, exp, unobserved := check.JudgeSpec(s, t) // one index of the trace for both
 	vs := j.Violations
 	if r.Err == nil {
-		exp, unobserved := check.JudgeExpectations(s, t)
 		vs = append(vs, exp...)
 		r.Unobserved = unobserved
 	} else if errors.Is(r.Err, errTimeout) || errors.Is(r.Err, errBudget) || errors.Is(r.Err, ErrInterrupted) {

@@ -221,11 +221,45 @@ type Trace struct {
 	Events []Event
 }
 
-// U64 returns a pointer to v, for the optional numeric fields.
-func U64(v uint64) *uint64 { return &v }
+// U64 returns a pointer to v, for the optional numeric fields. Small values
+// (passes, totals, counts) share one pointer each, so that a long trace
+// does not allocate one per event: like every field of an event, what it
+// points to is read, never written.
+func U64(v uint64) *uint64 {
+	if v < uint64(len(smallU64)) {
+		return &smallU64[v]
+	}
+	p := new(uint64) // not &v: that would move v to the heap on every call
+	*p = v
+	return p
+}
 
-// I64 returns a pointer to v, for the optional numeric fields.
-func I64(v int64) *int64 { return &v }
+// I64 returns a pointer to v, for the optional numeric fields; small
+// values share one pointer each, as with U64.
+func I64(v int64) *int64 {
+	if v >= -1 && v < int64(len(smallI64))-1 {
+		return &smallI64[v+1]
+	}
+	p := new(int64)
+	*p = v
+	return p
+}
+
+// The shared small values: 0..1023, and -1..1022.
+var (
+	smallU64 = func() (a [1024]uint64) {
+		for i := range a {
+			a[i] = uint64(i)
+		}
+		return a
+	}()
+	smallI64 = func() (a [1024]int64) {
+		for i := range a {
+			a[i] = int64(i) - 1
+		}
+		return a
+	}()
+)
 
 // PassOf returns the event's pass and whether it has one.
 func (e Event) PassOf() (uint64, bool) {

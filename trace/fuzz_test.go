@@ -2,21 +2,20 @@ package trace
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/replayspec/replayspec/golden"
 )
 
 // FuzzRead: Read never panics, and whatever it accepts writes back and
 // reads again to the same trace (empty and absent lists being the same
 // thing on the wire).
 func FuzzRead(f *testing.F) {
-	goldens, _ := filepath.Glob(filepath.Join("..", "golden", "*.ndjson"))
-	for _, g := range goldens {
-		if b, err := os.ReadFile(g); err == nil {
+	for _, name := range golden.Names() {
+		if b, err := golden.Read(name); err == nil {
 			f.Add(b)
 		}
 	}

@@ -55,6 +55,11 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // a port's output is reported rather than ignored.
 func Read(r io.Reader) (Trace, error) {
 	var t Trace
+	var events eventChunks // no copying to grow: a large trace is read about once
+	fail := func(err error) (Trace, error) {
+		t.Events = events.flatten(true)
+		return t, err
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	line := 0
@@ -67,32 +72,37 @@ func Read(r io.Reader) (Trace, error) {
 		}
 		if !sawHeader {
 			if err := readHeader(b, &t.Header); err != nil {
-				return t, &ParseError{line, err}
+				return fail(&ParseError{line, err})
 			}
 			sawHeader = true
 			continue
 		}
-		var e Event
-		if err := DecodeStrict(b, &e); err != nil {
-			return t, &ParseError{line, err}
+		var err error
+		e := events.next()
+		switch err = DecodeStrict(b, e); {
+		case err != nil:
+		case e.Type == "":
+			err = fmt.Errorf("event has no \"type\"")
+		default:
+			if _, known := e.Type.Source(); !known {
+				err = fmt.Errorf("unknown event type %q (docs/trace.md lists the types of %s)", e.Type, Version)
+			}
 		}
-		if e.Type == "" {
-			return t, &ParseError{line, fmt.Errorf("event has no \"type\"")}
+		if err != nil {
+			events.pop() // the events before the bad line are what was read
+			return fail(&ParseError{line, err})
 		}
-		if _, known := e.Type.Source(); !known {
-			return t, &ParseError{line, fmt.Errorf("unknown event type %q (docs/trace.md lists the types of %s)", e.Type, Version)}
-		}
-		t.Events = append(t.Events, e)
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return t, &ParseError{line + 1, fmt.Errorf("line longer than %d bytes", maxLine)}
+			return fail(&ParseError{line + 1, fmt.Errorf("line longer than %d bytes", maxLine)})
 		}
-		return t, err
+		return fail(err)
 	}
 	if !sawHeader {
-		return t, &ParseError{1, fmt.Errorf("empty trace: expected a header line {\"trace\":%q}", Version)}
+		return fail(&ParseError{1, fmt.Errorf("empty trace: expected a header line {\"trace\":%q}", Version)})
 	}
+	t.Events = events.flatten(true)
 	return t, nil
 }
 

@@ -2,13 +2,71 @@ package trace
 
 import "sync"
 
+// Events go into chunks so that a long run never copies what it has
+// recorded to grow (a slice that grows copies every event several times
+// over and holds two copies while it does). Chunks start small, so that a
+// short run does not pay for a large one, and double up to chunkEvents.
+const (
+	firstChunk  = 32
+	chunkEvents = 1024
+)
+
+// eventChunks is a list of events that grows without copying them.
+type eventChunks struct {
+	chunks [][]Event
+	n      int
+}
+
+// next adds a zero event at the end and returns it to be filled in.
+func (c *eventChunks) next() *Event {
+	k := len(c.chunks) - 1
+	if k < 0 || len(c.chunks[k]) == cap(c.chunks[k]) {
+		size := firstChunk
+		if k >= 0 {
+			size = min(2*cap(c.chunks[k]), chunkEvents)
+		}
+		c.chunks = append(c.chunks, make([]Event, 0, size))
+		k++
+	}
+	c.chunks[k] = c.chunks[k][:len(c.chunks[k])+1]
+	c.n++
+	return &c.chunks[k][len(c.chunks[k])-1]
+}
+
+// pop removes the last event.
+func (c *eventChunks) pop() {
+	k := len(c.chunks) - 1
+	c.chunks[k] = c.chunks[k][:len(c.chunks[k])-1]
+	c.n--
+}
+
+// flatten returns the events as one slice; with release, it forgets them,
+// dropping each chunk as it is copied.
+func (c *eventChunks) flatten(release bool) []Event {
+	if c.n == 0 {
+		return nil
+	}
+	out := make([]Event, 0, c.n)
+	for i, ch := range c.chunks {
+		out = append(out, ch...)
+		if release {
+			c.chunks[i] = nil
+		}
+	}
+	if release {
+		c.chunks, c.n = nil, 0
+	}
+	return out
+}
+
 // Recorder collects events from every part of a run. It is safe for
 // concurrent use; it numbers events in the order they arrive and stamps
 // them with the clock when they carry no time of their own.
 type Recorder struct {
 	mu     sync.Mutex
 	clock  func() uint64
-	events []Event
+	events eventChunks
+	n      int // events recorded, taken or not
 	sink   func(Event)
 }
 
@@ -41,11 +99,12 @@ func (r *Recorder) Emit(e Event) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e.Seq = uint64(len(r.events)) + 1
+	r.n++
+	e.Seq = uint64(r.n)
 	if e.Time == 0 && r.clock != nil {
 		e.Time = r.clock()
 	}
-	r.events = append(r.events, e)
+	*r.events.next() = e
 	if r.sink != nil {
 		r.sink(e)
 	}
@@ -55,12 +114,20 @@ func (r *Recorder) Emit(e Event) {
 func (r *Recorder) Events() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Event(nil), r.events...)
+	return r.events.flatten(false)
+}
+
+// Take returns what was recorded and forgets it, dropping each chunk as it
+// is copied so that the events are held about once, not twice.
+func (r *Recorder) Take() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.events.flatten(true)
 }
 
 // Len is the number of events recorded so far.
 func (r *Recorder) Len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.events)
+	return r.n
 }

@@ -166,9 +166,15 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 			}
 		}
 		if digest {
-			ev.MemOut, err = r.digestBuffers(l.buffers)
+			if ev.MemOut, err = r.digestBuffers(l.buffers); err != nil {
+				return err
+			}
 		}
-		return err
+		// Recorded on the driver thread, which runs every kernel and
+		// copy in turn: a kernel another thread runs next is recorded
+		// after this one (docs/decisions.md 18.4).
+		r.rec.Emit(ev)
+		return nil
 	})
 	if err != nil {
 		return err
@@ -180,7 +186,6 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 			p.Profile.Values = integral(values)
 		}
 	}
-	r.rec.Emit(ev)
 	return nil
 }
 

@@ -38,17 +38,24 @@ func (s *signal) Value() int64 {
 	return s.value
 }
 
-func (s *signal) set(f func(int64) int64) int64 {
+// set changes the value and wakes the waiters; before the new value can be
+// seen, record(v) runs (nil: nothing), so a waiter that sees it records its
+// wakeup after the change is recorded (the trace stays an order in which
+// things happened under free threads, docs/decisions.md 18.4).
+func (s *signal) set(f func(int64) int64, record func(v int64)) int64 {
 	s.mu.Lock()
-	s.value = f(s.value)
-	v := s.value
+	v := f(s.value)
+	if record != nil {
+		record(v)
+	}
+	s.value = v
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 	return v
 }
 
-func (s *signal) Store(v int64) { s.set(func(int64) int64 { return v }) }
+func (s *signal) Store(v int64) { s.set(func(int64) int64 { return v }, nil) }
 
 // Decrement is a decrement by a caller that is no packet (the replay engine
 // firing the application's completion once); it is traced with no thread.
@@ -56,8 +63,9 @@ func (s *signal) Decrement() { s.decrementBy(0) }
 
 // decrementBy decrements and emits the `signal` event for thread.
 func (s *signal) decrementBy(thread hsa.ThreadID) {
-	v := s.set(func(v int64) int64 { return v - 1 })
-	s.rec.Emit(trace.Event{Type: trace.Signal, Thread: uint64(thread), Signal: uint64(s.id), Value: trace.I64(v)})
+	s.set(func(v int64) int64 { return v - 1 }, func(v int64) {
+		s.rec.Emit(trace.Event{Type: trace.Signal, Thread: uint64(thread), Signal: uint64(s.id), Value: trace.I64(v)})
+	})
 }
 
 // WaitBelow waits until the value is below v or the runtime's

@@ -51,7 +51,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 	}
 	for _, b := range s.Application.Buffers {
 		if b.AllocAfter == "" {
-			if err := a.allocate(b); err != nil {
+			if err := a.allocate(0, b); err != nil {
 				return err
 			}
 		}
@@ -129,8 +129,8 @@ func (a *app) fail(err error) {
 	a.mu.Unlock()
 }
 
-// allocate makes and fills one buffer.
-func (a *app) allocate(b spec.Buffer) error {
+// allocate makes and fills one buffer, on thread (0: while setting up).
+func (a *app) allocate(thread hsa.ThreadID, b spec.Buffer) error {
 	kind, ok := hsa.ParseMemoryKind(b.Kind)
 	if !ok {
 		return fmt.Errorf("buffer %s: unknown kind %q", b.Name, b.Kind)
@@ -139,19 +139,27 @@ func (a *app) allocate(b spec.Buffer) error {
 	if err != nil {
 		return fmt.Errorf("buffer %s: %w", b.Name, err)
 	}
-	data := make([]byte, b.Elements*4)
-	for i := uint64(0); i < b.Elements; i++ {
-		v := b.Fill
-		if i < uint64(len(b.Values)) {
-			v = b.Values[i]
-		} else if len(b.Values) > 0 {
-			v = 0
+	fill := func(data []byte) {
+		for i := uint64(0); i < b.Elements; i++ {
+			v := b.Fill
+			if i < uint64(len(b.Values)) {
+				v = b.Values[i]
+			} else if len(b.Values) > 0 {
+				v = 0
+			}
+			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 		}
-		binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 	}
-	a.rec.Emit(trace.Event{Type: trace.AppAlloc, Buffer: b.Name, Agent: uint64(al.Agent),
+	a.rec.Emit(trace.Event{Type: trace.AppAlloc, Thread: uint64(thread), Buffer: b.Name, Agent: uint64(al.Agent),
 		MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
-	if err := a.rt.Write(al, 0, data); err != nil {
+	if m, ok := a.rt.(hsa.Mapper); ok {
+		err = m.WriteWith(al, fill) // in place: no host copy of the buffer's size
+	} else {
+		data := make([]byte, b.Elements*4)
+		fill(data)
+		err = a.rt.Write(al, 0, data)
+	}
+	if err != nil {
 		return fmt.Errorf("buffer %s: %w", b.Name, err)
 	}
 	a.mu.Lock()
@@ -203,21 +211,25 @@ func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
 		if err != nil {
 			a.fail(fmt.Errorf("dispatch %s: %w", d.Name, err))
 		}
+		// What the spec ties to the end of d happens before a dispatch
+		// waiting for d may start: under free threads that dispatch would
+		// otherwise run before these frees, allocations and global stops
+		// (docs/decisions.md 18.5).
+		a.freeAfter(id, d.Name)
+		a.allocAfter(id, d.Name)
+		a.hooks.Completed(id, d.Name)
 		a.mu.Lock()
 		a.completed[d.Name] = true
 		a.mu.Unlock()
-		a.freeAfter(d.Name)
-		a.allocAfter(d.Name)
-		a.hooks.Completed(id, d.Name)
 	}
 }
 
 // allocAfter makes the buffers the spec allocates once this dispatch has
 // completed (after its frees, so a runtime may hand their memory on).
-func (a *app) allocAfter(name string) {
+func (a *app) allocAfter(thread hsa.ThreadID, name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.AllocAfter == name {
-			if err := a.allocate(b); err != nil {
+			if err := a.allocate(thread, b); err != nil {
 				a.fail(err)
 			}
 		}
@@ -315,29 +327,45 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 			continue
 		}
 		seen[name] = true
-		data, err := a.read(a.buffer(name))
-		if err != nil {
+		if err := a.readEvent(trace.AppReadback, name, a.buffer(name), func(e *trace.Event) {
+			e.Thread, e.Label = uint64(id), d.Name
+		}); err != nil {
 			return err
 		}
-		a.rec.Emit(contentsEvent(trace.AppReadback, name, data, func(e *trace.Event) {
-			e.Thread, e.Label = uint64(id), d.Name
-		}))
 	}
 	return nil
 }
 
-func (a *app) read(b hsa.Allocation) ([]byte, error) {
-	out := make([]byte, b.Size)
-	if err := a.rt.Read(b, 0, out); err != nil {
-		return nil, err
+// readEvent reads b whole, as the application does, and records it as an
+// event of type typ (more fills in the rest). Where the runtime maps its
+// memory (hsa.Mapper) the bytes are read in place, so reading a large
+// buffer back after every dispatch makes no copy of it.
+func (a *app) readEvent(typ trace.Type, name string, b hsa.Allocation, more func(*trace.Event)) error {
+	if m, ok := a.rt.(hsa.Mapper); ok {
+		var e trace.Event
+		if err := m.ReadWith(b, func(src []byte, digest string) {
+			e = contentsEvent(typ, name, src, digest, more)
+		}); err != nil {
+			return err
+		}
+		a.rec.Emit(e)
+		return nil
 	}
-	return out, nil
+	data := make([]byte, b.Size)
+	if err := a.rt.Read(b, 0, data); err != nil {
+		return err
+	}
+	a.rec.Emit(contentsEvent(typ, name, data, "", more))
+	return nil
 }
 
-// contentsEvent is an event that carries a buffer whole: its digest, its
-// element count and its elements run-length encoded.
-func contentsEvent(typ trace.Type, buffer string, data []byte, more func(*trace.Event)) trace.Event {
-	e := trace.Event{Type: typ, Buffer: buffer, Digest: trace.Digest(data), Elements: uint64(len(data) / 4), Runs: trace.RunsOf(data)}
+// contentsEvent is an event that carries a buffer whole: its digest (given,
+// else computed), its element count and its elements run-length encoded.
+func contentsEvent(typ trace.Type, buffer string, data []byte, digest string, more func(*trace.Event)) trace.Event {
+	if digest == "" {
+		digest = trace.Digest(data)
+	}
+	e := trace.Event{Type: typ, Buffer: buffer, Digest: digest, Elements: uint64(len(data) / 4), Runs: trace.RunsOf(data)}
 	if more != nil {
 		more(&e)
 	}
@@ -358,14 +386,14 @@ func memKindOf(k hsa.MemoryKind) trace.MemKind {
 }
 
 // freeAfter frees the buffers the spec ties to the end of this dispatch.
-func (a *app) freeAfter(name string) {
+func (a *app) freeAfter(thread hsa.ThreadID, name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.FreeAfter == name {
 			al := a.buffer(b.Name)
 			if err := a.rt.Free(al); err != nil {
 				a.fail(fmt.Errorf("free %s: %w", b.Name, err))
 			}
-			a.rec.Emit(trace.Event{Type: trace.AppFree, Buffer: b.Name, Addr: al.Handle})
+			a.rec.Emit(trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: b.Name, Addr: al.Handle})
 			a.mu.Lock()
 			a.freed[b.Name] = true
 			a.mu.Unlock()
@@ -383,12 +411,9 @@ func (a *app) readBack() {
 		if !live {
 			continue
 		}
-		data, err := a.read(al)
-		if err != nil {
+		if err := a.readEvent(trace.AppMemory, b.Name, al, nil); err != nil {
 			a.fail(fmt.Errorf("read %s: %w", b.Name, err))
-			continue
 		}
-		a.rec.Emit(contentsEvent(trace.AppMemory, b.Name, data, nil))
 	}
 }
 

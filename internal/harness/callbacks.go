@@ -82,11 +82,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	}
 }
 
+// planFor is the plan of the dispatch label names: its own, else the tool's.
 func (t *tool) planFor(label string) spec.Plan {
-	for _, d := range t.s.Application.Dispatches {
-		if d.Name == label && d.Plan != nil {
-			return *d.Plan
-		}
+	if pl, ok := t.plans[label]; ok {
+		return pl
 	}
 	return t.s.Tool.Plan
 }
@@ -205,12 +204,8 @@ func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Eve
 }
 
 func (t *tool) dispatchNamed(name string) (spec.Dispatch, bool) {
-	for _, d := range t.s.Application.Dispatches {
-		if d.Name == name {
-			return d, true
-		}
-	}
-	return spec.Dispatch{}, false
+	d, ok := t.byName[name]
+	return d, ok
 }
 
 // localToggles makes the plan's local starts and stops for this pass with
@@ -268,8 +263,8 @@ func (t *tool) misuse(th hsa.ThreadID, dispatch uint64, in string, pass uint64) 
 // waitForDuring holds the end of a pass until every dispatch that must
 // start during it has started, so that overlap is real on free threads.
 func (t *tool) waitForDuring(th hsa.ThreadID, label string, pass uint64) {
-	for _, d := range t.s.Application.Dispatches {
-		if d.During == nil || d.During.Dispatch != label || d.During.Pass != pass {
+	for _, d := range t.during[label] {
+		if d.During.Pass != pass {
 			continue
 		}
 		name := d.Name

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"sync"
+
 	"github.com/replayspec/replayspec/internal/hsa"
 	"github.com/replayspec/replayspec/internal/replay"
 	"github.com/replayspec/replayspec/trace"
@@ -10,34 +12,73 @@ import (
 // the engine: the spec's own and rocprofv3's.
 
 // PayloadMembers names the payload members that are non-zero (API-5, API-6).
+// Every callback records it twice, so the list for each of the 256 sets
+// is made once and shared (read-only, as every event field is).
 func PayloadMembers(p *replay.KernelReplayData) []string {
-	var f []string
-	add := func(set bool, name string) {
-		if set {
-			f = append(f, name)
+	set := []bool{p.Size != 0, p.DispatchInfo.DispatchID != 0, p.CurrentPass != 0, p.TotalPasses != 0,
+		p.ReplayPassCount != nil, p.ReplayContinue != nil, p.ReplayStartContext != nil, p.ReplayStopContext != nil}
+	mask := 0
+	for i, on := range set {
+		if on {
+			mask |= 1 << i
 		}
 	}
-	add(p.Size != 0, trace.MemberSize)
-	add(p.DispatchInfo.DispatchID != 0, trace.MemberDispatchInfo)
-	add(p.CurrentPass != 0, trace.MemberCurrentPass)
-	add(p.TotalPasses != 0, trace.MemberTotalPasses)
-	add(p.ReplayPassCount != nil, trace.MemberReplayPassCount)
-	add(p.ReplayContinue != nil, trace.MemberReplayContinue)
-	add(p.ReplayStartContext != nil, trace.MemberReplayStartContext)
-	add(p.ReplayStopContext != nil, trace.MemberReplayStopContext)
-	return f
+	return memberLists[mask]
 }
 
-// DispatchInfo is the payload's dispatch_info as traces write it.
+// payloadMembers are the members in the reference's order (docs/trace.md).
+var payloadMembers = [...]string{trace.MemberSize, trace.MemberDispatchInfo, trace.MemberCurrentPass, trace.MemberTotalPasses,
+	trace.MemberReplayPassCount, trace.MemberReplayContinue, trace.MemberReplayStartContext, trace.MemberReplayStopContext}
+
+// memberLists[mask] lists the members whose bits mask sets; nil for none.
+var memberLists = func() (out [1 << len(payloadMembers)][]string) {
+	for mask := range out {
+		for i, name := range payloadMembers {
+			if mask&(1<<i) != 0 {
+				out[mask] = append(out[mask], name)
+			}
+		}
+	}
+	return out
+}()
+
+// DispatchInfo is the payload's dispatch_info as traces write it. The
+// callbacks of one dispatch carry the same one, so consecutive equal values
+// share a pointer.
 func DispatchInfo(d replay.DispatchInfo) *trace.DispatchInfo {
 	dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
-	return &trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
-		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)}
+	return lastInfo.share(trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
+		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)})
 }
 
-// Corr is a correlation id triple as traces write it.
+// Corr is a correlation id triple as traces write it; consecutive equal
+// triples share a pointer, as DispatchInfo's do.
 func Corr(c replay.CorrelationID) *trace.Corr {
-	return &trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor}
+	return lastCorr.share(trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor})
+}
+
+var (
+	lastInfo shared[trace.DispatchInfo]
+	lastCorr shared[trace.Corr]
+)
+
+// shared hands out the pointer it gave last time when the value is the
+// same, else a new one. Events only ever read what their pointers point
+// to, so sharing is invisible but for the allocations it saves.
+type shared[T comparable] struct {
+	mu   sync.Mutex
+	last *T
+}
+
+func (s *shared[T]) share(v T) *T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil || *s.last != v {
+		p := new(T) // not &v, which would allocate on every call
+		*p = v
+		s.last = p
+	}
+	return s.last
 }
 
 // RecordEvent is a service record as the tool received it on thread; pass

@@ -19,6 +19,17 @@ type Threads interface {
 	WaitUntil(thread hsa.ThreadID, cond func() bool) bool
 }
 
+// Scheduler is implemented by Threads that know which application thread
+// runs now (the simulator's deterministic scheduler: only the holder of its
+// baton runs). The tool then asks it instead of reading the goroutine's id,
+// which costs a traceback on every callback.
+type Scheduler interface {
+	// Scheduled reports whether one application thread runs at a time.
+	Scheduled() bool
+	// Running is that thread (0: none; the caller is not on one).
+	Running() hsa.ThreadID
+}
+
 // FreeThreads runs threads as plain goroutines, for runtimes that do not
 // schedule threads themselves (real hardware).
 type FreeThreads struct {
@@ -58,9 +69,10 @@ func (f *FreeThreads) WaitUntil(_ hsa.ThreadID, cond func() bool) bool {
 	return true
 }
 
-// goroutineID reads the running goroutine's id. The tool uses it to see
-// which application thread a callback really runs on (CB-4) instead of
-// trusting what the SDK says.
+// goroutineID reads the running goroutine's id. Where threads are not
+// scheduled (FreeThreads, the simulator's parallel mode) the tool uses it to
+// see which application thread a callback really runs on (CB-4) instead of
+// trusting what the SDK says. It formats a traceback: several microseconds.
 func goroutineID() uint64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]

@@ -24,6 +24,17 @@ type tool struct {
 
 	app *app // the application, for the tool's own dispatches
 
+	// The spec's dispatches by name, their own plans, and the dispatches
+	// that start during a pass of each: looked up on every callback, so
+	// found by map, not by a walk of the spec.
+	byName map[string]spec.Dispatch
+	plans  map[string]spec.Plan
+	during map[string][]spec.Dispatch
+
+	// running says which application thread runs now, where th knows
+	// (Scheduler); else threadOf, learnt by goroutine id, says it.
+	running func() hsa.ThreadID
+
 	mu        sync.Mutex
 	threadOf  map[uint64]hsa.ThreadID    // goroutine id -> application thread
 	published map[hsa.ThreadID]published // the pass in "thread-local" state (CB-4)
@@ -37,11 +48,30 @@ type tool struct {
 }
 
 func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s spec.Spec) *tool {
-	return &tool{sdk: sdk, rt: rt, th: th, rec: rec, s: s,
+	t := &tool{sdk: sdk, rt: rt, th: th, rec: rec, s: s,
 		ctxByName: map[string]replay.ContextID{}, threadOf: map[uint64]hsa.ThreadID{},
 		published: map[hsa.ThreadID]published{}, live: map[string]bool{}, label: map[hsa.ThreadID]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
-		counters: map[string]map[uint64]uint64{}}
+		counters: map[string]map[uint64]uint64{},
+		byName:   map[string]spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{}}
+	for _, d := range s.Application.Dispatches {
+		if _, dup := t.byName[d.Name]; dup {
+			continue // the first of a name wins, as a walk would find it
+		}
+		t.byName[d.Name] = d
+		if d.Plan != nil {
+			t.plans[d.Name] = *d.Plan
+		}
+	}
+	for _, d := range s.Application.Dispatches {
+		if d.During != nil {
+			t.during[d.During.Dispatch] = append(t.during[d.During.Dispatch], d)
+		}
+	}
+	if sc, ok := th.(Scheduler); ok && sc.Scheduled() {
+		t.running = sc.Running
+	}
+	return t
 }
 
 // published is what the tool keeps in thread-local state during a pass:
@@ -54,19 +84,26 @@ type published struct {
 
 func (t *tool) attach(a *app) { t.app = a }
 
-// here is the application thread the calling goroutine belongs to.
+// here is the application thread the calling goroutine belongs to; claimed
+// (what the SDK says) when it is none of them.
 func (t *tool) here(claimed hsa.ThreadID) hsa.ThreadID {
+	if t.running != nil {
+		if id := t.running(); id != 0 {
+			return id
+		}
+		return claimed
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if id, ok := t.threadOf[goroutineID()]; ok {
-		return id
-	}
-	return claimed
+	return t.threadOfLocked(claimed)
 }
 
-// ThreadStarted implements Hooks: it learns which goroutine is which
-// application thread.
+// ThreadStarted implements Hooks: where the threads are not scheduled it
+// learns which goroutine is which application thread.
 func (t *tool) ThreadStarted(id hsa.ThreadID) {
+	if t.running != nil {
+		return
+	}
 	t.mu.Lock()
 	t.threadOf[goroutineID()] = id
 	t.mu.Unlock()
@@ -258,8 +295,9 @@ func (t *tool) groups(agent hsa.AgentID, counters []string) [][]string {
 func (t *tool) selectCounters(counters []string) replay.CounterSelectFunc {
 	return func(thread hsa.ThreadID, info replay.DispatchInfo, _ replay.CorrelationID) []string {
 		g := t.groups(info.AgentID, counters)
+		th := t.here(thread)
 		t.mu.Lock()
-		pub, inLoop := t.published[t.threadOfLocked(thread)]
+		pub, inLoop := t.published[th]
 		inLoop = inLoop && pub.dispatch == info.DispatchID
 		pass := pub.pass
 		label := t.labelOf[info.DispatchID]
@@ -277,6 +315,7 @@ func (t *tool) selectCounters(counters []string) replay.CounterSelectFunc {
 	}
 }
 
+// threadOfLocked is here by goroutine id; the caller holds mu.
 func (t *tool) threadOfLocked(claimed hsa.ThreadID) hsa.ThreadID {
 	if id, ok := t.threadOf[goroutineID()]; ok {
 		return id

@@ -8,6 +8,7 @@ package hsa
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -205,6 +206,13 @@ type Queue interface {
 	Drain() error
 }
 
+// IdleBypass is implemented by queues that skip their write interceptor
+// while its owner says it has nothing to do. The queue reads idle on every
+// write: an idle interceptor then costs one load, not a call.
+type IdleBypass interface {
+	SetInterceptorIdle(idle *atomic.Bool)
+}
+
 // Signal is an HSA signal: a 64-bit value that packets decrement on
 // completion and threads wait on.
 type Signal interface {
@@ -286,4 +294,17 @@ type Locker interface {
 // LockProvider is implemented by runtimes that supply their own Locker.
 type LockProvider interface {
 	NewLock() Locker
+}
+
+// Mapper is implemented by runtimes whose device memory the host can reach
+// in place (the simulator's is host memory): a whole allocation is written
+// or read through one call, with the same traffic as Write or Read of all
+// of it, but without a host copy of its size.
+type Mapper interface {
+	// WriteWith lets fill write the whole of a, as Write(a, 0, ...) would.
+	WriteWith(a Allocation, fill func(dst []byte)) error
+	// ReadWith lets use read the whole of a, as Read(a, 0, ...) would;
+	// the bytes are valid only during the call. digest is trace.Digest of
+	// them when the runtime already knows it ("" when not).
+	ReadWith(a Allocation, use func(src []byte, digest string)) error
 }

@@ -41,7 +41,7 @@ func (s *SDK) refreshActive() {
 			}
 		}
 		if next.replay != nil {
-			s.active.Store(next)
+			s.publish(next)
 			return
 		}
 	}
@@ -52,5 +52,24 @@ func (s *SDK) refreshActive() {
 			next.replay = c
 		}
 	}
+	s.publish(next)
+}
+
+// publish makes next the view the interceptor reads.
+func (s *SDK) publish(next *activeSet) {
 	s.active.Store(next)
+	s.updateIdle()
+}
+
+// updateIdle says whether a write needs anything of the SDK: not while a
+// context is started (ACT-4), nor once KERNEL_REPLAY is configured, since
+// from then a write with nothing started still takes its agent's read lock,
+// so that a loop holding the agent waits for it or it for the loop (MEM-6,
+// decisions 17.10 and 18.2). Whoever changes either calls it after the
+// change; the lock makes the last call read the latest of both, so the flag
+// never stays idle while a context is started.
+func (s *SDK) updateIdle() {
+	s.idleMu.Lock()
+	s.idle.Store(s.active.Load().empty() && !s.replayConfigured.Load())
+	s.idleMu.Unlock()
 }

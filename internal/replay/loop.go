@@ -70,7 +70,6 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	lk := s.agentLocks.of(info.AgentID)
 	locked := !s.opts.Faults.Has(FaultNoAgentLock)
 	if locked {
-		s.loops.Add(1)
 		lk.Lock(thread) // MEM-6: the loop owns the agent
 		ts.setOwns(info.AgentID)
 	}
@@ -78,7 +77,6 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		if locked {
 			ts.setOwns(0)
 			lk.Unlock(thread)
-			s.loops.Add(-1)
 			locked = false
 		}
 	}

@@ -255,6 +255,33 @@ func TestActivation(t *testing.T) {
 	}
 }
 
+// ACT-4: a queue passes the idle SDK by, and goes through it again as soon
+// as a context starts, and no longer once it stops: the idle flag follows
+// the started contexts.
+func TestIdleSDKIsPassedByUntilAContextStarts(t *testing.T) {
+	b := newBench(t, replay.Options{}, nil)
+	tool := &replayTool{passCount: fixed(2)}
+	for i, step := range []struct {
+		start, stop bool
+		passes      int // PASS ENTERs so far
+	}{{passes: 0}, {start: true, passes: 2}, {stop: true, passes: 2}, {start: true, passes: 4}} {
+		switch {
+		case step.start && i == 1:
+			tool.install(b)
+		case step.start:
+			b.sdk.StartContext(1)
+		case step.stop:
+			b.sdk.StopContext(1)
+		}
+		if _, _, err := b.dispatch(); err != nil {
+			t.Fatal(err)
+		}
+		if len(tool.passes) != step.passes {
+			t.Errorf("step %d: %d passes so far, want %d", i, len(tool.passes), step.passes)
+		}
+	}
+}
+
 // TestSecondReplayContextRefused: ACT-5.
 func TestSecondReplayContextRefused(t *testing.T) {
 	b := newBench(t, replay.Options{}, nil)

@@ -39,6 +39,11 @@ type SDK struct {
 	contexts map[ContextID]*toolContext
 	nextCtx  ContextID
 	active   atomic.Pointer[activeSet] // copy-on-write view read by the interceptor
+	// idle: nothing started and replay not configured, so a write needs
+	// nothing of the SDK and queues may skip the interceptor
+	// (hsa.IdleBypass); idleMu orders its updates (see updateIdle).
+	idle   atomic.Bool
+	idleMu sync.Mutex
 
 	dispatchIDs    atomic.Uint64
 	correlationIDs atomic.Uint64
@@ -46,11 +51,11 @@ type SDK struct {
 	tracker        tracker
 	warnings       onceWarnings
 	agentLocks     agentLocks
-	// loops counts the replay loops holding an agent right now: while one
-	// runs, even a write made with nothing started waits for its agent
-	// (MEM-6).
-	loops   atomic.Int64
-	threads sync.Map // hsa.ThreadID -> *threadState
+	// replayConfigured is set once KERNEL_REPLAY is configured: from then
+	// on a loop may hold an agent, and even a write made with nothing
+	// started takes its agent's lock (MEM-6, decision 18.2).
+	replayConfigured atomic.Bool
+	threads          sync.Map // hsa.ThreadID -> *threadState
 }
 
 // toolContext is one context and the services configured on it.
@@ -94,7 +99,7 @@ func New(rt hsa.Runtime, opts Options) *SDK {
 	for _, a := range rt.Agents() {
 		s.agents[a.ID] = a
 	}
-	s.active.Store(&activeSet{})
+	s.publish(&activeSet{})
 	s.agentLocks.init(rt) // the runtime's own locks, whatever wraps it
 	s.warnings.init(opts.Faults.Has(FaultWarnEveryTime))
 	return s
@@ -147,6 +152,7 @@ func (s *SDK) ConfigureCallbackTracing(ctx ContextID, kind TracingKind, ops []Op
 	}
 	c.replay = sub
 	s.tracker.enable(s.rt) // ACT-4: configuring the service switches the tracker on
+	s.replayConfigured.Store(true)
 	s.refreshActive()
 	return StatusSuccess
 }

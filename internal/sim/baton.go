@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/replayspec/replayspec/internal/hsa"
 )
@@ -17,10 +18,21 @@ import (
 // once its condition holds; conditions are re-checked each time the baton
 // moves. Nothing depends on goroutine timing, so runs repeat exactly.
 type batonRunner struct {
-	mu      sync.Mutex
-	live    map[hsa.ThreadID]*appThread
-	ids     []hsa.ThreadID // live ids, ascending
+	mu   sync.Mutex
+	live map[hsa.ThreadID]*appThread
+	ids  []hsa.ThreadID // live ids, ascending
+	// ready are the live ids not waiting for a lock, ascending; the ones
+	// waiting for a lock are in waiters, by lock and kind. A waiter is
+	// runnable only when its lock could be taken, so the pick skips a
+	// whole queue at once instead of asking each of its threads (with
+	// thousands of threads queued on one agent's lock, asking each at
+	// every yield made a run quadratic in threads).
+	ready   []hsa.ThreadID
+	waiters map[*threadLock]*lockQueue
 	holding hsa.ThreadID
+	// held mirrors holding for readers without mu: the harness asks who
+	// runs on every callback (Runtime.Running).
+	held    atomic.Uint64
 	running bool // between Wait's start and its end
 	aborted bool // Cancel or a deadlock: waits fail from now on
 	wg      sync.WaitGroup
@@ -34,9 +46,38 @@ type appThread struct {
 	wake chan bool   // the baton, with the result of the wait it ends
 	cond func() bool // non-nil while blocked
 	what string      // what it waits for, for the deadlock report
+	// lock is the lock it waits for (cond takes it), write the kind.
+	lock  *threadLock
+	write bool
 }
 
-func newBatonRunner() *batonRunner { return &batonRunner{live: map[hsa.ThreadID]*appThread{}} }
+// lockQueue holds the threads waiting for one lock, ascending, by kind.
+type lockQueue struct {
+	writers, readers []hsa.ThreadID
+}
+
+func (q *lockQueue) of(write bool) *[]hsa.ThreadID {
+	if write {
+		return &q.writers
+	}
+	return &q.readers
+}
+
+func newBatonRunner() *batonRunner {
+	return &batonRunner{live: map[hsa.ThreadID]*appThread{}, waiters: map[*threadLock]*lockQueue{}}
+}
+
+// insertID and deleteID keep an ascending list of ids.
+func insertID(ids *[]hsa.ThreadID, id hsa.ThreadID) {
+	i, _ := slices.BinarySearch(*ids, id)
+	*ids = slices.Insert(*ids, i, id)
+}
+
+func deleteID(ids *[]hsa.ThreadID, id hsa.ThreadID) {
+	if i, ok := slices.BinarySearch(*ids, id); ok {
+		*ids = slices.Delete(*ids, i, i+1)
+	}
+}
 
 func (b *batonRunner) start(id hsa.ThreadID, fn func()) error {
 	b.mu.Lock()
@@ -46,8 +87,8 @@ func (b *batonRunner) start(id hsa.ThreadID, fn func()) error {
 	}
 	t := &appThread{id: id, wake: make(chan bool, 1)}
 	b.live[id] = t
-	i, _ := slices.BinarySearch(b.ids, id)
-	b.ids = slices.Insert(b.ids, i, id)
+	insertID(&b.ids, id)
+	insertID(&b.ready, id)
 	b.wg.Add(1)
 	go b.run(t, fn)
 	if b.running && b.holding == 0 {
@@ -70,10 +111,9 @@ func (b *batonRunner) finish(t *appThread) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.live, t.id)
-	if i, ok := slices.BinarySearch(b.ids, t.id); ok {
-		b.ids = slices.Delete(b.ids, i, i+1)
-	}
-	b.holding = 0
+	deleteID(&b.ids, t.id)
+	deleteID(&b.ready, t.id)
+	b.setHolder(0)
 	if len(b.ids) > 0 {
 		b.give(b.pickAfter(t.id))
 	}
@@ -91,7 +131,8 @@ func (b *batonRunner) wait() error {
 	b.wg.Wait()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.running, b.holding = false, 0
+	b.running = false
+	b.setHolder(0)
 	errs := b.all[b.reported:]
 	b.reported = len(b.all)
 	return errors.Join(errs...)
@@ -142,6 +183,45 @@ func (b *batonRunner) waitUntil(id hsa.ThreadID, cond func() bool, what string) 
 	return <-t.wake
 }
 
+// waitLock blocks id until take takes lock l (of kind write) and reports
+// true, or reports false when waiting was aborted. While it waits, the
+// thread sits in l's queue: the pick asks it only when l could be taken.
+func (b *batonRunner) waitLock(id hsa.ThreadID, l *threadLock, write bool, take func() bool, what string) bool {
+	b.mu.Lock()
+	t := b.live[id]
+	if t == nil || b.holding != id {
+		running := b.running
+		b.mu.Unlock()
+		return b.waitOutside(take, running)
+	}
+	if take() {
+		b.mu.Unlock()
+		return true
+	}
+	if b.aborted {
+		b.mu.Unlock()
+		return false
+	}
+	t.cond, t.what, t.lock, t.write = take, what, l, write
+	deleteID(&b.ready, id)
+	q := b.waiters[l]
+	if q == nil {
+		q = &lockQueue{}
+		b.waiters[l] = q
+	}
+	insertID(q.of(write), id)
+	next, ok := b.pickAfter(id)
+	if next == t {
+		b.give(t, ok) // its own lock came free in the meantime, or the wait was aborted
+		b.mu.Unlock()
+		<-t.wake
+		return ok
+	}
+	b.give(next, ok)
+	b.mu.Unlock()
+	return <-t.wake
+}
+
 // waitOutside serves a caller that is not the baton holder (the test's
 // own goroutine, say). While threads run it polls; when none run nothing
 // can change cond, so it answers at once instead of hanging.
@@ -161,14 +241,65 @@ func (b *batonRunner) waitOutside(cond func() bool, running bool) bool {
 // and aborts waiting, which makes every blocked thread runnable again.
 // The caller holds mu and has at least one live thread.
 func (b *batonRunner) pickAfter(from hsa.ThreadID) (*appThread, bool) {
-	first, _ := slices.BinarySearch(b.ids, from+1)
-	if t, ok, found := b.scan(first); found {
-		return t, ok
+	if !b.aborted {
+		if t, found := b.pick(from); found {
+			return t, true
+		}
+		b.all = append(b.all, b.deadlock())
+		b.aborted = true
 	}
-	b.all = append(b.all, b.deadlock())
-	b.aborted = true
+	first, _ := slices.BinarySearch(b.ids, from+1)
 	t, ok, _ := b.scan(first) // aborted: the first thread in order runs
 	return t, ok
+}
+
+// after is how far id comes after from in the round-robin order (from+1
+// first, wrapping to the lowest, from itself last).
+func after(from, id hsa.ThreadID) uint64 { return uint64(id) - uint64(from) - 1 }
+
+// pick finds the first thread after from, in round-robin order, that can
+// run: one not blocked, one whose condition holds, or one waiting for a
+// lock that its condition then takes. It asks the same conditions in the
+// same order as asking every thread would, less those that cannot hold:
+// the waiters for a lock that cannot be taken now (a condition that does
+// not hold changes nothing, so the locks stay as they are while it looks).
+func (b *batonRunner) pick(from hsa.ThreadID) (*appThread, bool) {
+	// The first waiter, in order, of a lock that could be taken.
+	var queued *appThread
+	for l, q := range b.waiters {
+		for _, write := range []bool{true, false} {
+			ids := *q.of(write)
+			if len(ids) == 0 || !l.takeable(write) {
+				continue
+			}
+			i, _ := slices.BinarySearch(ids, from+1)
+			id := ids[i%len(ids)]
+			if queued == nil || after(from, id) < after(from, queued.id) {
+				queued = b.live[id]
+			}
+		}
+	}
+	first, _ := slices.BinarySearch(b.ready, from+1)
+	for k := range b.ready {
+		id := b.ready[(first+k)%len(b.ready)]
+		if queued != nil && after(from, queued.id) < after(from, id) {
+			break
+		}
+		t := b.live[id]
+		if t.cond == nil || t.cond() {
+			return t, true
+		}
+	}
+	if queued != nil && queued.cond() {
+		return queued, true
+	}
+	if queued != nil {
+		// Its lock looked free and was not: ask everyone, as the scan does.
+		first, _ := slices.BinarySearch(b.ids, from+1)
+		t, _, found := b.scan(first)
+		return t, found
+	}
+	return nil, false
 }
 
 // scan walks the live threads in round-robin order from index first and
@@ -198,16 +329,29 @@ func (b *batonRunner) deadlock() error {
 
 // give hands the baton to t. The caller holds mu.
 func (b *batonRunner) give(t *appThread, ok bool) {
+	if t.lock != nil { // out of the lock's queue, whether it took it or waiting was aborted
+		q := b.waiters[t.lock]
+		deleteID(q.of(t.write), t.id)
+		if len(q.writers) == 0 && len(q.readers) == 0 {
+			delete(b.waiters, t.lock)
+		}
+		insertID(&b.ready, t.id)
+		t.lock = nil
+	}
 	t.cond, t.what = nil, ""
-	b.holding = t.id
+	b.setHolder(t.id)
 	t.wake <- ok
 }
 
-func (b *batonRunner) holder() hsa.ThreadID {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.holding
+// setHolder records who holds the baton; the caller holds mu.
+func (b *batonRunner) setHolder(id hsa.ThreadID) {
+	b.holding = id
+	b.held.Store(uint64(id))
 }
+
+// holder reads who holds the baton without taking mu: it changes only
+// under mu, and a reader on the holder's own goroutine sees its own id.
+func (b *batonRunner) holder() hsa.ThreadID { return hsa.ThreadID(b.held.Load()) }
 
 func (b *batonRunner) cancel() {
 	b.mu.Lock()

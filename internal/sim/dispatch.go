@@ -126,40 +126,62 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 	grid := p.Grid.Size()
 	items := min(grid, elements) // work items past the end of a buffer do nothing
 	var memIn, memOut string
+	var saved [maxBuffers]*allocation
+	var savedBufs [maxBuffers][]byte
+	nSaved := 0
 	if rec != nil {
-		memIn = trace.Digest(savedBuffers(q.agent.info.ID, bufs[:k.Buffers], lives[:k.Buffers])...)
+		nSaved = savedBuffers(q.agent.info.ID, lives[:k.Buffers], &saved, &savedBufs)
+		memIn = m.memo.digest(contentsOf(saved[:nSaved]), savedBufs[:nSaved])
 	}
+	run := runKey{kernel: k, in: contentsOf(lives[:k.Buffers]), scalar: scalar, items: items, grid: grid}
 	k.run(bufs, scalar, items, grid)
 	written := items * 4
 	if k.Name == "atomic_counter" {
 		written = 4
 	}
+	var wrote [maxBuffers]*allocation
+	nWrote := 0
 	for i := range max(k.writes, 1) { // the buffers the kernel writes, leading ones
 		if i == 0 || lives[i] != lives[0] {
 			m.markWritten(lives[i], 0, written)
+			wrote[nWrote] = lives[i]
+			nWrote++
 		}
 	}
 	if rec != nil {
-		memOut = trace.Digest(savedBuffers(q.agent.info.ID, bufs[:k.Buffers], lives[:k.Buffers])...)
+		m.memo.ran(run, wrote[:nWrote], m.newGen)
+	} else {
+		// Nothing is digested without a recorder: new generations are
+		// always right, and cost no lookup on the bare path.
+		for _, al := range wrote[:nWrote] {
+			al.gen = m.newGen()
+		}
+	}
+	if rec != nil {
+		memOut = m.memo.digest(contentsOf(saved[:nSaved]), savedBufs[:nSaved])
 	}
 	shape := dispatchShape(k, q.agent.kind, grid, p.Workgroup.Size(), items)
 	// The clock moves under the memory lock so that times follow the order
 	// in which kernels touched memory.
 	end := r.clock.Add(launchLatency + shape.duration)
 	start := end - shape.duration
-	m.mu.Unlock()
-
-	if p.Profile != nil {
-		p.Profile.Start, p.Profile.End = start, end
-		p.Profile.Values = counterValues(append(slices.Clone(p.Profile.Counters), p.Profile.Device...), shape)
-	}
 	if rec != nil {
+		// The event too is recorded under the memory lock: with threads
+		// running in parallel, a kernel that touched memory first must come
+		// first in the trace, or the trace says a later kernel's output
+		// was read before it was written (MEM-3 on a faithful run).
 		e := trace.Event{Type: trace.Kernel, Time: end, Thread: uint64(thread), Agent: uint64(q.agent.info.ID),
 			Queue: uint64(q.id), Kernel: k.Name, Dispatch: p.Tag, Start: start, End: end, MemIn: memIn, MemOut: memOut}
 		if p.Completion != nil {
 			e.Signal = uint64(p.Completion.ID())
 		}
 		rec.Emit(e)
+	}
+	m.mu.Unlock()
+
+	if p.Profile != nil {
+		p.Profile.Start, p.Profile.End = start, end
+		p.Profile.Values = counterValues(append(slices.Clone(p.Profile.Counters), p.Profile.Device...), shape)
 	}
 	r.completeSignal(thread, p.Completion)
 	return nil
@@ -168,13 +190,15 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 // savedBuffers keeps the coarse-grained device buffers of the kernel's own
 // agent: the memory kernel replay saves and restores (MEM-4, decision 8;
 // another agent's memory is not, decision 17.3), and so the memory mem_in
-// and mem_out describe (docs/trace.md), each once, in argument order.
-func savedBuffers(agent hsa.AgentID, bufs [][]byte, lives []*allocation) [][]byte {
-	var out [][]byte
-	for i, b := range bufs {
-		if lives[i].meta.Kind == hsa.DeviceCoarse && lives[i].meta.Agent == agent && !slices.Contains(lives[:i], lives[i]) {
-			out = append(out, b)
+// and mem_out describe (docs/trace.md), each once, in argument order. It
+// fills saved and their bytes and returns how many there are.
+func savedBuffers(agent hsa.AgentID, lives []*allocation, saved *[maxBuffers]*allocation, bufs *[maxBuffers][]byte) int {
+	n := 0
+	for i, al := range lives {
+		if al.meta.Kind == hsa.DeviceCoarse && al.meta.Agent == agent && !slices.Contains(lives[:i], al) {
+			saved[n], bufs[n] = al, al.data
+			n++
 		}
 	}
-	return out
+	return n
 }

@@ -62,6 +62,10 @@ func (f *freeRunner) waitUntil(_ hsa.ThreadID, cond func() bool, _ string) bool 
 	return poll(cond, f.cancelled.Load)
 }
 
+func (f *freeRunner) waitLock(id hsa.ThreadID, _ *threadLock, _ bool, take func() bool, what string) bool {
+	return f.waitUntil(id, take, what)
+}
+
 func poll(cond func() bool, aborted func() bool) bool {
 	for i := 0; ; i++ {
 		if cond() {

@@ -36,15 +36,19 @@ var library = map[string]*kernelDef{
 	"increment": {KernelInfo: KernelInfo{Name: "increment", Buffers: 1, Effect: "x[i] += 1"},
 		nsPerWave: 40, valuPerItem: 3,
 		run: func(b [maxBuffers][]byte, _ int32, items, _ uint64) {
-			for i := range items {
-				set(b[0], i, get(b[0], i)+1)
+			x := b[0][:4*items]
+			for j := 0; j+4 <= len(x); j += 4 {
+				w := x[j : j+4 : j+4]
+				le.PutUint32(w, le.Uint32(w)+1)
 			}
 		}},
 	"accumulate": {KernelInfo: KernelInfo{Name: "accumulate", Buffers: 2, Effect: "y[i] += x[i]"},
 		nsPerWave: 60, valuPerItem: 4,
 		run: func(b [maxBuffers][]byte, _ int32, items, _ uint64) {
-			for i := range items {
-				set(b[0], i, get(b[0], i)+get(b[1], i))
+			y, x := b[0][:4*items], b[1][:4*items]
+			for j := 0; j+4 <= len(y) && j+4 <= len(x); j += 4 {
+				w := y[j : j+4 : j+4]
+				le.PutUint32(w, le.Uint32(w)+le.Uint32(x[j:j+4:j+4]))
 			}
 		}},
 	"atomic_counter": {KernelInfo: KernelInfo{Name: "atomic_counter", Buffers: 1, Effect: "atomic c[0] += 1"},
@@ -55,15 +59,18 @@ var library = map[string]*kernelDef{
 	"fill": {KernelInfo: KernelInfo{Name: "fill", Buffers: 1, Scalar: true, Effect: "x[i] = scalar"},
 		nsPerWave: 30, valuPerItem: 2,
 		run: func(b [maxBuffers][]byte, s int32, items, _ uint64) {
-			for i := range items {
-				set(b[0], i, s)
+			x := b[0][:4*items]
+			for j := 0; j+4 <= len(x); j += 4 {
+				le.PutUint32(x[j:j+4:j+4], uint32(s))
 			}
 		}},
 	"saxpy": {KernelInfo: KernelInfo{Name: "saxpy", Buffers: 2, Scalar: true, Effect: "y[i] = a*x[i] + y[i]"},
 		nsPerWave: 70, valuPerItem: 5,
 		run: func(b [maxBuffers][]byte, a int32, items, _ uint64) {
-			for i := range items {
-				set(b[0], i, a*get(b[1], i)+get(b[0], i))
+			y, x := b[0][:4*items], b[1][:4*items]
+			for j := 0; j+4 <= len(y) && j+4 <= len(x); j += 4 {
+				w := y[j : j+4 : j+4]
+				le.PutUint32(w, uint32(a)*le.Uint32(x[j:j+4:j+4])+le.Uint32(w)) // int32 arithmetic wraps as uint32 does
 			}
 		}},
 	// The one kernel that writes several buffers: a restore must bring
@@ -71,9 +78,11 @@ var library = map[string]*kernelDef{
 	"increment_pair": {KernelInfo: KernelInfo{Name: "increment_pair", Buffers: 2, Effect: "x[i] += 1; y[i] += 1"},
 		nsPerWave: 50, valuPerItem: 4, writes: 2,
 		run: func(b [maxBuffers][]byte, _ int32, items, _ uint64) {
-			for i := range items {
-				set(b[0], i, get(b[0], i)+1)
-				set(b[1], i, get(b[1], i)+1)
+			x, y := b[0][:4*items], b[1][:4*items]
+			for j := 0; j+4 <= len(x) && j+4 <= len(y); j += 4 {
+				w, v := x[j:j+4:j+4], y[j:j+4:j+4]
+				le.PutUint32(w, le.Uint32(w)+1) // in this order: x and y may be one buffer
+				le.PutUint32(v, le.Uint32(v)+1)
 			}
 		}},
 }
@@ -93,6 +102,10 @@ func (r *Runtime) HasKernel(name string) bool {
 	_, ok := library[name]
 	return ok
 }
+
+// The kernels walk their buffers four bytes at a time, little-endian, in
+// place: a loop the compiler checks once, not per element.
+var le = binary.LittleEndian
 
 func get(b []byte, i uint64) int32 { return int32(binary.LittleEndian.Uint32(b[4*i:])) }
 

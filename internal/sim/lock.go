@@ -60,7 +60,15 @@ func (l *threadLock) acquire(t hsa.ThreadID, write bool) {
 			l.mu.Unlock()
 		}()
 	}
-	l.threads.waitUntil(t, take, what)
+	l.threads.waitLock(t, l, write, take, what)
+}
+
+// takeable reports whether a thread of kind write could take the lock now:
+// exactly when take (in acquire) would.
+func (l *threadLock) takeable(write bool) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.writer == 0 && !(write && len(l.readers) > 0) && !(!write && l.waitingWriters > 0)
 }
 
 func (l *threadLock) Unlock(t hsa.ThreadID) {

@@ -26,6 +26,9 @@ type allocation struct {
 	pageStamp []uint64
 	// chunkStamp[c] is the newest page stamp in chunk c.
 	chunkStamp []uint64
+	// gen is the generation of the bytes (contents.go): equal generations
+	// of one allocation mean equal bytes.
+	gen uint64
 }
 
 // memory holds every allocation. One mutex guards data, stamps and the
@@ -36,6 +39,8 @@ type memory struct {
 	byHandle  map[uint64]*allocation
 	nextAddr  uint64 // where the next allocation starts
 	version   uint64 // bumped by every write; page stamps use it
+	gens      uint64 // the last content generation handed out
+	memo      memo   // digests and kernel runs by content (contents.go)
 	liveBytes map[hsa.AgentID]uint64
 	limit     uint64
 }
@@ -54,6 +59,13 @@ func (m *memory) lookup(a hsa.Allocation) (*allocation, error) {
 		return nil, fmt.Errorf("%w: handle %d", hsa.ErrFreed, a.Handle)
 	}
 	return al, nil
+}
+
+// newGen hands out a content generation never used before. The caller
+// holds mu.
+func (m *memory) newGen() uint64 {
+	m.gens++
+	return m.gens
 }
 
 // markWritten stamps the pages of [off, off+n) with a new version. The
@@ -106,6 +118,7 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 		data:       make([]byte, size),
 		pageStamp:  make([]uint64, pages),
 		chunkStamp: make([]uint64, (pages+pagesPerChunk-1)/pagesPerChunk),
+		gen:        m.newGen(),
 	}
 	m.liveBytes[agent] += size
 	m.mu.Unlock()
@@ -137,31 +150,52 @@ func (r *Runtime) Free(a hsa.Allocation) error {
 // baseAddr is the device address of the first allocation.
 const baseAddr = 1 << 32
 
-// Write implements hsa.Runtime.
+// Write implements hsa.Runtime. The traffic is recorded under the memory
+// lock, before another thread can see what was written (decision 18.4).
 func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
-	err := r.mem.access(a, offset, len(data), func(al *allocation) {
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
 		copy(al.data[offset:], data)
 		r.mem.markWritten(al, offset, uint64(len(data)))
-	})
-	if err == nil {
+		al.gen = r.mem.newGen()
 		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
-	}
-	return err
+	})
+}
+
+// WriteWith implements hsa.Mapper: fill writes the whole allocation in
+// place, recorded as one write of all of it.
+func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
+	return r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+		fill(al.data)
+		r.mem.markWritten(al, 0, a.Size)
+		al.gen = r.mem.newGen()
+		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
+	})
+}
+
+// ReadWith implements hsa.Mapper: use reads the whole allocation in place,
+// recorded as one read of all of it, with its digest: a buffer read back
+// after a kernel usually holds what the kernel's mem_out already hashed
+// (contents.go).
+func (r *Runtime) ReadWith(a hsa.Allocation, use func(src []byte, digest string)) error {
+	return r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+		use(al.data, r.mem.memo.digest(contentsOf([]*allocation{al}), [][]byte{al.data}))
+		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
+	})
 }
 
 // Read implements hsa.Runtime.
 func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
-	err := r.mem.access(a, offset, len(data), func(al *allocation) { copy(data, al.data[offset:]) })
-	if err == nil {
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
+		copy(data, al.data[offset:])
 		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
-	}
-	return err
+	})
 }
 
 // traffic records memory the runtime moved outside a kernel for the
 // application, as an interposer on the runtime would see it: device memory
 // only (host memory is plain CPU loads and stores), named for the thread
-// holding the baton.
+// holding the baton. The caller holds mem.mu, so the event takes its place
+// among the kernels' in the order memory was touched.
 func (r *Runtime) traffic(typ trace.Type, a hsa.Allocation, regions []trace.Region) {
 	if a.Kind == hsa.DeviceCoarse || a.Kind == hsa.DeviceFine {
 		r.trafficAll(typ, r.threads.holder(), a.Agent, regions)

@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"bytes"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 func TestAllocateGivesUniqueHandles(t *testing.T) {
@@ -111,5 +114,28 @@ func TestOnAllocateSeesAllocationsAndFrees(t *testing.T) {
 	want := []seen{{a.Handle, false}, {b.Handle, false}, {a.Handle, true}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hook calls (-want +got):\n%s", diff)
+	}
+}
+
+// Writing or reading a whole allocation in place (hsa.Mapper) records the
+// same traffic as Write or Read of all of it, and sees the same bytes.
+func TestMappedAccessIsWholeReadAndWrite(t *testing.T) {
+	rt, rec := newTestRuntime(t, Config{Scheduled: false}, "MI300")
+	a := buffer(t, rt, 0, 0, 0)
+	if err := rt.WriteWith(a, func(dst []byte) { copy(dst, int32s(7, 8, 9)) }); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	var digest string
+	if err := rt.ReadWith(a, func(src []byte, d string) { got, digest = append(got, src...), d }); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, int32s(7, 8, 9)) || !slices.Equal(readInt32s(t, rt, a), []int32{7, 8, 9}) || digest != trace.Digest(got) {
+		t.Errorf("read in place %v, read %v", got, readInt32s(t, rt, a))
+	}
+	whole := []trace.Region{{Addr: a.Handle, Bytes: a.Size}}
+	w, r := eventsOf(rec, trace.MemWrite), eventsOf(rec, trace.MemRead)
+	if len(w) != 2 || !slices.Equal(w[1].Regions, whole) || w[1].Bytes != a.Size || len(r) != 2 || !slices.Equal(r[0].Regions, whole) {
+		t.Errorf("traffic: writes %+v, reads %+v", w, r)
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/replayspec/replayspec/internal/hsa"
 )
@@ -15,11 +16,8 @@ type queue struct {
 
 	mu        sync.Mutex
 	intercept hsa.WriteInterceptor
-	write     hsa.WriteFunc // q.execute, made once so a submit allocates nothing
-}
-
-func (q *queue) execute(thread hsa.ThreadID, packets []hsa.Packet) error {
-	return q.rt.execute(q, thread, packets)
+	idle      *atomic.Bool  // while true the interceptor is skipped (hsa.IdleBypass)
+	write     hsa.WriteFunc // the hardware, made once so a submit allocates nothing
 }
 
 func (q *queue) ID() hsa.QueueID    { return q.id }
@@ -29,12 +27,19 @@ func (q *queue) Agent() hsa.AgentID { return q.agent.info.ID }
 // goroutine, when one is installed; otherwise straight to the hardware.
 func (q *queue) Submit(thread hsa.ThreadID, packets ...hsa.Packet) error {
 	q.mu.Lock()
-	intercept := q.intercept
+	intercept, idle := q.intercept, q.idle
 	q.mu.Unlock()
-	if intercept == nil {
+	if intercept == nil || idle != nil && idle.Load() {
 		return q.rt.execute(q, thread, packets)
 	}
 	return intercept(q, thread, packets, q.write)
+}
+
+// SetInterceptorIdle implements hsa.IdleBypass.
+func (q *queue) SetInterceptorIdle(idle *atomic.Bool) {
+	q.mu.Lock()
+	q.idle = idle
+	q.mu.Unlock()
 }
 
 func (q *queue) SetWriteInterceptor(w hsa.WriteInterceptor) {

@@ -32,6 +32,7 @@ type Runtime struct {
 
 var (
 	_ hsa.Runtime      = (*Runtime)(nil)
+	_ hsa.Mapper       = (*Runtime)(nil)
 	_ hsa.LockProvider = (*Runtime)(nil)
 )
 
@@ -96,7 +97,7 @@ func (r *Runtime) CreateQueue(agent hsa.AgentID) (hsa.Queue, error) {
 		return nil, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
 	}
 	q := &queue{rt: r, id: hsa.QueueID(r.nextQueue.Add(1)), agent: a}
-	q.write = q.execute
+	q.write = func(thread hsa.ThreadID, packets []hsa.Packet) error { return r.execute(q, thread, packets) }
 	return q, nil
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/replayspec/replayspec/internal/hsa"
@@ -12,11 +13,20 @@ type signal struct {
 	rt    *Runtime
 	id    hsa.SignalID
 	value atomic.Int64
+	// mu orders changes: a decrement is recorded before its new value can
+	// be seen, so a waiter that sees it records its wakeup after the
+	// signal event (the trace stays a linearization under free threads).
+	mu sync.Mutex
 }
 
 func (s *signal) ID() hsa.SignalID { return s.id }
 func (s *signal) Value() int64     { return s.value.Load() }
-func (s *signal) Store(v int64)    { s.value.Store(v) }
+
+func (s *signal) Store(v int64) {
+	s.mu.Lock()
+	s.value.Store(v)
+	s.mu.Unlock()
+}
 
 // Decrement is a decrement by software (the replay engine firing a held
 // back completion, CMP-2). Under the scheduler the caller is the thread
@@ -24,8 +34,11 @@ func (s *signal) Store(v int64)    { s.value.Store(v) }
 func (s *signal) Decrement() { s.decrementBy(s.rt.threads.holder()) }
 
 func (s *signal) decrementBy(thread hsa.ThreadID) {
-	v := s.value.Add(-1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.value.Load() - 1
 	s.rt.emitSignal(thread, s.id, v)
+	s.value.Store(v)
 }
 
 // WaitBelow waits like WaitUntil for the thread that holds the baton, so a

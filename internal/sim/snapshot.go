@@ -28,6 +28,7 @@ type snapshot struct {
 type savedRegion struct {
 	live  *allocation // identity, not handle: a freed region stays freed
 	saved []byte
+	gen   uint64 // the content generation saved (contents.go)
 }
 
 // Snapshot implements hsa.Runtime. It copies only the regions given; the
@@ -63,7 +64,7 @@ func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa
 	s := &snapshot{rt: r, bytes: total, mark: m.version, agent: agent, thread: thread}
 	read := make([]trace.Region, 0, len(lives))
 	for _, al := range lives {
-		s.regions = append(s.regions, savedRegion{live: al, saved: append([]byte(nil), al.data...)})
+		s.regions = append(s.regions, savedRegion{live: al, saved: append([]byte(nil), al.data...), gen: al.gen})
 		read = append(read, trace.Region{Addr: al.meta.Handle, Bytes: al.meta.Size})
 	}
 	r.trafficAll(trace.MemRead, thread, agent, read)
@@ -96,6 +97,7 @@ func (s *snapshot) Restore() (uint64, error) {
 			continue
 		}
 		n, ranges := s.restoreRegion(al, reg.saved, m.version)
+		al.gen = reg.gen // every byte is the saved one again
 		restored += n
 		written = append(written, ranges...)
 		if failing && len(written) > 0 {
@@ -123,19 +125,31 @@ func (s *snapshot) Restore() (uint64, error) {
 	return restored, nil
 }
 
-// restoreRegion copies back the dirty pages (all of them under
-// Config.RestoreAll), a run of dirty pages at a time, skipping clean
-// chunks whole, and returns the bytes written and where.
+// restoreRegion copies back the dirty pages, a run of dirty pages at a
+// time, skipping clean chunks whole (under Config.RestoreAll: the whole
+// region in one copy), and returns the bytes written and where.
 func (s *snapshot) restoreRegion(al *allocation, saved []byte, version uint64) (uint64, []trace.Region) {
 	all := s.rt.cfg.RestoreAll
+	if all {
+		// A runtime without dirty tracking: one copy of the whole region,
+		// the fastest plain way to write it back.
+		n := uint64(copy(al.data, saved))
+		for i := range al.pageStamp {
+			al.pageStamp[i] = version
+		}
+		for c := range al.chunkStamp {
+			al.chunkStamp[c] = version
+		}
+		return n, []trace.Region{{Addr: al.meta.Handle, Bytes: n}}
+	}
 	var n uint64
 	var ranges []trace.Region
 	pages := len(al.pageStamp)
 	for c, stamp := range al.chunkStamp {
-		if !all && stamp <= s.mark {
+		if stamp <= s.mark {
 			continue
 		}
-		dirty := func(p int) bool { return all || al.pageStamp[p] > s.mark }
+		dirty := func(p int) bool { return al.pageStamp[p] > s.mark }
 		end := min((c+1)*pagesPerChunk, pages)
 		for p := c * pagesPerChunk; p < end; {
 			if !dirty(p) {

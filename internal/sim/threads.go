@@ -22,6 +22,9 @@ type threadRunner interface {
 	// waitUntil blocks id until cond holds (true) or waiting is aborted
 	// (false). cond must not call back into the thread functions.
 	waitUntil(id hsa.ThreadID, cond func() bool, what string) bool
+	// waitLock is waitUntil for a condition that takes lock l, which
+	// can hold only while l.takeable(write).
+	waitLock(id hsa.ThreadID, l *threadLock, write bool, take func() bool, what string) bool
 	// holder is the thread that holds the baton (0: none, or unscheduled).
 	holder() hsa.ThreadID
 	cancel()
@@ -49,6 +52,14 @@ func (r *Runtime) Yield(thread hsa.ThreadID) { r.threads.yield(thread) }
 func (r *Runtime) WaitUntil(thread hsa.ThreadID, cond func() bool) bool {
 	return r.threads.waitUntil(thread, cond, "a condition")
 }
+
+// Scheduled reports whether the deterministic scheduler runs the threads
+// (Config.Scheduled): then exactly one application thread runs at a time.
+func (r *Runtime) Scheduled() bool { return r.cfg.Scheduled }
+
+// Running is the application thread that runs now under the scheduler, the
+// baton's holder (0: none, or the threads run unscheduled).
+func (r *Runtime) Running() hsa.ThreadID { return r.threads.holder() }
 
 // Cancel aborts waiting for good: every pending and later wait returns
 // false, and a Lock that cannot be taken returns without the lock.

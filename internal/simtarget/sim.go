@@ -59,7 +59,7 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 	stop := context.AfterFunc(ctx, rt.Cancel)
 	defer stop()
 	runErr := harness.Run(rt, rt, s, harness.Options{Recorder: rec, Faults: tg.Faults, Context: ctx})
-	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}, Events: rec.Events()}
+	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}, Events: rec.Take()}
 	if errors.Is(runErr, replay.ErrRestoreFailed) && failsRestore(s) {
 		// The spec's machine fails a restore on purpose; the process
 		// aborting there is the run it asked for, and the trace shows it

@@ -248,8 +248,11 @@ func normalize(t trace.Trace, sources []trace.Source, opts Options, named bool) 
 		}
 		name := cur
 		switch {
-		case e.Type == trace.Warning || e.Type == trace.AppMemory || e.Type == trace.AgentInfo || e.Type == trace.AppAlloc && e.Thread == 0:
-			name = Process // once per process, or before any dispatch
+		case e.Type == trace.Warning || e.Type == trace.AppMemory || e.Type == trace.AgentInfo || e.Type == trace.AppAlloc || e.Type == trace.AppFree:
+			// Once per process; allocations and frees too, whether or not
+			// the implementation names the thread that made them (ours
+			// does since decision 18.5, the C port does not).
+			name = Process
 		case e.Type == trace.AppComplete || e.Type == trace.AppTimeout || e.Type == trace.AppReadback:
 			name = e.Label
 		case e.Dispatch != 0 && byID[e.Dispatch] != "" && e.Type != trace.ToolDispatch:

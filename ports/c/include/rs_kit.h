@@ -334,6 +334,13 @@ rs_trace *rs_trace_open(FILE *out, const char *spec, const char *target, const c
 /* rs_emit writes one event, numbered, if its source is in the profile.
  * Thread-safe: events are numbered and written in the order of the calls. */
 void rs_emit(rs_trace *t, const rs_event *e);
+/* rs_trace_before_emit installs fn, called by every rs_emit on its thread
+ * before the event is numbered, outside the trace's lock (fn may emit
+ * events itself). A driver that turns another channel into events (the
+ * SDK's stderr lines into warnings, docs/driver-protocol.md) drains it
+ * there, so that what was printed before an event comes before it in the
+ * trace. NULL removes it. */
+void rs_trace_before_emit(rs_trace *t, void (*fn)(void *arg), void *arg);
 /* rs_trace_reports says whether the profile holds the source of events of type. */
 bool rs_trace_reports(const rs_trace *t, rs_event_type type);
 /* rs_trace_abort is for a process that must die now (an SDK's fatal

@@ -60,13 +60,29 @@ typedef struct {
 enum { RT_MAX_ARGS = 4, RT_MAX_COUNTERS = 32 };
 
 /* rt_profile stands in for the instrumentation packets a real SDK injects:
- * the counters to collect, and what the runtime measured. */
+ * the counters to collect, and what the runtime measured. The dispatch's
+ * counters share its counter registers, so they must fit one pass on the
+ * agent; device counters are counted by the agent's own counting session,
+ * outside those registers (decision 17.7). The runtime refuses a packet
+ * whose dispatch counters need more than one pass, or that asks for a
+ * counter its agent lacks, before anything runs. */
 typedef struct {
     const char *counters[RT_MAX_COUNTERS];
     size_t ncounters;
+    const char *device[RT_MAX_COUNTERS];
+    size_t ndevice;
     uint64_t start, end;
     uint64_t values[RT_MAX_COUNTERS];
+    uint64_t device_values[RT_MAX_COUNTERS];
 } rt_profile;
+
+/* rt_agent_has_counter says whether one of the agent's blocks has it. */
+bool rt_agent_has_counter(const rt_agent *a, const char *counter);
+/* rt_counter_passes is how many passes the agent needs to collect the
+ * counters (repeats counted once): a pass holds at most a block's
+ * registers of that block's counters. -1: a counter the agent lacks, or a
+ * block without registers. */
+int rt_counter_passes(const rt_agent *a, const char *const *counters, size_t n);
 
 enum { RT_PACKET_KERNEL = 1, RT_PACKET_BARRIER };
 
@@ -161,7 +177,9 @@ int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regi
 
 /* Restores: a copy of several saved regions back into device memory. The
  * n-th restore of the machine (1-based, counting every dispatch) can be
- * made to fail part-way, after its first region (MEM-5); 0: never. */
+ * made to fail part-way, after its first region (MEM-5); 0: never. A
+ * restore of no region copies nothing and cannot fail: the failure is
+ * spent on it (decision 17.2). */
 void rt_set_restore_failure(rt_runtime *rt, uint64_t nth);
 int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src);
 

@@ -237,6 +237,8 @@ struct rs_trace {
     pthread_mutex_t mu;
     uint64_t seq;
     bool failed;
+    void (*before)(void *arg); /* rs_trace_before_emit */
+    void *before_arg;
 };
 
 static void profile_sources(sb *s, unsigned profile) {
@@ -348,8 +350,20 @@ static void info(sb *s, const rs_info *in) {
     sb_raw(s, "}", 1);
 }
 
+void rs_trace_before_emit(rs_trace *t, void (*fn)(void *arg), void *arg) {
+    pthread_mutex_lock(&t->mu);
+    t->before = fn;
+    t->before_arg = arg;
+    pthread_mutex_unlock(&t->mu);
+}
+
 void rs_emit(rs_trace *t, const rs_event *e) {
     if (t == NULL || !rs_trace_reports(t, e->type) || type_name(e->type) == NULL) return;
+    pthread_mutex_lock(&t->mu);
+    void (*before)(void *) = t->before;
+    void *before_arg = t->before_arg;
+    pthread_mutex_unlock(&t->mu);
+    if (before != NULL) before(before_arg); /* outside the lock: it may emit events itself */
     sb s = {0};
     pthread_mutex_lock(&t->mu);
     uint64_t now = e->time != 0 ? e->time : rs_now_ns();

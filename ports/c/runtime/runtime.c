@@ -33,6 +33,14 @@ struct rt_runtime {
     rt_queue **queues;
     size_t nqueues;
     uint64_t restores, restore_fails_at;
+    /* Kernel runs and copies touch memory one at a time, and each is
+     * reported to the observer before the next begins, so the trace's
+     * order of kernels and copies is the order in which they touched
+     * memory (MEM-3 reads a read-back against the last kernel before it;
+     * the simulator keeps the same order under its memory lock). Found
+     * running generated specs: a kernel reported after another thread's
+     * later kernel made MEM-3 blame a restore. */
+    pthread_mutex_t mem_mu;
 };
 
 struct rt_queue {
@@ -57,6 +65,7 @@ rt_runtime *rt_open(const rt_backend *b, void *backend) {
     rt->b = b;
     rt->backend = backend;
     pthread_mutex_init(&rt->mu, NULL);
+    pthread_mutex_init(&rt->mem_mu, NULL);
     pthread_cond_init(&rt->idle, NULL);
     size_t n = b->agent_count(backend);
     rt->staging_limit = calloc(n + 1, sizeof *rt->staging_limit);
@@ -86,6 +95,7 @@ void rt_close(rt_runtime *rt) {
     free(rt->staging_used);
     free(rt->in_flight);
     pthread_cond_destroy(&rt->idle);
+    pthread_mutex_destroy(&rt->mem_mu);
     pthread_mutex_destroy(&rt->mu);
     free(rt);
 }
@@ -129,6 +139,65 @@ static void api_exit(rt_runtime *rt) {
     bool ok;
     rt_hooks h = hooks_of(rt, &ok);
     if (ok && h.api_exit != NULL) h.api_exit(h.arg);
+}
+
+/* ---------------------------------------------------------------- counters */
+
+static const rt_counter_block *block_of(const rt_agent *a, const char *counter) {
+    for (size_t b = 0; b < a->nblocks; b++) {
+        for (size_t c = 0; c < a->blocks[b].ncounters; c++) {
+            if (strcmp(a->blocks[b].counters[c], counter) == 0) return &a->blocks[b];
+        }
+    }
+    return NULL;
+}
+
+bool rt_agent_has_counter(const rt_agent *a, const char *counter) { return block_of(a, counter) != NULL; }
+
+int rt_counter_passes(const rt_agent *a, const char *const *counters, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const rt_counter_block *blk = block_of(a, counters[i]);
+        if (blk == NULL || blk->registers <= 0) return -1;
+    }
+    int passes = 0;
+    for (size_t b = 0; b < a->nblocks; b++) {
+        size_t used = 0; /* this block's counters, each once */
+        for (size_t i = 0; i < n; i++) {
+            bool repeat = false;
+            for (size_t j = 0; j < i && !repeat; j++) repeat = strcmp(counters[j], counters[i]) == 0;
+            if (!repeat && block_of(a, counters[i]) == &a->blocks[b]) used++;
+        }
+        size_t regs = (size_t)a->blocks[b].registers;
+        int need = regs > 0 ? (int)((used + regs - 1) / regs) : 0;
+        if (need > passes) passes = need;
+    }
+    return passes;
+}
+
+/* profile_refused says why the agent cannot run a packet with this
+ * profile: a dispatch counter set that needs several passes, or a counter
+ * the agent lacks. Checked before the kernel runs, as hardware refuses the
+ * packet (decisions 17.7, 17.9). */
+static bool profile_refused(const rt_agent *a, const rt_profile *p, char *why, size_t len) {
+    for (size_t i = 0; i < p->ndevice; i++) {
+        if (!rt_agent_has_counter(a, p->device[i])) {
+            snprintf(why, len, "agent %llu (%s) has no device counter %s", (unsigned long long)a->id, a->arch, p->device[i]);
+            return true;
+        }
+    }
+    for (size_t i = 0; i < p->ncounters; i++) {
+        if (!rt_agent_has_counter(a, p->counters[i])) {
+            snprintf(why, len, "agent %llu (%s) has no counter %s", (unsigned long long)a->id, a->arch, p->counters[i]);
+            return true;
+        }
+    }
+    int passes = rt_counter_passes(a, p->counters, p->ncounters);
+    if (passes < 0 || passes > 1) {
+        snprintf(why, len, "the dispatch's %zu counters need %d passes on agent %llu (%s); one dispatch collects one group",
+                 p->ncounters, passes, (unsigned long long)a->id, a->arch);
+        return true;
+    }
+    return false;
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -212,22 +281,28 @@ int rt_read_memory(rt_runtime *rt, const rt_alloc *a, void *dst, uint64_t n) {
 }
 
 int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst) {
+    pthread_mutex_lock(&rt->mem_mu);
     for (size_t i = 0; i < n; i++) {
         if (!live(rt, regions[i]) || rt->b->read(rt->backend, regions[i]->handle, 0, dst[i], regions[i]->size) != RT_OK) {
+            pthread_mutex_unlock(&rt->mem_mu);
             return RT_ERR;
         }
     }
     observe_copy(rt, false, agent, regions, n);
+    pthread_mutex_unlock(&rt->mem_mu);
     return RT_OK;
 }
 
 int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+    pthread_mutex_lock(&rt->mem_mu);
     for (size_t i = 0; i < n; i++) {
         if (!live(rt, regions[i]) || rt->b->write(rt->backend, regions[i]->handle, 0, src[i], regions[i]->size) != RT_OK) {
+            pthread_mutex_unlock(&rt->mem_mu);
             return RT_ERR;
         }
     }
     observe_copy(rt, true, agent, regions, n);
+    pthread_mutex_unlock(&rt->mem_mu);
     return RT_OK;
 }
 
@@ -238,9 +313,12 @@ int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *re
     uint64_t nth = ++rt->restores;
     bool fail = rt->restore_fails_at != 0 && nth == rt->restore_fails_at;
     pthread_mutex_unlock(&rt->mu);
-    if (!fail) return rt_write_regions(rt, agent, regions, n, src);
+    /* A restore with no live region makes no copy, so an injected failure
+     * has nothing to strike in: it is spent on this restore, which succeeds
+     * (decision 17.2). */
+    if (!fail || n == 0) return rt_write_regions(rt, agent, regions, n, src);
     /* the injected failure: the first region is written, then the copy fails */
-    if (n > 0) rt_write_regions(rt, agent, regions, 1, src);
+    rt_write_regions(rt, agent, regions, 1, src);
     fprintf(stderr, "rt: restore %llu failed after its first region (injected)\n", (unsigned long long)nth);
     return RT_ERR;
 }
@@ -370,14 +448,16 @@ void rt_queue_set_interceptor(rt_queue *q, rt_interceptor fn, void *arg) {
     pthread_mutex_unlock(&q->rt->mu);
 }
 
-/* digest_saved digests a kernel's device (coarse-grained) buffers, each
- * once, in argument order: the memory replay saves (MEM-4). */
-static bool digest_saved(rt_runtime *rt, const rt_packet *p, char out[17]) {
+/* digest_saved digests the device (coarse-grained) buffers of the kernel's
+ * own agent, each once, in argument order: the memory replay saves (MEM-4).
+ * Another agent's buffer a kernel reaches through peer access is not saved,
+ * so it is not digested either (decision 17.3, docs/trace.md). */
+static bool digest_saved(rt_runtime *rt, uint64_t agent, const rt_packet *p, char out[17]) {
     rs_digest_state d;
     rs_digest_begin(&d);
     for (int i = 0; i < p->nargs; i++) {
         const rt_alloc *a = p->args[i].buffer;
-        if (a == NULL || a->kind != RT_MEM_DEVICE) continue;
+        if (a == NULL || a->kind != RT_MEM_DEVICE || a->agent != agent) continue;
         bool seen = false;
         for (int j = 0; j < i; j++) seen = seen || (p->args[j].buffer != NULL && p->args[j].buffer->handle == a->handle);
         if (seen) continue;
@@ -400,29 +480,31 @@ static void agent_busy(rt_runtime *rt, uint64_t agent, bool busy) {
     pthread_mutex_unlock(&rt->mu);
 }
 
-static int run_kernel(rt_queue *q, rt_packet *p) {
+/* run_reported runs one kernel and reports it, under mem_mu: its digests,
+ * its run and its report are one step of the memory's history. */
+static int run_reported(rt_queue *q, rt_packet *p) {
     rt_runtime *rt = q->rt;
-    for (int i = 0; i < p->nargs; i++) {
-        if (p->args[i].buffer != NULL && !live(rt, p->args[i].buffer)) {
-            fprintf(stderr, "rt: kernel %s: argument %d is not a live allocation\n", p->kernel, i);
-            return RT_ERR;
-        }
-    }
     bool digests = rt->has_obs && rt->obs.want_digests;
     char in[17] = "", out[17] = "";
-    if (digests && !digest_saved(rt, p, in)) return RT_ERR;
+    if (digests && !digest_saved(rt, q->agent, p, in)) return RT_ERR;
     uint64_t start = 0, end = 0;
     agent_busy(rt, q->agent, true);
     int rc = rt->b->run(rt->backend, q->agent, p, &start, &end);
     agent_busy(rt, q->agent, false);
     if (rc != RT_OK) return rc;
-    if (digests && !digest_saved(rt, p, out)) return RT_ERR;
+    if (digests && !digest_saved(rt, q->agent, p, out)) return RT_ERR;
     if (p->profile != NULL) {
         p->profile->start = start;
         p->profile->end = end;
         for (size_t i = 0; i < p->profile->ncounters; i++) {
             if (!rt->b->counter(rt->backend, q->agent, p, p->profile->counters[i], &p->profile->values[i])) {
                 fprintf(stderr, "rt: agent %llu cannot count %s\n", (unsigned long long)q->agent, p->profile->counters[i]);
+                return RT_ERR;
+            }
+        }
+        for (size_t i = 0; i < p->profile->ndevice; i++) { /* the agent's own counting session */
+            if (!rt->b->counter(rt->backend, q->agent, p, p->profile->device[i], &p->profile->device_values[i])) {
+                fprintf(stderr, "rt: agent %llu cannot count %s\n", (unsigned long long)q->agent, p->profile->device[i]);
                 return RT_ERR;
             }
         }
@@ -433,6 +515,27 @@ static int run_kernel(rt_queue *q, rt_packet *p) {
                               .signal = p->completion != NULL ? p->completion->id : 0};
         rt->obs.kernel(rt->obs.arg, &k);
     }
+    return RT_OK;
+}
+
+static int run_kernel(rt_queue *q, rt_packet *p) {
+    rt_runtime *rt = q->rt;
+    for (int i = 0; i < p->nargs; i++) {
+        if (p->args[i].buffer != NULL && !live(rt, p->args[i].buffer)) {
+            fprintf(stderr, "rt: kernel %s: argument %d is not a live allocation\n", p->kernel, i);
+            return RT_ERR;
+        }
+    }
+    char why[256];
+    const rt_agent *ag = rt_agent_by_id(rt, q->agent);
+    if (p->profile != NULL && ag != NULL && profile_refused(ag, p->profile, why, sizeof why)) {
+        fprintf(stderr, "rt: kernel %s refused: %s\n", p->kernel, why);
+        return RT_ERR;
+    }
+    pthread_mutex_lock(&rt->mem_mu);
+    int rc = run_reported(q, p);
+    pthread_mutex_unlock(&rt->mem_mu);
+    if (rc != RT_OK) return rc;
     if (p->completion != NULL) rt_signal_decrement(p->completion);
     return RT_OK;
 }

@@ -22,9 +22,9 @@ static void drop(submission *sub, krs_service_t svc) {
     sub->n = k;
 }
 
-static bool profile_has(const rt_profile *p, const char *name) {
-    for (size_t i = 0; i < p->ncounters; i++) {
-        if (strcmp(p->counters[i], name) == 0) return true;
+static bool list_has(const char *const *list, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(list[i], name) == 0) return true;
     }
     return false;
 }
@@ -32,27 +32,48 @@ static bool profile_has(const rt_profile *p, const char *name) {
 void krs_prepare(const active *a, krs_kernel_dispatch_info_t info, submission *sub) {
     memset(sub, 0, sizeof *sub);
     bool counters = false, pcs = false, spm = false, att = false;
+    const rt_agent *ag = rt_agent_by_id(krs_sdk.rt, info.agent_id);
+    const char *collecting[RT_MAX_COUNTERS]; /* the dispatch counters of this pass so far */
+    size_t ncollecting = 0;
     for (size_t i = 0; i < a->n; i++) {
         const context *c = &a->ctx[i];
         if (c->counters && krs_participates(KRS_SERVICE_COUNTER_COLLECTION, c->id)) {
             const char *names[RT_MAX_COUNTERS];
             size_t k = c->select(info, names, RT_MAX_COUNTERS, c->counter_sink.args);
             if (k > RT_MAX_COUNTERS) k = RT_MAX_COUNTERS;
+            if (k > RT_MAX_COUNTERS - ncollecting) k = RT_MAX_COUNTERS - ncollecting;
             if (k > 0) {
-                add(sub, KRS_SERVICE_COUNTER_COLLECTION, c);
-                service_use *u = &sub->use[sub->n - 1];
-                memcpy(u->counters, names, k * sizeof names[0]);
-                u->ncounters = k;
-                counters = true;
+                /* Two contexts' dispatch counters that together need two
+                 * passes cannot share this one: the later context is left
+                 * out of it, as SVC-3 leaves the second service out
+                 * (decision 17.9 of docs/decisions.md). */
+                memcpy(collecting + ncollecting, names, k * sizeof names[0]);
+                int passes = ag != NULL ? rt_counter_passes(ag, collecting, ncollecting + k) : 1;
+                if (passes > 1) {
+                    krs_warn(warn_service_conflict, info.dispatch_id,
+                             "counter_collection of context %llu needs another pass beside the counters already "
+                             "collected; it is left out", (unsigned long long)c->id);
+                } else {
+                    ncollecting += k;
+                    add(sub, KRS_SERVICE_COUNTER_COLLECTION, c);
+                    service_use *u = &sub->use[sub->n - 1];
+                    memcpy(u->counters, names, k * sizeof names[0]);
+                    u->ncounters = k;
+                    counters = true;
+                }
             }
         }
         if (c->kernel_trace && krs_participates(KRS_SERVICE_KERNEL_TRACE, c->id)) add(sub, KRS_SERVICE_KERNEL_TRACE, c);
         if (c->device_counting && covers(c->device_agent, info.agent_id) &&
             krs_participates(KRS_SERVICE_DEVICE_COUNTING, c->id)) {
-            add(sub, KRS_SERVICE_DEVICE_COUNTING, c);
-            service_use *u = &sub->use[sub->n - 1];
-            for (size_t k = 0; k < c->ndevice_counters && k < RT_MAX_COUNTERS; k++) u->counters[k] = c->device_counters[k];
-            u->ncounters = c->ndevice_counters < RT_MAX_COUNTERS ? c->ndevice_counters : RT_MAX_COUNTERS;
+            /* Configured for every agent, it counts on each what that agent
+             * has (decision 17.7), as the tool drops the dispatch counters an
+             * agent lacks (AGT-1); nothing to count, no record. */
+            service_use u = {.svc = KRS_SERVICE_DEVICE_COUNTING, .ctx = c};
+            for (size_t k = 0; k < c->ndevice_counters && u.ncounters < RT_MAX_COUNTERS; k++) {
+                if (ag != NULL && rt_agent_has_counter(ag, c->device_counters[k])) u.counters[u.ncounters++] = c->device_counters[k];
+            }
+            if (u.ncounters > 0) sub->use[sub->n++] = u;
         }
         if (c->pc_sampling && covers(c->pc_agent, info.agent_id) && krs_participates(KRS_SERVICE_PC_SAMPLING, c->id)) {
             add(sub, KRS_SERVICE_PC_SAMPLING, c);
@@ -71,7 +92,6 @@ void krs_prepare(const active *a, krs_kernel_dispatch_info_t info, submission *s
     /* SVC-3 (decision 1 of docs/decisions.md): dispatch counters and PC
      * sampling cannot share a pass on MI2xx/MI3xx, thread trace and SPM
      * nowhere; warn once and leave the second service out. */
-    const rt_agent *ag = rt_agent_by_id(krs_sdk.rt, info.agent_id);
     if (counters && pcs && ag != NULL && ag->data_center) {
         krs_warn(warn_service_conflict, info.dispatch_id,
                  "counter_collection and pc_sampling cannot share a pass on %s; pc_sampling is left out", ag->arch);
@@ -84,18 +104,24 @@ void krs_prepare(const active *a, krs_kernel_dispatch_info_t info, submission *s
     }
     sub->profiled = true;
     for (size_t i = 0; i < sub->n; i++) {
+        /* device counting goes to the agent's own session, not the
+         * dispatch's registers (decision 17.7) */
+        bool device = sub->use[i].svc == KRS_SERVICE_DEVICE_COUNTING;
+        const char **list = device ? sub->profile.device : sub->profile.counters;
+        size_t *n = device ? &sub->profile.ndevice : &sub->profile.ncounters;
         for (size_t k = 0; k < sub->use[i].ncounters; k++) {
             const char *name = sub->use[i].counters[k];
-            if (!profile_has(&sub->profile, name) && sub->profile.ncounters < RT_MAX_COUNTERS) {
-                sub->profile.counters[sub->profile.ncounters++] = name;
-            }
+            if (!list_has(list, *n, name) && *n < RT_MAX_COUNTERS) list[(*n)++] = name;
         }
     }
 }
 
-static uint64_t value_of(const rt_profile *p, const char *name) {
-    for (size_t i = 0; i < p->ncounters; i++) {
-        if (strcmp(p->counters[i], name) == 0) return p->values[i];
+static uint64_t value_of(const rt_profile *p, bool device, const char *name) {
+    const char *const *list = device ? p->device : p->counters;
+    const uint64_t *values = device ? p->device_values : p->values;
+    size_t n = device ? p->ndevice : p->ncounters;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(list[i], name) == 0) return values[i];
     }
     return 0;
 }
@@ -111,7 +137,10 @@ void krs_deliver(const submission *sub, krs_kernel_dispatch_info_t info, const c
         switch (u->svc) {
         case KRS_SERVICE_COUNTER_COLLECTION:
         case KRS_SERVICE_DEVICE_COUNTING:
-            for (size_t k = 0; k < u->ncounters; k++) vals[nv++] = (krs_counter_value_t){u->counters[k], value_of(&sub->profile, u->counters[k])};
+            for (size_t k = 0; k < u->ncounters; k++) {
+                vals[nv++] = (krs_counter_value_t){u->counters[k],
+                                                   value_of(&sub->profile, u->svc == KRS_SERVICE_DEVICE_COUNTING, u->counters[k])};
+            }
             sink = u->svc == KRS_SERVICE_COUNTER_COLLECTION ? &u->ctx->counter_sink : &u->ctx->device_sink;
             break;
         case KRS_SERVICE_KERNEL_TRACE:

@@ -151,6 +151,43 @@ static void test_trace(void) {
     free(bb);
 }
 
+/* A before-emit hook that writes a pending warning, as the driver's stderr
+ * drain does: it runs before every event, may emit itself, and what it
+ * emits comes first. */
+typedef struct {
+    rs_trace *t;
+    int calls, pending;
+} hook_state;
+
+static void hook(void *arg) {
+    hook_state *h = arg;
+    h->calls++;
+    if (h->pending > 0) {
+        h->pending--; /* emits from inside the hook; the hook sees its own call and returns */
+        rs_emit(h->t, &(rs_event){.type = RS_EV_WARNING, .time = 20, .code = RS_WARN_GRAPH_LAUNCH, .message = "m"});
+    }
+}
+
+static hook_state hooked;
+
+static void emit_hooked(rs_trace *t) {
+    hooked = (hook_state){.t = t, .pending = 1};
+    rs_trace_before_emit(t, hook, &hooked);
+    rs_emit(t, &(rs_event){.type = RS_EV_KERNEL, .time = 21, .agent = 1, .kernel = "increment"});
+    rs_emit(t, &(rs_event){.type = RS_EV_KERNEL, .time = 22, .agent = 1, .kernel = "fill"});
+    rs_trace_before_emit(t, NULL, NULL);
+    rs_emit(t, &(rs_event){.type = RS_EV_KERNEL, .time = 23, .agent = 1, .kernel = "saxpy"});
+}
+
+static void test_before_emit(void) {
+    char *out = trace_of(RS_PROFILE_FULL, emit_hooked);
+    CHECK(strstr(out, "\"seq\":1,\"type\":\"warning\"") != NULL && strstr(out, "\"seq\":2,\"type\":\"kernel\"") != NULL,
+          "what the hook writes comes before the event that called it: %s", out);
+    CHECK(hooked.calls == 3 && strstr(out, "{\"end\":4}") != NULL, "the hook runs before every event until removed (%d calls): %s",
+          hooked.calls, out);
+    free(out);
+}
+
 static void test_digest(void) {
     /* The digest the Go reference gives 256 elements of 5 (golden/fixed-three-passes.ndjson). */
     int32_t fives[256];
@@ -169,6 +206,7 @@ int main(void) {
     test_json();
     test_spec();
     test_trace();
+    test_before_emit();
     test_digest();
     if (failures > 0) {
         fprintf(stderr, "kit_test: %d failures\n", failures);

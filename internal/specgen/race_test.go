@@ -1,5 +1,5 @@
 //go:build race
 
-package check
+package specgen_test
 
 const raceEnabled = true

@@ -1,0 +1,104 @@
+package sim
+
+import "github.com/replayspec/replayspec/trace"
+
+// A replay loop runs the same kernel on the same restored bytes pass after
+// pass, so its kernel events would hash the same buffers to the same
+// digests every pass (FNV-1a runs at ~1 GB/s: 2 ms a pass per MiB saved).
+// Instead each allocation carries a content generation: a number that
+// changes whenever its bytes may have changed, and comes back only where
+// they provably came back. Equal generations of one allocation mean equal
+// bytes, so a digest is computed once per distinct content. The values are
+// exactly trace.Digest's (docs/trace.md); only the repetition is saved.
+//
+// Where a generation comes back:
+//   - a restore that brought every region back sets each region to the
+//     generation it had when the snapshot copied it;
+//   - a kernel run again on inputs of the same generations, with the same
+//     scalar and grid, writes the same bytes (every library kernel is a
+//     function of its inputs), so its outputs get the generations the
+//     first such run gave them.
+// Everything else that writes takes a new generation.
+
+// contents names the bytes of up to maxBuffers allocations, in order.
+type contents struct {
+	lives [maxBuffers]*allocation
+	gens  [maxBuffers]uint64
+}
+
+// contentsOf captures the current generations of lives.
+func contentsOf(lives []*allocation) contents {
+	var c contents
+	for i, al := range lives {
+		c.lives[i], c.gens[i] = al, al.gen
+	}
+	return c
+}
+
+// memoSize bounds both caches: a loop needs two entries (before and after
+// its kernel); a run that never repeats only ever misses.
+const memoSize = 8
+
+type digestEntry struct {
+	key    contents
+	digest string
+}
+
+type runKey struct {
+	kernel      *kernelDef
+	in          contents
+	scalar      int32
+	items, grid uint64
+}
+
+type runEntry struct {
+	key runKey
+	out [maxBuffers]uint64 // generations the run gave the buffers it wrote
+}
+
+// memo holds the most recent digests and kernel runs, round-robin. It is
+// guarded by memory.mu.
+type memo struct {
+	digests  [memoSize]digestEntry
+	nextDig  int
+	runs     [memoSize]runEntry
+	nextRun  int
+	computed int // digests computed, not found (tests read it)
+}
+
+// digest returns trace.Digest of the buffers c names (their bytes are
+// bufs), computing it only for contents it has not seen recently.
+func (m *memo) digest(c contents, bufs [][]byte) string {
+	for i := range m.digests {
+		if e := &m.digests[i]; e.key.gens[0] == c.gens[0] && e.digest != "" && e.key == c {
+			return e.digest
+		}
+	}
+	d := trace.Digest(bufs...)
+	m.computed++
+	m.digests[m.nextDig] = digestEntry{c, d}
+	m.nextDig = (m.nextDig + 1) % memoSize
+	return d
+}
+
+// ran gives the buffers a kernel wrote their generations after a run: the
+// ones an identical earlier run gave them, else new ones from next.
+func (m *memo) ran(k runKey, written []*allocation, next func() uint64) {
+	for i := range m.runs {
+		// The input's first generation differs from run to run unless the
+		// run repeats: compared first, it settles most entries at once.
+		if e := &m.runs[i]; e.key.in.gens[0] == k.in.gens[0] && e.key.kernel != nil && e.key == k {
+			for j, al := range written {
+				al.gen = e.out[j]
+			}
+			return
+		}
+	}
+	e := runEntry{key: k}
+	for j, al := range written {
+		al.gen = next()
+		e.out[j] = al.gen
+	}
+	m.runs[m.nextRun] = e
+	m.nextRun = (m.nextRun + 1) % memoSize
+}
