@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build lint bench golden bdd bdd-report rules fuzz explore gpu-check port-c port-c-check mutation clean
+.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz explore gpu-check port-c port-c-check mutation scripts clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
@@ -14,8 +14,18 @@ test:
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
 
+# -buildvcs=auto stamps the VCS revision that 'replayspec version' prints,
+# whatever GOFLAGS says.
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/replayspec
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o $(BIN) ./cmd/replayspec
+
+## install: put replayspec in $(go env GOPATH)/bin (add it to PATH)
+install:
+	CGO_ENABLED=0 $(GO) install -buildvcs=auto ./cmd/replayspec
+
+## scripts: the CLI's testscript scripts (cmd/replayspec/testdata/script), verbose
+scripts:
+	$(GO) test ./cmd/replayspec -count=1 -run 'TestScripts|TestDocExamples' -v
 
 ## lint: formatting and vet
 lint:

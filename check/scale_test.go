@@ -74,3 +74,17 @@ func TestFirstRecordFromPass(t *testing.T) {
 		t.Error("no records, yet one found")
 	}
 }
+
+// BenchmarkLongLoop judges one loop of n passes: the time per pass should
+// not grow with n (go test -bench LongLoop ./check shows whether it does).
+func BenchmarkLongLoop(b *testing.B) {
+	for _, n := range []int64{500, 2000} {
+		b.Run(fmt.Sprintf("passes=%d", n), func(b *testing.B) {
+			tr := new(builder).prelude().dispatch(loop{label: "d", dispatch: 1, thread: 1, count: n}).trace()
+			for b.Loop() {
+				Trace(tr)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*n), "ns/pass")
+		})
+	}
+}

@@ -1,29 +1,33 @@
 package report
 
 import (
+	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/runner"
-	"github.com/replayspec/replayspec/trace"
 )
 
 // JUnit types: the subset of the JUnit XML schema that CI systems read.
 type junitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
+	Name    string       `xml:"name,attr,omitempty"`
 	Suites  []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
 	Time     string      `xml:"time,attr"`
+	File     string      `xml:"file,attr,omitempty"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -32,7 +36,7 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	File      string        `xml:"file,attr,omitempty"`
 	Time      string        `xml:"time,attr"`
-	Failures  []junitFailed `xml:"failure,omitempty"`
+	Failure   *junitFailed  `xml:"failure,omitempty"`
 	Error     *junitFailed  `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	Flaky     []junitFailed `xml:"flakyFailure,omitempty"`
@@ -48,108 +52,178 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// JUnit writes one testsuite with a testcase per spec and rule the spec
-// touches: the rules it names, expects to see violated, or violates (at
-// least one per spec, named "spec" when it touches no rule), so CI can cut
-// results by rule. A failure carries the rule ID and the message; a
-// skipped spec is <skipped>; a target error is <error> on each testcase.
-func JUnit(w io.Writer, results []runner.Result, opts Options) error {
-	suite := junitSuite{Name: "replayspec"}
-	if opts.Target != "" {
-		suite.Name += " (" + opts.Target + ")"
+// junitStream writes <testsuites> at once, then one <testsuite> per spec as
+// the spec finishes, and closes the document at End. Each spec's suite
+// has the same testcases whatever happens (SPEC/spec and one SPEC/RULE per
+// rule the spec names or expects to see broken), so that the count of
+// testcases is stable from run to run; each testcase has at most one
+// <failure>. The spec's time is the suite's and its SPEC/spec case's: the
+// rule cases are verdicts drawn from that one run and take no time of
+// their own.
+type junitStream struct {
+	w      *bufio.Writer
+	enc    *xml.Encoder
+	h      Header
+	flakes []JSONResult
+}
+
+func newJUnitStream(w io.Writer, h Header) (*junitStream, error) {
+	bw := bufio.NewWriter(w)
+	s := &junitStream{w: bw, enc: xml.NewEncoder(bw), h: h}
+	s.enc.Indent("  ", "  ")
+	name := "replayspec"
+	if h.Target != "" {
+		name += " (" + h.Target + ")"
 	}
-	var total float64
-	for _, r := range results {
-		total += r.Elapsed.Seconds()
-		suite.Cases = append(suite.Cases, markFlaky(junitCases(r), r.Spec.Name, opts.Flakes)...)
-	}
-	for _, c := range suite.Cases {
-		suite.Tests++
+	fmt.Fprintf(bw, "%s<testsuites name=%q>\n", xml.Header, xmlAttr(name))
+	return s, bw.Flush()
+}
+
+// xmlAttr escapes s for an attribute written with %q.
+func xmlAttr(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return strings.ReplaceAll(b.String(), `"`, "&#34;")
+}
+
+func (s *junitStream) suite(su junitSuite) error {
+	for _, c := range su.Cases {
+		su.Tests++
 		switch {
 		case c.Skipped != nil:
-			suite.Skipped++
+			su.Skipped++
 		case c.Error != nil:
-			suite.Errors++
-		case len(c.Failures) > 0:
-			suite.Failures++
+			su.Errors++
+		case c.Failure != nil:
+			su.Failures++
 		}
 	}
-	suite.Time = seconds(total)
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	if err := s.enc.Encode(su); err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	suites := []junitSuite{suite}
-	if len(opts.Flakes) > 0 {
-		suites = append(suites, flakeSuite(opts.Flakes, opts.Target)) // report/flakes.go
-	}
-	if err := enc.Encode(junitSuites{Suites: suites}); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	s.w.WriteString("\n")
+	return s.w.Flush()
 }
 
-func junitCases(r runner.Result) []junitCase {
-	ids := rulesOf(r)
-	if len(ids) == 0 {
-		ids = []string{"spec"}
+func (s *junitStream) Add(r JSONResult) error {
+	su := junitSpec(r)
+	if runner.Status(r.Outcome) == runner.Flaky {
+		markFlaky(&su)
+		s.flakes = append(s.flakes, r)
 	}
-	name := r.Spec.Name
-	if name == "" {
-		name = r.Spec.File
+	return s.suite(su)
+}
+
+func (s *junitStream) End(e End) error {
+	if len(s.flakes) > 0 {
+		if err := s.suite(flakeSuite(s.flakes, s.h.Target)); err != nil {
+			return err
+		}
 	}
-	byRule := map[string][]junitFailed{}
+	if s.h.XFailFile != "" && len(e.Stale) > 0 {
+		su := junitSuite{Name: "expected-failure list " + s.h.XFailFile, Time: seconds(0)}
+		for _, st := range e.Stale {
+			su.Cases = append(su.Cases, junitCase{Name: "xfail/" + st.Key, Classname: "replayspec.xfail", File: s.h.XFailFile, Time: seconds(0),
+				Failure: &junitFailed{Type: "stale-xfail", Message: st.Message}})
+		}
+		if err := s.suite(su); err != nil {
+			return err
+		}
+	}
+	if e.Stopped != "" {
+		s.w.WriteString("  <!-- stopped: " + strings.ReplaceAll(e.Stopped, "--", "- -") + " -->\n")
+	}
+	s.w.WriteString("</testsuites>\n")
+	return s.w.Flush()
+}
+
+// junitSpec is one spec's testsuite.
+func junitSpec(r JSONResult) junitSuite {
+	name := r.Name
+	if r.Run > 0 {
+		name = fmt.Sprintf("%s#%d", name, r.Run)
+	}
+	ids := append([]string{"spec"}, rulesOf(r)...)
+	byCase := map[string][]junitFailed{}
+	add := func(id string, f junitFailed) { byCase[id] = append(byCase[id], f) }
+	caseOf := func(rule string) string {
+		if slices.Contains(ids[1:], rule) {
+			return rule
+		}
+		return "spec" // a rule the spec does not name, or its expectations
+	}
+	errored := runner.Verdict(r.Verdict) == runner.Error
 	for _, v := range r.Violations {
-		byRule[v.Rule] = append(byRule[v.Rule], junitFailed{
-			Message: fmt.Sprintf("[%s] %s", v.Rule, v.Message),
-			Type:    v.Rule,
-			Body:    failureBody(r, v),
-		})
+		add(caseOf(v.Rule), junitFailed{Message: fmt.Sprintf("[%s] %s", v.Rule, v.Message), Type: v.Rule, Body: failureBody(r, v)})
 	}
 	for _, id := range r.Unexercised {
-		byRule[id] = append(byRule[id], junitFailed{
-			Message: fmt.Sprintf("[%s] named by the spec but not exercised: no oracle examined an instance of it", id),
-			Type:    "not-exercised",
-			Body:    requiresOf(id),
-		})
+		if !errored {
+			add(caseOf(id), junitFailed{Message: fmt.Sprintf("[%s] named by the spec but not exercised: no oracle examined an instance of it", id),
+				Type: "not-exercised", Body: requiresOf(id)})
+		}
 	}
-	if r.NothingJudged {
-		byRule[ids[0]] = append(byRule[ids[0]], junitFailed{
-			Message: "nothing judged: no oracle found anything to examine in the trace",
-			Type:    "nothing-judged",
-		})
+	if r.NothingJudged && !errored {
+		add("spec", junitFailed{Message: "nothing judged: no oracle found anything to examine in the trace", Type: "nothing-judged"})
 	}
 	for _, id := range r.Unseen {
-		byRule[id] = append(byRule[id], junitFailed{
-			Message: fmt.Sprintf("[%s] expected under expect.violations but no oracle reported it", id),
-			Type:    id,
-			Body:    requiresOf(id),
-		})
+		add(caseOf(id), junitFailed{Message: fmt.Sprintf("[%s] expected under expect.violations but no oracle reported it", id), Type: id, Body: requiresOf(id)})
 	}
-	each := seconds(r.Elapsed.Seconds() / float64(len(ids)))
-	var cases []junitCase
+	status := runner.Status(r.Outcome)
+	su := junitSuite{Name: name, Time: seconds(r.ElapsedMS / 1e3), File: r.File}
 	for _, id := range ids {
-		c := junitCase{Name: name + "/" + id, Classname: "replayspec." + name, File: r.Spec.File, Time: each}
-		switch r.Verdict() {
-		case runner.Skip:
-			c.Skipped = &junitSkipped{Message: r.SkipReason}
-		case runner.Error:
-			c.Error = &junitFailed{Message: r.Err.Error(), Type: "target"}
+		c := junitCase{Name: name + "/" + id, Classname: "replayspec." + r.Name, File: r.File, Time: seconds(0)}
+		if id == "spec" {
+			c.Time = su.Time
 		}
-		c.Failures = byRule[id]
-		if rr, ok := ruleResult(r, id); ok && rr.Verdict == check.NotObservable && c.Skipped == nil && len(c.Failures) == 0 {
-			c.Skipped = &junitSkipped{Message: fmt.Sprintf("not observable: the trace lacks %s events", sourcesText(rr.Missing))}
+		c.Failure = merge(byCase[id])
+		switch {
+		case status == runner.Skipped:
+			c.Failure, c.Skipped = nil, &junitSkipped{Message: r.SkipReason}
+		case errored && id == "spec":
+			c.Failure, c.Error = nil, &junitFailed{Message: firstLine(r.Error), Type: "run", Body: r.Error}
+		case errored:
+			c.Failure, c.Error = nil, &junitFailed{Message: "not judged: the run did not finish (see " + name + "/spec)", Type: "run"}
+		case status == runner.Errored && id == "spec":
+			c.Error = &junitFailed{Message: firstLine(r.Reason), Type: "stale-xfail", Body: r.Reason}
 		}
-		cases = append(cases, c)
+		if status == runner.Expected && (c.Failure != nil || c.Error != nil) {
+			c.Failure, c.Error, c.Skipped = nil, nil, &junitSkipped{Message: "expected failure: " + r.Reason}
+		}
+		if c.Failure == nil && c.Error == nil && c.Skipped == nil {
+			if rr, ok := judgedRule(r, id); ok && rr.Verdict == string(check.NotObservable) {
+				c.Skipped = &junitSkipped{Message: fmt.Sprintf("not observable: the trace lacks %s events", strings.Join(rr.Missing, " and "))}
+			}
+		}
+		su.Cases = append(su.Cases, c)
 	}
-	return cases
+	return su
 }
 
-func failureBody(r runner.Result, v check.Violation) string {
+// merge makes one <failure> of several: CI systems show one per testcase.
+func merge(fs []junitFailed) *junitFailed {
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		return &fs[0]
+	}
+	var types, bodies []string
+	for _, f := range fs {
+		if !slices.Contains(types, f.Type) {
+			types = append(types, f.Type)
+		}
+		bodies = append(bodies, f.Message+"\n"+f.Body)
+	}
+	return &junitFailed{
+		Message: fmt.Sprintf("%s (and %d more)", fs[0].Message, len(fs)-1),
+		Type:    strings.Join(types, ","),
+		Body:    strings.Join(bodies, "\n"),
+	}
+}
+
+func failureBody(r JSONResult, v JSONViolation) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "spec: %s\nrule: %s: %s\nfound: %s\n", r.Spec.File, v.Rule, requires(v), v.Message)
+	fmt.Fprintf(&b, "spec: %s\nrule: %s: %s\nfound: %s\n", r.File, v.Rule, v.Requires, v.Message)
 	if v.Label != "" {
 		fmt.Fprintf(&b, "about: %s\n", v.Label)
 	}
@@ -161,45 +235,23 @@ func failureBody(r runner.Result, v check.Violation) string {
 
 func seconds(s float64) string { return fmt.Sprintf("%.6f", s) }
 
-// rulesOf lists the rules a result touches, in the spec's order, then
-// those it was expected or found to break.
-func rulesOf(r runner.Result) []string {
-	seen := map[string]bool{}
+// rulesOf lists the rules a spec names or expects to see broken, in the
+// spec's order: the same whatever the run found.
+func rulesOf(r JSONResult) []string {
 	var out []string
-	add := func(id string) {
-		if !seen[id] {
-			seen[id] = true
+	for _, id := range append(slices.Clone(r.Rules), r.ExpectViolations...) {
+		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
-	}
-	for _, id := range r.Spec.Rules {
-		add(id)
-	}
-	for _, id := range r.Spec.Expect.Violations {
-		add(id)
-	}
-	for _, v := range r.Violations {
-		add(v.Rule)
-	}
-	for _, id := range r.Unseen {
-		add(id)
 	}
 	return out
 }
 
-func ruleResult(r runner.Result, id string) (check.RuleResult, bool) {
-	for _, rr := range r.Rules {
+func judgedRule(r JSONResult, id string) (JSONRule, bool) {
+	for _, rr := range r.Judged {
 		if rr.Rule == id {
 			return rr, true
 		}
 	}
-	return check.RuleResult{}, false
-}
-
-func sourcesText(ss []trace.Source) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
-		parts[i] = string(s)
-	}
-	return strings.Join(parts, " and ")
+	return JSONRule{}, false
 }

@@ -1,8 +1,12 @@
 // Package report writes the results of running specs for people (Text), for
-// machines (JSON), for CI (JUnit) and for eyes (Timeline).
+// machines (JSON), for CI (JUnit) and for eyes (Timeline). Every format is
+// a stream: a spec's result is written as the spec finishes, so a run
+// that is interrupted or killed keeps what it did.
 package report
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +25,11 @@ type Options struct {
 	// Quiet leaves passing and skipped specs out of the text report; the
 	// summary line stays.
 	Quiet bool
+	// Verbose lists, under each spec of the text report, every rule
+	// judged with its verdict and the instances examined.
+	Verbose bool
+	// Color marks verdicts with ANSI colours in the text report.
+	Color bool
 	// TraceFiles maps a spec name to the file its NDJSON trace was
 	// written to, so that a failure can point at it.
 	TraceFiles map[string]string
@@ -28,39 +37,198 @@ type Options struct {
 	// for "where to look"; nil gives "replayspec run --trace-out
 	// NAME.ndjson FILE".
 	Rerun func(s spec.Spec) string
-	// Flakes are the cases that failed and then passed on a rerun, or
-	// failed and are listed as known-flaky: JUnit lists them in a suite of
-	// their own.
-	Flakes []runner.Attempted
+	// XFailFile names the expected-failure list applied, if any.
+	XFailFile string
 }
 
-// Summary counts results by verdict.
-type Summary struct {
-	Total   int           `json:"total"`
-	Passed  int           `json:"passed"`
-	Failed  int           `json:"failed"`
-	Errors  int           `json:"errors"`
-	Skipped int           `json:"skipped"`
-	Elapsed time.Duration `json:"-"`
+// Header opens a stream.
+type Header struct {
+	Target    string
+	XFailFile string
 }
 
-// Summarize counts results by verdict.
-func Summarize(results []runner.Result) Summary {
-	var s Summary
-	for _, r := range results {
-		s.Total++
-		s.Elapsed += r.Elapsed
-		switch r.Verdict() {
-		case runner.Pass:
-			s.Passed++
-		case runner.Fail:
-			s.Failed++
-		case runner.Error:
-			s.Errors++
-		case runner.Skip:
-			s.Skipped++
+// End closes a stream: what became of the expected-failure list, and why
+// the run stopped early, if it did.
+type End struct {
+	Stale   []JSONStale
+	Stopped string
+}
+
+// Stream writes results as they come: Add after each spec, End once.
+type Stream interface {
+	Add(r JSONResult) error
+	End(e End) error
+}
+
+// Formats are the report formats a Stream writes.
+var Formats = []string{"text", "json", "junit"}
+
+// NewStream starts a report in format on w; its header is written now.
+func NewStream(format string, w io.Writer, h Header, opts Options) (Stream, error) {
+	switch format {
+	case "text":
+		return &textStream{w: w, opts: opts}, nil
+	case "json":
+		return newJSONStream(w, h)
+	case "junit":
+		return newJUnitStream(w, h)
+	}
+	return nil, fmt.Errorf("unknown format %q: use %s", format, strings.Join(Formats, ", "))
+}
+
+// Record makes the report's record of one outcome.
+func Record(o runner.Outcome, opts Options) JSONResult {
+	r := o.Result
+	jr := JSONResult{
+		Name:             r.Spec.Name,
+		File:             r.Spec.File,
+		Run:              r.Run,
+		Verdict:          string(r.Verdict()),
+		Outcome:          string(o.Status),
+		Rules:            r.Spec.Rules,
+		ExpectViolations: r.Spec.Expect.Violations,
+		Passes:           Passes(r.Trace),
+		Events:           len(r.Trace.Events),
+		ElapsedMS:        ms(r.Elapsed.Seconds()),
+		Violations:       jsonViolations(r.Violations),
+		Expected:         jsonViolations(r.Expected),
+		Unseen:           r.Unseen,
+		Unexercised:      r.Unexercised,
+		NothingJudged:    r.NothingJudged,
+		Unobserved:       r.Unobserved,
+		Judged:           jsonRules(r.Rules),
+		SkipReason:       r.SkipReason,
+		TraceFile:        opts.TraceFiles[r.Spec.Name],
+		Sources:          r.Trace.Header.Sources,
+	}
+	if jr.Name == "" {
+		jr.Name = r.Spec.File
+	}
+	if o.Status != runner.Passed && o.Status != runner.Failed {
+		jr.Reason = o.Reason
+	}
+	for _, e := range o.Listed {
+		jr.Listed = append(jr.Listed, e.Key)
+	}
+	if r.Err != nil {
+		jr.Error = r.Err.Error()
+	}
+	for _, st := range runner.NeverEnded(r.Trace) {
+		jr.NeverEnded = append(jr.NeverEnded, JSONStopped{Label: st.Label, Passes: st.Passes})
+	}
+	if r.Spec.File != "" && jr.TraceFile == "" {
+		if opts.Rerun != nil {
+			jr.Rerun = opts.Rerun(r.Spec)
+		} else {
+			jr.Rerun = "replayspec run --trace-out " + r.Spec.Name + ".ndjson " + r.Spec.File
 		}
 	}
+	return jr
+}
+
+// FlakeOutcome makes a flaky case's outcome say so, with why: it failed,
+// then passed on a rerun, or it is listed as known-flaky (file).
+func FlakeOutcome(o *runner.Outcome, a runner.Attempted, file string) {
+	if !a.Flaky {
+		return
+	}
+	o.Status = runner.Flaky
+	o.Reason = fmt.Sprintf("failed, then passed on attempt %d", a.Attempts)
+	if a.Known != "" {
+		o.Reason = fmt.Sprintf("failed on all %d attempts; listed in %s as known-flaky (%s)", a.Attempts, file, a.Known)
+	}
+}
+
+// Attempts adds to a record what its reruns showed: how many, and for a
+// flake the failure it showed first.
+func Attempts(rec *JSONResult, a runner.Attempted) {
+	if a.Attempts > 1 {
+		rec.Attempts = a.Attempts
+	}
+	if !a.Flaky || a.Failed == nil {
+		return
+	}
+	var b strings.Builder
+	for _, v := range a.Failed.Violations {
+		b.WriteString(v.String() + "\n")
+	}
+	if a.Failed.Err != nil {
+		b.WriteString(a.Failed.Err.Error() + "\n")
+	}
+	rec.FlakyFailure = b.String()
+}
+
+// Outcomes gives results the outcomes of a run without an
+// expected-failure list: the runner's verdicts.
+func Outcomes(results []runner.Result) []runner.Outcome {
+	return (runner.XFail{}).Apply(results)
+}
+
+// Write writes a whole report of outcomes in format: a stream written at
+// once.
+func Write(w io.Writer, format string, outcomes []runner.Outcome, opts Options, end End) error {
+	h := Header{Target: opts.Target, XFailFile: opts.XFailFile}
+	st, err := NewStream(format, w, h, opts)
+	if err != nil {
+		return err
+	}
+	for _, o := range outcomes {
+		if err := st.Add(Record(o, opts)); err != nil {
+			return err
+		}
+	}
+	return st.End(end)
+}
+
+// Text writes a report of results for people.
+func Text(w io.Writer, results []runner.Result, opts Options) error {
+	return Write(w, "text", Outcomes(results), opts, End{})
+}
+
+// JSON writes the JSON report stream of results.
+func JSON(w io.Writer, results []runner.Result, opts Options) error {
+	return Write(w, "json", Outcomes(results), opts, End{})
+}
+
+// JUnit writes the JUnit report of results.
+func JUnit(w io.Writer, results []runner.Result, opts Options) error {
+	return Write(w, "junit", Outcomes(results), opts, End{})
+}
+
+// StaleOf turns the list's stale entries into the report's.
+func StaleOf(file string, st []runner.StaleEntry) []JSONStale {
+	var out []JSONStale
+	for _, s := range st {
+		out = append(out, JSONStale{Line: s.Entry.Line, Key: s.Entry.Key, Held: s.Held, Message: s.Message(file)})
+	}
+	return out
+}
+
+// summer counts records by outcome.
+type summer struct{ s JSONSummary }
+
+func (m *summer) add(r JSONResult) {
+	m.s.Total++
+	m.s.ElapsedMS += r.ElapsedMS
+	switch runner.Status(r.Outcome) {
+	case runner.Passed:
+		m.s.Passed++
+	case runner.Failed:
+		m.s.Failed++
+	case runner.Errored:
+		m.s.Errors++
+	case runner.Skipped:
+		m.s.Skipped++
+	case runner.Expected:
+		m.s.XFailed++
+	case runner.Flaky:
+		m.s.Flaky++
+	}
+}
+
+func (m *summer) summary() JSONSummary {
+	s := m.s
+	s.ElapsedMS = float64(int64(s.ElapsedMS*1e3+0.5)) / 1e3
 	return s
 }
 
@@ -99,6 +267,10 @@ func requires(v check.Violation) string {
 	return ""
 }
 
+func requiresOf(id string) string {
+	return requires(check.Violation{Rule: id})
+}
+
 // millis renders a duration in milliseconds, e.g. "0.2 ms", "12.5 ms",
 // with more decimals below 0.1 ms so that a fast spec never reads "0.0".
 func millis(d time.Duration) string {
@@ -108,4 +280,48 @@ func millis(d time.Duration) string {
 		prec = 3
 	}
 	return strconv.FormatFloat(ms, 'f', prec, 64) + " ms"
+}
+
+func fromMS(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+// Clean makes text from outside (a driver's stderr, a spec's names) safe
+// to print on a terminal: control characters are written escaped (\x1b),
+// so that a driver cannot move the cursor, clear the screen or hide a
+// line. Newlines and tabs stay when multiline is set.
+func Clean(s string, multiline bool) string {
+	ok := true
+	for _, r := range s {
+		if isControl(r, multiline) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r, multiline) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune, multiline bool) bool {
+	if multiline && (r == '\n' || r == '\t') {
+		return false
+	}
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == '\ufeff'
+}
+
+func sourcesText(ss []trace.Source) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, " and ")
 }

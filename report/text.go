@@ -4,42 +4,104 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/runner"
-	"github.com/replayspec/replayspec/spec"
-	"github.com/replayspec/replayspec/trace"
 )
 
-// Text writes a report for people: one line per spec, and for each failure
-// the rule, what it requires, what was found, the events involved and
-// where to look.
-func Text(w io.Writer, results []runner.Result, opts Options) error {
-	bw := bufio.NewWriter(w)
-	for _, r := range results {
-		writeResult(bw, r, opts)
+// textStream writes a report for people: one line per spec as it
+// finishes, and for each failure the rule, what it requires, what was
+// found, the events involved and where to look.
+type textStream struct {
+	w    io.Writer
+	opts Options
+	sum  summer
+}
+
+func (s *textStream) Add(r JSONResult) error {
+	s.sum.add(r)
+	var b strings.Builder
+	writeRecord(&b, r, s.opts)
+	return s.write(b.String())
+}
+
+// write sends text out, control characters escaped, verdicts coloured.
+func (s *textStream) write(text string) error {
+	if text == "" {
+		return nil
 	}
-	s := Summarize(results)
-	fmt.Fprintf(bw, "\n%d %s: %d passed, %d failed, %d errors, %d skipped (%s)\n",
-		s.Total, plural(s.Total, "spec", "specs"), s.Passed, s.Failed, s.Errors, s.Skipped, millis(s.Elapsed))
+	text = Clean(text, true)
+	if s.opts.Color {
+		text = colour(text)
+	}
+	bw := bufio.NewWriter(s.w)
+	bw.WriteString(text)
 	return bw.Flush()
 }
 
-func writeResult(w io.Writer, r runner.Result, opts Options) {
-	name := r.Spec.Name
-	if name == "" {
-		name = r.Spec.File
+func (s *textStream) End(e End) error {
+	var b strings.Builder
+	for _, st := range e.Stale {
+		fmt.Fprintf(&b, "STALE %s\n", st.Message)
 	}
-	v := r.Verdict()
-	stats := fmt.Sprintf("%d %s, %s", Passes(r.Trace), plural(Passes(r.Trace), "pass", "passes"), millis(r.Elapsed))
-	switch v {
-	case runner.Pass:
+	sum := s.sum.summary()
+	fmt.Fprintf(&b, "\n%d %s: %d passed, %d failed, %d errors, %d skipped", sum.Total, plural(sum.Total, "spec", "specs"),
+		sum.Passed, sum.Failed, sum.Errors, sum.Skipped)
+	if sum.XFailed > 0 || s.opts.XFailFile != "" {
+		fmt.Fprintf(&b, ", %d expected %s", sum.XFailed, plural(sum.XFailed, "failure", "failures"))
+	}
+	if sum.Flaky > 0 {
+		fmt.Fprintf(&b, ", %d flaky", sum.Flaky)
+	}
+	if len(e.Stale) > 0 {
+		fmt.Fprintf(&b, ", %d stale %s in %s", len(e.Stale), plural(len(e.Stale), "entry", "entries"), s.opts.XFailFile)
+	}
+	fmt.Fprintf(&b, " (%s)\n", millis(fromMS(sum.ElapsedMS)))
+	if e.Stopped != "" {
+		fmt.Fprintf(&b, "STOPPED %s\n", e.Stopped)
+	}
+	return s.write(b.String())
+}
+
+// verdictWords are the first words of a spec's block, by outcome.
+var verdictWords = map[runner.Status]string{
+	runner.Passed: "PASS", runner.Failed: "FAIL", runner.Errored: "ERROR", runner.Skipped: "SKIP", runner.Expected: "XFAIL",
+	runner.Flaky: "FLAKY",
+}
+
+var colours = map[string]string{
+	"PASS": "\033[32m", "FAIL": "\033[31m", "ERROR": "\033[1;31m", "SKIP": "\033[33m", "XFAIL": "\033[36m", "FLAKY": "\033[35m", "STALE": "\033[1;31m", "STOPPED": "\033[1;33m",
+}
+
+// colour marks the verdict word that starts a line.
+func colour(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		word, rest, ok := strings.Cut(l, " ")
+		if c, known := colours[word]; ok && known {
+			lines[i] = c + word + "\033[0m " + rest
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+func writeRecord(w io.Writer, r JSONResult, opts Options) {
+	name := r.Name
+	if r.Run > 0 {
+		name = fmt.Sprintf("%s#%d", name, r.Run)
+	}
+	status := runner.Status(r.Outcome)
+	word := verdictWords[status]
+	stats := fmt.Sprintf("%d %s, %s", r.Passes, plural(r.Passes, "pass", "passes"), millis(fromMS(r.ElapsedMS)))
+	switch {
+	case status == runner.Passed:
 		if opts.Quiet {
 			return
 		}
-		for _, ne := range neverEnded(r.Trace) {
-			stats += fmt.Sprintf("; %s never ended, as expected, after %d passes", ne.label, ne.passes)
+		for _, ne := range r.NeverEnded {
+			stats += fmt.Sprintf("; %s never ended, as expected, after %d passes", ne.Label, ne.Passes)
 		}
 		if len(r.Expected) > 0 {
 			stats += "; caught as expected: " + strings.Join(ruleIDs(r.Expected), ", ")
@@ -48,24 +110,36 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 			stats += "; not observable here: expect." + strings.Join(r.Unobserved, ", expect.")
 		}
 		fmt.Fprintf(w, "PASS %s (%s)\n", name, stats)
+		writeJudged(w, r, opts)
 		return
-	case runner.Skip:
-		if opts.Quiet {
+	case status == runner.Skipped:
+		if !opts.Quiet {
+			fmt.Fprintf(w, "SKIP %s: %s\n", name, r.SkipReason)
+		}
+		return
+	case status == runner.Flaky:
+		fmt.Fprintf(w, "FLAKY %s (%s): %s\n", name, stats, r.Reason)
+		return
+	case status == runner.Expected:
+		fmt.Fprintf(w, "XFAIL %s (%s): expected failure: %s\n", name, stats, r.Reason)
+		if !opts.Verbose {
 			return
 		}
-		fmt.Fprintf(w, "SKIP %s: %s\n", name, r.SkipReason)
-		return
-	case runner.Error:
+	case runner.Verdict(r.Verdict) == runner.Error:
 		fmt.Fprintf(w, "ERROR %s (%s)\n", name, stats)
-		fmt.Fprintf(w, "  the target could not run the spec: %s\n", indentRest(r.Err.Error(), "  "))
+		fmt.Fprintf(w, "  the run did not finish: %s\n", indentRest(r.Error, "  "))
+	case status == runner.Errored:
+		// The list made a passing spec an error: it says it fails.
+		fmt.Fprintf(w, "ERROR %s (%s)\n  %s\n", name, stats, r.Reason)
+		return
 	default:
-		fmt.Fprintf(w, "FAIL %s (%s)\n", name, stats)
+		fmt.Fprintf(w, "%s %s (%s)\n", word, name, stats)
 	}
-	if r.Spec.File != "" {
-		fmt.Fprintf(w, "  spec: %s\n", r.Spec.File)
+	if r.File != "" {
+		fmt.Fprintf(w, "  spec: %s\n", r.File)
 	}
-	for _, ne := range neverEnded(r.Trace) {
-		fmt.Fprintf(w, "  note: %s never ended: its indefinite loop was stopped after %d passes, when the run's pass budget (limits.max_passes, --max-passes) or time (--timeout) ran out\n", ne.label, ne.passes)
+	for _, ne := range r.NeverEnded {
+		fmt.Fprintf(w, "  note: %s never ended: its loop was stopped after %d passes, when the run's pass budget (limits.max_passes, --max-passes) or time (--timeout) ran out\n", ne.Label, ne.Passes)
 	}
 	for _, vi := range r.Violations {
 		writeViolation(w, vi)
@@ -75,8 +149,8 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 		fmt.Fprintf(w, "    found:    the spec names %s under rules, but no oracle examined an instance of %s in the trace:\n", plural(len(r.Unexercised), "this rule", "these rules"), plural(len(r.Unexercised), "it", "them"))
 		fmt.Fprintf(w, "              the spec does not show %s, or the implementation never did what the spec sets up\n", plural(len(r.Unexercised), "it", "them"))
 	}
-	if r.NothingJudged {
-		fmt.Fprintf(w, "  [nothing judged] no oracle found anything to examine in the trace (%d events): silence is not a pass\n", len(r.Trace.Events))
+	if r.NothingJudged && runner.Verdict(r.Verdict) != runner.Error {
+		fmt.Fprintf(w, "  [nothing judged] no oracle found anything to examine in the trace (%d events): silence is not a pass\n", r.Events)
 	}
 	for _, id := range r.Unseen {
 		fmt.Fprintf(w, "  [%s] expected but not reported\n", id)
@@ -85,11 +159,30 @@ func writeResult(w io.Writer, r runner.Result, opts Options) {
 			fmt.Fprintf(w, "    requires: %s\n", req)
 		}
 	}
-	fmt.Fprintf(w, "  where to look: %s\n", whereToLook(r, opts))
+	writeJudged(w, r, opts)
+	fmt.Fprintf(w, "  where to look: %s\n", whereToLook(r))
 }
 
-func writeViolation(w io.Writer, v check.Violation) {
-	fmt.Fprintf(w, "  [%s] %s\n", v.Rule, requires(v))
+// writeJudged lists, with -v, every rule judged and its instances.
+func writeJudged(w io.Writer, r JSONResult, opts Options) {
+	if !opts.Verbose || len(r.Judged) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  rules judged:\n")
+	for _, j := range r.Judged {
+		line := fmt.Sprintf("    %-7s %-14s %d %s", j.Rule, j.Verdict, j.Instances, plural(j.Instances, "instance", "instances"))
+		if len(j.Missing) > 0 {
+			line += " (the trace lacks " + strings.Join(j.Missing, " and ") + " events)"
+		}
+		if slices.Contains(r.Rules, j.Rule) {
+			line += "  [named by the spec]"
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func writeViolation(w io.Writer, v JSONViolation) {
+	fmt.Fprintf(w, "  [%s] %s\n", v.Rule, v.Requires)
 	fmt.Fprintf(w, "    found:    %s\n", indentRest(v.Message, "              "))
 	switch {
 	case v.Label != "" && v.Dispatch != 0:
@@ -109,19 +202,16 @@ func writeViolation(w io.Writer, v check.Violation) {
 }
 
 // whereToLook points at the spec file and the whole trace.
-func whereToLook(r runner.Result, opts Options) string {
+func whereToLook(r JSONResult) string {
 	var parts []string
-	if r.Spec.File != "" {
-		parts = append(parts, "the spec "+r.Spec.File)
+	if r.File != "" {
+		parts = append(parts, "the spec "+r.File)
 	}
-	if f := opts.TraceFiles[r.Spec.Name]; f != "" {
-		parts = append(parts, "the whole trace in "+f)
-	} else if r.Spec.File != "" {
-		rerun := opts.Rerun
-		if rerun == nil {
-			rerun = func(s spec.Spec) string { return "replayspec run --trace-out " + r.Spec.Name + ".ndjson " + s.File }
-		}
-		parts = append(parts, "the whole trace: "+rerun(r.Spec))
+	switch {
+	case r.TraceFile != "":
+		parts = append(parts, "the whole trace in "+r.TraceFile)
+	case r.Rerun != "":
+		parts = append(parts, "the whole trace: "+r.Rerun)
 	}
 	if len(parts) == 0 {
 		return "the events above (seq numbers count from the trace's first event)"
@@ -129,16 +219,10 @@ func whereToLook(r runner.Result, opts Options) string {
 	return strings.Join(parts, "; ")
 }
 
-func requiresOf(id string) string {
-	return requires(check.Violation{Rule: id})
-}
-
-func ruleIDs(vs []check.Violation) []string {
+func ruleIDs(vs []JSONViolation) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, v := range vs {
-		if !seen[v.Rule] {
-			seen[v.Rule] = true
+		if !slices.Contains(out, v.Rule) {
 			out = append(out, v.Rule)
 		}
 	}
@@ -155,31 +239,4 @@ func plural(n int, one, many string) string {
 // indentRest indents every line of s but the first.
 func indentRest(s, prefix string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
-}
-
-// endless is a dispatch whose indefinite loop spent the pass budget.
-type endless struct {
-	label  string
-	passes uint64
-}
-
-// neverEnded lists the dispatches of t that never ended, named by the
-// spec's label when an event of the dispatch carries it.
-func neverEnded(t trace.Trace) []endless {
-	var out []endless
-	for _, e := range t.Events {
-		if e.Type != trace.NeverEnded {
-			continue
-		}
-		ne := endless{label: fmt.Sprintf("dispatch %d", e.Dispatch)}
-		ne.passes, _ = e.PassOf()
-		for _, o := range t.Events {
-			if o.Dispatch == e.Dispatch && o.Label != "" {
-				ne.label = o.Label
-				break
-			}
-		}
-		out = append(out, ne)
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -41,17 +42,63 @@ const queueTrackBase = 1 << 20
 // per kernel (start..end), and instants for snapshot, restore, completion
 // signals, warnings and the application's completions.
 func Timeline(w io.Writer, results []runner.Result, opts Options) error {
-	doc := TimelineFile{DisplayTimeUnit: "ns", TraceEvents: []TimelineEvent{}}
-	for i, r := range results {
-		name := r.Spec.Name
-		if name == "" {
-			name = r.Trace.Header.Spec
-		}
-		doc.TraceEvents = append(doc.TraceEvents, TimelineOf(r.Trace, i+1, name)...)
+	tl, err := NewTimeline(w)
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	for _, r := range results {
+		if err := tl.Add(r); err != nil {
+			return err
+		}
+	}
+	return tl.Close()
+}
+
+// TimelineWriter writes a timeline as specs finish: each Add appends one
+// spec's process, Close ends the document.
+type TimelineWriter struct {
+	w     *bufio.Writer
+	pid   int
+	first bool
+}
+
+// NewTimeline starts a timeline document on w.
+func NewTimeline(w io.Writer) (*TimelineWriter, error) {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`)
+	return &TimelineWriter{w: bw, first: true}, bw.Flush()
+}
+
+// Add appends the trace of one result.
+func (tl *TimelineWriter) Add(r runner.Result) error {
+	tl.pid++
+	name := r.Spec.Name
+	if name == "" {
+		name = r.Trace.Header.Spec
+	}
+	if r.Run > 0 {
+		name = fmt.Sprintf("%s#%d", name, r.Run)
+	}
+	for _, ev := range TimelineOf(r.Trace, tl.pid, name) {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		if !tl.first {
+			tl.w.WriteString(",\n")
+		} else {
+			tl.w.WriteString("\n")
+		}
+		tl.first = false
+		tl.w.Write(b)
+	}
+	return tl.w.Flush()
+}
+
+// Close ends the document.
+func (tl *TimelineWriter) Close() error {
+	tl.w.WriteString("\n]}\n")
+	return tl.w.Flush()
 }
 
 type queueKey struct{ agent, queue uint64 }
@@ -60,6 +107,7 @@ type queueKey struct{ agent, queue uint64 }
 type openSlice struct {
 	at   int // index of the ENTER event
 	name string
+	k    sliceKey
 }
 
 type sliceKey struct {
@@ -105,7 +153,21 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 		meta("thread_sort_index", tid, map[string]any{"sort_index": tid})
 	}
 
-	open := map[sliceKey]openSlice{}
+	// Slices nest on their thread's track: an EXIT closes every slice
+	// opened on that thread after its ENTER (their own EXIT never came),
+	// and a loop the harness cut off closes its dispatch's slices.
+	stacks := map[uint64][]openSlice{}
+	closeTo := func(thread uint64, keep int, at uint64) {
+		st := stacks[thread]
+		for len(st) > keep {
+			o := st[len(st)-1]
+			st = st[:len(st)-1]
+			if o.k.op != "" {
+				out = append(out, slice(t.Events[o.at], at, o.name+" (no EXIT)", pid, true))
+			}
+		}
+		stacks[thread] = st
+	}
 	var lastTime uint64
 	for i, e := range t.Events {
 		lastTime = max(lastTime, e.Time)
@@ -122,12 +184,17 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 			}
 			switch e.Phase {
 			case trace.PhaseEnter:
-				open[k] = openSlice{at: i, name: label}
+				stacks[e.Thread] = append(stacks[e.Thread], openSlice{at: i, name: label, k: k})
 			case trace.PhaseExit:
-				if o, ok := open[k]; ok {
-					out = append(out, slice(t.Events[o.at], e.Time, o.name, pid, false))
-					delete(open, k)
+				st := stacks[e.Thread]
+				at := slices.IndexFunc(st, func(o openSlice) bool { return o.k == k })
+				if at < 0 {
+					continue // an EXIT without its ENTER: the oracles say so
 				}
+				closeTo(e.Thread, at+1, e.Time)
+				o := stacks[e.Thread][at]
+				out = append(out, slice(t.Events[o.at], e.Time, o.name, pid, false))
+				stacks[e.Thread] = stacks[e.Thread][:at]
 			}
 		case trace.Kernel:
 			start, end := e.Start, e.End
@@ -164,6 +231,10 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 		case trace.NeverEnded:
 			p, _ := e.PassOf()
 			out = append(out, instant(e, "never ended", pid, map[string]any{"passes": p}))
+			st := stacks[e.Thread]
+			if at := slices.IndexFunc(st, func(o openSlice) bool { return o.k.dispatch == e.Dispatch }); at >= 0 {
+				closeTo(e.Thread, at, e.Time)
+			}
 		case trace.AppDispatch:
 			out = append(out, instant(e, "app dispatch "+e.Label, pid, map[string]any{"kernel": e.Kernel, "signal": e.Signal}))
 		case trace.AppComplete:
@@ -174,14 +245,8 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 	}
 	// An ENTER without its EXIT is a fault worth seeing: draw it to the
 	// end of the trace and say so.
-	var unclosed []sliceKey
-	for k := range open {
-		unclosed = append(unclosed, k)
-	}
-	slices.SortFunc(unclosed, func(a, b sliceKey) int { return cmp.Compare(open[a].at, open[b].at) })
-	for _, k := range unclosed {
-		o := open[k]
-		out = append(out, slice(t.Events[o.at], lastTime, o.name+" (no EXIT)", pid, true))
+	for _, th := range slices.Sorted(maps.Keys(stacks)) {
+		closeTo(th, 0, lastTime)
 	}
 	return out
 }

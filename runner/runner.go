@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/replayspec/replayspec/check"
@@ -30,6 +32,9 @@ const (
 type Result struct {
 	Spec  spec.Spec
 	Trace trace.Trace
+	// Run numbers the runs of one spec when specs run several times
+	// (-count); 0 when each runs once.
+	Run int
 	// Violations are failures nobody expected.
 	Violations []check.Violation
 	// Expected are failures the spec listed under expect.violations.
@@ -48,7 +53,8 @@ type Result struct {
 	// Unobserved lists the spec's expectations (expect.<key>) the trace's
 	// sources cannot show: neither judged nor passed.
 	Unobserved []string
-	// Err is a target failure (it could not run, or broke down).
+	// Err is a target failure (it could not run, or broke down), or the
+	// harness's own limit (the time, the pass budget) running out.
 	Err        error
 	SkipReason string
 	Elapsed    time.Duration
@@ -72,12 +78,41 @@ type Options struct {
 	Target target.Target
 	// Run are the options handed to the target.
 	Run target.Options
-	// Timeout bounds one spec (default 60 s): a target that never answers
+	// Timeout bounds one spec's wall time, from the start of its run to
+	// the end of its judging (default 60 s): a target that never answers
 	// is an error, never a hang.
 	Timeout time.Duration
+	// Grace is how long a target is given to stop once the time is up
+	// (default 2 s); one that does not is abandoned, its trace being what
+	// it recorded so far.
+	Grace time.Duration
+	// OnPass, when set, is called as each pass starts, with the number of
+	// passes the spec has run so far (for progress on long runs).
+	OnPass func(s spec.Spec, passes int)
+	// Spent, when set, is the time already spent on a spec before it runs
+	// (reading and checking its file): it counts against the timeout and
+	// in the spec's time.
+	Spent func(s spec.Spec) time.Duration
 }
 
-// Run runs one spec through the pipeline.
+// DefaultTimeout bounds a spec when Options.Timeout is 0.
+const DefaultTimeout = 60 * time.Second
+
+const defaultGrace = 2 * time.Second
+
+// ErrInterrupted is wrapped by the error of a spec whose run was
+// interrupted (SIGINT, SIGTERM): its caller's context was cancelled.
+var ErrInterrupted = errors.New("interrupted")
+
+// errTimeout is wrapped by the error of a spec that ran out of time.
+var errTimeout = errors.New("timed out")
+
+// errBudget is wrapped by the error of a spec whose loop the harness cut
+// off at its pass budget without the spec expecting it.
+var errBudget = errors.New("pass budget spent")
+
+// Run runs one spec through the pipeline. It returns within the timeout
+// and its grace, whatever the target does.
 func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	r := Result{Spec: s}
 	tg := opts.Target
@@ -85,40 +120,223 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		r.Err = errors.New("runner: no target to run the spec on (Options.Target is nil)")
 		return r
 	}
-	if miss := target.Missing(tg, s); len(miss) > 0 {
+	need := s
+	need.Requires = spec.Needs(s)
+	if miss := target.Missing(tg, need); len(miss) > 0 {
 		r.SkipReason = fmt.Sprintf("target %s does not claim %v", tg.Name(), miss)
 		return r
 	}
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
+	timeout := cmpOr(opts.Timeout, DefaultTimeout)
+	grace := cmpOr(opts.Grace, defaultGrace)
+	var spent time.Duration
+	if opts.Spent != nil {
+		spent = opts.Spent(s)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	start := time.Now().Add(-spent)
+	deadline := start.Add(timeout)
+	runCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	start := time.Now()
-	t, err := tg.Run(ctx, spec.Defaults(s), opts.Run)
-	r.Elapsed = time.Since(start)
+
+	t, err := runTarget(runCtx, tg, s, opts, grace)
 	r.Trace = t
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	switch {
+	case ctx.Err() != nil:
+		err = errors.Join(fmt.Errorf("%w after %s: the trace holds what was recorded until then", ErrInterrupted, round(time.Since(start))), err)
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
 		// The engine ends a loop when the time is up and may return
 		// cleanly: a spec that used all its time did not finish.
-		err = errors.Join(fmt.Errorf("no result within %s; the trace holds what was recorded until then", timeout), err)
+		err = errors.Join(fmt.Errorf("%w: no result within --timeout %s; the trace holds what was recorded until then", errTimeout, timeout), err)
+	case err == nil:
+		err = budgetSpent(s, t)
 	}
 	r.Err = err
-	Judge(&r, s, t)
+	judgeBy(ctx, &r, s, t, deadline.Add(grace))
+	r.Elapsed = time.Since(start)
 	return r
+}
+
+// runTarget runs the spec on the target in a goroutine, so that a target
+// that does not stop when its context ends is abandoned after grace; a
+// panic in the target is an error of the spec, not a crash of the run.
+func runTarget(ctx context.Context, tg target.Target, s spec.Spec, opts Options, grace time.Duration) (trace.Trace, error) {
+	type outcome struct {
+		t   trace.Trace
+		err error
+	}
+	// Only the passes are counted on the way: a copy of every event would
+	// double the memory of a long run.
+	var passes atomic.Int64
+	ro := opts.Run
+	outer := ro.Sink
+	if opts.OnPass != nil {
+		ro.Sink = func(e trace.Event) {
+			if e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
+				opts.OnPass(s, int(passes.Add(1)))
+			}
+			if outer != nil {
+				outer(e)
+			}
+		}
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o.err = fmt.Errorf("internal error: the target panicked: %v\n%s", p, debug.Stack())
+			}
+			done <- o
+		}()
+		o.t, o.err = tg.Run(ctx, spec.Defaults(s), ro)
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		select {
+		case o = <-done:
+		case <-time.After(grace):
+			return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: tg.Name()}},
+				fmt.Errorf("the target did not stop within %s of being told to; abandoned (what it recorded is lost with it)", grace)
+		}
+	}
+	return o.t, o.err
+}
+
+// budgetSpent is the error of a trace in which the harness cut off a loop
+// the spec means to end: the harness's own pass budget ran out, which says
+// nothing about the implementation. A loop the spec means never to end
+// (listed under expect.never_ends, or an indefinite loop whose continue
+// always says go on) is what the budget is for (CMP-4).
+func budgetSpent(s spec.Spec, t trace.Trace) error {
+	budget := spec.Defaults(s).Limits.MaxPasses
+	for _, ne := range NeverEnded(t) {
+		// A loop the trace cannot tie to a dispatch of the spec (its ids
+		// are broken) is left to the oracles: DID says what is wrong.
+		if !ne.Known || slices.Contains(s.Expect.NeverEnds, ne.Label) || neverMeantToEnd(s, ne.Label) {
+			continue
+		}
+		return fmt.Errorf("%w: the harness stopped %s after %d passes, its pass budget (limits.max_passes %d, or --max-passes); "+
+			"list it under expect.never_ends if its loop must never end, else raise the budget or make its continue policy end the loop",
+			errBudget, ne.Label, ne.Passes, budget)
+	}
+	return nil
+}
+
+// neverMeantToEnd reports whether dispatch label's plan is an indefinite
+// loop whose continue always says go on.
+func neverMeantToEnd(s spec.Spec, label string) bool {
+	for _, d := range s.Application.Dispatches {
+		if d.Name != label {
+			continue
+		}
+		p := s.Tool.Plan
+		if d.Plan != nil {
+			p = *d.Plan
+		}
+		n, fixed := p.Passes.Number()
+		return fixed && n == 0 && p.Continue != nil && p.Continue.Always
+	}
+	return false
+}
+
+// Stopped is a dispatch whose loop the harness cut off (a never_ended
+// event): the spec's label for it and the passes it ran.
+type Stopped struct {
+	Label    string
+	Dispatch uint64
+	Passes   uint64
+	// Known is set when an event of the dispatch carries the spec's label.
+	Known bool
+}
+
+// NeverEnded lists the dispatches of t whose loop the harness cut off,
+// named by the spec's label when an event of the dispatch carries one.
+func NeverEnded(t trace.Trace) []Stopped {
+	var out []Stopped
+	var labels map[uint64]string
+	for _, e := range t.Events {
+		if e.Type != trace.NeverEnded {
+			continue
+		}
+		if labels == nil {
+			labels = map[uint64]string{}
+			for _, o := range t.Events {
+				if o.Dispatch != 0 && o.Label != "" && labels[o.Dispatch] == "" {
+					labels[o.Dispatch] = o.Label
+				}
+			}
+		}
+		st := Stopped{Dispatch: e.Dispatch, Label: labels[e.Dispatch], Known: labels[e.Dispatch] != ""}
+		if !st.Known {
+			st.Label = fmt.Sprintf("dispatch %d", e.Dispatch)
+		}
+		st.Passes, _ = e.PassOf()
+		out = append(out, st)
+	}
+	return out
 }
 
 // Judge fills r's verdicts for trace t of spec s: the oracles, the spec's
 // own expectations, the violations it expects, and the rules it names.
+// When r.Err is set the run did not finish: its expectations are not
+// checked (they would only echo the breakdown), and a loop the harness cut
+// off is not held against the implementation (CMP-4).
 func Judge(r *Result, s spec.Spec, t trace.Trace) {
 	j, exp, unobserved := check.JudgeSpec(s, t) // one index of the trace for both
-	vs := append(j.Violations, exp...)
-	r.Unobserved = unobserved
+	vs := j.Violations
+	if r.Err == nil {
+		vs = append(vs, exp...)
+		r.Unobserved = unobserved
+	} else if errors.Is(r.Err, errTimeout) || errors.Is(r.Err, errBudget) || errors.Is(r.Err, ErrInterrupted) {
+		cut := map[uint64]bool{}
+		for _, st := range NeverEnded(t) {
+			cut[st.Dispatch] = true
+		}
+		vs = slices.DeleteFunc(slices.Clone(vs), func(v check.Violation) bool { return v.Rule == "CMP-4" && cut[v.Dispatch] })
+		j.Rules = slices.Clone(j.Rules)
+		for i, rr := range j.Rules {
+			if rr.Rule == "CMP-4" && rr.Verdict == check.Fail && !slices.ContainsFunc(vs, func(v check.Violation) bool { return v.Rule == "CMP-4" }) {
+				j.Rules[i].Verdict, j.Rules[i].Violations = check.NotExercised, nil // cut off by the harness: not judged
+			}
+		}
+	}
 	r.Violations, r.Expected, r.Unseen = sortOut(vs, s.Expect.Violations)
+	if r.Err != nil {
+		r.Expected, r.Unseen = nil, nil
+	}
 	r.Rules = j.Rules
 	r.Unexercised = unexercised(s.Rules, j)
 	r.NothingJudged = j.Count()[check.Pass]+j.Count()[check.Fail] == 0
+}
+
+// judgeBy judges within the time left (until by): an oracle pass over a
+// huge trace must not overrun the spec's bound. A judgement that does not
+// finish in time leaves the spec an error.
+func judgeBy(ctx context.Context, r *Result, s spec.Spec, t trace.Trace, by time.Time) {
+	done := make(chan Result, 1)
+	in := *r
+	go func() {
+		out := in
+		defer func() {
+			if p := recover(); p != nil {
+				out.Err = errors.Join(out.Err, fmt.Errorf("internal error: judging the trace panicked: %v\n%s", p, debug.Stack()))
+			}
+			done <- out
+		}()
+		Judge(&out, s, t)
+	}()
+	wait := time.Until(by)
+	if wait < time.Second {
+		wait = time.Second // a spec that spent its time still has its partial trace looked at
+	}
+	select {
+	case *r = <-done:
+	case <-ctx.Done():
+		r.Err = errors.Join(r.Err, fmt.Errorf("%w while judging the trace (%d events)", ErrInterrupted, len(t.Events)))
+	case <-time.After(wait):
+		r.Err = errors.Join(r.Err, fmt.Errorf("%w: judging the trace (%d events) did not finish within the spec's time", errTimeout, len(t.Events)))
+	}
 }
 
 // unexercised lists the named rules whose verdict is "not exercised". A
@@ -153,15 +371,11 @@ func sortOut(vs []check.Violation, expected []string) (unexpected, matched []che
 	return unexpected, matched, unseen
 }
 
-// RunAll runs specs in order, calling progress after each.
-func RunAll(ctx context.Context, specs []spec.Spec, opts Options, progress func(done, total int, r Result)) []Result {
-	out := make([]Result, 0, len(specs))
-	for i, s := range specs {
-		r := Run(ctx, s, opts)
-		out = append(out, r)
-		if progress != nil {
-			progress(i+1, len(specs), r)
-		}
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
 	}
-	return out
+	return def
 }
+
+func round(d time.Duration) time.Duration { return d.Round(time.Millisecond) }

@@ -19,6 +19,9 @@ const (
 	Skipped  Status = "skipped"
 	Expected Status = "expected failure"
 	Errored  Status = "error"
+	// Flaky: the case failed, then passed on a rerun, or failed and is
+	// listed as known-flaky (--retries, --flakes): it does not fail a run.
+	Flaky Status = "flaky"
 )
 
 // XFail is a port's list of known failures: rule IDs or spec names, each
@@ -120,64 +123,106 @@ func FailingRules(r Result) []string {
 	return ids
 }
 
-// Apply gives each result its outcome, in order. A zero XFail lists
-// nothing: outcomes are then the runner's verdicts.
-func (xf XFail) Apply(results []Result) []Outcome {
-	out := make([]Outcome, len(results))
-	failedRule := map[string]bool{}
-	for i, r := range results {
-		o := Outcome{Result: r}
-		entry, listed := xf.lookup(r.Spec.Name)
-		if listed {
-			o.Listed = []XEntry{entry}
-		}
-		switch r.Verdict() {
-		case Skip:
-			o.Status, o.Reason = Skipped, r.SkipReason
-		case Pass:
-			o.Status = Passed
-			if listed {
-				o.Status = Errored
-				o.Reason = fmt.Sprintf("spec %s is listed as failing (%s:%d) but passed: remove it from %s", r.Spec.Name, xf.File, entry.Line, xf.File)
-			}
-		case Error:
-			o.Status, o.Reason = Errored, r.Err.Error()
-			if listed {
-				o.Status, o.Reason = Expected, entry.Reason
-			}
-		case Fail:
-			failing := FailingRules(r)
-			for _, id := range failing {
-				failedRule[id] = true
-			}
-			if listed {
-				o.Status, o.Reason = Expected, entry.Reason
-				break
-			}
-			var unlisted, reasons []string
-			for _, id := range failing {
-				e, ok := xf.lookup(id)
-				if !ok || !e.Rule {
-					unlisted = append(unlisted, id)
-					continue
-				}
-				o.Listed = append(o.Listed, e)
-				reasons = append(reasons, id+": "+e.Reason)
-			}
-			if len(unlisted) == 0 {
-				o.Status, o.Reason = Expected, strings.Join(reasons, "; ")
-			} else {
-				o.Status, o.Reason = Failed, "fails "+strings.Join(unlisted, ", ")
-			}
-		}
-		out[i] = o
+// Outcome is one result with the list applied, as it finishes. Whether a
+// listed rule is stale is known only once every spec has run: Stale says.
+func (xf XFail) Outcome(r Result) Outcome {
+	o := Outcome{Result: r}
+	entry, listed := xf.lookup(r.Spec.Name)
+	if listed {
+		o.Listed = []XEntry{entry}
 	}
-	// A listed rule that failed nowhere is stale where it was shown to
-	// hold: on the passing specs that name it.
+	switch r.Verdict() {
+	case Skip:
+		o.Status, o.Reason = Skipped, r.SkipReason
+	case Pass:
+		o.Status = Passed
+		if listed {
+			o.Status = Errored
+			o.Reason = fmt.Sprintf("spec %s is listed as failing (%s:%d) but passed: remove it from %s", r.Spec.Name, xf.File, entry.Line, xf.File)
+		}
+	case Error:
+		o.Status, o.Reason = Errored, r.Err.Error()
+		if listed {
+			o.Status, o.Reason = Expected, entry.Reason
+		}
+	case Fail:
+		if listed {
+			o.Status, o.Reason = Expected, entry.Reason
+			break
+		}
+		var unlisted, reasons []string
+		for _, id := range FailingRules(r) {
+			e, ok := xf.lookup(id)
+			if !ok || !e.Rule {
+				unlisted = append(unlisted, id)
+				continue
+			}
+			o.Listed = append(o.Listed, e)
+			reasons = append(reasons, id+": "+e.Reason)
+		}
+		if len(unlisted) == 0 {
+			o.Status, o.Reason = Expected, strings.Join(reasons, "; ")
+		} else {
+			o.Status, o.Reason = Failed, "fails "+strings.Join(unlisted, ", ")
+		}
+	}
+	return o
+}
+
+// StaleEntry is a listed rule that failed in no spec of the run and held
+// in the specs named here: the list is no longer true.
+type StaleEntry struct {
+	Entry XEntry
+	// Held are the specs that name the rule and passed.
+	Held []string
+}
+
+// Message says what is wrong with the entry and what to do.
+func (s StaleEntry) Message(file string) string {
+	return fmt.Sprintf("%s:%d: rule %s is listed as failing, but it failed in no spec and held in %s: remove it from %s",
+		file, s.Entry.Line, s.Entry.Key, strings.Join(s.Held, ", "), file)
+}
+
+// Stale lists the rule entries that failed nowhere in outcomes but held in
+// a passing spec that names them. An entry no spec of the run touched is
+// not stale: the run may have been a shard.
+func (xf XFail) Stale(outcomes []Outcome) []StaleEntry {
+	failed := map[string]bool{}
+	for _, o := range outcomes {
+		if v := o.Result.Verdict(); v == Fail {
+			for _, id := range FailingRules(o.Result) {
+				failed[id] = true
+			}
+		}
+	}
+	var out []StaleEntry
 	for _, e := range xf.Entries {
-		if !e.Rule || failedRule[e.Key] {
+		if !e.Rule || failed[e.Key] {
 			continue
 		}
+		st := StaleEntry{Entry: e}
+		for _, o := range outcomes {
+			if o.Status == Passed && slices.Contains(o.Result.Spec.Rules, e.Key) && !slices.Contains(st.Held, o.Result.Spec.Name) {
+				st.Held = append(st.Held, o.Result.Spec.Name)
+			}
+		}
+		if len(st.Held) > 0 {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Apply gives each result its outcome, in order, with stale rule entries
+// marked on the passing specs that name them. A zero XFail lists nothing:
+// outcomes are then the runner's verdicts.
+func (xf XFail) Apply(results []Result) []Outcome {
+	out := make([]Outcome, len(results))
+	for i, r := range results {
+		out[i] = xf.Outcome(r)
+	}
+	for _, st := range xf.Stale(out) {
+		e := st.Entry
 		for i := range out {
 			if out[i].Status == Passed && slices.Contains(out[i].Result.Spec.Rules, e.Key) {
 				out[i].Status = Errored
@@ -187,6 +232,27 @@ func (xf XFail) Apply(results []Result) []Outcome {
 		}
 	}
 	return out
+}
+
+// Check refuses entries that name nothing: a rule ID the catalogue does
+// not have, or a spec name none of specs has. Such a line would silently
+// excuse nothing, or a typo would hide for ever.
+func (xf XFail) Check(specNames []string) error {
+	var errs []string
+	for _, e := range xf.Entries {
+		switch {
+		case e.Rule:
+			if _, ok := rules.Lookup(e.Key); !ok {
+				errs = append(errs, fmt.Sprintf("%s:%d: %s is not a rule of the catalogue (replayspec rules lists them)", xf.File, e.Line, e.Key))
+			}
+		case !slices.Contains(specNames, e.Key):
+			errs = append(errs, fmt.Sprintf("%s:%d: %q names no rule and no spec of this run (a rule ID like PC-3, or a spec's name: replayspec list shows them)", xf.File, e.Line, e.Key))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return nil
 }
 
 // Unexpected reports whether any outcome is a failure or an error: the
@@ -199,3 +265,7 @@ func Unexpected(outcomes []Outcome) bool {
 	}
 	return false
 }
+
+// IsRuleKey reports whether an entry's key is a rule ID (PC-3) rather than
+// a spec name.
+func IsRuleKey(key string) bool { return ruleKey.MatchString(key) }

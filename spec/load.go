@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -26,7 +25,7 @@ func Load(path string) (Spec, error) {
 }
 
 func readSpecFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, MaxBytes) // read.go: with a size cap
 	if err != nil {
 		return nil, &Error{File: path, Msg: err.Error()}
 	}

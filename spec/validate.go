@@ -135,6 +135,7 @@ func (v *validator) spec(s Spec) {
 	v.lateBuffers(s)
 	v.positive("limits.max_passes", int64(min(s.Limits.MaxPasses, 1)))
 	v.expect(s.Expect)
+	v.refuse(s) // refuse.go: what needs the whole spec
 }
 
 // collectNames records every declared name first, so references may

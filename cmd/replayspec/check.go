@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -36,11 +37,12 @@ found anything to examine fails: silence is not a pass. Reports like 'run'.`,
 	},
 }
 
-func checkCmd(args []string, stdout, stderr io.Writer) int {
+func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(checkHelp.name)
 	format := fs.String("format", "text", "report format: text, json or junit")
 	quiet := fs.Bool("quiet", false, "leave passing traces out of the text report")
 	specFile := fs.String("spec", "", "the spec the traces were recorded from (`FILE`); default: the library spec named in each trace's header")
+	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "refuse a trace file larger than this many `MiB` (a trace needs several times its size in memory)")
 	files, code, ok := parseFlags(fs, checkHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -59,11 +61,17 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		given = cases
 	}
+	if *maxMiB < 1 {
+		return usageError(stderr, "check", "--max-input-mib %d: want a positive number of MiB", *maxMiB)
+	}
 	var results []runner.Result
 	opts := report.Options{Quiet: *quiet, TraceFiles: map[string]string{}}
 	unreadable := 0
 	for _, f := range files {
-		t, err := readTrace(f)
+		if ctx.Err() != nil {
+			break
+		}
+		t, err := readTrace(f, *maxMiB<<20)
 		if err != nil {
 			unreadable++
 			fmt.Fprintf(stderr, "replayspec check: %v\n", err)
@@ -93,7 +101,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "A trace is NDJSON: a header line, then one event per line; docs/trace.md has the schema.")
 	}
 	if len(results) > 0 {
-		if err := writeReport(stdout, *format, results, opts); err != nil {
+		if err := report.Write(stdout, *format, report.Outcomes(results), opts, report.End{}); err != nil {
 			fmt.Fprintf(stderr, "replayspec check: writing the report: %v\n", err)
 			return exitUsage
 		}
@@ -126,8 +134,13 @@ func specOf(t trace.Trace, given []spec.Spec) (s spec.Spec, known bool) {
 	return spec.Spec{Name: t.Header.Spec}, false
 }
 
-// readTrace reads one NDJSON trace; errors name the file and line.
-func readTrace(path string) (trace.Trace, error) {
+// defaultTraceMiB caps a trace that check reads: a trace needs some 13
+// times its size in memory once read and judged (a 60 MB trace, 790 MB).
+const defaultTraceMiB = 64
+
+// readTrace reads one NDJSON trace of at most limit bytes; errors name the
+// file and line.
+func readTrace(path string, limit int64) (trace.Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		var pe *os.PathError
@@ -137,7 +150,16 @@ func readTrace(path string) (trace.Trace, error) {
 		return trace.Trace{}, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
-	t, err := trace.Read(f)
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return trace.Trace{}, fmt.Errorf("%s is a directory: name the trace files in it", path)
+	} else if err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+		return trace.Trace{}, fmt.Errorf("%s: %d MiB, larger than the cap of %d MiB: raise --max-input-mib if the machine has the memory (a trace needs several times its size)", path, fi.Size()>>20, limit>>20)
+	}
+	lr := &io.LimitedReader{R: f, N: limit + 1}
+	t, err := trace.Read(lr)
+	if lr.N <= 0 {
+		return trace.Trace{}, fmt.Errorf("%s: larger than the cap of %d MiB: raise --max-input-mib if the machine has the memory", path, limit>>20)
+	}
 	if err != nil {
 		var pe *trace.ParseError
 		if errors.As(err, &pe) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,8 +21,8 @@ func TestCheck(t *testing.T) {
 		t.Errorf("good trace: exit %d\n%s", code, out)
 	}
 	code, out, _ = cli(t, "check", "--format", "json", good)
-	var rep report.JSONReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK || rep.Summary.Passed != 1 {
+	_, _, end, err := report.ReadJSON(strings.NewReader(out))
+	if err != nil || code != exitOK || end.Summary == nil || end.Summary.Passed != 1 {
 		t.Errorf("json: exit %d, err %v\n%s", code, err, out)
 	}
 }

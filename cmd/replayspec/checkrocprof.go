@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -49,7 +50,7 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
-func runCheckRocprof(args []string, stdout, stderr io.Writer) int {
+func runCheckRocprof(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// --pmc takes the words up to the next option, as rocprofv3's does.
 	var groups [][]string
 	var rest []string

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 )
 
@@ -31,16 +30,32 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
-// printHelp writes the command's usage, options and examples.
+// printHelp writes the command's usage, options and examples. Options
+// are listed in their --name form; Go's flag package takes -name as well.
 func printHelp(w io.Writer, fs *flag.FlagSet, h help) {
 	fmt.Fprintf(w, "Usage: replayspec %s %s\n\n%s\n", h.name, h.synopsis, strings.TrimSpace(h.about))
-	hasFlags := false
-	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
-	if hasFlags {
-		fmt.Fprintln(w, "\nOptions:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+	var lines [][2]string
+	width := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		left := "--" + f.Name
+		if len(f.Name) == 1 {
+			left = "-" + f.Name
+		}
+		if name != "" {
+			left += " " + name
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			usage += " (default " + f.DefValue + ")"
+		}
+		lines = append(lines, [2]string{left, usage})
+		width = max(width, len(left))
+	})
+	if len(lines) > 0 {
+		fmt.Fprintln(w, "\nOptions (one dash or two: -run or --run; a value after a space or =):")
+		for _, l := range lines {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, l[0], l[1])
+		}
 	}
 	if len(h.examples) > 0 {
 		fmt.Fprintln(w, "\nExamples:")
@@ -48,7 +63,7 @@ func printHelp(w io.Writer, fs *flag.FlagSet, h help) {
 			fmt.Fprintln(w, "  "+e)
 		}
 	}
-	fmt.Fprintln(w, "\nExit status: 0 all checks hold, 1 a check failed, 2 bad input or usage.")
+	fmt.Fprintln(w, "\n"+exitStatusHelp)
 }
 
 // parseFlags parses args, allowing flags after the positional arguments
@@ -139,17 +154,6 @@ func checkFormat(f string, allowed []string) error {
 		}
 	}
 	return fmt.Errorf("unknown format %q: use %s", f, strings.Join(allowed, ", "))
-}
-
-// writeReport writes results in format to w.
-func writeReport(w io.Writer, format string, results []runner.Result, opts report.Options) error {
-	switch format {
-	case "json":
-		return report.JSON(w, results, opts)
-	case "junit":
-		return report.JUnit(w, results, opts)
-	}
-	return report.Text(w, results, opts)
 }
 
 // exitFor is the exit status of a set of results: 1 if any failed or

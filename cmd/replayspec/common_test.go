@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/replayspec/replayspec/spec"
 )
 
 // library is the spec library, relative to this package.
@@ -40,7 +43,7 @@ expect:
 func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = mainWith(args, &out, &errb)
+	code = mainWith(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -106,5 +109,60 @@ func TestFileName(t *testing.T) {
 		if got := fileName(in); got != want {
 			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestColourWanted(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		mode     string
+		terminal bool
+		env      func(string) string
+		want     bool
+	}{
+		{"auto", true, env(), true},
+		{"auto", false, env(), false},
+		{"auto", true, env("NO_COLOR", "1"), false}, // no-color.org: any value
+		{"auto", true, env("TERM", "dumb"), false},
+		{"always", false, env("NO_COLOR", "1"), true}, // asked for in so many words
+		{"never", true, env(), false},
+	} {
+		got, err := colourWanted(c.mode, c.terminal, c.env)
+		if err != nil || got != c.want {
+			t.Errorf("%s terminal=%v: %v %v, want %v", c.mode, c.terminal, got, err, c.want)
+		}
+	}
+}
+
+// TestProgressShowsPasses: on a terminal, long runs show the spec running
+// now and its passes, rewritten in place, and clear the line after.
+func TestProgressShowsPasses(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, true)
+	p.start(1, 3, spec.Spec{Name: "long\x1b[2J"})
+	p.pass(spec.Spec{Name: "long"}, 57)
+	p.clear()
+	out := b.String()
+	for _, want := range []string{"\r\033[K[2/3] long\\x1b[2J", "[2/3] long\\x1b[2J: pass 57 (", "\r\033[K"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress lacks %q: %q", want, out)
+		}
+	}
+	var off bytes.Buffer
+	q := newProgress(&off, false)
+	q.start(0, 1, spec.Spec{Name: "x"})
+	q.pass(spec.Spec{Name: "x"}, 1)
+	q.clear()
+	if off.Len() != 0 {
+		t.Errorf("progress off a terminal: %q", off.String())
 	}
 }

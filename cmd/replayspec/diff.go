@@ -63,7 +63,7 @@ type diffOutcome struct {
 	Verdicts    []tracediff.VerdictDiff `json:"verdicts,omitempty"`
 }
 
-func diffCmd(args []string, stdout, stderr io.Writer) int {
+func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(diffHelp.name)
 	var targets targetList
 	fs.Var(&targets, "target", "a target to run on (`NAME`), twice: sim, cuda, rocr or exec:COMMAND")
@@ -110,7 +110,7 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 	for _, s := range specs {
 		var rs [2]runner.Result
 		for i, tg := range tgs {
-			rs[i] = runner.Run(context.Background(), s, runner.Options{Target: tg, Timeout: *timeout})
+			rs[i] = runner.Run(ctx, s, runner.Options{Target: tg, Timeout: *timeout})
 			var un *target.Unavailable
 			if errors.As(rs[i].Err, &un) {
 				fmt.Fprintf(stderr, "replayspec diff: target %s is not available on this machine: %s\n", tg.Name(), un.Reason)

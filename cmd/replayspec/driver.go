@@ -42,7 +42,7 @@ var driverStdin io.Reader = os.Stdin
 // driverVersion is this build's version, named in the driver's handshake.
 var driverVersion = "dev"
 
-func runDriver(args []string, stdout, stderr io.Writer) int {
+func runDriver(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(driverHelp.name)
 	faultList := fs.String("fault", "", "plant known engine bugs, comma-separated `NAME,...` (docs/faults.md)")
 	rest, code, ok := parseFlags(fs, driverHelp, args, stdout, stderr)
@@ -60,7 +60,7 @@ func runDriver(args []string, stdout, stderr io.Writer) int {
 	if *faultList != "" {
 		impl.Name += " with faults " + *faultList
 	}
-	err = driver.Serve(context.Background(), driverStdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{})
+	err = driver.Serve(ctx, driverStdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{})
 	var se *driver.SpecError
 	switch {
 	case err == nil:

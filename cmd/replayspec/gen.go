@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -32,7 +33,7 @@ specs nobody wrote by hand.`,
 	},
 }
 
-func genCmd(args []string, stdout, stderr io.Writer) int {
+func genCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(genHelp.name)
 	out := fs.String("out", "", "write the specs into `DIR` (created)")
 	count := fs.Int("count", 100, "how many specs (`N`)")

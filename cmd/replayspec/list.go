@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
 )
 
 func init() {
@@ -16,23 +17,21 @@ func init() {
 var listHelp = help{
 	name:     "list",
 	synopsis: "[DIR|SPEC...]",
-	about:    `Lists specs, one a line: name, the rules it shows (its rules: key) and its file. Default: specs/.`,
+	about: `Lists specs, one a line: name, the rules it shows (its rules: key) and its file. With no
+argument, the built-in library (what 'replayspec run' runs with none).`,
 	examples: []string{
 		"replayspec list",
 		"replayspec list specs/ | grep PC-3",
 	},
 }
 
-func listCmd(args []string, stdout, stderr io.Writer) int {
+func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(listHelp.name)
 	paths, code, ok := parseFlags(fs, listHelp, args, stdout, stderr)
 	if !ok {
 		return code
 	}
-	if len(paths) == 0 {
-		paths = []string{"specs"}
-	}
-	specs, err := runner.Collect(paths)
+	specs, err := loadSpecs(paths, spec.MaxBytes)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, s := range specs {
 		rules := strings.Join(s.Rules, ",")

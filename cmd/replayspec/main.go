@@ -4,47 +4,129 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/replayspec/replayspec/internal/exectarget"
 )
 
 // Exit codes, the same for every command.
 const (
-	exitOK    = 0 // everything holds
-	exitFail  = 1 // a check failed
-	exitUsage = 2 // bad input or usage
+	exitOK       = 0 // everything holds
+	exitFail     = 1 // a check failed
+	exitUsage    = 2 // bad input or usage
+	exitInternal = 3 // replayspec itself broke (a bug): never "bad input"
 )
 
 // command is one subcommand. Each lives in its own file and registers
-// itself, so that commands can be added without touching this file.
+// itself, so that commands can be added without touching this file. ctx
+// is cancelled on SIGINT or SIGTERM: a command stops, writes what it
+// finished and returns.
 type command struct {
 	name    string
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 var commands = map[string]command{}
 
 func register(c command) { commands[c.name] = c }
 
-func main() {
-	// An interrupted run ends every driver it started (docs/driver-protocol.md).
-	stop := exectarget.HandleInterrupts()
-	code := mainWith(os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+func main() { os.Exit(mainProcess()) }
+
+// mainProcess is main without its exit, for testscript.
+func mainProcess() int {
+	// A crash that recover cannot catch (a goroutine's panic, the
+	// runtime's own fatal errors) must not exit 2, which means bad input:
+	// with "crash" the runtime aborts (SIGABRT, 134 in a shell) instead.
+	if os.Getenv("GOTRACEBACK") == "" {
+		debug.SetTraceback("crash")
+		noCoreDumps()
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	code := mainWith(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if sig := interruptedBy(ctx); sig != nil {
+		return 128 + int(sig.(syscall.Signal))
+	}
+	return code
 }
 
-func mainWith(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+// signalCause is the cause of a context cancelled by a signal.
+type signalCause struct{ sig os.Signal }
+
+func (s signalCause) Error() string { return "interrupted by " + signalName(s.sig) }
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// interruptible returns a context that the first SIGINT or SIGTERM
+// cancels: the command stops, the exec target ends each driver's process
+// group as its context ends, what finished is written, and the exit
+// status is 130 or 143. A second signal ends every driver's group
+// (exectarget.KillAll) and exits at once.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			cancel(signalCause{sig})
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-ch:
+			fmt.Fprintf(os.Stderr, "\nreplayspec: %s again: stopping now, without writing the rest\n", signalName(sig))
+			exectarget.KillAll() // no driver outlives the runner
+			os.Exit(128 + int(sig.(syscall.Signal)))
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interruptedBy is the signal that cancelled ctx, or nil.
+func interruptedBy(ctx context.Context) os.Signal {
+	var sc signalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		return sc.sig
+	}
+	return nil
+}
+
+func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "replayspec: internal error (a bug in replayspec, not in your input): %v\n%s\nPlease report it with the command that caused it.\n", p, debug.Stack())
+			code = exitInternal
+		}
+	}()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				return c.run([]string{"--help"}, stdout, stderr)
+				return c.run(ctx, []string{"--help"}, stdout, stderr)
 			}
 		}
 		usage(stdout)
@@ -53,13 +135,16 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args[0] = "version"
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "replayspec: unknown command %q\n\n", args[0])
 		usage(stderr)
 		return exitUsage
 	}
-	return c.run(args[1:], stdout, stderr)
+	return c.run(ctx, args[1:], stdout, stderr)
 }
 
 func usage(w io.Writer) {
@@ -73,9 +158,12 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nExit status: 0 all checks hold, 1 a check failed, 2 bad input or usage.")
+	fmt.Fprintln(w, "\nOptions take one dash or two (-run or --run), their value after a space or = (--format json, --format=json).")
+	fmt.Fprintln(w, exitStatusHelp)
 	fmt.Fprintln(w, "Run 'replayspec COMMAND --help' for a command's options and examples.")
 }
+
+const exitStatusHelp = "Exit status: 0 all checks hold, 1 a check failed, 2 bad input or usage, 3 replayspec itself broke;\n130 or 143 interrupted (SIGINT, SIGTERM) after writing what finished."
 
 // indent prefixes every line of s.
 func indent(s, prefix string) string {

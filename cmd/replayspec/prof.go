@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -60,7 +61,7 @@ Example:
       --kernel-replay-beta-enabled -f csv json -d out -- internal/rocprof/testdata/mi300.yaml
 `
 
-func runProf(args []string, stdout, stderr io.Writer) int {
+func runProf(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, a := range args {
 		if a == "--" {
 			break

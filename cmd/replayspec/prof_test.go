@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ const profSpec = "../../internal/rocprof/testdata/mi300.yaml"
 
 func runProfCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = mainWith(args, &out, &errb)
+	code = mainWith(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

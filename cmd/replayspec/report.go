@@ -13,6 +13,7 @@ import (
 	"github.com/replayspec/replayspec/internal/exectarget"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func init() {
 
 var reportHelp = help{
 	name:     "report",
-	synopsis: "[--target T] [--xfail FILE] [--format markdown|json] [--out FILE] SPEC|DIR...",
+	synopsis: "[--target T] [--xfail FILE] [--format markdown|json] [--out FILE] [SPEC|DIR...]",
 	about: `Runs the specs on the target and writes the compliance matrix: every rule of
 the catalogue with its status (passed, failed, expected failure, skipped, error,
 not claimed, not covered) over the specs that name it or fail it, then every
@@ -40,7 +41,7 @@ the list does not name, or a listed failure passed.`,
 	},
 }
 
-func runReport(args []string, stdout, stderr io.Writer) int {
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(reportHelp.name)
 	targetName := fs.String("target", "sim", "the implementation under test: sim, cuda, rocr or exec:COMMAND")
 	xfailFile := fs.String("xfail", "", "the port's expected failures: `FILE` of rule IDs or spec names, each with a reason")
@@ -54,28 +55,39 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat(*format, []string{"markdown", "json"}); err != nil {
 		return usageError(stderr, "report", "--format: %v", err)
 	}
-	if len(paths) == 0 {
-		return usageError(stderr, "report", "no spec given: name spec files or directories, e.g. replayspec report specs/")
-	}
 	if *timeout <= 0 {
 		return usageError(stderr, "report", "--timeout %s: want a positive duration such as 30s or 2m", *timeout)
 	}
 	var xf runner.XFail
 	if *xfailFile != "" {
 		var err error
-		if xf, err = runner.LoadXFail(*xfailFile); err != nil {
+		if xf, err = loadXFail(*xfailFile); err != nil {
 			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
-	specs, err := runner.Collect(paths)
+	specs, err := loadSpecs(paths, spec.MaxBytes)
 	if err != nil {
 		return inputError(stderr, "report", err, "")
+	}
+	if *xfailFile != "" {
+		if err := xf.Check(specNames(specs)); err != nil {
+			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "Every line names a rule ID or the name of a spec the run loads.")
+		}
+	}
+	if *outFile != "" {
+		inputs := specInputs(specs)
+		if *xfailFile != "" {
+			inputs = append(inputs, namedPath{"--xfail", *xfailFile})
+		}
+		if err := checkPaths(inputs, []namedPath{{"--out", *outFile}}); err != nil {
+			return usageError(stderr, "report", "%v", err)
+		}
 	}
 	tg, err := openTarget(*targetName, nil)
 	if err != nil {
 		return inputError(stderr, "report", err, "")
 	}
-	results := runner.RunAll(context.Background(), specs, runner.Options{Target: tg, Timeout: *timeout}, nil)
+	results := runner.RunAll(ctx, specs, runner.Options{Target: tg, Timeout: *timeout}, nil)
 	outcomes := xf.Apply(results)
 
 	var families []string
@@ -108,7 +120,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	// file does not hide it.
 	for _, o := range outcomes {
 		if o.Status == runner.Failed || o.Status == runner.Errored {
-			fmt.Fprintf(stderr, "%s: %s\n%s\n", o.Result.Spec.Name, o.Status, indent(detail(o), "  "))
+			fmt.Fprintf(stderr, "%s: %s\n%s\n", Clean(o.Result.Spec.Name), o.Status, report.Clean(indent(detail(o), "  "), true))
 		}
 	}
 	if runner.Unexpected(outcomes) {

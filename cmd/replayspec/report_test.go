@@ -89,7 +89,6 @@ func TestReportBadInput(t *testing.T) {
 		args []string
 		errs string
 	}{
-		{[]string{"report"}, "no spec given"},
 		{[]string{"report", "--format", "html", library}, `unknown format "html"`},
 		{[]string{"report", "--xfail", tempFile(t, dir, "x.txt", "PC-3\n"), library}, "PC-3 has no reason"},
 		{[]string{"report", "--target", "exec:no-such-driver-program", library}, "cannot find the driver program"},

@@ -35,7 +35,7 @@ scenario tagged with it passed. Exit status 1 when a rule is not covered.`,
 	},
 }
 
-func rulesCmd(args []string, stdout, stderr io.Writer) int {
+func rulesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset := newFlags(rulesHelp.name)
 	format := fset.String("format", "text", "output format: text, json or markdown")
 	featuresDir := fset.String("features", "features", "directory of Gherkin `DIR/*.feature` files")
@@ -55,7 +55,7 @@ func rulesCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return inputError(stderr, "rules", err, "Fix the specs ('replayspec validate DIR'), or name another library with --specs DIR.")
 	}
-	results := runner.RunAll(context.Background(), lib, runner.Options{Target: simtarget.Sim{}}, nil)
+	results := runner.RunAll(ctx, lib, runner.Options{Target: simtarget.Sim{}}, nil)
 	table, err := coverage.Build(coverage.Sources{Results: results, FeaturesDir: *featuresDir, BDDReport: *bddReport})
 	if err != nil {
 		return inputError(stderr, "rules", err, "Fix the feature file or the cucumber report (make bdd-report), or point --features and --bdd-report elsewhere.")

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/replayspec/replayspec/internal/exectarget"
@@ -25,169 +28,367 @@ func init() {
 
 var runHelp = help{
 	name:     "run",
-	synopsis: "[options] SPEC|DIR...",
-	about: `Runs each spec (a YAML file, or every *.yaml file of a directory) on a target,
-checks the trace against every rule oracle and the spec's own expectations, and
-writes a report to stdout. A directory's sub-directories are not read.
+	synopsis: "[options] [SPEC|DIR...]",
+	about: `Runs each spec (a YAML file, or every *.yaml file of a directory; with none,
+the built-in library) on a target, checks the trace against every rule oracle
+and the spec's own expectations, and reports each spec on stdout as it
+finishes: an interrupted or killed run keeps what it did. A directory's
+sub-directories are not read.
 
 --trace-out FILE writes the NDJSON trace: with one spec to FILE (or into FILE/
 when FILE is a directory), with several specs one FILE/NAME.ndjson per spec, FILE
 being created as a directory. A failing run still writes its whole trace.
 --timeline FILE writes a Chrome trace-event JSON of every spec; open it in
-https://ui.perfetto.dev or chrome://tracing.`,
+https://ui.perfetto.dev or chrome://tracing. No output may be an input (a spec,
+the --xfail list, a golden) or another output: such a run is refused before
+it starts.
+
+Ctrl-C or SIGTERM stops the run: drivers are ended, what finished is written,
+and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 	examples: []string{
+		"replayspec run                                        # the built-in library",
 		"replayspec run specs/",
+		"replayspec run -run 'counters|converge' -v specs/",
+		"replayspec run --rule PC-3,CMP specs/",
 		"replayspec run --trace-out out/fixed.ndjson --timeline out/fixed.json specs/fixed-three-passes.yaml",
 		"replayspec run --format junit --shard 2/4 specs/ > report.xml",
+		"replayspec run --format json specs/ | tee results.json    # one JSON object a line, as each spec finishes",
+		"replayspec run -count 20 --fail-fast specs/concurrent-same-agent-waits.yaml   # hunt a flake",
+		"replayspec run --last-failed specs/",
+		"replayspec run --golden my-goldens --update my-specs/ # then without --update in CI",
 		"replayspec run --fault completion_every_pass specs/fixed-three-passes.yaml   # watch the oracles catch it",
 	},
 }
 
-func runCmd(args []string, stdout, stderr io.Writer) int {
+// runFlags are run's options, parsed.
+type runFlags struct {
+	target, format, traceOut, timeline, shard, faults, xfail, matrix string
+	nameRE, rules, color, golden                                     string
+	maxPasses                                                        uint64
+	timeout                                                          time.Duration
+	quiet, verbose, failFast, lastFailed, update                     bool
+	count                                                            int
+	memoryMiB, maxInputMiB                                           int64
+	ci                                                               *ciFlags
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f runFlags
 	fs := newFlags(runHelp.name)
-	targetName := fs.String("target", "sim", "where to run: sim (the reference engine on the simulator), cuda, rocr, or exec:COMMAND (an external port)")
-	format := fs.String("format", "text", "report format: text, json or junit")
-	traceOut := fs.String("trace-out", "", "write the NDJSON trace to `FILE` (one spec) or into directory FILE (several specs)")
-	timeline := fs.String("timeline", "", "write a Chrome trace-event `FILE` (opens in Perfetto)")
-	shard := fs.String("shard", "", "run only shard `k/n` of the specs (1 <= k <= n), for a CI matrix")
-	maxPasses := fs.Uint64("max-passes", 0, "pass budget per dispatch for indefinite loops, for every spec (`N`; 0 keeps each spec's limits.max_passes)")
-	timeout := fs.Duration("timeout", 60*time.Second, "give up on a spec after this `duration`")
-	faults := fs.String("fault", "", "plant known engine bugs, comma-separated `NAME,...` (sim only; see docs/faults.md)")
-	quiet := fs.Bool("quiet", false, "leave passing and skipped specs out of the text report")
-	xfailFile := fs.String("xfail", "", "a port's expected failures: `FILE` of rule IDs or spec names, each with a reason (docs/driver-protocol.md); a listed one that passes is an error")
-	matrixFile := fs.String("matrix", "", "also write the compliance matrix (rule x status) to `FILE` (.json for JSON, else Markdown)")
-	ci := addCIFlags(fs) // -j, --retries, --flakes, --baseline, --results (runci.go)
+	fs.StringVar(&f.target, "target", "sim", "where to run: sim (the reference engine on the simulator), cuda, rocr, or exec:COMMAND (an external port)")
+	fs.StringVar(&f.format, "format", "text", "report format: text, json (a stream of JSON lines) or junit")
+	fs.StringVar(&f.traceOut, "trace-out", "", "write the NDJSON trace to `FILE` (one spec) or into directory FILE (several specs)")
+	fs.StringVar(&f.timeline, "timeline", "", "write a Chrome trace-event `FILE` (opens in Perfetto)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard `k/n` of the specs (1 <= k <= n), for a CI matrix")
+	fs.Uint64Var(&f.maxPasses, "max-passes", 0, "pass budget per dispatch, for every spec (`N`; 0 keeps each spec's limits.max_passes)")
+	fs.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "give up on a spec after this `duration`, loading and judging included, on every target")
+	fs.StringVar(&f.faults, "fault", "", "plant known engine bugs, comma-separated `NAME,...` (sim only; see docs/faults.md)")
+	fs.BoolVar(&f.quiet, "quiet", false, "leave passing and skipped specs out of the text report")
+	fs.BoolVar(&f.verbose, "v", false, "list, under each spec, every rule judged with its instances")
+	fs.StringVar(&f.xfail, "xfail", "", "a port's expected failures: `FILE` of rule IDs or spec names, each with a reason (docs/driver-protocol.md); a listed one that passes is an error")
+	fs.StringVar(&f.matrix, "matrix", "", "also write the compliance matrix (rule x status) to `FILE` (.json for JSON, else Markdown)")
+	fs.StringVar(&f.nameRE, "run", "", "run only the specs whose name matches `REGEXP` (like go test -run)")
+	fs.StringVar(&f.rules, "rule", "", "run only the specs that name one of these rules or families, comma-separated (`PC-3,CMP`)")
+	fs.BoolVar(&f.failFast, "fail-fast", false, "stop after the first spec that fails or errs")
+	fs.IntVar(&f.count, "count", 1, "run every spec `N` times (flake hunting)")
+	fs.BoolVar(&f.lastFailed, "last-failed", false, "run only the specs that failed last time in this directory (all, when none did)")
+	fs.StringVar(&f.color, "color", "auto", "colour the text report: auto (on a terminal, unless NO_COLOR is set), always or never")
+	fs.StringVar(&f.golden, "golden", "", "compare each spec's trace with `DIR`/NAME.ndjson (a difference fails the spec)")
+	fs.BoolVar(&f.update, "update", false, "with --golden: write the goldens instead of comparing")
+	fs.Int64Var(&f.memoryMiB, "memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
+	fs.Int64Var(&f.maxInputMiB, "max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	f.ci = addCIFlags(fs) // -j, --retries, --flakes, --baseline, --results, --flakes-out (runci.go)
 	paths, code, ok := parseFlags(fs, runHelp, args, stdout, stderr)
 	if !ok {
 		return code
 	}
+	return f.run(ctx, paths, stdout, stderr)
+}
 
-	if err := checkFormat(*format, formats); err != nil {
+func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Writer) int {
+	if err := checkFormat(f.format, formats); err != nil {
 		return usageError(stderr, "run", "--format: %v", err)
 	}
-	if len(paths) == 0 {
-		return usageError(stderr, "run", "no spec given: name spec files or directories, e.g. replayspec run specs/")
-	}
 	var k, n int
-	if *shard != "" {
+	if f.shard != "" {
 		var err error
-		if k, n, err = parseShard(*shard); err != nil {
-			return usageError(stderr, "run", "--shard %q: %v", *shard, err)
+		if k, n, err = parseShard(f.shard); err != nil {
+			return usageError(stderr, "run", "--shard %q: %v", f.shard, err)
 		}
 	}
-	if *timeout <= 0 {
-		return usageError(stderr, "run", "--timeout %s: want a positive duration such as 30s or 2m", *timeout)
+	if f.timeout <= 0 {
+		return usageError(stderr, "run", "--timeout %s: want a positive duration such as 30s or 2m", f.timeout)
+	}
+	if f.count < 1 {
+		return usageError(stderr, "run", "-count %d: want 1 or more", f.count)
+	}
+	if f.memoryMiB < 1 || f.maxInputMiB < 1 {
+		return usageError(stderr, "run", "--memory-budget and --max-input-mib take a positive number of MiB")
+	}
+	colour, err := colourWanted(f.color, isTerminal(stdout), os.Getenv)
+	if err != nil {
+		return usageError(stderr, "run", "--color: %v", err)
+	}
+	if f.update && f.golden == "" {
+		return usageError(stderr, "run", "--update writes goldens: name their directory with --golden DIR")
+	}
+	var nameRE *regexp.Regexp
+	if f.nameRE != "" {
+		if nameRE, err = regexp.Compile(f.nameRE); err != nil {
+			return usageError(stderr, "run", "-run %q: %v", f.nameRE, err)
+		}
 	}
 	var xf runner.XFail
-	if *xfailFile != "" {
-		var err error
-		if xf, err = runner.LoadXFail(*xfailFile); err != nil {
+	if f.xfail != "" {
+		if xf, err = loadXFail(f.xfail); err != nil {
 			return inputError(stderr, "run", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
-	if err := ci.load(); err != nil {
+	if err := f.ci.load(); err != nil {
 		return inputError(stderr, "run", err, "")
 	}
-	fset, err := replay.ParseFaults(*faults)
+	fset, err := replay.ParseFaults(f.faults)
 	if err != nil {
 		return usageError(stderr, "run", "--fault: %v", err)
 	}
-	tg, err := openTarget(*targetName, fset)
+	tg, err := openTarget(f.target, fset)
 	if err != nil {
 		var un *target.Unavailable
 		if errors.As(err, &un) {
-			fmt.Fprintf(stderr, "replayspec run: target %s is not available on this machine: %s\n", *targetName, un.Reason)
+			fmt.Fprintf(stderr, "replayspec run: target %s is not available on this machine: %s\n", f.target, un.Reason)
 			fmt.Fprintln(stderr, "Run on the simulator (--target sim, the default) or on a machine that has it.")
 			return exitUsage
 		}
 		return usageError(stderr, "run", "--target: %v", err)
 	}
 
-	specs, err := runner.Collect(paths)
+	spec.SetMemoryBudget(uint64(f.memoryMiB) << 20)
+	defer spec.SetMemoryBudget(0)
+	specs, loading, err := loadSpecsTimed(paths, f.maxInputMiB<<20)
 	if err != nil {
 		return inputError(stderr, "run", err, "Fix the spec (docs/spec-format.md lists every key), or check one file with 'replayspec validate FILE'.")
 	}
-	if *shard != "" {
+	if f.maxPasses > 0 {
+		var errs []string
+		for i := range specs {
+			specs[i].Limits.MaxPasses = f.maxPasses
+			if err := spec.Validate(specs[i]); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", specs[i].File, err))
+			}
+		}
+		if len(errs) > 0 {
+			return inputError(stderr, "run", fmt.Errorf("with --max-passes %d:\n%s", f.maxPasses, strings.Join(errs, "\n")), "Raise --max-passes, or leave it out to keep each spec's limits.max_passes.")
+		}
+	}
+	if f.xfail != "" {
+		if err := xf.Check(specNames(specs)); err != nil {
+			return inputError(stderr, "run", fmt.Errorf("--xfail: %w", err), "Every line names a rule ID or the name of a spec the run loads.")
+		}
+	}
+	filter := runner.Filter{Name: nameRE}
+	if f.rules != "" {
+		filter.Rules = splitList(f.rules)
+	}
+	if f.lastFailed {
+		names, found := lastFailed()
+		if found && len(names) > 0 {
+			filter.Names = names
+		} else {
+			fmt.Fprintln(stderr, "replayspec run: --last-failed: no failures recorded here last time; running every spec")
+		}
+	}
+	selected := runner.Select(specs, filter)
+	if len(selected) == 0 {
+		return usageError(stderr, "run", "no spec of the %d loaded matches -run %q --rule %q: 'replayspec list' shows their names and rules", len(specs), f.nameRE, f.rules)
+	}
+	specs = selected
+	if f.shard != "" {
 		specs, _ = runner.Shard(specs, k, n) // k/n checked above
 		if len(specs) == 0 {
 			fmt.Fprintf(stderr, "replayspec run: shard %d/%d has no specs\n", k, n)
 		}
 	}
-	if *maxPasses > 0 {
-		for i := range specs {
-			specs[i].Limits.MaxPasses = *maxPasses
+
+	plan := planOutputs(f, specs)
+	inputs := specInputs(specs)
+	if f.xfail != "" {
+		inputs = append(inputs, namedPath{"--xfail", f.xfail})
+	}
+	inputs = append(inputs, f.ci.inputs()...)
+	if err := checkPaths(inputs, append(plan.all(), f.ci.outputs()...)); err != nil {
+		return usageError(stderr, "run", "%v", err)
+	}
+	return f.execute(ctx, tg, xf, specs, loading, plan, colour, stdout, stderr)
+}
+
+func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, stdout, stderr io.Writer) int {
+	ropts := report.Options{Target: tg.Name(), Quiet: f.quiet, Verbose: f.verbose, Color: colour, XFailFile: f.xfail,
+		TraceFiles: map[string]string{}, Rerun: func(s spec.Spec) string {
+			cmd := "replayspec run"
+			if f.target != "sim" {
+				cmd += " --target " + f.target
+			}
+			if f.faults != "" {
+				cmd += " --fault " + f.faults
+			}
+			return cmd + " --trace-out " + fileName(s.Name) + ".ndjson --timeline " + fileName(s.Name) + ".json " + s.File
+		}}
+	stream, err := report.NewStream(f.format, stdout, report.Header{Target: tg.Name(), XFailFile: f.xfail}, ropts)
+	if err != nil {
+		return usageError(stderr, "run", "--format: %v", err)
+	}
+	var tl *report.TimelineWriter
+	var tlFile *os.File
+	if f.timeline != "" {
+		if tlFile, err = createFile(f.timeline); err == nil {
+			tl, err = report.NewTimeline(tlFile)
 		}
+		if err != nil {
+			fmt.Fprintf(stderr, "replayspec run: --timeline: %v\n", err)
+			return exitUsage
+		}
+		defer tlFile.Close()
 	}
 
-	opts := runner.Options{Target: tg, Timeout: *timeout}
-	var progress func(done, total int, r runner.Result)
-	if len(specs) > 1 && isTerminal(stderr) {
-		progress = func(done, total int, r runner.Result) {
-			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s %s", done, total, r.Spec.Name, r.Verdict())
-			if done == total {
-				fmt.Fprint(stderr, "\r\033[K")
-			}
-		}
-	}
-	results, flakes, err := ci.run(specs, opts, progress)
+	var loadingMu sync.Mutex
+	csv, csvFile, err := f.ci.openResults()
 	if err != nil {
 		fmt.Fprintf(stderr, "replayspec run: %v\n", err)
 		return exitUsage
 	}
+	if csvFile != nil {
+		defer csvFile.Close()
+	}
+	prog := newProgress(stderr, len(specs)*f.count > 0 && isTerminal(stderr))
+	opts := runner.Options{Target: tg, Timeout: f.timeout, OnPass: prog.pass,
+		// Loading counts too, once: against a spec's first run. Workers
+		// (-j) ask at once.
+		Spent: func(s spec.Spec) time.Duration {
+			loadingMu.Lock()
+			defer loadingMu.Unlock()
+			d := loading[s.File]
+			delete(loading, s.File)
+			return d
+		}}
+	var outcomes []runner.Outcome
+	var results []runner.Result
+	var flakes []runner.Attempted
+	var writeErrs []string
+	unavailable := ""
+	runPlan := runner.Plan{Count: f.count, FailFast: f.failFast, Started: prog.start,
+		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(),
+		Done: func(i, total int, a runner.Attempted) {
+			prog.clear()
+			r := a.Result
+			if f.golden != "" {
+				if err := plan.golden(&r, f.update); err != nil {
+					writeErrs = append(writeErrs, "--golden: "+err.Error())
+				}
+			}
+			if file, ok := plan.traces[key(r)]; ok && r.Verdict() != runner.Skip {
+				if err := writeTrace(file, r.Trace); err != nil {
+					writeErrs = append(writeErrs, "--trace-out: "+err.Error())
+				} else {
+					ropts.TraceFiles[r.Spec.Name] = file
+				}
+			}
+			if tl != nil && r.Verdict() != runner.Skip {
+				if err := tl.Add(r); err != nil {
+					writeErrs = append(writeErrs, "--timeline: "+err.Error())
+				}
+			}
+			o := xf.Outcome(r)
+			if a.Flaky {
+				report.FlakeOutcome(&o, a, *f.ci.flakes)
+				flakes = append(flakes, a)
+			}
+			outcomes = append(outcomes, o)
+			results = append(results, r)
+			rec := report.Record(o, ropts)
+			report.Attempts(&rec, a)
+			if err := stream.Add(rec); err != nil {
+				writeErrs = append(writeErrs, "writing the report: "+err.Error())
+			}
+			if csv != nil {
+				if err := csv.Write(a); err != nil {
+					writeErrs = append(writeErrs, "--results: "+err.Error())
+				}
+			}
+			var un *target.Unavailable
+			if errors.As(r.Err, &un) {
+				unavailable = un.Reason
+			}
+		}}
+	_, stop := runner.RunPlan(ctx, specs, opts, runPlan)
+	prog.clear()
 
-	ropts := report.Options{Target: tg.Name(), Quiet: *quiet, Rerun: func(s spec.Spec) string {
-		cmd := "replayspec run"
-		if *targetName != "sim" {
-			cmd += " --target " + *targetName
-		}
-		if *faults != "" {
-			cmd += " --fault " + *faults
-		}
-		return cmd + " --trace-out " + fileName(s.Name) + ".ndjson --timeline " + fileName(s.Name) + ".json " + s.File
-	}, Flakes: flakes}
-	code = ci.exit(stderr, exitFor(results), results, flakes)
-	if *xfailFile != "" || *matrixFile != "" {
-		outcomes := xf.Apply(results)
-		if *xfailFile != "" {
-			code = exitOK
-			if runner.Unexpected(outcomes) {
-				code = exitFail
+	end := report.End{Stopped: string(stop)}
+	if sig := interruptedBy(ctx); sig != nil {
+		finished, cut := 0, ""
+		for _, o := range outcomes {
+			if errors.Is(o.Result.Err, runner.ErrInterrupted) {
+				cut = "; " + o.Result.Spec.Name + " was stopped part-way (its trace so far is written)"
+				continue
 			}
-			reportOutcomes(stderr, outcomes)
+			finished++
 		}
-		if *matrixFile != "" {
-			if err := writeMatrix(*matrixFile, tg, outcomes); err != nil {
-				fmt.Fprintf(stderr, "replayspec run: --matrix: %v\n", err)
-				code = exitUsage
-			}
+		end.Stopped = fmt.Sprintf("interrupted by %s: %d of %d specs finished%s", signalName(sig), finished, len(specs)*f.count, cut)
+	}
+	var stale []runner.StaleEntry
+	if f.xfail != "" && end.Stopped == "" {
+		stale = xf.Stale(outcomes)
+		end.Stale = report.StaleOf(f.xfail, stale)
+	}
+	if err := stream.End(end); err != nil {
+		writeErrs = append(writeErrs, "writing the report: "+err.Error())
+	}
+	if tl != nil {
+		if err := tl.Close(); err != nil {
+			writeErrs = append(writeErrs, "--timeline: "+err.Error())
 		}
 	}
-	if *traceOut != "" {
-		files, err := writeTraces(*traceOut, results)
-		ropts.TraceFiles = files
-		if err != nil {
-			fmt.Fprintf(stderr, "replayspec run: --trace-out: %v\n", err)
-			code = exitUsage
+	if err := f.ci.writeFlakesOut(flakes); err != nil {
+		writeErrs = append(writeErrs, err.Error())
+	}
+	if f.matrix != "" {
+		if err := writeMatrix(f.matrix, tg, xf.Apply(results)); err != nil {
+			writeErrs = append(writeErrs, "--matrix: "+err.Error())
 		}
 	}
-	if *timeline != "" {
-		if err := writeFile(*timeline, func(w io.Writer) error { return report.Timeline(w, results, ropts) }); err != nil {
-			fmt.Fprintf(stderr, "replayspec run: --timeline: %v\n", err)
-			code = exitUsage
+	saveLastFailed(outcomes)
+	for _, e := range writeErrs {
+		fmt.Fprintf(stderr, "replayspec run: %s\n", e)
+	}
+	if end.Stopped != "" && interruptedBy(ctx) != nil {
+		fmt.Fprintf(stderr, "replayspec run: %s\n", end.Stopped)
+	}
+	// Flakes and the baseline decide as deqp-runner would (runci.go); an
+	// expected-failure list decides over both.
+	code := f.ci.exit(stderr, exitFor(results), results, flakes)
+	if f.xfail != "" {
+		code = exitOK
+		if len(stale) > 0 || runner.Unexpected(outcomes) {
+			code = exitFail
 		}
 	}
-	if err := writeReport(stdout, *format, results, ropts); err != nil {
-		fmt.Fprintf(stderr, "replayspec run: writing the report: %v\n", err)
+	switch {
+	case unavailable != "":
+		fmt.Fprintf(stderr, "replayspec run: target %s is not available on this machine: %s\n", tg.Name(), unavailable)
 		return exitUsage
-	}
-	for _, r := range results {
-		var un *target.Unavailable
-		if errors.As(r.Err, &un) {
-			fmt.Fprintf(stderr, "replayspec run: target %s is not available on this machine: %s\n", tg.Name(), un.Reason)
-			return exitUsage
-		}
+	case len(writeErrs) > 0:
+		return exitUsage
+	case interruptedBy(ctx) != nil:
+		return exitFail
 	}
 	return code
+}
+
+// key names one run of a spec among several (-count).
+func key(r runner.Result) string {
+	if r.Run > 0 {
+		return r.Spec.Name + "#" + strconv.Itoa(r.Run)
+	}
+	return r.Spec.Name
 }
 
 // parseShard reads "k/n".
@@ -207,55 +408,41 @@ func parseShard(s string) (k, n int, err error) {
 	return k, n, nil
 }
 
-// writeTraces writes each result's trace: to path itself for one spec
-// (unless path is a directory), else into directory path as NAME.ndjson.
-// It returns the file of each spec name.
-func writeTraces(path string, results []runner.Result) (map[string]string, error) {
-	files := map[string]string{}
-	fi, statErr := os.Stat(path)
-	isDir := statErr == nil && fi.IsDir()
-	if len(results) == 1 && !isDir {
-		if err := writeTrace(path, results[0].Trace); err != nil {
-			return files, err
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
 		}
-		files[results[0].Spec.Name] = path
-		return files, nil
 	}
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		return files, fmt.Errorf("%w (with several specs FILE is a directory: one NAME.ndjson per spec)", err)
+	return out
+}
+
+func specNames(specs []spec.Spec) []string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		out[i] = s.Name
 	}
-	used := map[string]int{}
-	var errs []error
-	for _, r := range results {
-		if r.Verdict() == runner.Skip {
-			continue
-		}
-		base := fileName(r.Spec.Name)
-		if used[base]++; used[base] > 1 {
-			base += "." + strconv.Itoa(used[base])
-		}
-		f := filepath.Join(path, base+".ndjson")
-		if err := writeTrace(f, r.Trace); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		files[r.Spec.Name] = f
-	}
-	return files, errors.Join(errs...)
+	return out
 }
 
 func writeTrace(path string, t trace.Trace) error {
 	return writeFile(path, func(w io.Writer) error { return trace.Write(w, t) })
 }
 
-// writeFile writes a file through fn, creating its directory.
-func writeFile(path string, fn func(io.Writer) error) error {
+// createFile creates path for writing, with its directory.
+func createFile(path string) (*os.File, error) {
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	f, err := os.Create(path)
+	return os.Create(path)
+}
+
+// writeFile writes a file through fn, creating its directory.
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := createFile(path)
 	if err != nil {
 		return err
 	}
@@ -264,20 +451,6 @@ func writeFile(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// reportOutcomes tells what the expected-failure list made of the run.
-func reportOutcomes(w io.Writer, outcomes []runner.Outcome) {
-	for _, o := range outcomes {
-		switch o.Status {
-		case runner.Expected:
-			fmt.Fprintf(w, "expected failure: %s: %s\n", o.Result.Spec.Name, o.Reason)
-		case runner.Errored, runner.Failed:
-			if len(o.Listed) > 0 {
-				fmt.Fprintf(w, "%s: %s: %s\n", o.Status, o.Result.Spec.Name, o.Reason)
-			}
-		}
-	}
 }
 
 // writeMatrix writes the compliance matrix of a run, as JSON when the file
@@ -295,4 +468,66 @@ func writeMatrix(path string, tg target.Target, outcomes []runner.Outcome) error
 		}
 		return m.WriteMarkdown(w)
 	})
+}
+
+// progress is the line rewritten in place on a terminal's stderr: the
+// spec running now, its passes so far and its time.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	on      bool
+	i, n    int
+	name    string
+	started time.Time
+	last    time.Time
+}
+
+func newProgress(w io.Writer, on bool) *progress { return &progress{w: w, on: on} }
+
+func (p *progress) start(i, total int, s spec.Spec) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.i, p.n, p.name, p.started = i+1, total, s.Name, time.Now()
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s", p.i, p.n, Clean(p.name))
+}
+
+func (p *progress) pass(s spec.Spec, passes int) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond {
+		p.last = now
+		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s: pass %d (%.1f s)", p.i, p.n, Clean(p.name), passes, now.Sub(p.started).Seconds())
+	}
+}
+
+func (p *progress) clear() {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.w, "\r\033[K")
+}
+
+// Clean is report.Clean for one line.
+func Clean(s string) string { return report.Clean(s, false) }
+
+// colourWanted decides the text report's colour: auto colours a terminal
+// unless NO_COLOR is set to anything (no-color.org) or TERM is dumb.
+func colourWanted(mode string, terminal bool, getenv func(string) string) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb", nil
+	}
+	return false, fmt.Errorf("%q: use auto, always or never", mode)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
-	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
 )
 
@@ -74,59 +72,80 @@ func defaultJobs(tg target.Target) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// run runs the specs and returns each case's result for the reports, the
-// flakes, and the attempted cases.
-func (c *ciFlags) run(specs []spec.Spec, opts runner.Options, progress func(done, total int, r runner.Result)) ([]runner.Result, []runner.Attempted, error) {
-	jobs := *c.jobs
-	if jobs == 0 {
-		jobs = defaultJobs(opts.Target)
+// jobsFor is -j, or the target's default.
+func (c *ciFlags) jobsFor(tg target.Target) int {
+	if *c.jobs > 0 {
+		return *c.jobs
 	}
-	var csv *report.CSV
-	if *c.results != "" {
-		f, err := os.Create(*c.results)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--results: %w", err)
-		}
-		defer f.Close()
-		if csv, err = report.NewCSV(f); err != nil {
-			return nil, nil, fmt.Errorf("--results: %w", err)
-		}
-	}
-	retry := runner.Retry{Retries: *c.retries, Flakes: c.fl}
+	return defaultJobs(tg)
+}
+
+// retry is how unexpected failures are rerun: --retries, the known flakes,
+// and the baseline's expected failures (not rerun).
+func (c *ciFlags) retry() runner.Retry {
+	r := runner.Retry{Retries: *c.retries, Flakes: c.fl}
 	if c.base.Failing != nil {
-		retry.Expected = func(name string) bool { _, ok := c.base.Failing[name]; return ok }
+		r.Expected = func(name string) bool { _, ok := c.base.Failing[name]; return ok }
 	}
-	var writeErr error
-	cases := runner.RunParallel(context.Background(), specs, opts, jobs, retry, func(i int, a runner.Attempted) {
-		if csv != nil && writeErr == nil {
-			writeErr = csv.Write(a)
-		}
-		if progress != nil {
-			progress(i+1, len(specs), a.Result)
-		}
-	})
-	results := make([]runner.Result, len(cases))
-	var flakes []runner.Attempted
-	for i, a := range cases {
-		results[i] = a.Result
-		if a.Flaky {
-			flakes = append(flakes, a)
-		}
+	return r
+}
+
+// inputs and outputs are the files the flags read and write, for the
+// check that no output is an input.
+func (c *ciFlags) inputs() []namedPath {
+	var out []namedPath
+	if *c.flakes != "" {
+		out = append(out, namedPath{"--flakes", *c.flakes})
 	}
-	if writeErr != nil {
-		return results, flakes, fmt.Errorf("--results: %w", writeErr)
+	if *c.baseline != "" {
+		out = append(out, namedPath{"--baseline", *c.baseline})
+	}
+	return out
+}
+
+func (c *ciFlags) outputs() []namedPath {
+	var out []namedPath
+	if *c.results != "" {
+		out = append(out, namedPath{"--results", *c.results})
 	}
 	if *c.flakeOut != "" {
-		var b strings.Builder
-		b.WriteString("# flakes of this run: cases that failed, then passed on a rerun (or listed as known-flaky)\n")
-		for _, f := range flakes {
-			b.WriteString(regexp.QuoteMeta(f.Result.Spec.Name) + "\n")
-		}
-		if err := os.WriteFile(*c.flakeOut, []byte(b.String()), 0o644); err != nil {
-			return results, flakes, fmt.Errorf("--flakes-out: %w", err)
-		}
+		out = append(out, namedPath{"--flakes-out", *c.flakeOut})
 	}
-	return results, flakes, nil
+	return out
+}
+
+// openResults starts the results CSV, when asked for; close it after.
+func (c *ciFlags) openResults() (*report.CSV, io.Closer, error) {
+	if *c.results == "" {
+		return nil, nil, nil
+	}
+	f, err := createFile(*c.results)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--results: %w", err)
+	}
+	csv, err := report.NewCSV(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("--results: %w", err)
+	}
+	return csv, f, nil
+}
+
+// writeFlakesOut lists this run's flakes, one pattern a line: a --flakes
+// file.
+func (c *ciFlags) writeFlakesOut(flakes []runner.Attempted) error {
+	if *c.flakeOut == "" {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("# flakes of this run: cases that failed, then passed on a rerun (or listed as known-flaky)\n")
+	for _, f := range flakes {
+		b.WriteString(regexp.QuoteMeta(f.Result.Spec.Name) + "\n")
+	}
+	if err := os.WriteFile(*c.flakeOut, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("--flakes-out: %w", err)
+	}
+	return nil
 }
 
 // exit is the run's status once flakes and the baseline are counted: a

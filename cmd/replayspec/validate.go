@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -16,16 +17,23 @@ var validateHelp = help{
 	synopsis: "SPEC|DIR...",
 	about: `Loads each spec (a YAML file, or every *.yaml file of a directory) and checks it
 against the format: unknown keys, wrong types and impossible values are reported
-as FILE:LINE:COL: PATH: what is wrong (allowed: ...). Nothing runs.
-Prints "ok FILE" for each good spec.`,
+as FILE:LINE:COL: PATH: what is wrong (allowed: ...). Nothing runs. What would
+only fail at run time is refused here too: unknown counters and statuses,
+values beyond 32 bits, waits that can never end, a buffer used after it is
+freed, requires: that does not match what the spec uses, passes over the pass
+budget, and a spec expected to need more memory than --memory-budget (the
+estimate is printed with -v). Prints "ok FILE" for each good spec.`,
 	examples: []string{
 		"replayspec validate specs/",
 		"replayspec validate my-spec.yaml",
 	},
 }
 
-func validateCmd(args []string, stdout, stderr io.Writer) int {
+func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(validateHelp.name)
+	memory := fs.Int64("memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
+	maxMiB := fs.Int64("max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	verbose := fs.Bool("v", false, "print each spec's memory estimate")
 	paths, code, ok := parseFlags(fs, validateHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -33,13 +41,21 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		return usageError(stderr, "validate", "no spec given: name spec files or directories, e.g. replayspec validate specs/")
 	}
+	if *memory < 1 || *maxMiB < 1 {
+		return usageError(stderr, "validate", "--memory-budget and --max-input-mib take a positive number of MiB")
+	}
+	spec.SetMemoryBudget(uint64(*memory) << 20)
+	defer spec.SetMemoryBudget(0)
 	files, err := specFiles(paths)
 	if err != nil {
 		return inputError(stderr, "validate", err, "Name an existing spec file or a directory of *.yaml specs.")
 	}
 	bad := 0
 	for _, f := range files {
-		cases, err := spec.LoadCases(f)
+		if ctx.Err() != nil {
+			return exitFail
+		}
+		cases, err := readCases(f, *maxMiB<<20)
 		if err != nil {
 			bad++
 			fmt.Fprintln(stdout, err)
@@ -47,9 +63,15 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if cases[0].Case != nil {
 			fmt.Fprintf(stdout, "ok %s (%d cases)\n", f, len(cases))
-			continue
+		} else {
+			fmt.Fprintf(stdout, "ok %s\n", f)
 		}
-		fmt.Fprintf(stdout, "ok %s\n", f)
+		if *verbose {
+			for _, s := range cases {
+				e := spec.EstimateOf(s)
+				fmt.Fprintf(stdout, "   %s needs about %d MiB (buffers %d MiB, passes %d MiB) of a budget of %d MiB\n", s.Name, e.Bytes>>20, e.Buffers>>20, e.Passes>>20, spec.MemoryBudget()>>20)
+			}
+		}
 	}
 	if bad > 0 {
 		fmt.Fprintf(stderr, "replayspec validate: %d of %d specs have errors; docs/spec-format.md lists every key\n", bad, len(files))

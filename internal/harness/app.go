@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,11 +30,17 @@ type Hooks interface {
 // spec's agents in order. Any tool, the spec's own or rocprofv3's, drives
 // it through hooks.
 func RunApplication(rt hsa.Runtime, th Threads, sdk *replay.SDK, rec *trace.Recorder, s spec.Spec, hooks Hooks) error {
+	return runApplication(context.Background(), rt, th, sdk, rec, s, hooks)
+}
+
+// runApplication is RunApplication that stops starting dispatches once ctx
+// is done (the run's time is up, or it was interrupted).
+func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay.SDK, rec *trace.Recorder, s spec.Spec, hooks Hooks) error {
 	agents := rt.Agents()
 	if len(agents) < len(s.Agents) {
 		return fmt.Errorf("the spec needs %d agents; the runtime has %d", len(s.Agents), len(agents))
 	}
-	a := &app{rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
+	a := &app{ctx: ctx, rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
 		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
 		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}}
 	for i, ag := range s.Agents {
@@ -84,6 +91,7 @@ type toolWithApp interface{ attach(a *app) }
 
 // app is one run of an application.
 type app struct {
+	ctx   context.Context
 	rt    hsa.Runtime
 	sdk   *replay.SDK
 	hooks Hooks
@@ -180,6 +188,10 @@ func (a *app) queue(agent, name string) (hsa.Queue, error) {
 func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
 	a.hooks.ThreadStarted(id)
 	for _, d := range ds {
+		if err := a.ctx.Err(); err != nil {
+			a.fail(fmt.Errorf("dispatch %s not started: %w", d.Name, err))
+			return
+		}
 		if !a.waitToStart(id, d) {
 			if !a.aborted() {
 				a.fail(fmt.Errorf("dispatch %s: what it waits for never happened", d.Name))

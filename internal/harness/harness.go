@@ -36,5 +36,9 @@ func Run(rt hsa.Runtime, th Threads, s spec.Spec, opts Options) error {
 		Context: opts.Context, Faults: opts.Faults})
 	t := newTool(sdk, rt, th, opts.Recorder, s)
 	t.setUp() // the tool is loaded before the application allocates (ACT-4)
-	return RunApplication(rt, th, sdk, opts.Recorder, s, t)
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return runApplication(ctx, rt, th, sdk, opts.Recorder, s, t)
 }

@@ -1,0 +1,343 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/replayspec/replayspec/check"
+	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/specs"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// namedPath is a file the command reads or writes, with the option (or
+// argument) that names it, for messages.
+type namedPath struct{ flag, path string }
+
+// outputPlan is every file a run will write, known before it starts.
+type outputPlan struct {
+	traces   map[string]string // key (spec name, or name#run) to trace file
+	timeline string
+	matrix   string
+	goldens  map[string]string // spec name to golden file
+	update   bool
+}
+
+// planOutputs decides where each spec's trace goes: with one spec and
+// --trace-out not an existing directory, to that file; else into the
+// directory, one NAME.ndjson per spec (NAME.2.ndjson for a second spec of
+// the same name, NAME.run2.ndjson for -count).
+func planOutputs(f runFlags, specs []spec.Spec) outputPlan {
+	p := outputPlan{traces: map[string]string{}, timeline: f.timeline, matrix: f.matrix, update: f.update}
+	if f.traceOut != "" {
+		fi, err := os.Stat(f.traceOut)
+		isDir := err == nil && fi.IsDir()
+		if len(specs) == 1 && f.count == 1 && !isDir {
+			p.traces[specs[0].Name] = f.traceOut
+		} else {
+			used := map[string]int{}
+			for _, s := range specs {
+				base := fileName(s.Name)
+				if used[base]++; used[base] > 1 {
+					base += "." + strconv.Itoa(used[base])
+				}
+				if f.count == 1 {
+					p.traces[s.Name] = filepath.Join(f.traceOut, base+".ndjson")
+					continue
+				}
+				for run := 1; run <= f.count; run++ {
+					p.traces[s.Name+"#"+strconv.Itoa(run)] = filepath.Join(f.traceOut, fmt.Sprintf("%s.run%d.ndjson", base, run))
+				}
+			}
+		}
+	}
+	if f.golden != "" {
+		p.goldens = map[string]string{}
+		for _, s := range specs {
+			p.goldens[s.Name] = filepath.Join(f.golden, fileName(s.Name)+".ndjson")
+		}
+	}
+	return p
+}
+
+// all lists the files the plan writes (goldens only with --update).
+func (p outputPlan) all() []namedPath {
+	var out []namedPath
+	keys := make([]string, 0, len(p.traces))
+	for k := range p.traces {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, namedPath{"--trace-out", p.traces[k]})
+	}
+	if p.timeline != "" {
+		out = append(out, namedPath{"--timeline", p.timeline})
+	}
+	if p.matrix != "" {
+		out = append(out, namedPath{"--matrix", p.matrix})
+	}
+	for _, name := range sortedKeys(p.goldens) {
+		if p.update {
+			out = append(out, namedPath{"--golden --update", p.goldens[name]})
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// specInputs are the spec files a run reads.
+func specInputs(ss []spec.Spec) []namedPath {
+	var out []namedPath
+	for _, s := range ss {
+		if s.File != "" {
+			out = append(out, namedPath{"spec", s.File})
+		}
+	}
+	return out
+}
+
+// checkPaths refuses outputs that would overwrite an input or another
+// output: every output is compared with every input and with the outputs
+// before it, by absolute path and, for files that exist, by identity (a
+// link, a second path to the same file).
+func checkPaths(inputs, outputs []namedPath) error {
+	type known struct {
+		namedPath
+		abs  string
+		info os.FileInfo
+	}
+	mk := func(p namedPath) known {
+		k := known{namedPath: p, abs: p.path}
+		if a, err := filepath.Abs(p.path); err == nil {
+			k.abs = a
+		}
+		if fi, err := os.Stat(p.path); err == nil && !fi.IsDir() {
+			k.info = fi
+		}
+		return k
+	}
+	same := func(a, b known) bool {
+		return a.abs == b.abs || (a.info != nil && b.info != nil && os.SameFile(a.info, b.info))
+	}
+	var ins []known
+	for _, p := range inputs {
+		ins = append(ins, mk(p))
+	}
+	var outs []known
+	var errs []string
+	for _, p := range outputs {
+		o := mk(p)
+		if fi, err := os.Stat(p.path); err == nil && fi.IsDir() {
+			errs = append(errs, fmt.Sprintf("%s %s is a directory: name a file", p.flag, p.path))
+			continue
+		}
+		for _, in := range ins {
+			if same(o, in) {
+				errs = append(errs, fmt.Sprintf("%s %s would overwrite the %s %s: write it elsewhere", p.flag, p.path, in.flag, in.path))
+			}
+		}
+		for _, prev := range outs {
+			if same(o, prev) {
+				errs = append(errs, fmt.Sprintf("%s %s and %s %s are the same file: give each its own", prev.flag, prev.path, p.flag, p.path))
+			}
+		}
+		outs = append(outs, o)
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// golden compares r's trace with its golden file, or writes it (update).
+// A difference, or a missing golden, fails the spec; an error is a file
+// that could not be written.
+func (p outputPlan) golden(r *runner.Result, update bool) error {
+	file, ok := p.goldens[r.Spec.Name]
+	if !ok || r.Verdict() == runner.Skip {
+		return nil
+	}
+	var got bytes.Buffer
+	if err := trace.Write(&got, r.Trace); err != nil {
+		return err
+	}
+	if update {
+		return writeFile(file, func(w io.Writer) error { _, err := w.Write(got.Bytes()); return err })
+	}
+	want, err := os.ReadFile(file)
+	msg := ""
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		msg = fmt.Sprintf("no golden trace %s: write it with --golden %s --update, review it, commit it", file, filepath.Dir(file))
+	case err != nil:
+		msg = fmt.Sprintf("cannot read the golden trace: %v", err)
+	case !bytes.Equal(want, got.Bytes()):
+		msg = fmt.Sprintf("the trace differs from the golden %s %s; if the change is meant, run with --update and review the diff", file, firstDifference(want, got.Bytes()))
+	}
+	if msg != "" {
+		r.Violations = append(r.Violations, check.Violation{Rule: "GOLDEN", Requires: "the trace is byte for byte the reviewed golden trace", Message: msg})
+	}
+	return nil
+}
+
+// firstDifference says where two texts first differ, by line.
+func firstDifference(want, got []byte) string {
+	wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("at line %d:\n  golden: %s\n  now:    %s", i+1, cut(w), cut(g))
+		}
+	}
+	return ""
+}
+
+func cut(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
+}
+
+// loadSpecs loads the specs paths name, each file read with a size cap;
+// with no paths, the built-in library.
+func loadSpecs(paths []string, limit int64) ([]spec.Spec, error) {
+	out, _, err := loadSpecsTimed(paths, limit)
+	return out, err
+}
+
+// loadSpecsTimed is loadSpecs that also says how long each file took to
+// read and check: that time counts against the spec's --timeout.
+func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.Duration, error) {
+	took := map[string]time.Duration{}
+	if len(paths) == 0 {
+		lib, err := specs.Library()
+		return lib, took, err
+	}
+	files, err := specFiles(paths)
+	if err != nil {
+		return nil, took, err
+	}
+	var out []spec.Spec
+	var errs []string
+	for _, f := range files {
+		start := time.Now()
+		cases, err := readCases(f, limit)
+		took[f] += time.Since(start)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		out = append(out, cases...)
+	}
+	if len(errs) > 0 {
+		return out, took, errors.New(strings.Join(errs, "\n"))
+	}
+	return out, took, nil
+}
+
+// readCases reads and parses one spec file, at most limit bytes of it: a
+// spec, or the cases of a spec with a matrix.
+func readCases(path string, limit int64) ([]spec.Spec, error) {
+	data, err := spec.ReadFile(path, limit)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return spec.ParseCases(path, data)
+}
+
+// loadXFail reads an expected-failure list with a size cap.
+func loadXFail(path string) (runner.XFail, error) {
+	data, err := spec.ReadFile(path, 1<<20)
+	if err != nil {
+		return runner.XFail{}, err
+	}
+	return runner.ParseXFail(path, data)
+}
+
+// lastFailedFile keeps, per working directory, the specs that failed in
+// the last run there (pytest's --lf). REPLAYSPEC_CACHE overrides where.
+func lastFailedFile() (string, error) {
+	dir := os.Getenv("REPLAYSPEC_CACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(base, "replayspec")
+	}
+	return filepath.Join(dir, "last-failed.json"), nil
+}
+
+func readLastFailed() map[string][]string {
+	m := map[string][]string{}
+	if file, err := lastFailedFile(); err == nil {
+		if data, err := os.ReadFile(file); err == nil {
+			_ = json.Unmarshal(data, &m)
+		}
+	}
+	return m
+}
+
+// lastFailed lists the specs that failed last time here; found is false
+// when no run was recorded here.
+func lastFailed() (names []string, found bool) {
+	wd, _ := os.Getwd()
+	names, found = readLastFailed()[wd]
+	return names, found
+}
+
+// saveLastFailed records the failing and erring specs of this run. A
+// cache that cannot be written costs only --last-failed.
+func saveLastFailed(outcomes []runner.Outcome) {
+	file, err := lastFailedFile()
+	if err != nil {
+		return
+	}
+	m := readLastFailed()
+	wd, _ := os.Getwd()
+	failed := []string{}
+	for _, o := range outcomes {
+		if (o.Status == runner.Failed || o.Status == runner.Errored) && !slices.Contains(failed, o.Result.Spec.Name) {
+			failed = append(failed, o.Result.Spec.Name)
+		}
+	}
+	m[wd] = failed
+	data, _ := json.MarshalIndent(m, "", "  ")
+	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
+		tmp := file + ".tmp"
+		if os.WriteFile(tmp, data, 0o644) == nil {
+			_ = os.Rename(tmp, file)
+		}
+	}
+}

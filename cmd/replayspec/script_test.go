@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain makes the test binary `replayspec` too, for the scripts in
+// testdata/script (each reads like a terminal session) and for the tests
+// that run the command as a process (signals, crashes).
+func TestMain(m *testing.M) {
+	// --last-failed's record of the in-process runs stays out of the
+	// user's cache (testscript.Main exits: the small file stays in TMPDIR).
+	if os.Getenv("REPLAYSPEC_CACHE") == "" {
+		os.Setenv("REPLAYSPEC_CACHE", filepath.Join(os.TempDir(), "replayspec-test-cache"))
+	}
+	testscript.Main(m, map[string]func(){
+		"replayspec": func() { os.Exit(mainProcess()) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar. UPDATE_SCRIPTS=1 rewrites
+// their expected files from what the commands print.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		RequireExplicitExec: false,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("REPLAYSPEC_CACHE", filepath.Join(env.WorkDir, ".cache"))
+			env.Setenv("NO_COLOR", "")
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			lib, err := filepath.Abs(library)
+			if err != nil {
+				return err
+			}
+			env.Setenv("LIBRARY", lib)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"code":    cmdCode,
+			"waitfor": cmdWaitFor,
+			"lines":   cmdLines,
+		},
+	})
+}
+
+// cmdCode is `code N PROGRAM ARGS...`: run it, and want exit status N.
+func cmdCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: code N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("code %q: not a number", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("%v", err)
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// cmdWaitFor is `waitfor FILE`: wait until it exists (a streamed result),
+// for at most two minutes.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfor file")
+	}
+	path := ts.MkAbs(args[0])
+	for range 1200 {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ts.Fatalf("%s never appeared", args[0])
+}
+
+// cmdLines is `lines N FILE`: the file (or stdout) has exactly N lines.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: lines N file")
+	}
+	want, _ := strconv.Atoi(args[0])
+	text := ts.ReadFile(args[1])
+	got := strings.Count(text, "\n")
+	if (got == want) == neg {
+		ts.Fatalf("%s has %d lines, want %d", args[1], got, want)
+	}
+}
+
+// replayspecBin runs the command as a process (the test binary, as
+// testscript.Main arranged).
+func replayspecBin(t *testing.T, ctx context.Context, args ...string) *exec.Cmd {
+	t.Helper()
+	path, err := exec.LookPath("replayspec")
+	if err != nil {
+		t.Fatalf("replayspec is not on PATH: %v", err)
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "REPLAYSPEC_CACHE="+t.TempDir())
+	return cmd
+}
+
+// readUntil reads r line by line until a line contains want; it returns
+// what it read.
+func readUntil(r io.Reader, want string) (string, error) {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	line := ""
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			b.WriteByte(buf[0])
+			line += string(buf[:1])
+			if buf[0] == '\n' {
+				if strings.Contains(line, want) {
+					return b.String(), nil
+				}
+				line = ""
+			}
+		}
+		if err != nil {
+			return b.String(), fmt.Errorf("%q never came: %w", want, err)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/replayspec/replayspec/spec"
+)
+
+// Plan says how RunPlan goes through the specs.
+type Plan struct {
+	// Count runs every spec this many times (flake hunting); 0 or 1 once.
+	Count int
+	// FailFast stops starting specs after the first that fails or errs
+	// (a flake does not count); those already running finish.
+	FailFast bool
+	// Jobs runs this many specs at once (0 or 1: one at a time). Results
+	// are still handed to Done in the specs' order.
+	Jobs int
+	// Retry reruns unexpected failures to tell flakes from failures.
+	Retry Retry
+	// Started, when set, is called as each spec starts (from the worker
+	// that runs it).
+	Started func(i, total int, s spec.Spec)
+	// Done, when set, is called for each spec in the specs' order, as soon
+	// as it and every spec before it have finished: reports and traces are
+	// written here, so a run that is killed keeps what it did.
+	Done func(i, total int, a Attempted)
+}
+
+// Stop says why RunPlan stopped before running every spec ("" when it did
+// not).
+type Stop string
+
+// RunAll runs specs in order, calling progress (when not nil) after each.
+func RunAll(ctx context.Context, specs []spec.Spec, opts Options, progress func(done, total int, r Result)) []Result {
+	var plan Plan
+	if progress != nil {
+		plan.Done = func(i, total int, a Attempted) { progress(i+1, total, a.Result) }
+	}
+	cases, _ := RunPlan(ctx, specs, opts, plan)
+	out := make([]Result, len(cases))
+	for i, a := range cases {
+		out[i] = a.Result
+	}
+	return out
+}
+
+// RunPlan runs specs (each Count times) on Jobs workers, with reruns, and
+// hands each case to plan.Done in order. It stops starting specs when ctx
+// is cancelled (the specs running then are reported as errors, with what
+// they recorded) or, with FailFast, after the first failure. It returns
+// the cases handed to Done.
+func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([]Attempted, Stop) {
+	count := max(plan.Count, 1)
+	type job struct {
+		s   spec.Spec
+		run int
+	}
+	var jobs []job
+	for _, s := range specs {
+		for run := 1; run <= count; run++ {
+			j := job{s: s}
+			if count > 1 {
+				j.run = run
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	total := len(jobs)
+	out := make([]Attempted, total)
+	done := make([]bool, total)
+	ran := make([]bool, total)
+	var handed []Attempted
+	var mu sync.Mutex
+	next := 0 // the first case not yet handed to Done
+	failedAt := ""
+	// finish records case i (ran: false for one not started because the
+	// run was stopping) and hands every finished case, in order, to Done.
+	finish := func(i int, a Attempted, didRun bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		out[i], done[i], ran[i] = a, true, didRun
+		for next < total && done[next] {
+			if ran[next] {
+				if plan.Done != nil {
+					plan.Done(len(handed), total, out[next])
+				}
+				handed = append(handed, out[next])
+				if v := out[next].Result.Verdict(); plan.FailFast && failedAt == "" && !out[next].Flaky && (v == Fail || v == Error) {
+					failedAt = out[next].Result.Spec.Name
+				}
+			}
+			next++
+		}
+	}
+	stopping := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return failedAt != "" || ctx.Err() != nil
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(plan.Jobs, total)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if stopping() {
+					finish(i, Attempted{}, false)
+					continue
+				}
+				if plan.Started != nil {
+					plan.Started(i, total, jobs[i].s)
+				}
+				a := RunAttempts(ctx, jobs[i].s, opts, plan.Retry)
+				a.Result.Run = jobs[i].run
+				if a.Failed != nil {
+					a.Failed.Run = jobs[i].run
+				}
+				finish(i, a, true)
+			}
+		}()
+	}
+	for i := range jobs {
+		if stopping() {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	n := len(handed)
+	switch {
+	case ctx.Err() != nil:
+		return handed, Stop(fmt.Sprintf("interrupted after %d of %d specs", n, total))
+	case failedAt != "" && n < total:
+		return handed, Stop(fmt.Sprintf("--fail-fast: stopped after %s failed; %d of %d specs not run", failedAt, total-n, total))
+	}
+	return handed, ""
+}
+
+// Filter selects specs: by a regular expression on the name (like go
+// test -run), by the rules or rule families they name, by name list (a
+// rerun of the last failures).
+type Filter struct {
+	Name *regexp.Regexp
+	// Rules are rule IDs (PC-3) or families (PC); a spec is kept when its
+	// rules: or expect.violations name one.
+	Rules []string
+	// Names, when not nil, keeps only the specs so named.
+	Names []string
+}
+
+// Select keeps the specs that f admits, in order.
+func Select(specs []spec.Spec, f Filter) []spec.Spec {
+	var out []spec.Spec
+	for _, s := range specs {
+		if f.Name != nil && !f.Name.MatchString(s.Name) {
+			continue
+		}
+		if f.Names != nil && !slices.Contains(f.Names, s.Name) {
+			continue
+		}
+		if len(f.Rules) > 0 && !namesRule(s, f.Rules) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func namesRule(s spec.Spec, want []string) bool {
+	for _, id := range append(slices.Clone(s.Rules), s.Expect.Violations...) {
+		fam, _, _ := strings.Cut(id, "-")
+		if slices.Contains(want, id) || slices.Contains(want, fam) {
+			return true
+		}
+	}
+	return false
+}
