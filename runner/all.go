@@ -30,6 +30,11 @@ type Plan struct {
 	// as it and every spec before it have finished: reports and traces are
 	// written here, so a run that is killed keeps what it did.
 	Done func(i, total int, a Attempted)
+	// Summaries: once Done has had a case, its events are forgotten (the
+	// trace's header stays), so that a run of many specs holds one trace
+	// per worker, not one per spec. The cases RunPlan returns then carry
+	// no events.
+	Summaries bool
 }
 
 // Stop says why RunPlan stopped before running every spec ("" when it did
@@ -89,6 +94,14 @@ func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([
 			if ran[next] {
 				if plan.Done != nil {
 					plan.Done(len(handed), total, out[next])
+				}
+				if plan.Summaries {
+					out[next].Result.Trace.Events = nil
+					if f := out[next].Failed; f != nil {
+						kept := *f
+						kept.Trace.Events = nil
+						out[next].Failed = &kept
+					}
 				}
 				handed = append(handed, out[next])
 				if v := out[next].Result.Verdict(); plan.FailFast && failedAt == "" && !out[next].Flaky && (v == Fail || v == Error) {

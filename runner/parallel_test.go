@@ -189,3 +189,32 @@ func TestBadFlakeAndBaselineFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSummariesForgetEvents: with Summaries, Done sees each case's whole
+// trace and what RunPlan keeps afterwards has none of its events (issue 13:
+// a run of many specs holds summaries), while verdicts and the header stay.
+func TestSummariesForgetEvents(t *testing.T) {
+	all, err := specs.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = all[:10]
+	seen := 0
+	kept, _ := runner.RunPlan(context.Background(), all, runner.Options{Target: simtarget.Sim{}}, runner.Plan{Jobs: 2, Summaries: true,
+		Done: func(i, total int, a runner.Attempted) {
+			if len(a.Result.Trace.Events) > 0 {
+				seen++
+			}
+		}})
+	if seen != len(all) {
+		t.Errorf("Done saw events for %d of %d cases", seen, len(all))
+	}
+	for _, a := range kept {
+		if n := len(a.Result.Trace.Events); n != 0 {
+			t.Errorf("%s: %d events kept after Done", a.Result.Spec.Name, n)
+		}
+		if a.Result.Verdict() != runner.Pass || a.Result.Trace.Header.Spec == "" {
+			t.Errorf("%s: verdict %s, header %+v: the summary was lost too", a.Result.Spec.Name, a.Result.Verdict(), a.Result.Trace.Header)
+		}
+	}
+}

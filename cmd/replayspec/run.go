@@ -275,7 +275,7 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	var flakes []runner.Attempted
 	var writeErrs []string
 	unavailable := ""
-	runPlan := runner.Plan{Count: f.count, FailFast: f.failFast, Started: prog.start,
+	runPlan := runner.Plan{Count: f.count, FailFast: f.failFast, Started: prog.start, Summaries: true,
 		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(),
 		Done: func(i, total int, a runner.Attempted) {
 			prog.clear()
@@ -317,6 +317,20 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			var un *target.Unavailable
 			if errors.As(r.Err, &un) {
 				unavailable = un.Reason
+			}
+			// Everything that reads the events is written by now: what
+			// the run keeps of a spec is its summary, not its trace, so a
+			// run of many specs holds no more than one trace per worker.
+			dropEvents(&outcomes[len(outcomes)-1].Result)
+			dropEvents(&results[len(results)-1])
+			if a.Flaky {
+				last := &flakes[len(flakes)-1]
+				dropEvents(&last.Result)
+				if last.Failed != nil {
+					failed := *last.Failed
+					dropEvents(&failed)
+					last.Failed = &failed
+				}
 			}
 		}}
 	_, stop := runner.RunPlan(ctx, specs, opts, runPlan)
@@ -425,6 +439,10 @@ func specNames(specs []spec.Spec) []string {
 	}
 	return out
 }
+
+// dropEvents forgets a finished spec's events, keeping the trace's header
+// (the matrix reads its sources).
+func dropEvents(r *runner.Result) { r.Trace.Events = nil }
 
 func writeTrace(path string, t trace.Trace) error {
 	return writeFile(path, func(w io.Writer) error { return trace.Write(w, t) })
