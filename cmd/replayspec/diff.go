@@ -108,6 +108,12 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var outcomes []diffOutcome
 	for _, s := range specs {
+		if ctx.Err() != nil {
+			// Interrupted: start nothing more; what finished is reported
+			// below (an H200 batch cut off by timeout(1) went on starting
+			// each remaining spec, every one an interrupted error).
+			break
+		}
 		var rs [2]runner.Result
 		for i, tg := range tgs {
 			rs[i] = runner.Run(ctx, s, runner.Options{Target: tg, Timeout: *timeout})
@@ -128,6 +134,9 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				}
 			}
 		}
+	}
+	if sig := interruptedBy(ctx); sig != nil {
+		fmt.Fprintf(stderr, "replayspec diff: interrupted by %s: %d of %d specs compared\n", signalName(sig), len(outcomes), len(specs))
 	}
 	writeJSON := func(w io.Writer) error {
 		enc := json.NewEncoder(w)
@@ -152,6 +161,9 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if o.Status == "differs" || o.Status == "error" {
 			return exitFail
 		}
+	}
+	if ctx.Err() != nil {
+		return exitFail // not every spec was compared (the process exits 130 or 143)
 	}
 	return exitOK
 }

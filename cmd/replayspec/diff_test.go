@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/replayspec/replayspec/internal/cudatarget"
@@ -121,5 +124,24 @@ func TestGenWritesRunnableSpecs(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "gen", "--out", dir, "--caps", "warp-drive"); code != exitUsage || !strings.Contains(errs, `unknown capability "warp-drive"`) {
 		t.Errorf("bad --caps: exit %d, %q", code, errs)
+	}
+}
+
+// TestDiffStopsWhenInterrupted: an interrupted diff starts no more specs
+// and says how far it got, where it used to start every remaining spec on
+// both targets, each an "interrupted" error.
+func TestDiffStopsWhenInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(signalCause{sig: syscall.SIGTERM})
+	var out, errb bytes.Buffer
+	code := mainWith(ctx, []string{"diff", "--target", "sim", "--target", "sim", "--format", "json", "../../specs/"}, &out, &errb)
+	if code != exitFail { // the process maps it to 143 (mainProcess)
+		t.Errorf("exit %d, want %d\n%s", code, exitFail, errb.String())
+	}
+	if !strings.Contains(errb.String(), "interrupted by SIGTERM: 0 of ") {
+		t.Errorf("stderr does not say how far it got:\n%s", errb.String())
+	}
+	if strings.Contains(out.String(), `"error"`) {
+		t.Errorf("specs were started after the interrupt:\n%.500s", out.String())
 	}
 }
