@@ -366,27 +366,8 @@ func (b *bench) verifyWriteSet(a hsa.Allocation, elems, grid uint64, pattern int
 	if err := b.launch("increment", uint32(grid), arg(a)); err != nil {
 		return err
 	}
-	head, err := b.download(a, 0, grid+1024)
-	if err != nil {
-		return err
-	}
-	tail, err := b.download(a, elems-1024, 1024)
-	if err != nil {
-		return err
-	}
-	for i, v := range head {
-		want := pattern
-		if uint64(i) < grid {
-			want = pattern + 1
-		}
-		if v != want {
-			return fmt.Errorf("write-set replay: element %d = %d, want %d", i, v, want)
-		}
-	}
-	for i, v := range tail {
-		if v != pattern {
-			return fmt.Errorf("write-set replay: tail element %d = %d, want %d", i, v, pattern)
-		}
+	if err := b.checkOneRun(a, elems, grid, pattern); err != nil {
+		return fmt.Errorf("write-set replay: %w", err)
 	}
 	return nil
 }
