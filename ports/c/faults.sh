@@ -60,14 +60,20 @@ printf '%-32s %-22s %s\n' FAULT "MUST BE CAUGHT AS" "REPORTED (specs)"
 while read -r fault rules; do
 	[ -z "$fault" ] && continue
 	# the rules of the violations the oracles reported, with how many specs
+	# (the JSON report is a stream, one object a line: docs/cli.md)
 	reported=$(python3 -c '
 import json, sys, collections
 n = collections.Counter()
-for r in json.load(open(sys.argv[1])).get("results", []):
+ended = False
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    ended = ended or r.get("event") == "end"
+    if r.get("event") != "result":
+        continue
     for rule in sorted({v["rule"] for v in r.get("violations") or []}):
         n[rule] += 1
-print(" ".join(f"{k}({v})" for k, v in sorted(n.items())))
-' "$tmp/$fault.json" 2>/dev/null || true)
+print(" ".join(f"{k}({v})" for k, v in sorted(n.items())) + ("" if ended else " [report cut short]"))
+' "$tmp/$fault.json")
 	status=caught
 	for r in $rules; do
 		if ! grep -qw -- "$r([0-9]*)" <<<"$reported"; then
