@@ -222,6 +222,13 @@ static void dispatch(uint64_t thread, size_t di) {
     }
 }
 
+static void mark(size_t di, bool *flags) {
+    pthread_mutex_lock(&app.p->mu);
+    flags[di] = true;
+    pthread_cond_broadcast(&app.p->cv);
+    pthread_mutex_unlock(&app.p->mu);
+}
+
 int app_submit_from_tool(size_t di, const rs_event *from) {
     const rs_spec_dispatch *d = &spec()->dispatches[di];
     uint64_t thread = rs_app_thread();
@@ -242,9 +249,11 @@ int app_submit_from_tool(size_t di, const rs_event *from) {
     e.queue = rt_queue_id(q);
     e.signal = rt_signal_id(sig);
     emit(&e);
+    mark(di, app.p->started); /* a pass waiting on a `during` sees it (tool.c) */
     int rc = rt_queue_write(q, pk, (size_t)packets); /* one API call, from the tool */
     free(pk);
     bool done = rc == RT_OK && rt_signal_wait_below(sig, 1, wait_normal_ns);
+    mark(di, app.p->completed);
     if (done) emit(&(rs_event){.type = RS_EV_TOOL_COMPLETE, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
     rt_signal_destroy(sig);
     return done ? 0 : -1;

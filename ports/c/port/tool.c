@@ -268,7 +268,19 @@ static unsigned payload_members(const krs_callback_tracing_kernel_replay_data_t 
  * run free, "started" is not yet "ran". A dispatch on another agent may run
  * to completion inside the pass, so the pass waits for it; one on the same
  * agent must wait for the loop (MEM-6), so the pass gives it a moment only:
- * long enough that an SDK without the agent lock would let it run here. */
+ * long enough that an SDK without the agent lock would let it run here.
+ * Nor does it wait for one that cannot finish before this loop ends: one
+ * whose callback wrote a dispatch to this loop's agent (MEM-6, decision 11),
+ * which waits for the loop. */
+static bool agent_waits_for_loop(const rs_spec_dispatch *self, size_t d) {
+    for (size_t j = 0; j < spec()->ndispatches; j++) {
+        if (j != d && tool.p->started[j] && !tool.p->completed[j] && strcmp(spec()->dispatches[j].agent, self->agent) == 0 &&
+            spec()->dispatches[j].by_tool)
+            return true;
+    }
+    return false;
+}
+
 static void wait_for_during(size_t d, uint64_t pass) {
     const rs_spec_dispatch *self = &spec()->dispatches[d];
     for (size_t i = 0; i < spec()->ndispatches; i++) {
@@ -285,7 +297,7 @@ static void wait_for_during(size_t d, uint64_t pass) {
         }
         pthread_mutex_lock(&tool.p->mu);
         while (!tool.p->started[i] && !tool.p->failed) pthread_cond_wait(&tool.p->cv, &tool.p->mu);
-        while (!tool.p->completed[i] && !tool.p->failed) {
+        while (!tool.p->completed[i] && !tool.p->failed && !agent_waits_for_loop(self, d)) {
             if (pthread_cond_timedwait(&tool.p->cv, &tool.p->mu, &until) != 0) break;
         }
         pthread_mutex_unlock(&tool.p->mu);
