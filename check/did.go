@@ -16,6 +16,7 @@ func checkDID(x *index) []Violation {
 		vs = append(vs, x.checkAppIdentity(a)...)
 	}
 	vs = append(vs, x.checkIDCounter()...)
+	vs = append(vs, x.checkNamedIDs()...)
 	x.eachDispatch(func(d *dispatchView) {
 		if d.replayed() {
 			vs = append(vs, x.checkPassTimestamps(d)...)
@@ -47,6 +48,9 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 	for _, r := range a.reserves[:min(want, len(a.reserves))] {
 		ids[x.ev[r].Dispatch] = true
 	}
+	for _, id := range a.named {
+		ids[id] = true // no dispatch_id events: the ids its events name (O5)
+	}
 	x.examined("DID-1")
 	x.examined("DID-2")
 	reported := map[string]bool{}
@@ -75,6 +79,32 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 			}
 			reported[rule] = true
 			v := x.violation(rule, a.dispatch, fmt.Sprintf("%s of %s carries dispatch id %d, the reserved id is %d", kindText(e), a.label, e.Dispatch, a.dispatch), firstOr(a.reserves, a.at), i)
+			v.Label = a.label
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// DID-1 without dispatch_id events: the ids the application's dispatches
+// are named by (index.joinApps) are one per logical dispatch, so no two
+// dispatches share one. With the SDK's reservations, DID-3 judges that
+// (checkIDCounter); this is what a trace without them still shows
+// (docs/ports.md O5).
+func (x *index) checkNamedIDs() []Violation {
+	if x.has(trace.DispatchID) {
+		return nil
+	}
+	var vs []Violation
+	owner := map[uint64]*appView{}
+	for _, a := range x.apps {
+		for _, id := range a.named {
+			prev := owner[id]
+			if prev == nil {
+				owner[id] = a
+				continue
+			}
+			v := x.violation("DID-1", id, fmt.Sprintf("dispatch id %d names two logical dispatches, %s and %s: each has its own id", id, prev.label, a.label), prev.at, a.at)
 			v.Label = a.label
 			vs = append(vs, v)
 		}

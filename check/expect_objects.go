@@ -99,9 +99,24 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 				s.ids = append(s.ids, e.Dispatch)
 			}
 		}
-		if len(s.ids) == 0 && !s.byTool {
-			if a := x.appLabel[s.label]; a != nil && a.dispatch != 0 {
-				s.ids = []uint64{a.dispatch} // a trace without dispatch_id events
+		if len(s.ids) > 0 || x.has(trace.DispatchID) {
+			continue
+		}
+		// A trace without dispatch_id events: the ids the dispatch's own
+		// events name (docs/trace.md).
+		if !s.byTool {
+			if a := x.appLabel[s.label]; a != nil {
+				s.ids = slices.Clone(a.named)
+			}
+			continue
+		}
+		// The tool's dispatch: the first tagged kernel or callback in its
+		// window on its thread that is not the loop's it was written from.
+		from := x.ev[s.at].Dispatch
+		for _, i := range x.byThread[s.thread] {
+			if e := x.ev[i]; i > s.at && i < s.end && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
+				s.ids = []uint64{e.Dispatch}
+				break
 			}
 		}
 	}

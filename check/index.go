@@ -94,6 +94,11 @@ type appView struct {
 	end      int // position of the thread's next app_dispatch, or len(ev)
 	dispatch uint64
 	reserves []int // dispatch_id events in the window
+	// named are the ids a trace without dispatch_id events names it by:
+	// that of its first tagged callback or kernel event, then, for a
+	// submission of several kernel packets, that of each later packet's
+	// kernel (docs/trace.md, docs/ports.md O5).
+	named    []uint64
 	complete []int
 	timeout  []int
 	readback []int
@@ -324,6 +329,7 @@ func (x *index) file(i int, e *trace.Event) {
 func (x *index) joinApps() {
 	for _, pos := range x.byThread {
 		var cur *appView
+		var lastRun uint64 // the id of the last kernel in cur's window
 		for _, i := range pos {
 			e := x.ev[i]
 			switch e.Type {
@@ -331,6 +337,7 @@ func (x *index) joinApps() {
 				if cur != nil {
 					cur.end = i
 				}
+				lastRun = 0
 				cur = &appView{label: e.Label, thread: e.Thread, signal: e.Signal, at: i, end: len(x.ev)}
 				x.apps = append(x.apps, cur)
 			case trace.DispatchID:
@@ -342,8 +349,25 @@ func (x *index) joinApps() {
 				}
 			case trace.Callback, trace.Kernel:
 				// A trace without dispatch_id events still names the
-				// dispatch through its first tagged event.
-				if cur != nil && cur.dispatch == 0 && e.Dispatch != 0 && !x.has(trace.DispatchID) && !x.byTool[i] {
+				// dispatch through its first tagged event (docs/trace.md).
+				if cur == nil || e.Dispatch == 0 || x.has(trace.DispatchID) || x.byTool[i] {
+					continue
+				}
+				if len(cur.named) == 0 {
+					cur.named = append(cur.named, e.Dispatch)
+				} else if n := len(cur.named); e.Type == trace.Kernel && n < x.ev[cur.at].KernelPackets && lastRun == cur.named[n-1] && e.Dispatch > lastRun {
+					// A submission of several kernel packets is several
+					// logical dispatches, each with its own id, reserved
+					// in packet order, none replayed (decision 7, ACT-6):
+					// once a packet's kernel ran, the next packet names
+					// its id by its kernel, an id above the previous
+					// packet's (docs/ports.md O5).
+					cur.named = append(cur.named, e.Dispatch)
+				}
+				if e.Type == trace.Kernel {
+					lastRun = e.Dispatch
+				}
+				if cur.dispatch == 0 {
 					cur.dispatch = e.Dispatch
 				}
 			}

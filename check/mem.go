@@ -23,6 +23,9 @@ func checkMEM(x *index) []Violation {
 			if len(d.snapshots) > 0 {
 				vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d was never a replay candidate, yet memory was snapshotted", d.id), d.snapshots...))
 			}
+			// The runtime's account: no device memory read before it ran,
+			// said or silent (all a trace without the SDK's reports shows).
+			vs = append(vs, x.checkTraffic(d)...)
 			return
 		}
 		if d.replayed() {

@@ -65,6 +65,13 @@ func (x *index) continueInstalled(d *dispatchView) bool {
 	return len(d.continues) > 0 || d.replayed()
 }
 
+// asksForLoop reports whether the tool's answers ask for d to be replayed:
+// a fixed count above 1, or 0 with replay_continue set.
+func (x *index) asksForLoop(d *dispatchView) bool {
+	r, ok := x.passCount(d)
+	return ok && (r > 1 || r == 0 && x.continueInstalled(d))
+}
+
 // reportsWarnings: the trace carries the SDK's diagnostics, so a missing
 // warning is a finding rather than a blind spot.
 func (x *index) reportsWarnings() bool { return x.header.Reports(trace.SourceSDK) }

@@ -182,26 +182,65 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 		return nil
 	}
 	// The window opens at CONFIG ENTER, or for a dispatch that was no
-	// candidate, when the application wrote it.
+	// candidate, when the application wrote it; it closes at the first
+	// pass, or the plain run (for a candidate that never ran, at the end
+	// of the trace; for a dispatch that was no candidate, at its
+	// completion or the end of the application's window, before its
+	// read-backs).
 	start := -1
+	firstWork := len(x.ev)
+	on := d
 	if len(d.configEnter) > 0 {
 		start = d.configEnter[0]
 	} else if a := x.appOf(d); a != nil {
-		start = a.at
+		start, firstWork = a.at, a.end
+		for _, list := range [][]int{a.complete, a.timeout} {
+			if len(list) > 0 && list[0] > a.at {
+				firstWork = min(firstWork, list[0])
+			}
+		}
+		if d.thread == 0 {
+			// No CONFIG ENTER and no dispatch_id event gave its thread
+			// (docs/ports.md O5): the application's, which wrote it.
+			on = &dispatchView{thread: a.thread, agent: d.agent}
+		}
 	}
 	if start < 0 {
 		return nil
 	}
 	var vs []Violation
-	firstWork := len(x.ev) // the first pass, or the plain run
 	if len(d.passEnter) > 0 {
 		firstWork = d.passEnter[0]
 	} else if len(d.kernels) > 0 {
-		firstWork = d.kernels[0]
+		firstWork = min(firstWork, d.kernels[0])
 	}
-	reads := x.trafficOf(d, trace.MemRead, start, firstWork)
+	reads := x.trafficOf(on, trace.MemRead, start, firstWork)
 	sdk := x.header.Reports(trace.SourceSDK)
 	switch {
+	case len(d.failedSnapshots) == 0 && x.hiddenLoop(d):
+		// Replayed with no PASS callback to show it (decision 9, docs/ports.md
+		// D3): the reads are its snapshot, not a snapshot of a dispatch left
+		// unreplayed. With the SDK's account, its snapshot is the one read
+		// and says what was read; without it, the reads are all there is
+		// (docs/ports.md O5).
+		x.examined("MEM-1")
+		if !sdk {
+			break
+		}
+		switch {
+		case len(d.snapshots) == 0 && len(reads) > 0:
+			vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d was replayed out of the tool's sight, and the runtime read %d bytes of device memory before it ran, but the SDK reports no snapshot: a silent snapshot", d.id, x.bytesOf(reads)), append([]int{start}, reads...)...))
+		case len(d.snapshots) == 1:
+			if claim, seen := x.ev[d.snapshots[0]].Bytes, x.bytesOf(reads); claim != seen {
+				vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("the SDK says its snapshot of dispatch %d saved %d bytes; the runtime read %d", d.id, claim, seen), append([]int{d.snapshots[0]}, reads...)...))
+			}
+		}
+	case !d.replayed() && !sdk && len(reads) > 0 && x.asksForLoop(d):
+		// The tool asked for a loop that never began: only a snapshot that
+		// could not be completed excuses that (MEM-5), and it may have read
+		// memory before it failed. Without the SDK's report of the failure
+		// the reads cannot be told from a silent snapshot: not judged, as
+		// PC-3 is not (docs/ports.md O1, O5).
 	case !d.replayed() && len(d.failedSnapshots) == 0:
 		// MEM-1: no snapshot for a dispatch that is not replayed, said or
 		// silent.
