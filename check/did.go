@@ -54,6 +54,8 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 	x.examined("DID-1")
 	x.examined("DID-2")
 	reported := map[string]bool{}
+	var kernels []int        // the window's tagged kernels
+	ran := map[uint64]bool{} // the ids they carry
 	pos := x.byThread[a.thread]
 	for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < a.end; j++ {
 		i := pos[j]
@@ -65,6 +67,10 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 		case trace.Callback, trace.PassCount, trace.Continue, trace.Kernel, trace.Record, trace.Snapshot, trace.Restore:
 		default:
 			continue
+		}
+		if e.Type == trace.Kernel && e.Dispatch != 0 {
+			kernels = append(kernels, i)
+			ran[e.Dispatch] = true
 		}
 		if e.Dispatch == 0 && (e.Type == trace.Kernel || e.Type == trace.Record) {
 			continue // untagged work (a barrier, an agent-wide sample)
@@ -82,6 +88,16 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 			v.Label = a.label
 			vs = append(vs, v)
 		}
+	}
+	// Each of several kernel packets is a logical dispatch with its own id
+	// (decision 7) and runs once (ACT-6): as many kernels as packets, with
+	// fewer ids among them, means packets shared an id. This needs no
+	// reservation event, so it holds at every profile that shows kernels
+	// (docs/ports.md O5).
+	if want > 1 && len(kernels) >= want && len(ran) < want && !reported["DID-1"] {
+		v := x.violation("DID-1", a.dispatch, fmt.Sprintf("%s wrote %d kernel packets; %d kernels ran, carrying %d dispatch id(s): each packet has its own", a.label, want, len(kernels), len(ran)), append([]int{a.at}, kernels...)...)
+		v.Label = a.label
+		vs = append(vs, v)
 	}
 	return vs
 }

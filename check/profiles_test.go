@@ -1,0 +1,246 @@
+package check
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// What a trace at the runtime profile (tool, app, runtime: no sdk) still
+// shows, and what it must not be failed for (docs/ports.md O5). Each
+// inference is tested both ways: a correct implementation's trace passes,
+// and a broken one still fails.
+
+// atProfile keeps t's events of the given sources, and says so in the
+// header, as a port at that profile writes its trace.
+func atProfile(t trace.Trace, sources ...trace.Source) trace.Trace {
+	out := trace.Trace{Header: t.Header}
+	out.Header.Sources = sources
+	for _, e := range t.Events {
+		if src, ok := e.Type.Source(); ok && slices.Contains(sources, src) {
+			out.Events = append(out.Events, e)
+		}
+	}
+	return renumber(out)
+}
+
+func runtimeProfile(t trace.Trace) trace.Trace {
+	return atProfile(t, trace.SourceTool, trace.SourceApp, trace.SourceRuntime)
+}
+
+// verdicts judges t and returns the verdict of each rule asked for, and
+// every violation.
+func verdicts(t trace.Trace, rules ...string) (map[string]Verdict, []Violation) {
+	j := Judge(t)
+	out := map[string]Verdict{}
+	for _, r := range rules {
+		res, _ := j.Rule(r)
+		out[r] = res.Verdict
+	}
+	return out, j.Violations
+}
+
+func rulesOf(vs []Violation) []string {
+	var out []string
+	for _, v := range vs {
+		if !slices.Contains(out, v.Rule) {
+			out = append(out, v.Rule)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// twoKernelPackets: "twice" writes one submission of two kernel packets
+// (decision 7: two logical dispatches, ids 1 and 2, neither replayed,
+// ACT-6); then "single" is a plain dispatch, id 3.
+func twoKernelPackets() trace.Trace {
+	b := new(builder).prelude()
+	grid, wg := trace.Dim3{256, 1, 1}, trace.Dim3{64, 1, 1}
+	buf, addr := "buf-1", uint64(1<<32)+1<<16
+	b.add(trace.Event{Type: trace.AppAlloc, Thread: 1, Buffer: buf, Agent: 1, MemKind: trace.MemDevice, Addr: addr, Bytes: uint64(len(bufferBefore))})
+	b.add(trace.Event{Type: trace.AppDispatch, Thread: 1, Label: "twice", Kernel: "increment", Agent: 1, Signal: 500, Packets: 2, KernelPackets: 2, Grid: &grid, Workgroup: &wg})
+	b.add(trace.Event{Type: trace.DispatchID, Thread: 1, Dispatch: 1, Agent: 1, Kernel: "increment"})
+	b.add(trace.Event{Type: trace.DispatchID, Thread: 1, Dispatch: 2, Agent: 1, Kernel: "increment"})
+	b.add(trace.Event{Type: trace.Warning, Code: trace.WarnMultiPacketSubmission, Dispatch: 1, Message: "multi-packet submissions are not replayed"})
+	for _, id := range []uint64{1, 2} {
+		var sig uint64
+		if id == 2 {
+			sig = 500 // the completion rides on the last packet
+		}
+		ext := int64(900 + id)
+		b.add(trace.Event{Type: trace.Correlation, Thread: 1, Dispatch: id, Result: trace.I64(ext)})
+		start := b.clock + 1
+		b.add(trace.Event{Type: trace.Kernel, Thread: 1, Dispatch: id, Agent: 1, Kernel: "increment", Start: start, End: start + 5, Signal: sig, MemIn: trace.Digest(bufferBefore), MemOut: trace.Digest(bufferAfter)})
+		b.add(trace.Event{Type: trace.Record, Service: trace.KernelTrace, Context: 10, Thread: 1, Dispatch: id, Agent: 1, Kernel: "increment", Corr: &trace.Corr{Internal: 100 + id, External: uint64(ext), Ancestor: 7}, Start: start, End: start + 5})
+	}
+	b.add(trace.Event{Type: trace.Signal, Thread: 1, Signal: 500, Value: trace.I64(0)})
+	b.add(trace.Event{Type: trace.AppComplete, Thread: 1, Label: "twice", Signal: 500})
+	b.dispatch(loop{label: "single", dispatch: 3, count: 1})
+	return b.trace()
+}
+
+// DID-1/DID-2 at the runtime profile: the second kernel packet's id is its
+// own dispatch's, not a second id of the first (O5); an id shared between
+// dispatches, packets sharing one, or an id no packet owns still fail.
+func TestRuntimeProfileKernelPackets(t *testing.T) {
+	full := twoKernelPackets()
+	for name, tr := range map[string]trace.Trace{"full": full, "runtime": runtimeProfile(full)} {
+		got, vs := verdicts(tr, "DID-1", "DID-2")
+		if got["DID-1"] != Pass || got["DID-2"] != Pass || len(vs) > 0 {
+			t.Errorf("%s: a correct two-packet submission: DID-1 %s, DID-2 %s, violations %v", name, got["DID-1"], got["DID-2"], vs)
+		}
+	}
+	cases := []struct {
+		reason string
+		tr     trace.Trace
+		want   string
+	}{
+		{"single reuses the second packet's id", edit(full, dispatchIs(3), func(e *trace.Event) {
+			if e.Type != trace.DispatchID && e.Type != trace.Warning {
+				e.Dispatch = 2
+			}
+		}), "DID-1"},
+		{"both packets carry the first packet's id", edit(full, dispatchIs(2), func(e *trace.Event) {
+			if e.Type != trace.DispatchID {
+				e.Dispatch = 1
+			}
+		}), "DID-1"},
+		{"the second packet's record carries an id of no packet", edit(full, and(typ(trace.Record), dispatchIs(2)), func(e *trace.Event) { e.Dispatch = 7 }), "DID-2"},
+	}
+	for _, c := range cases {
+		for name, tr := range map[string]trace.Trace{"full": c.tr, "runtime": runtimeProfile(c.tr)} {
+			if _, vs := verdicts(tr); !slices.Contains(rulesOf(vs), c.want) {
+				t.Errorf("%s, at the %s profile: %s not reported (got %v)", c.reason, name, c.want, rulesOf(vs))
+			}
+		}
+	}
+}
+
+// DID-1/DID-2 of a replayed dispatch at the runtime profile: the first
+// tagged event names it, and a pass with a fresh id still fails (O5 names
+// further ids only for the later packets of a multi-packet submission).
+func TestRuntimeProfileIDPerPassCaught(t *testing.T) {
+	fixed3 := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
+	tr := runtimeProfile(fixed3)
+	if got, vs := verdicts(tr, "DID-1", "DID-2"); got["DID-1"] != Pass || got["DID-2"] != Pass || len(vs) > 0 {
+		t.Fatalf("a correct loop at the runtime profile: %v %v", got, vs)
+	}
+	_, vs := verdicts(runtimeProfile(bumpIDPerPass(fixed3)))
+	for _, r := range []string{"DID-1", "DID-2"} {
+		if !slices.Contains(rulesOf(vs), r) {
+			t.Errorf("a fresh id per pass at the runtime profile: %s not reported (got %v)", r, rulesOf(vs))
+		}
+	}
+}
+
+// withToolDispatch: in pass 1 of k, the tool writes a dispatch of its own
+// ("side", id 5, on agent 2) and waits for it.
+func withToolDispatch() trace.Trace {
+	t := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
+	side := []trace.Event{
+		{Type: trace.ToolDispatch, Thread: 1, Label: "side", Kernel: "fill", Agent: 2, Signal: 600, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Dispatch: 1},
+		{Type: trace.DispatchID, Thread: 1, Dispatch: 5, Agent: 2, Kernel: "fill"},
+		{Type: trace.Kernel, Thread: 1, Dispatch: 5, Agent: 2, Kernel: "fill", Start: 7000, End: 7005, Signal: 600},
+		{Type: trace.Signal, Thread: 1, Signal: 600, Value: trace.I64(0)},
+		{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 600},
+	}
+	return renumber(insertAfter(t, passCB(trace.PhaseEnter, 1), side...))
+}
+
+// expect.runs of the tool's dispatch at the runtime profile: its kernel,
+// the first tagged one in its window that is not its loop's, names it (O5).
+func TestRuntimeProfileToolDispatchRuns(t *testing.T) {
+	ex := spec.Spec{Expect: spec.Expect{Runs: map[string]spec.Count{"side": spec.Exactly(1), "k": spec.Exactly(3)}}}
+	full := withToolDispatch()
+	for name, tr := range map[string]trace.Trace{"full": full, "runtime": runtimeProfile(full)} {
+		if vs, unseen := JudgeExpectations(ex, tr); len(vs) > 0 || len(unseen) > 0 {
+			t.Errorf("%s: expect.runs of the tool's dispatch: %v (not observable: %v)", name, vs, unseen)
+		}
+	}
+	broken := map[string]trace.Trace{
+		"the tool's kernel never ran":          drop(full, and(typ(trace.Kernel), dispatchIs(5))),
+		"the tool's kernel carries k's own id": edit(full, and(typ(trace.Kernel), dispatchIs(5)), func(e *trace.Event) { e.Dispatch = 1 }),
+	}
+	for reason, tr := range broken {
+		for name, tr := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr)} {
+			if vs, _ := JudgeExpectations(ex, tr); len(vs) == 0 {
+				t.Errorf("%s, at the %s profile: expect.runs held", reason, name)
+			}
+		}
+	}
+}
+
+// MEM-1 of a loop no PASS callback shows (decision 9): at the runtime
+// profile its snapshot's reads are no snapshot of a dispatch left
+// unreplayed (O5). With the SDK's account, a silent snapshot of it, or one
+// that claims other bytes than were read, still fails.
+func TestHiddenLoopSnapshot(t *testing.T) {
+	full := configOnly()
+	if got, vs := verdicts(runtimeProfile(full), "MEM-1"); got["MEM-1"] != Pass || len(vs) > 0 {
+		t.Errorf("a loop hidden from the tool at the runtime profile: MEM-1 %s, violations %v", got["MEM-1"], vs)
+	}
+	broken := map[string]trace.Trace{
+		"its snapshot was silent":                        drop(full, typ(trace.Snapshot)),
+		"its snapshot claims other bytes than were read": edit(full, typ(trace.Snapshot), func(e *trace.Event) { e.Bytes++ }),
+	}
+	for reason, tr := range broken {
+		if _, vs := verdicts(tr); !slices.Contains(rulesOf(vs), "MEM-1") {
+			t.Errorf("a hidden loop, %s: MEM-1 not reported (got %v)", reason, rulesOf(vs))
+		}
+	}
+}
+
+// MEM-1 of a dispatch that never was a candidate (no CONFIG): at the
+// runtime profile nothing but the application names its thread, and reads
+// there before it ran are a snapshot (O4, O5).
+func TestNonCandidateReadsOnAppThread(t *testing.T) {
+	plain := stoppedBeforeInterception()
+	rt := runtimeProfile(plain)
+	if got, vs := verdicts(rt, "MEM-1"); got["MEM-1"] != Pass || len(vs) > 0 {
+		t.Errorf("a plain dispatch at the runtime profile: MEM-1 %s, violations %v", got["MEM-1"], vs)
+	}
+	read := trace.Event{Type: trace.MemRead, Thread: 1, Agent: 1, Bytes: 16, Regions: []trace.Region{{Addr: uint64(1<<32) + 1<<16, Bytes: 16}}}
+	for name, tr := range map[string]trace.Trace{"full": plain, "runtime": rt} {
+		bad := renumber(insertBefore(tr, typ(trace.Kernel), read))
+		if _, vs := verdicts(bad); !slices.Contains(rulesOf(vs), "MEM-1") {
+			t.Errorf("%s: a silent snapshot of a dispatch that was no candidate: MEM-1 not reported (got %v)", name, rulesOf(vs))
+		}
+	}
+}
+
+// snapshotFailed: the tool asks for 3 passes; the SDK's snapshot reads the
+// buffer, fails, warns, and the dispatch runs once (MEM-5).
+func snapshotFailed() trace.Trace {
+	t := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 1}).trace()
+	t = edit(t, typ(trace.PassCount), func(e *trace.Event) { e.Result = trace.I64(3) })
+	addr := uint64(1<<32) + 1<<16
+	return renumber(insertAfter(t, typ(trace.PassCount),
+		trace.Event{Type: trace.MemRead, Thread: 1, Agent: 1, Bytes: 8, Regions: []trace.Region{{Addr: addr, Bytes: 8}}},
+		trace.Event{Type: trace.Snapshot, Thread: 1, Dispatch: 1, Agent: 1, Status: "ERROR", Message: "out of memory"},
+		trace.Event{Type: trace.Warning, Code: trace.WarnSnapshotIncomplete, Dispatch: 1, Message: "snapshot incomplete"},
+	))
+}
+
+// MEM-1 of a loop the tool asked for that never began: without the SDK's
+// report of a failed snapshot, its reads are not judged (O5, as PC-3 in
+// O1); with it, they are, and a dispatch the tool did not ask to replay
+// still may not read anything.
+func TestAskedLoopNeverBegan(t *testing.T) {
+	full := snapshotFailed()
+	if _, vs := verdicts(full); len(vs) > 0 {
+		t.Fatalf("a failed snapshot at the full profile: %v", vs)
+	}
+	if _, vs := verdicts(runtimeProfile(full)); len(vs) > 0 {
+		t.Errorf("a failed snapshot at the runtime profile: %v", vs)
+	}
+	if _, vs := verdicts(drop(full, typ(trace.Snapshot))); !slices.Contains(rulesOf(vs), "MEM-1") {
+		t.Errorf("reads with no snapshot reported, at the full profile: MEM-1 not reported (got %v)", rulesOf(vs))
+	}
+	once := edit(full, typ(trace.PassCount), func(e *trace.Event) { e.Result = trace.I64(1) })
+	if _, vs := verdicts(runtimeProfile(once)); !slices.Contains(rulesOf(vs), "MEM-1") {
+		t.Errorf("reads before a dispatch the tool ran once, at the runtime profile: MEM-1 not reported (got %v)", rulesOf(vs))
+	}
+}
