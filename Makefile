@@ -96,7 +96,7 @@ port-c:
 	$(MAKE) -C ports/c all asan
 
 ## port-c-check: the C port judged through the protocol: kit tests, the spec
-## library at the black-box and full profiles under the sanitizers (the
+## library at the full, runtime and black-box profiles under the sanitizers (the
 ## compliance matrices in out/port-c/), the CUDA runtime's plumbing on a
 ## stand-in driver, and the planted faults
 PORT_C_DRIVER := ports/c/bin/krs-driver-asan --runtime host
@@ -104,7 +104,7 @@ port-c-check: build port-c
 	$(MAKE) -C ports/c test fakecuda
 	$(GO) run ./ports/c/gen/ptxgen.go | cmp - ports/c/runtime/cuda_ptx.h || (echo "ports/c/runtime/cuda_ptx.h is stale: go run ./ports/c/gen/ptxgen.go > ports/c/runtime/cuda_ptx.h"; exit 1)
 	mkdir -p out/port-c
-	for p in full black-box; do \
+	for p in full runtime black-box; do \
 		ASAN_OPTIONS=detect_leaks=1 ./$(BIN) run --quiet --target "exec:$(PORT_C_DRIVER) --profile $$p" \
 			--xfail ports/c/known-failures-$$p.txt --matrix out/port-c/compliance-host-$$p.md specs/ || exit 1; \
 		cat out/port-c/compliance-host-$$p.md; \
