@@ -102,8 +102,8 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 		if len(s.ids) > 0 || x.has(trace.DispatchID) {
 			continue
 		}
-		// A trace without dispatch_id events: the ids the dispatch's own
-		// events name (docs/trace.md).
+		// A trace without dispatch_id events (no sdk): the ids the
+		// dispatch's own events name (docs/trace.md, docs/ports.md O5).
 		if !s.byTool {
 			if a := x.appLabel[s.label]; a != nil {
 				s.ids = slices.Clone(a.named)

@@ -191,6 +191,14 @@ func TestHiddenLoopSnapshot(t *testing.T) {
 			t.Errorf("a hidden loop, %s: MEM-1 not reported (got %v)", reason, rulesOf(vs))
 		}
 	}
+	// What it read is judged as a visible loop's snapshot is (MEM-4): here
+	// it read nothing of the agent's one device buffer.
+	unread := drop(full, typ(trace.MemRead))
+	for name, tr := range map[string]trace.Trace{"full": unread, "runtime": runtimeProfile(unread)} {
+		if _, vs := verdicts(tr); !slices.Contains(rulesOf(vs), "MEM-4") {
+			t.Errorf("%s: a hidden loop whose snapshot read nothing: MEM-4 not reported (got %v)", name, rulesOf(vs))
+		}
+	}
 }
 
 // MEM-1 of a dispatch that never was a candidate (no CONFIG): at the

@@ -224,6 +224,7 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 		// and says what was read; without it, the reads are all there is
 		// (docs/ports.md O5).
 		x.examined("MEM-1")
+		vs = append(vs, x.checkSavedKinds(d, reads, firstWork)...)
 		if !sdk {
 			break
 		}
@@ -314,7 +315,7 @@ func (x *index) checkSavedKinds(d *dispatchView, reads []int, at int) []Violatio
 		if saved[a.buffer] {
 			continue
 		}
-		ev := append([]int{a.at, d.passEnter[0]}, reads...)
+		ev := append([]int{a.at, at}, reads...)
 		vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("device buffer %s lives on dispatch %d's agent, but its snapshot did not read it", a.buffer, d.id), ev...))
 		if tracked {
 			vs = append(vs, x.violation("ACT-4", d.id, fmt.Sprintf("buffer %s was allocated after replay was configured, so the tracker should know it, yet the snapshot left it out", a.buffer), ev...))
