@@ -217,7 +217,7 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 	reads := x.trafficOf(on, trace.MemRead, start, firstWork)
 	sdk := x.header.Reports(trace.SourceSDK)
 	switch {
-	case len(d.failedSnapshots) == 0 && x.hiddenLoop(d):
+	case len(d.configEnter) > 0 && len(d.failedSnapshots) == 0 && x.hiddenLoop(d):
 		// Replayed with no PASS callback to show it (decision 9, docs/ports.md
 		// D3): the reads are its snapshot, not a snapshot of a dispatch left
 		// unreplayed. With the SDK's account, its snapshot is the one read
