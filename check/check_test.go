@@ -126,8 +126,10 @@ func applicationRace() trace.Trace {
 func configOnly() trace.Trace { return hidden(loop{label: "k", dispatch: 1, count: 3}) }
 
 // hidden is l's trace as a tool subscribed to CONFIG alone records it.
-func hidden(l loop) trace.Trace {
-	t := new(builder).prelude().dispatch(l).trace()
+func hidden(l loop) trace.Trace { return hide(new(builder).prelude().dispatch(l).trace()) }
+
+// hide is t as a tool subscribed to CONFIG alone records it.
+func hide(t trace.Trace) trace.Trace {
 	t = edit(t, func(e trace.Event) bool { return e.Call == trace.CallConfigureCallback }, func(e *trace.Event) {
 		e.Operations = []trace.Op{trace.OpConfig}
 	})

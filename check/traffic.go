@@ -217,12 +217,13 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 	reads := x.trafficOf(on, trace.MemRead, start, firstWork)
 	sdk := x.header.Reports(trace.SourceSDK)
 	switch {
-	case len(d.configEnter) > 0 && len(d.failedSnapshots) == 0 && x.hiddenLoop(d):
+	case len(d.configEnter) > 0 && len(d.failedSnapshots) == 0 && x.hiddenLoop(d) && (sdk || len(d.kernels) > 1):
 		// Replayed with no PASS callback to show it (decision 9, docs/ports.md
 		// D3): the reads are its snapshot, not a snapshot of a dispatch left
 		// unreplayed. With the SDK's account, its snapshot is the one read
 		// and says what was read; without it, the reads are all there is
-		// (docs/ports.md O5).
+		// (docs/ports.md O5). Without the SDK, one kernel may be a loop
+		// that never began (a failed snapshot, MEM-5): the case below.
 		x.examined("MEM-1")
 		vs = append(vs, x.checkSavedKinds(d, reads, firstWork)...)
 		if !sdk {
