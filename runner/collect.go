@@ -10,13 +10,37 @@ import (
 	"github.com/replayspec/replayspec/spec"
 )
 
-// Collect loads the specs that paths name: files, or directories whose
-// *.yaml files (not sub-directories: specs/invalid holds bad examples on
-// purpose) are specs. All load errors are returned together.
+// Collect loads the specs that paths name (SpecFiles). All load errors
+// are returned together.
 func Collect(paths []string) ([]spec.Spec, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no spec given: name spec files or directories (e.g. specs/)")
 	}
+	files, err := SpecFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	var specs []spec.Spec
+	var errs []string
+	for _, f := range files {
+		cases, err := spec.LoadCases(f) // a spec with a matrix is its cases
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		specs = append(specs, cases...)
+	}
+	if len(errs) > 0 {
+		return specs, fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return specs, nil
+}
+
+// SpecFiles expands spec paths: a file stands for itself, a directory for
+// its *.yaml and *.yml files in name order (not sub-directories:
+// specs/invalid holds bad examples on purpose). A path that does not exist
+// or a directory without specs is an error naming it.
+func SpecFiles(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -39,20 +63,7 @@ func Collect(paths []string) ([]spec.Spec, error) {
 		sort.Strings(found)
 		files = append(files, found...)
 	}
-	var specs []spec.Spec
-	var errs []string
-	for _, f := range files {
-		cases, err := spec.LoadCases(f) // a spec with a matrix is its cases
-		if err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		specs = append(specs, cases...)
-	}
-	if len(errs) > 0 {
-		return specs, fmt.Errorf("%s", strings.Join(errs, "\n"))
-	}
-	return specs, nil
+	return files, nil
 }
 
 func unwrapPathError(err error) error {

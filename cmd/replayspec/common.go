@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/replayspec/replayspec/runner"
@@ -113,35 +111,6 @@ func inputError(stderr io.Writer, cmd string, err error, hint string) int {
 		fmt.Fprintln(stderr, hint)
 	}
 	return exitUsage
-}
-
-// specFiles expands spec paths like runner.Collect does: a file stands for
-// itself, a directory for its *.yaml and *.yml files (not sub-directories).
-func specFiles(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		if !fi.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		found, _ := filepath.Glob(filepath.Join(p, "*.yaml"))
-		more, _ := filepath.Glob(filepath.Join(p, "*.yml"))
-		found = append(found, more...)
-		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no spec files (*.yaml) in this directory", p)
-		}
-		sort.Strings(found)
-		files = append(files, found...)
-	}
-	return files, nil
 }
 
 // formats are the report formats of run and check.

@@ -240,7 +240,7 @@ func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.D
 		lib, err := specs.Library()
 		return lib, took, err
 	}
-	files, err := specFiles(paths)
+	files, err := runner.SpecFiles(paths)
 	if err != nil {
 		return nil, took, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 )
 
@@ -46,7 +47,7 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	spec.SetMemoryBudget(uint64(*memory) << 20)
 	defer spec.SetMemoryBudget(0)
-	files, err := specFiles(paths)
+	files, err := runner.SpecFiles(paths)
 	if err != nil {
 		return inputError(stderr, "validate", err, "Name an existing spec file or a directory of *.yaml specs.")
 	}
