@@ -12,6 +12,8 @@ import (
 // external correlation callback. Each is a wrapper around the tool's
 // function, installed only when its fault is planted, so the loop itself
 // delivers every callback as the rules say and pays nothing otherwise.
+// The SDK hands every KERNEL_REPLAY callback a payload (callback in
+// loop.go): the wrappers do not look for a missing one.
 
 // toolFaults wraps the tool's KERNEL_REPLAY callback, in this order: a
 // later wrapper sees the call before an earlier one does.
@@ -43,9 +45,7 @@ func faultyTool(cb TracingCallback, fs Faults) TracingCallback {
 // payloadSizeShort: the payload says it is 104 bytes (API-5 broken).
 func payloadSizeShort(cb TracingCallback) TracingCallback {
 	return func(rec CallbackRecord, ud *UserData) {
-		if p := rec.Payload; p != nil {
-			p.Size = payloadSize - 24 // the members' sizes summed without dispatch_info's
-		}
+		rec.Payload.Size = payloadSize - 24 // the members' sizes summed without dispatch_info's
 		cb(rec, ud)
 	}
 }
@@ -54,9 +54,7 @@ func payloadSizeShort(cb TracingCallback) TracingCallback {
 // broken).
 func dispatchInfoGrid(cb TracingCallback) TracingCallback {
 	return func(rec CallbackRecord, ud *UserData) {
-		if p := rec.Payload; p != nil {
-			p.DispatchInfo.GridSize.X *= 2
-		}
+		rec.Payload.DispatchInfo.GridSize.X *= 2
 		cb(rec, ud)
 	}
 }
@@ -65,8 +63,8 @@ func dispatchInfoGrid(cb TracingCallback) TracingCallback {
 // (API-6 broken).
 func passFieldsInConfig(cb TracingCallback) TracingCallback {
 	return func(rec CallbackRecord, ud *UserData) {
-		if p := rec.Payload; p != nil && rec.Operation == OpConfig {
-			p.CurrentPass, p.TotalPasses = 1, 1
+		if rec.Operation == OpConfig {
+			rec.Payload.CurrentPass, rec.Payload.TotalPasses = 1, 1
 		}
 		cb(rec, ud)
 	}
@@ -78,7 +76,7 @@ func passFieldsInConfig(cb TracingCallback) TracingCallback {
 func indefiniteTotalNonZero(cb TracingCallback) TracingCallback {
 	return func(rec CallbackRecord, ud *UserData) {
 		p := rec.Payload
-		if p == nil || rec.Operation != OpPass || p.TotalPasses != 0 {
+		if rec.Operation != OpPass || p.TotalPasses != 0 {
 			cb(rec, ud)
 			return
 		}
@@ -106,7 +104,7 @@ func userDataWriteLost(cb TracingCallback) TracingCallback {
 func skipLastPassExit(cb TracingCallback) TracingCallback {
 	return func(rec CallbackRecord, ud *UserData) {
 		p := rec.Payload
-		if p != nil && rec.Operation == OpPass && rec.Phase == PhaseExit && p.TotalPasses > 0 && p.CurrentPass+1 >= p.TotalPasses {
+		if rec.Operation == OpPass && rec.Phase == PhaseExit && p.TotalPasses > 0 && p.CurrentPass+1 >= p.TotalPasses {
 			return
 		}
 		cb(rec, ud)
@@ -118,7 +116,7 @@ func skipLastPassExit(cb TracingCallback) TracingCallback {
 func passCountCalledTwice(cb TracingCallback) TracingCallback {
 	return func(rec CallbackRecord, ud *UserData) {
 		cb(rec, ud)
-		if p := rec.Payload; p != nil && rec.Operation == OpConfig && rec.Phase == PhaseEnter && p.ReplayPassCount != nil {
+		if p := rec.Payload; rec.Operation == OpConfig && rec.Phase == PhaseEnter && p.ReplayPassCount != nil {
 			count := p.ReplayPassCount
 			p.ReplayPassCount = func(info DispatchInfo, ud UserData) uint64 {
 				count(info, ud)
@@ -134,7 +132,7 @@ func passCountCalledTwice(cb TracingCallback) TracingCallback {
 func ignoreContinue(cb TracingCallback) TracingCallback {
 	return func(rec CallbackRecord, ud *UserData) {
 		cb(rec, ud)
-		if p := rec.Payload; p != nil && rec.Operation == OpConfig && rec.Phase == PhaseEnter && p.ReplayContinue != nil {
+		if p := rec.Payload; rec.Operation == OpConfig && rec.Phase == PhaseEnter && p.ReplayContinue != nil {
 			cont := p.ReplayContinue
 			p.ReplayContinue = func(info DispatchInfo, pass, total uint64, ud UserData) int {
 				if r := cont(info, pass, total, ud); r != 0 || total == 0 {
