@@ -29,7 +29,7 @@ func (s *SDK) decide(payload *KernelReplayData, info DispatchInfo, seq UserData)
 	if n == 0 && cont == nil {
 		// PC-6: rejected with a warning (once per process).
 		s.warn(trace.WarnPassCountZeroWithoutContinue, info.DispatchID, "")
-		if s.pol.replayZeroWithoutContinue {
+		if s.pol.replayZeroWithoutContinue { // PC-6 broken
 			return plan{replay: true, passes: 2}
 		}
 		return plan{}
@@ -160,10 +160,10 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		}
 		passCorr := corr // COR-1: the dispatch's correlation in every pass
 		if s.pol.correlationPerPass && pass > 0 {
-			passCorr.Internal = s.correlationIDs.Add(1)
+			passCorr.Internal = s.correlationIDs.Add(1) // COR-1 broken
 		}
-		if s.pol.dispatchIDPerPass && pass > 0 {
-			info = s.reserveDispatch(q, thread, p) // DID-1..3 broken
+		if s.pol.dispatchIDPerPass && pass > 0 { // DID-1..3 broken
+			info = s.reserveDispatch(q, thread, p)
 		}
 		payload := &KernelReplayData{Size: payloadSize, DispatchInfo: info, CurrentPass: pass, TotalPasses: total,
 			ReplayStartContext: ts.start, ReplayStopContext: ts.stop}
@@ -174,7 +174,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 
 		// One pass: the application's completion left out (CMP-2).
 		pass1 := p
-		if !s.pol.completionEveryPass {
+		if !s.pol.completionEveryPass { // CMP-1, CMP-2 broken when planted
 			pass1.Completion = nil
 		}
 		recCorr := passCorr
