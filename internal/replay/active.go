@@ -31,7 +31,7 @@ func (s *SDK) refreshActive() {
 		}
 	}
 	sort.Slice(next.contexts, func(i, j int) bool { return next.contexts[i].id < next.contexts[j].id })
-	if s.opts.Faults.Has(FaultActivateUnstarted) {
+	if s.pol.activateUnstarted {
 		// ACT-3 broken: a configured replay context counts, started or not.
 		// Only reachable while some other context is started: the "nothing
 		// started" fast path hides it otherwise.
@@ -48,7 +48,7 @@ func (s *SDK) refreshActive() {
 	for i := range next.contexts {
 		c := &next.contexts[i]
 		// ACT-1, ACT-3: only a subscription covering CONFIG activates replay.
-		if c.replay != nil && (c.replay.config || s.opts.Faults.Has(FaultActivateWithoutConfig)) {
+		if c.replay != nil && (c.replay.config || s.pol.activateWithoutConfig) {
 			next.replay = c
 		}
 	}

@@ -1,3 +1,5 @@
+//go:build !mutation
+
 package replay_test
 
 import (

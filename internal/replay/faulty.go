@@ -7,9 +7,11 @@ import (
 )
 
 // Planted faults that are a collaborator gone wrong rather than a step of
-// the loop: the runtime the SDK saves memory with, and the payload the tool
-// is handed. Wrapping the collaborator keeps the replay loop reading like
-// the spec.
+// the loop: the runtime the SDK saves memory with, the agent locks the loop
+// takes, and the queue writes whose timestamps it reads (the tool's side is
+// faulty_tool.go; the loop's own decisions, faulty_policy.go). Each wrapper
+// is installed only when its fault is planted, so that the replay loop
+// reads like the spec and an SDK with no fault planted pays nothing.
 
 // faultyRuntime is the runtime as a buggy SDK would drive it.
 type faultyRuntime struct {
@@ -77,21 +79,53 @@ func (m misreported) Restore() (uint64, error) {
 	return n + 4096, err
 }
 
-// faultyPayload hands the tool a payload with a short size or a wrong grid
-// (API-5 broken).
-func faultyPayload(cb TracingCallback, fs Faults) TracingCallback {
-	if !fs.Has(FaultPayloadSizeShort) && !fs.Has(FaultDispatchInfoGrid) {
-		return cb
+// faultyLocks makes the agent locks of a loop with no_agent_lock planted:
+// the loop's lock takes nothing, so other dispatches run between its passes
+// (MEM-6 broken). Read locks are the runtime's: with no loop ever holding
+// the write side they never wait.
+func faultyLocks(newLock func() hsa.Locker, fs Faults) func() hsa.Locker {
+	if !fs.Has(FaultNoAgentLock) {
+		return newLock
 	}
-	return func(rec CallbackRecord, ud *UserData) {
-		if p := rec.Payload; p != nil {
-			if fs.Has(FaultPayloadSizeShort) {
-				p.Size = payloadSize - 24 // the members' sizes summed without dispatch_info's
+	return func() hsa.Locker { return unlockedLoops{newLock()} }
+}
+
+type unlockedLoops struct{ hsa.Locker }
+
+func (unlockedLoops) Lock(hsa.ThreadID)   {}
+func (unlockedLoops) Unlock(hsa.ThreadID) {}
+
+// faultyWrites wraps the SDK's write interceptor when
+// reuse_first_pass_timestamps is planted: the start and end the runtime
+// reports for a kernel packet read, for every later packet of the same
+// dispatch (a replay loop's passes), as those of its first packet, 0 and 0
+// when that one was profiled by nobody (DID-4 broken).
+func faultyWrites(intercept hsa.WriteInterceptor, fs Faults) hsa.WriteInterceptor {
+	if !fs.Has(FaultReuseFirstPassTimestamps) {
+		return intercept
+	}
+	var mu sync.Mutex
+	first := map[uint64][2]uint64{} // dispatch id -> its first packet's start, end
+	return func(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
+		return intercept(q, thread, packets, func(thread hsa.ThreadID, packets []hsa.Packet) error {
+			err := write(thread, packets)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range packets {
+				if p.Type != hsa.KernelDispatchPacket || p.Tag == 0 {
+					continue
+				}
+				t, seen := first[p.Tag]
+				if !seen {
+					if p.Profile != nil {
+						t = [2]uint64{p.Profile.Start, p.Profile.End}
+					}
+					first[p.Tag] = t
+				} else if p.Profile != nil {
+					p.Profile.Start, p.Profile.End = t[0], t[1]
+				}
 			}
-			if fs.Has(FaultDispatchInfoGrid) {
-				p.DispatchInfo.GridSize.X *= 2
-			}
-		}
-		cb(rec, ud)
+			return err
+		})
 	}
 }

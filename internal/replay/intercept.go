@@ -31,7 +31,7 @@ const (
 // reads the SDK's idle flag instead of calling it: an idle SDK then costs
 // one load (ACT-4; aim: at most 1.05x a bare dispatch).
 func (s *SDK) Intercept(q hsa.Queue) {
-	q.SetWriteInterceptor(s.onWrite)
+	q.SetWriteInterceptor(s.intercept)
 	if b, ok := q.(hsa.IdleBypass); ok {
 		b.SetInterceptorIdle(&s.idle)
 	}
@@ -67,7 +67,7 @@ func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, wr
 	if len(packets) == 1 && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
 		return s.dispatch(act, q, thread, packets[0], write)
 	}
-	if s.opts.Faults.Has(FaultReplayMultiPacket) && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
+	if s.pol.replayMultiPacket && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
 		// ACT-6 broken: the kernel of a multi-packet write is replayed.
 		if err := s.dispatch(act, q, thread, packets[0], write); err != nil {
 			return err

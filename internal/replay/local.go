@@ -13,7 +13,7 @@ type threadState struct {
 	mu       sync.Mutex
 	loop     *loopState
 	apiStack []uint64
-	leaked   map[ContextID]bool // FaultLocalToggleLeaks: a mask that outlived its loop
+	leaked   map[ContextID]bool // policy.localToggleLeaks: a mask that outlived its loop
 	// inCallback counts the replay callbacks running on this thread: a
 	// dispatch written inside one is the tool's own (docs/decisions.md).
 	inCallback int
@@ -58,7 +58,7 @@ func (s *SDK) localToggle(ts *threadState, ctx ContextID, on bool) Status {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	loop := ts.loop
-	if loop == nil || (!loop.inPassEnter && !s.opts.Faults.Has(FaultLocalToggleAnywhere)) {
+	if loop == nil || (!loop.inPassEnter && !s.pol.localToggleAnywhere) {
 		return StatusErrorContextError // LCX-2
 	}
 	s.mu.Lock()
@@ -67,7 +67,7 @@ func (s *SDK) localToggle(ts *threadState, ctx ContextID, on bool) Status {
 	if !exists {
 		return StatusErrorContextNotFound
 	}
-	if !loop.before.has(ctx) && !(on && s.opts.Faults.Has(FaultLocalStartNotStartedAllowed)) {
+	if !loop.before.has(ctx) && !(on && s.pol.localStartNotStartedAllowed) {
 		// LCX-7 (clarified 2026-11-30): a context that was not active when
 		// the loop began can be neither started nor stopped locally.
 		return StatusErrorContextNotStarted
@@ -143,7 +143,7 @@ func (ts *threadState) setPassEnter(on bool) {
 // participates reports whether ctx's service svc takes part in the current
 // submit of this thread (SVC-1, SVC-2). Outside a loop every started
 // context does.
-func (ts *threadState) participates(svc Service, ctx ContextID, faults Faults) bool {
+func (ts *threadState) participates(svc Service, ctx ContextID, pol *policy) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	mask := ts.leaked
@@ -157,7 +157,7 @@ func (ts *threadState) participates(svc Service, ctx ContextID, faults Faults) b
 	switch svc {
 	case PCSampling, DeviceCounting:
 		// SVC-2: agent-wide services ignore local toggles.
-		if !faults.Has(FaultPCSamplingHonoursStop) {
+		if !pol.agentWideServicesHonourStops {
 			return true
 		}
 		return !set || on

@@ -20,19 +20,16 @@ func (s *SDK) decide(payload *KernelReplayData, info DispatchInfo, seq UserData)
 		return plan{} // PC-1: opt-out
 	}
 	n := payload.ReplayPassCount(info, seq) // CB-3: once, after CONFIG ENTER returned
-	if s.opts.Faults.Has(FaultPassCountCalledTwice) {
-		n = payload.ReplayPassCount(info, seq)
-	}
 	cont := payload.ReplayContinue
 	// An if chain, not a switch: gremlins (make mutation) counts a case
 	// expression as never run, and would not mutate these conditions.
-	if n == 1 && !s.opts.Faults.Has(FaultReplaySinglePass) {
+	if n == 1 && !s.pol.replaySinglePass {
 		return plan{} // PC-2: one pass needs no snapshot
 	}
 	if n == 0 && cont == nil {
 		// PC-6: rejected with a warning (once per process).
 		s.warn(trace.WarnPassCountZeroWithoutContinue, info.DispatchID, "")
-		if s.opts.Faults.Has(FaultReplayZeroWithoutContinue) {
+		if s.pol.replayZeroWithoutContinue { // PC-6 broken
 			return plan{replay: true, passes: 2}
 		}
 		return plan{}
@@ -51,30 +48,21 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	}
 	sub := act.replay
 	var seq UserData // UD-1: one value for the whole sequence
+	// API-6: a CONFIG payload carries no pass fields.
 	cfg := &KernelReplayData{Size: payloadSize, DispatchInfo: info}
-	if s.opts.Faults.Has(FaultPassFieldsInConfig) {
-		cfg.CurrentPass, cfg.TotalPasses = 1, 1
-	}
 	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
 	pl := s.decide(cfg, info, seq)
 	if !pl.replay {
-		if s.opts.Faults.Has(FaultSnapshotWhenNotReplayed) || s.opts.Faults.Has(FaultSnapshotSilently) {
-			if snap, err := s.rt.Snapshot(thread, info.AgentID, s.tracker.regionsOf(info.AgentID)); err == nil {
-				if !s.opts.Faults.Has(FaultSnapshotSilently) {
-					s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
-				}
-				snap.Release()
-			}
+		if s.pol.snapshotNotReplayed {
+			s.snapshotNotReplayed(thread, info) // MEM-1 broken
 		}
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): EXIT right after ENTER
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
 	lk := s.agentLocks.of(info.AgentID)
-	locked := !s.opts.Faults.Has(FaultNoAgentLock)
-	if locked {
-		lk.Lock(thread) // MEM-6: the loop owns the agent
-		ts.setOwns(info.AgentID)
-	}
+	lk.Lock(thread) // MEM-6: the loop owns the agent
+	ts.setOwns(info.AgentID)
+	locked := true
 	unlock := func() {
 		if locked {
 			ts.setOwns(0)
@@ -99,7 +87,7 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	if err != nil || !ended {
 		return err
 	}
-	early := s.opts.Faults.Has(FaultCompletionBeforeConfigExit)
+	early := s.pol.completionBeforeConfigExit // CMP-2 broken
 	if early {
 		if err := fire(thread, p, write); err != nil {
 			return err
@@ -155,86 +143,68 @@ func regionsOf(allocs []hsa.Allocation) []trace.Region {
 // completion is not fired.
 func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queue, thread hsa.ThreadID, corr CorrelationID,
 	p hsa.Packet, info DispatchInfo, pl plan, seq UserData, snap hsa.Snapshot, write hsa.WriteFunc) (bool, error) {
-	faults := s.opts.Faults
 	ts.beginLoop(act)
-	defer ts.endLoop(faults.Has(FaultLocalToggleLeaks))
+	defer ts.endLoop(s.pol.localToggleLeaks) // LCX-4: the override ends with the loop
 	fixed := pl.passes > 0
 	total := pl.passes // PC-5: 0 for an indefinite loop
 	passUD := seq
-	var firstStart, firstEnd, extern uint64
 	for pass := uint64(0); ; pass++ {
-		if pass > 0 && !faults.Has(FaultSkipRestore) {
+		if pass > 0 && !s.pol.skipRestore {
+			// MEM-2: every later pass starts from the snapshot.
 			if err := s.restore(snap, thread, info.DispatchID, pass); err != nil {
 				return false, err
 			}
 		}
-		if !faults.Has(FaultUserDataNotReseeded) {
+		if !s.pol.userDataNotReseeded {
 			passUD = seq // UD-2: every pass starts from the CONFIG value
 		}
-		passCorr := corr
-		if faults.Has(FaultCorrelationPerPass) && pass > 0 {
-			passCorr.Internal = s.correlationIDs.Add(1)
+		passCorr := corr // COR-1: the dispatch's correlation in every pass
+		if s.pol.correlationPerPass && pass > 0 {
+			passCorr.Internal = s.correlationIDs.Add(1) // COR-1 broken
 		}
-		if faults.Has(FaultDispatchIDPerPass) && pass > 0 {
+		if s.pol.dispatchIDPerPass && pass > 0 { // DID-1..3 broken
 			info = s.reserveDispatch(q, thread, p)
 		}
 		payload := &KernelReplayData{Size: payloadSize, DispatchInfo: info, CurrentPass: pass, TotalPasses: total,
 			ReplayStartContext: ts.start, ReplayStopContext: ts.stop}
-		if !fixed && faults.Has(FaultIndefiniteTotalNonZero) {
-			payload.TotalPasses = pass + 1
-		}
+		// CB-2; LCX-2: local toggles are legal only inside PASS ENTER.
 		ts.setPassEnter(true)
-		s.callback(sub, thread, passCorr, OpPass, PhaseEnter, payload, &passUD) // CB-2
+		s.callback(sub, thread, passCorr, OpPass, PhaseEnter, payload, &passUD)
 		ts.setPassEnter(false)
 
 		// One pass: the application's completion left out (CMP-2).
 		pass1 := p
-		pass1.Completion = nil
-		if faults.Has(FaultCompletionEveryPass) {
-			pass1.Completion = p.Completion
-		}
-		if !faults.Has(FaultExternalCorrelationReused) || pass == 0 {
-			extern = s.externalCorrelation(act, thread, info, passCorr.Internal)
+		if !s.pol.completionEveryPass { // CMP-1, CMP-2 broken when planted
+			pass1.Completion = nil
 		}
 		recCorr := passCorr
-		recCorr.External.Value = extern
+		recCorr.External.Value = s.externalCorrelation(act, thread, info, passCorr.Internal) // COR-3: asked every pass
 		svc := s.prepare(act, ts, thread, info, recCorr)
 		pass1.Tag, pass1.Profile = info.DispatchID, svc.profile
 		if err := write(thread, []hsa.Packet{pass1}); err != nil {
 			return false, err
 		}
 		if svc.profile != nil {
-			start, end := svc.profile.Start, svc.profile.End
-			if faults.Has(FaultReuseFirstPassTimestamps) {
-				if pass == 0 {
-					firstStart, firstEnd = start, end
-				}
-				start, end = firstStart, firstEnd
-			}
-			svc.deliver(thread, info, recCorr, start, end) // CB-4: inside the pass
+			svc.deliver(thread, info, recCorr, svc.profile.Start, svc.profile.End) // CB-4: inside the pass; DID-4
 		}
 
 		last := fixed && pass+1 >= pl.passes
-		if faults.Has(FaultUserDataWriteLost) {
-			passUD = seq // what the tool wrote in PASS ENTER never reaches its EXIT
-		}
-		if !(last && faults.Has(FaultSkipLastPassExit)) {
-			s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CONT-4
-		}
+		s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CB-2, CONT-4
 		// CONT-1: consulted after the pass and its EXIT. CONT-2: a fixed
 		// loop never asks after its last pass. CONT-3: an indefinite loop
 		// asks every time. (An if chain, as in decide.)
 		if last {
-			if faults.Has(FaultContinueAfterLastPass) && pl.continueFn != nil {
-				pl.continueFn(info, pass, total, passUD)
+			if s.pol.continueAfterLastPass && pl.continueFn != nil {
+				pl.continueFn(info, pass, total, passUD) // CONT-2 broken
 			}
 		} else if pl.continueFn != nil {
-			if pl.continueFn(info, pass, total, passUD) == 0 && !(fixed && faults.Has(FaultIgnoreContinue)) {
+			if pl.continueFn(info, pass, total, passUD) == 0 {
 				last = true // PC-4: continue can end a fixed loop early
 			}
 		}
 		if last {
-			if faults.Has(FaultRestoreAfterLastPass) {
+			if s.pol.restoreAfterLastPass {
+				// MEM-3 broken: memory ends as before the dispatch.
 				if err := s.restore(snap, thread, info.DispatchID, pass+1); err != nil {
 					return false, err
 				}

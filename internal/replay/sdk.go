@@ -2,6 +2,15 @@
 // services, the KERNEL_REPLAY callback domain, the queue write interceptor
 // and the replay loop. It speaks to the GPU only through hsa/ and reports
 // what it does to a trace.Recorder; it never imports a runtime.
+//
+// The planted faults (faults.go) are kept out of the rule code: a fault
+// that is a collaborator misbehaving (the runtime, the agent locks, the
+// queue writes, the tool's callbacks and the functions it sets) is a
+// wrapper installed around that collaborator only when it is planted
+// (faulty.go, faulty_tool.go), and a fault that is the SDK deciding
+// otherwise is one field of policy (faulty_policy.go). That way the replay
+// loop reads as the rules, and an SDK with no fault planted runs no fault
+// code at all.
 package replay
 
 import (
@@ -33,7 +42,11 @@ type SDK struct {
 	rt     hsa.Runtime
 	agents map[hsa.AgentID]hsa.Agent
 	opts   Options
+	pol    policy // the loop's decisions a planted fault changes (faulty_policy.go)
 	rec    *trace.Recorder
+	// intercept is onWrite, wrapped when a fault of the queue writes is
+	// planted (faulty.go).
+	intercept hsa.WriteInterceptor
 
 	mu       sync.Mutex // guards contexts and configuration; never held across a call out
 	contexts map[ContextID]*toolContext
@@ -94,14 +107,15 @@ func New(rt hsa.Runtime, opts Options) *SDK {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	s := &SDK{rt: withFaults(rt, opts.Faults), opts: opts, rec: opts.Recorder, contexts: map[ContextID]*toolContext{}}
+	s := &SDK{rt: withFaults(rt, opts.Faults), opts: opts, pol: policyOf(opts.Faults), rec: opts.Recorder, contexts: map[ContextID]*toolContext{}}
+	s.intercept = faultyWrites(s.onWrite, opts.Faults)
 	s.agents = map[hsa.AgentID]hsa.Agent{}
 	for _, a := range rt.Agents() {
 		s.agents[a.ID] = a
 	}
 	s.publish(&activeSet{})
-	s.agentLocks.init(rt) // the runtime's own locks, whatever wraps it
-	s.warnings.init(opts.Faults.Has(FaultWarnEveryTime))
+	s.agentLocks.init(faultyLocks(lockMaker(rt), opts.Faults)) // the runtime's own locks, whatever wraps it
+	s.warnings.init(s.pol.warnEveryTime)
 	return s
 }
 
@@ -125,7 +139,7 @@ func (s *SDK) ConfigureCallbackTracing(ctx ContextID, kind TracingKind, ops []Op
 	if cb == nil {
 		return StatusErrorInvalidArgument
 	}
-	sub := &replaySubscription{callback: faultyPayload(cb, s.opts.Faults), config: len(ops) == 0, pass: len(ops) == 0}
+	sub := &replaySubscription{callback: faultyTool(cb, s.opts.Faults), config: len(ops) == 0, pass: len(ops) == 0}
 	for _, op := range ops {
 		switch op {
 		case OpConfig:
@@ -206,7 +220,7 @@ func (s *SDK) ConfigureExternalCorrelation(ctx ContextID, fn ExternalCorrelation
 		if c.externalCorr != nil {
 			return false
 		}
-		c.externalCorr = fn
+		c.externalCorr = faultyExternalCorrelation(fn, s.opts.Faults)
 		return true
 	})
 }

@@ -80,14 +80,23 @@ func (k *kernelTable) id(name string) uint64 {
 // agentLocks holds one reader/writer lock per agent (MEM-6): a replay loop
 // takes the writer side, every ordinary dispatch the reader side.
 type agentLocks struct {
-	mu    sync.Mutex
-	rt    hsa.Runtime
-	locks map[hsa.AgentID]hsa.Locker
+	mu      sync.Mutex
+	newLock func() hsa.Locker
+	locks   map[hsa.AgentID]hsa.Locker
 }
 
-func (l *agentLocks) init(rt hsa.Runtime) {
-	l.rt = rt
+func (l *agentLocks) init(newLock func() hsa.Locker) {
+	l.newLock = newLock
 	l.locks = map[hsa.AgentID]hsa.Locker{}
+}
+
+// lockMaker makes rt's own locks, or plain ones for a runtime that
+// schedules no threads itself.
+func lockMaker(rt hsa.Runtime) func() hsa.Locker {
+	if p, ok := rt.(hsa.LockProvider); ok {
+		return p.NewLock
+	}
+	return func() hsa.Locker { return &plainLock{} }
 }
 
 func (l *agentLocks) of(agent hsa.AgentID) hsa.Locker {
@@ -95,11 +104,7 @@ func (l *agentLocks) of(agent hsa.AgentID) hsa.Locker {
 	defer l.mu.Unlock()
 	lk, ok := l.locks[agent]
 	if !ok {
-		if p, ok := l.rt.(hsa.LockProvider); ok {
-			lk = p.NewLock()
-		} else {
-			lk = &plainLock{}
-		}
+		lk = l.newLock()
 		l.locks[agent] = lk
 	}
 	return lk
