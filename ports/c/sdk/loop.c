@@ -91,6 +91,27 @@ static int complete(rt_queue *q, const rt_packet *p) {
     return rt_queue_hw_write(q, &barrier, 1);
 }
 
+/* MEM-6: a loop owns its agent: no other dispatch runs there until it ends
+ * (the planted fault NO_AGENT_LOCK takes no lock). */
+static void lock_agent(window_state *w, pthread_rwlock_t *lk, uint64_t agent) {
+    (void)w; (void)lk; (void)agent;
+#ifndef KRS_FAULT_NO_AGENT_LOCK
+    atomic_fetch_add(&krs_sdk.loops, 1);
+    pthread_rwlock_wrlock(lk);
+    w->locked_agent = agent;
+#endif
+}
+
+static void unlock_agent(window_state *w, pthread_rwlock_t *lk) {
+    w->locked_agent = 0;
+#ifndef KRS_FAULT_NO_AGENT_LOCK
+    pthread_rwlock_unlock(lk);
+    atomic_fetch_sub(&krs_sdk.loops, 1);
+#else
+    (void)lk;
+#endif
+}
+
 int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, const rt_packet *p) {
     krs_kernel_dispatch_info_t info = krs_reserve_dispatch(q, p); /* DID-1: before CONFIG */
     krs_correlation_id_t corr = krs_capture_correlation();        /* COR-1: once, as the window opens */
@@ -145,23 +166,14 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
 
     /* MEM-6: no other dispatch runs on this agent while the loop replays. */
     pthread_rwlock_t *lk = &krs_sdk.agent_locks[info.agent_id - 1];
-    (void)lk;
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-    atomic_fetch_add(&krs_sdk.loops, 1);
-    pthread_rwlock_wrlock(lk);
-    w->locked_agent = info.agent_id;
-#endif
+    lock_agent(w, lk, info.agent_id);
     /* MEM-4: drain, then save the agent's tracked device memory. */
     rt_drain_agent(krs_sdk.rt, info.agent_id);
     char err[256];
     snapshot *snap = krs_snapshot(info.agent_id, info, p->kernel, err, sizeof err);
     if (snap == NULL) {
         /* MEM-5: warn, and run the dispatch once without replay. */
-        w->locked_agent = 0;
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-        pthread_rwlock_unlock(lk);
-        atomic_fetch_sub(&krs_sdk.loops, 1);
-#endif
+        unlock_agent(w, lk);
         krs_warn(warn_snapshot_incomplete, info.dispatch_id,
                  "the memory snapshot could not be completed; the dispatch runs once without replay (%s)", err);
         config_payload(&cfg, info);
@@ -232,12 +244,8 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
             krs_report(&(krs_report_t){.kind = KRS_REPORT_NEVER_ENDED, .info = info, .kernel_name = p->kernel, .pass = pass + 1});
             krs_loop_end();
             krs_snapshot_free(snap);
-            w->locked_agent = 0;
+            unlock_agent(w, lk);
             w->depth--;
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-            pthread_rwlock_unlock(lk);
-            atomic_fetch_sub(&krs_sdk.loops, 1);
-#endif
             return RT_ERR_NEVER_ENDED;
         }
 #ifdef KRS_FAULT_RESTORE_AFTER_LAST_PASS
@@ -252,12 +260,8 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     krs_loop_end(); /* LCX-4: every context's pre-loop state holds again */
     krs_snapshot_free(snap);
     if (rc != RT_OK) {
-        w->locked_agent = 0;
+        unlock_agent(w, lk);
         w->depth--;
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-        pthread_rwlock_unlock(lk);
-        atomic_fetch_sub(&krs_sdk.loops, 1);
-#endif
         return rc;
     }
 #ifdef KRS_FAULT_COMPLETION_BEFORE_CONFIG_EXIT
@@ -275,11 +279,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     deliver_callback(replay, corr, KRS_KERNEL_REPLAY_CONFIG, KRS_CALLBACK_PHASE_EXIT, &cfg, &ud);
     rc = complete(q, p);
 #endif
-    w->locked_agent = 0;
+    unlock_agent(w, lk);
     w->depth--;
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-    pthread_rwlock_unlock(lk);
-    atomic_fetch_sub(&krs_sdk.loops, 1);
-#endif
     return rc;
 }
