@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // Plan says how RunPlan goes through the specs.
@@ -30,6 +31,10 @@ type Plan struct {
 	// as it and every spec before it have finished: reports and traces are
 	// written here, so a run that is killed keeps what it did.
 	Done func(i, total int, a Attempted)
+	// Record, when set, gives each run of each case (Options.Record) a
+	// sink for its events as they are recorded; run numbers the runs of
+	// a spec when Count > 1 (0 otherwise), as Result.Run does.
+	Record func(s spec.Spec, run int) (sink func(trace.Event), finish func())
 	// Summaries: once Done has had a case, its events are forgotten (the
 	// trace's header stays), so that a run of many specs holds one trace
 	// per worker, not one per spec. The cases RunPlan returns then carry
@@ -130,7 +135,12 @@ func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([
 				if plan.Started != nil {
 					plan.Started(i, total, jobs[i].s)
 				}
-				a := RunAttempts(ctx, jobs[i].s, opts, plan.Retry)
+				o := opts
+				if plan.Record != nil {
+					run := jobs[i].run
+					o.Record = func(s spec.Spec) (func(trace.Event), func()) { return plan.Record(s, run) }
+				}
+				a := RunAttempts(ctx, jobs[i].s, o, plan.Retry)
 				a.Result.Run = jobs[i].run
 				if a.Failed != nil {
 					a.Failed.Run = jobs[i].run

@@ -93,6 +93,13 @@ type Options struct {
 	// (reading and checking its file): it counts against the timeout and
 	// in the spec's time.
 	Spent func(s spec.Spec) time.Duration
+	// Record, when set, is asked as each run of a spec starts on its
+	// target for a sink that sees every event as it is recorded, and a
+	// finish called once the target is done with it (or abandoned): how a
+	// trace is written to its file as it is made. It is not asked for a
+	// spec that is skipped. A target abandoned after its grace may still
+	// call the sink after finish.
+	Record func(s spec.Spec) (sink func(trace.Event), finish func())
 }
 
 // DefaultTimeout bounds a spec when Options.Timeout is 0.
@@ -155,6 +162,21 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	return r
 }
 
+// chainSinks is a sink that hands each event to first, then to then; a nil
+// one is left out.
+func chainSinks(first, then func(trace.Event)) func(trace.Event) {
+	switch {
+	case first == nil:
+		return then
+	case then == nil:
+		return first
+	}
+	return func(e trace.Event) {
+		first(e)
+		then(e)
+	}
+}
+
 // runTarget runs the spec on the target in a goroutine, so that a target
 // that does not stop when its context ends is abandoned after grace; a
 // panic in the target is an error of the spec, not a crash of the run.
@@ -167,16 +189,17 @@ func runTarget(ctx context.Context, tg target.Target, s spec.Spec, opts Options,
 	// double the memory of a long run.
 	var passes atomic.Int64
 	ro := opts.Run
-	outer := ro.Sink
+	if opts.Record != nil {
+		sink, finish := opts.Record(s)
+		defer finish()
+		ro.Sink = chainSinks(ro.Sink, sink)
+	}
 	if opts.OnPass != nil {
-		ro.Sink = func(e trace.Event) {
+		ro.Sink = chainSinks(ro.Sink, func(e trace.Event) {
 			if e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
 				opts.OnPass(s, int(passes.Add(1)))
 			}
-			if outer != nil {
-				outer(e)
-			}
-		}
+		})
 	}
 	done := make(chan outcome, 1)
 	go func() {

@@ -27,6 +27,14 @@ type Target interface {
 	Run(ctx context.Context, s spec.Spec, opts Options) (trace.Trace, error)
 }
 
+// Streaming is implemented by targets whose Sink sees each event as it is
+// recorded, in the trace's order, and that can say their trace's header
+// before they run: a caller can then write the trace as it is made (a
+// driver behind exec: streams only once it has ended).
+type Streaming interface {
+	Header(s spec.Spec) trace.Header
+}
+
 // Capable is implemented by targets that claim capabilities; a spec that
 // requires one not claimed is skipped, never passed.
 type Capable interface {

@@ -17,22 +17,35 @@ const maxLine = 4 << 20
 // in the order of the struct fields, no spaces.
 func Write(w io.Writer, t Trace) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	h := t.Header
-	if h.Trace == "" {
-		h.Trace = Version
-	}
-	if err := enc.Encode(h); err != nil {
+	tw, err := NewWriter(bw, t.Header)
+	if err != nil {
 		return err
 	}
 	for i := range t.Events {
-		if err := enc.Encode(&t.Events[i]); err != nil {
+		if err := tw.Event(&t.Events[i]); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
 }
+
+// A Writer writes a trace as it is made, in Write's canonical form: each
+// line in one call of the underlying writer, so that a file written through
+// it without a buffer holds whole lines up to the moment its writer died.
+type Writer struct{ enc *json.Encoder }
+
+// NewWriter writes the header line (version Version when h names none).
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if h.Trace == "" {
+		h.Trace = Version
+	}
+	return &Writer{enc: enc}, enc.Encode(h)
+}
+
+// Event writes one event line.
+func (w *Writer) Event(e *Event) error { return w.enc.Encode(e) }
 
 // Marshal is Write into a byte slice.
 func Marshal(t Trace) []byte {

@@ -57,7 +57,7 @@ func planOutputs(f runFlags, specs []spec.Spec) outputPlan {
 					continue
 				}
 				for run := 1; run <= f.count; run++ {
-					p.traces[s.Name+"#"+strconv.Itoa(run)] = filepath.Join(f.traceOut, fmt.Sprintf("%s.run%d.ndjson", base, run))
+					p.traces[traceKey(s.Name, run)] = filepath.Join(f.traceOut, fmt.Sprintf("%s.run%d.ndjson", base, run))
 				}
 			}
 		}
@@ -81,6 +81,7 @@ func (p outputPlan) all() []namedPath {
 	sort.Strings(keys)
 	for _, k := range keys {
 		out = append(out, namedPath{"--trace-out", p.traces[k]})
+		out = append(out, namedPath{"--trace-out (while its spec runs)", partialFile(p.traces[k])})
 	}
 	if p.timeline != "" {
 		out = append(out, namedPath{"--timeline", p.timeline})

@@ -275,8 +275,14 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	var flakes []runner.Attempted
 	var writeErrs []string
 	unavailable := ""
+	var warnMu sync.Mutex
+	warn := func(msg string) {
+		warnMu.Lock()
+		defer warnMu.Unlock()
+		fmt.Fprintf(stderr, "replayspec run: warning: %s\n", msg)
+	}
 	runPlan := runner.Plan{Count: f.count, FailFast: f.failFast, Started: prog.start, Summaries: true,
-		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(),
+		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(), Record: recordPartial(tg, plan, warn),
 		Done: func(i, total int, a runner.Attempted) {
 			prog.clear()
 			r := a.Result
@@ -285,11 +291,12 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 					writeErrs = append(writeErrs, "--golden: "+err.Error())
 				}
 			}
-			if file, ok := plan.traces[key(r)]; ok && r.Verdict() != runner.Skip {
+			if file, ok := plan.traces[traceKey(r.Spec.Name, r.Run)]; ok && r.Verdict() != runner.Skip {
 				if err := writeTrace(file, r.Trace); err != nil {
 					writeErrs = append(writeErrs, "--trace-out: "+err.Error())
 				} else {
 					ropts.TraceFiles[r.Spec.Name] = file
+					_ = os.Remove(partialFile(file)) // the whole trace replaces it; there may be none
 				}
 			}
 			if tl != nil && r.Verdict() != runner.Skip {
@@ -398,11 +405,13 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 }
 
 // key names one run of a spec among several (-count).
-func key(r runner.Result) string {
-	if r.Run > 0 {
-		return r.Spec.Name + "#" + strconv.Itoa(r.Run)
+// traceKey is how outputPlan.traces names a run of a spec: its name, and
+// "#N" for run N of several (--count).
+func traceKey(name string, run int) string {
+	if run > 0 {
+		return name + "#" + strconv.Itoa(run)
 	}
-	return r.Spec.Name
+	return name
 }
 
 // parseShard reads "k/n".

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,18 +80,26 @@ func cmdCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdWaitFor is `waitfor FILE`: wait until it exists (a streamed result),
-// for at most two minutes.
+// cmdWaitFor is `waitfor FILE [REGEXP]`: wait until it exists (a streamed
+// result), and holds a match of REGEXP when one is given, for at most two
+// minutes.
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfor file")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfor file [regexp]")
+	}
+	var re *regexp.Regexp
+	if len(args) == 2 {
+		re = regexp.MustCompile(args[1])
 	}
 	path := ts.MkAbs(args[0])
 	for range 1200 {
-		if _, err := os.Stat(path); err == nil {
+		if b, err := os.ReadFile(path); err == nil && (re == nil || re.Match(b)) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if re != nil {
+		ts.Fatalf("%s never held a match of %s", args[0], re)
 	}
 	ts.Fatalf("%s never appeared", args[0])
 }

@@ -54,6 +54,12 @@ func (c CUDA) Capabilities() []string {
 	return caps
 }
 
+// Header implements target.Streaming: the recorder hands each event on
+// as it is recorded.
+func (tg CUDA) Header(s spec.Spec) trace.Header {
+	return trace.Header{Trace: trace.Version, Spec: s.Name, Target: "cuda", Implementation: "replayspec reference engine on CUDA", Sources: trace.AllSources}
+}
+
 // Run implements Target.
 func (tg CUDA) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
 	rec := trace.NewRecorder(nil)
@@ -74,7 +80,7 @@ func (tg CUDA) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace
 		threads.Timeout = time.Until(dl)
 	}
 	runErr := harness.Run(rt, threads, s, harness.Options{Recorder: rec, Faults: tg.Faults, Context: ctx})
-	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "cuda", Implementation: "replayspec reference engine on CUDA", Sources: trace.AllSources}, Events: rec.Events()}
+	t := trace.Trace{Header: tg.Header(s), Events: rec.Events()}
 	return t, errors.Join(runErr)
 }
 

@@ -33,6 +33,12 @@ func (Sim) Capabilities() []string {
 		"device-counting", "multi-agent", "counters", "snapshot-failure", spec.CapRestoreFailure, spec.CapToolActions}
 }
 
+// Header implements target.Streaming: the recorder hands each event on
+// as it is recorded.
+func (tg Sim) Header(s spec.Spec) trace.Header {
+	return trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}
+}
+
 // Run implements Target.
 func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
 	cfg := sim.Config{Scheduled: !tg.Parallel, FailRestoreAt: tg.FailRestoreAt}
@@ -59,7 +65,7 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 	stop := context.AfterFunc(ctx, rt.Cancel)
 	defer stop()
 	runErr := harness.Run(rt, rt, s, harness.Options{Recorder: rec, Faults: tg.Faults, Context: ctx})
-	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}, Events: rec.Take()}
+	t := trace.Trace{Header: tg.Header(s), Events: rec.Take()}
 	if errors.Is(runErr, replay.ErrRestoreFailed) && failsRestore(s) {
 		// The spec's machine fails a restore on purpose; the process
 		// aborting there is the run it asked for, and the trace shows it
