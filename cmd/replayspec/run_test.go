@@ -315,7 +315,9 @@ func TestRunLibrary(t *testing.T) {
 // promptly, and its trace is still written.
 func TestRunTimeout(t *testing.T) {
 	dir := t.TempDir()
-	f := tempFile(t, dir, "forever.yaml", neverEnds+"expect: {never_ends: [d]}\n")
+	// A 4 MiB buffer: each pass costs milliseconds, so the 200 ms leave a
+	// short trace to judge and write (16 elements: some 10^5 events).
+	f := tempFile(t, dir, "forever.yaml", strings.Replace(neverEnds, "elements: 16}", "elements: 1048576}", 1)+"expect: {never_ends: [d]}\n")
 	tr := filepath.Join(dir, "forever.ndjson")
 	// The memory budget would refuse a loop of 10^8 passes: raised, the
 	// timeout alone must end it.
