@@ -50,9 +50,8 @@ ACTIVATE_UNSTARTED ACT-3
 "
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# A small pass budget: a fault that loops for ever shows in 100 passes. A
-# fault that deadlocks a spec (tool-dispatch-waits-for-another-loop under
-# several) is cut off at 8 s: the library runs in under a second otherwise.
+# A small pass budget: a fault that loops for ever shows in 100 passes; one
+# that hangs a spec is cut off at 8 s (the library runs in about a second).
 profile=${PROFILE:-full}
 export replayspec tmp profile
 awk 'NF {print $1}' <<<"$catches" | xargs -P "$(nproc)" -I{} sh -c \
