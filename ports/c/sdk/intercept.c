@@ -64,6 +64,23 @@ int krs_run_once(const active *a, rt_queue *q, const rt_packet *p, krs_kernel_di
     return rc;
 }
 
+/* prepare_each gives each kernel packet of a submission that runs once its
+ * own dispatch id (DID-1), correlation ids (COR-1, COR-3) and services,
+ * tagged on the copy in out; other packets are copied as they are. */
+static void prepare_each(const active *a, rt_queue *q, const rt_packet *packets, size_t n, rt_packet *out,
+                         submission *subs, krs_kernel_dispatch_info_t *infos, krs_correlation_id_t *corrs) {
+    for (size_t i = 0; i < n; i++) {
+        out[i] = packets[i];
+        if (out[i].type != RT_PACKET_KERNEL) continue;
+        infos[i] = krs_reserve_dispatch(q, &out[i]);
+        corrs[i] = krs_capture_correlation();
+        corrs[i].external.value = krs_external_correlation(a, infos[i], corrs[i].internal);
+        krs_prepare(a, infos[i], &subs[i]);
+        out[i].tag = infos[i].dispatch_id;
+        out[i].profile = subs[i].profiled ? &subs[i].profile : NULL;
+    }
+}
+
 /* ACT-6: a submission of several packets, or a graph launch, runs once;
  * every kernel packet keeps its own id and its ordinary services. */
 static int run_unreplayed(const active *a, rt_queue *q, rt_packet *packets, size_t n) {
@@ -79,16 +96,7 @@ static int run_unreplayed(const active *a, rt_queue *q, rt_packet *packets, size
     static _Thread_local submission subs[max_batch]; /* too big for the stack */
     krs_kernel_dispatch_info_t infos[max_batch];
     krs_correlation_id_t corrs[max_batch];
-    for (size_t i = 0; i < n; i++) {
-        out[i] = packets[i];
-        if (out[i].type != RT_PACKET_KERNEL) continue;
-        infos[i] = krs_reserve_dispatch(q, &out[i]);
-        corrs[i] = krs_capture_correlation();
-        corrs[i].external.value = krs_external_correlation(a, infos[i], corrs[i].internal);
-        krs_prepare(a, infos[i], &subs[i]);
-        out[i].tag = infos[i].dispatch_id;
-        out[i].profile = subs[i].profiled ? &subs[i].profile : NULL;
-    }
+    prepare_each(a, q, packets, n, out, subs, infos, corrs);
     pthread_rwlock_t *lk = agent_lock(rt_queue_agent(q));
     if (lk != NULL) pthread_rwlock_rdlock(lk);
     int rc = rt_queue_hw_write(q, out, n);
@@ -114,16 +122,7 @@ static int run_nested(const active *a, rt_queue *q, rt_packet *packets, size_t n
     int rc = RT_ERR;
     if (out == NULL || subs == NULL || infos == NULL || corrs == NULL) goto done;
     w->ignore_override = true;
-    for (size_t i = 0; i < n; i++) {
-        out[i] = packets[i];
-        if (out[i].type != RT_PACKET_KERNEL) continue;
-        infos[i] = krs_reserve_dispatch(q, &out[i]);
-        corrs[i] = krs_capture_correlation();
-        corrs[i].external.value = krs_external_correlation(a, infos[i], corrs[i].internal);
-        krs_prepare(a, infos[i], &subs[i]);
-        out[i].tag = infos[i].dispatch_id;
-        out[i].profile = subs[i].profiled ? &subs[i].profile : NULL;
-    }
+    prepare_each(a, q, packets, n, out, subs, infos, corrs);
     w->ignore_override = false;
     uint64_t agent = rt_queue_agent(q);
     pthread_rwlock_t *lk = agent == w->locked_agent ? NULL : agent_lock(agent);
