@@ -34,8 +34,8 @@ lint:
 
 ## bench: the benchmarks recorded in docs/benchmarks.md (the scaling curves: scripts/scale.sh)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/replay ./internal/sim ./trace ./check
-	$(GO) test -run '^$$' -bench 'Pipeline' -benchmem -benchtime 30x -cpu 1 ./internal/simtarget
+	$(GO) test -run '^$$' -bench . -benchmem ./replay ./sim ./trace ./check
+	$(GO) test -run '^$$' -bench 'Pipeline' -benchmem -benchtime 30x -cpu 1 ./target/sim
 
 ## golden: rewrite the golden files from the current engine (review the diff!)
 golden:
@@ -67,10 +67,10 @@ GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 mutation:
 	mkdir -p out
 	rm -f out/mutation-kills.ndjson
-	$(GO) vet -tags mutation ./internal/replay
+	$(GO) vet -tags mutation ./replay
 	GOFLAGS=-count=1 REPLAYSPEC_MUTANT_LOG=$(CURDIR)/out/mutation-kills.ndjson REPLAYSPEC_MUTANT_ORIG=$(CURDIR) \
 		$(GO) run $(GREMLINS) unleash --tags mutation --invert-logical --invert-loopctrl --invert-assignments \
-		--remove-self-assignments --workers 2 --timeout-coefficient 10 -o out/mutation.json ./internal/replay
+		--remove-self-assignments --workers 2 --timeout-coefficient 10 -o out/mutation.json ./replay
 
 ## fuzz: run each fuzz target for a while
 fuzz:

@@ -13,11 +13,11 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/specs"
 	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 

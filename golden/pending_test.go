@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target/sim"
 )
 
 // awaits is the first line of a spec in specs/pending: the rule oracles

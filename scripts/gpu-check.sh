@@ -25,8 +25,8 @@ build() {
 	export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
 	go build -o "$dir/cudabench" ./cmd/cudabench
 	go build -o "$dir/replayspec" ./cmd/replayspec
-	go test -c -o "$dir/cuda.test" ./internal/cuda
-	go test -c -o "$dir/target.test" ./internal/cudatarget
+	go test -c -o "$dir/cuda.test" ./cuda
+	go test -c -o "$dir/target.test" ./target/cuda
 	rm -rf "$dir/specs" && cp -r specs "$dir/specs"
 	cp scripts/gpu-check.sh "$dir/gpu-check.sh"
 }
@@ -60,9 +60,9 @@ run() {
 	cat "$log/summary.txt"
 	# Tests run in a tree of their own: the package folders and specs/.
 	work=$(mktemp -d)
-	mkdir -p "$work/internal/cuda" "$work/internal/cudatarget" "$work/ncu"
+	mkdir -p "$work/cuda" "$work/target/cuda" "$work/ncu"
 	cp -r "$bin/specs" "$work/specs"
-	(cd "$work/internal/cuda" && step cuda-test.log 150 "$bin/cuda.test" -test.v -test.count=1)
+	(cd "$work/cuda" && step cuda-test.log 150 "$bin/cuda.test" -test.v -test.count=1)
 	for set in basic full; do
 		(cd "$work/ncu" && REPLAYSPEC_CUPTI=off timeout 100 "$ncu" --replay-mode kernel --clock-control none \
 			-k increment -c 1 --set "$set" --csv --page raw --log-file "$set.csv" \
@@ -73,7 +73,7 @@ run() {
 	step cudabench.md 300 "$bin/cudabench" -ncu "$work/ncu" "$@"
 	cat "$log/cudabench.md"
 	step specs.log 60 "$bin/replayspec" run --target cuda "$work/specs" "$work/specs/nvidia"
-	(cd "$work/internal/cudatarget" && step target-test.log 90 "$bin/target.test" -test.v -test.count=1 -test.run TestCUDALibrary)
+	(cd "$work/target/cuda" && step target-test.log 90 "$bin/target.test" -test.v -test.count=1 -test.run TestCUDALibrary)
 	rm -rf "$work"
 }
 

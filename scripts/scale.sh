@@ -8,7 +8,7 @@ set -e
 cd "$(dirname "$0")/.."
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-go test -c -o "$dir/simtarget.test" ./internal/simtarget
+go test -c -o "$dir/simtarget.test" ./target/sim
 points="dispatches=1 dispatches=10 dispatches=100 dispatches=1000 dispatches=10000 dispatches=100000
 threads=1 threads=10 threads=100 threads=1000 threads=10000
 forever-passes=10 forever-passes=100 forever-passes=1000 forever-passes=10000 forever-passes=100000

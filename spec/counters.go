@@ -12,8 +12,8 @@ type CounterBlock struct {
 
 // CounterCatalogue is every counter of the simulator's agent kinds, by
 // block, with the per-agent register limits that decide how counters
-// split into passes (AGT-1). internal/sim holds the same table; a test in
-// internal/simtarget keeps the two equal. docs/spec-format.md prints it.
+// split into passes (AGT-1). sim holds the same table; a test in
+// target/sim keeps the two equal. docs/spec-format.md prints it.
 var CounterCatalogue = map[string][]CounterBlock{
 	"MI200":    counterBlocks(8, 2, true),
 	"MI300":    counterBlocks(8, 1, true),

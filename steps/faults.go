@@ -8,9 +8,9 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/internal/replay"
-	"github.com/replayspec/replayspec/internal/simtarget"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/rules"
 )
 

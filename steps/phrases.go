@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/replayspec/replayspec/internal/sim"
+	"github.com/replayspec/replayspec/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 

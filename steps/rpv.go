@@ -11,7 +11,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/replayspec/replayspec/internal/rocprof"
+	"github.com/replayspec/replayspec/rocprof"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )

@@ -14,10 +14,10 @@ import (
 
 	"github.com/cucumber/godog"
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/internal/replay"
-	"github.com/replayspec/replayspec/internal/simtarget"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 

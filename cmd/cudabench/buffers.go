@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/binary"
 
-	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/hsa"
 )
 
 func (b *bench) alloc(bytes uint64) (hsa.Allocation, error) {

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/hsa"
 )
 
 const checkElems = 1 << 20

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replayspec/replayspec/internal/cuda"
-	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/cuda"
+	"github.com/replayspec/replayspec/hsa"
 )
 
 // ncuSet is what one Nsight Compute run of -ncu-target left in a folder:

@@ -17,8 +17,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/replayspec/replayspec/internal/cuda"
-	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/cuda"
+	"github.com/replayspec/replayspec/hsa"
 )
 
 func main() {

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/replayspec/replayspec/internal/cuda"
-	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/cuda"
+	"github.com/replayspec/replayspec/hsa"
 )
 
 type cudaMode = cuda.RestoreMode

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/replayspec/replayspec/internal/cuda"
-	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/cuda"
+	"github.com/replayspec/replayspec/hsa"
 )
 
 // copyBandwidth is the H200's device-to-device copy rate, bytes read plus

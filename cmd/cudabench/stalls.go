@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/replayspec/replayspec/internal/cuda"
+	"github.com/replayspec/replayspec/cuda"
 )
 
 // hostPath measures what reaching the driver costs the host: one trivial

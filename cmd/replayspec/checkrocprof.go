@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/replayspec/replayspec/internal/rocprof"
+	"github.com/replayspec/replayspec/rocprof"
 )
 
 func init() {

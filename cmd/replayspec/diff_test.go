@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/replayspec/replayspec/internal/cudatarget"
 	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/target/cuda"
 )
 
 func TestDiffUsage(t *testing.T) {

@@ -28,7 +28,7 @@ func TestDocExamples(t *testing.T) {
 	box := t.TempDir()
 	copyDir(t, filepath.Join(root, "specs"), filepath.Join(box, "specs"))
 	copyDir(t, filepath.Join(root, "docs", "examples"), filepath.Join(box, "docs", "examples"))
-	copyDir(t, filepath.Join(root, "internal", "rocprof", "testdata"), filepath.Join(box, "internal", "rocprof", "testdata"))
+	copyDir(t, filepath.Join(root, "rocprof", "testdata"), filepath.Join(box, "rocprof", "testdata"))
 	if err := os.Symlink(filepath.Join(root, "features"), filepath.Join(box, "features")); err != nil {
 		t.Fatal(err)
 	}

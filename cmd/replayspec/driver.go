@@ -8,9 +8,9 @@ import (
 	"os"
 
 	"github.com/replayspec/replayspec/driver"
-	"github.com/replayspec/replayspec/internal/replay"
-	"github.com/replayspec/replayspec/internal/simtarget"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/sim"
 )
 
 func init() {

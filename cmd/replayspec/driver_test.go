@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replayspec/replayspec/internal/exectarget"
-	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/target/exec"
+	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/replayspec/replayspec/internal/exectarget"
+	"github.com/replayspec/replayspec/target/exec"
 )
 
 // Exit codes, the same for every command.

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/internal/rocprof"
+	"github.com/replayspec/replayspec/rocprof"
 	"github.com/replayspec/replayspec/spec"
 )
 
@@ -58,7 +58,7 @@ failed expectation, 2 a command line that does not parse.
 
 Example:
   replayspec prof --pmc SQ_WAVES SQ_INSTS_VALU TCC_HIT TCC_MISS --replay-mode kernel \
-      --kernel-replay-beta-enabled -f csv json -d out -- internal/rocprof/testdata/mi300.yaml
+      --kernel-replay-beta-enabled -f csv json -d out -- rocprof/testdata/mi300.yaml
 `
 
 func runProf(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const profSpec = "../../internal/rocprof/testdata/mi300.yaml"
+const profSpec = "../../rocprof/testdata/mi300.yaml"
 
 func runProfCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/replayspec/replayspec/driver"
-	"github.com/replayspec/replayspec/internal/exectarget"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target/exec"
 )
 
 func init() {

@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/replayspec/replayspec/internal/coverage"
-	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/specs"
+	"github.com/replayspec/replayspec/target/sim"
 )
 
 func init() {

@@ -13,12 +13,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/replayspec/replayspec/internal/exectarget"
-	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/exec"
 	"github.com/replayspec/replayspec/trace"
 )
 

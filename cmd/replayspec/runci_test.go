@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/replayspec/replayspec/driver"
-	"github.com/replayspec/replayspec/internal/replay"
-	"github.com/replayspec/replayspec/internal/simtarget"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 

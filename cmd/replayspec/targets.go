@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/replayspec/replayspec/internal/cudatarget"
-	"github.com/replayspec/replayspec/internal/exectarget"
-	"github.com/replayspec/replayspec/internal/replay"
-	"github.com/replayspec/replayspec/internal/simtarget"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/cuda"
+	"github.com/replayspec/replayspec/target/exec"
+	"github.com/replayspec/replayspec/target/sim"
 )
 
 // openTarget returns the implementation a --target value names. This is

@@ -12,10 +12,10 @@ import (
 	"sync"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/internal/replay"
-	"github.com/replayspec/replayspec/internal/simtarget"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target/sim"
 )
 
 // Catches maps every planted fault to the rules it is meant to break

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/replay"
 )
 
 // TestCatchesCoversEveryFault keeps the Catches table in step with the

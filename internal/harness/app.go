@@ -8,8 +8,8 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/replayspec/replayspec/internal/hsa"
-	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )

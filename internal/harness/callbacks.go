@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/replayspec/replayspec/internal/hsa"
-	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )

@@ -7,8 +7,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/replayspec/replayspec/internal/hsa"
-	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )

@@ -3,8 +3,8 @@ package harness
 import (
 	"sync"
 
-	"github.com/replayspec/replayspec/internal/hsa"
-	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/trace"
 )
 

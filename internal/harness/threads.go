@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/replayspec/replayspec/internal/hsa"
+	"github.com/replayspec/replayspec/hsa"
 )
 
 // Threads runs the application's threads. The simulator schedules them

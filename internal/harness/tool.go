@@ -4,8 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/replayspec/replayspec/internal/hsa"
-	"github.com/replayspec/replayspec/internal/replay"
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/internal/specgen"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/sim"
 )
 
 // freeThreadSeeds are the generated specs (replayspec gen --seed N --count 1

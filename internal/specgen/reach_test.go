@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/replayspec/replayspec/check"
-	"github.com/replayspec/replayspec/internal/simtarget"
 	"github.com/replayspec/replayspec/internal/specgen"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target/sim"
 )
 
 // features names what a generated spec may use; every one must turn up in

@@ -1,7 +1,7 @@
 /* model.h: what every backend shares: the agent kinds and their counter
  * blocks, the kernel library's effects on 32-bit integers, and the counter
  * model (deterministic values from the kernel, the launch and the agent
- * kind; docs/cuda.md and internal/sim give the same definitions). */
+ * kind; docs/cuda.md and sim give the same definitions). */
 #ifndef MODEL_H
 #define MODEL_H
 

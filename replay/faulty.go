@@ -1,0 +1,131 @@
+package replay
+
+import (
+	"sync"
+
+	"github.com/replayspec/replayspec/hsa"
+)
+
+// Planted faults that are a collaborator gone wrong rather than a step of
+// the loop: the runtime the SDK saves memory with, the agent locks the loop
+// takes, and the queue writes whose timestamps it reads (the tool's side is
+// faulty_tool.go; the loop's own decisions, faulty_policy.go). Each wrapper
+// is installed only when its fault is planted, so that the replay loop
+// reads like the spec and an SDK with no fault planted pays nothing.
+
+// faultyRuntime is the runtime as a buggy SDK would drive it.
+type faultyRuntime struct {
+	hsa.Runtime
+	faults Faults
+
+	mu     sync.Mutex
+	allocs map[uint64]hsa.Allocation // every live allocation, any kind
+}
+
+// withFaults wraps rt when a runtime-side fault is planted.
+func withFaults(rt hsa.Runtime, fs Faults) hsa.Runtime {
+	if !fs.Has(FaultSnapshotUnsavedKinds) && !fs.Has(FaultSnapshotSkipsBuffer) && !fs.Has(FaultRestoreMisreported) {
+		return rt
+	}
+	return &faultyRuntime{Runtime: rt, faults: fs, allocs: map[uint64]hsa.Allocation{}}
+}
+
+// OnAllocate sees every allocation too, so that a snapshot can take what
+// the tracker rightly leaves out.
+func (f *faultyRuntime) OnAllocate(hook func(a hsa.Allocation, freed bool)) {
+	if hook == nil {
+		f.Runtime.OnAllocate(nil)
+		return
+	}
+	f.Runtime.OnAllocate(func(a hsa.Allocation, freed bool) {
+		f.mu.Lock()
+		if freed {
+			delete(f.allocs, a.Handle)
+		} else {
+			f.allocs[a.Handle] = a
+		}
+		f.mu.Unlock()
+		hook(a, freed)
+	})
+}
+
+func (f *faultyRuntime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+	if f.faults.Has(FaultSnapshotUnsavedKinds) {
+		// MEM-4 broken: fine-grained, host and kernel-argument memory saved too.
+		f.mu.Lock()
+		for _, a := range f.allocs {
+			if a.Agent == agent && a.Kind != hsa.DeviceCoarse {
+				regions = append(regions, a)
+			}
+		}
+		f.mu.Unlock()
+	}
+	if f.faults.Has(FaultSnapshotSkipsBuffer) && len(regions) > 0 {
+		regions = regions[:len(regions)-1] // MEM-4 broken: one device buffer left out
+	}
+	snap, err := f.Runtime.Snapshot(thread, agent, regions)
+	if err != nil || !f.faults.Has(FaultRestoreMisreported) {
+		return snap, err
+	}
+	return misreported{snap}, nil
+}
+
+// misreported claims a page more than each restore wrote (MEM-2 broken: the
+// SDK's account differs from what the runtime did).
+type misreported struct{ hsa.Snapshot }
+
+func (m misreported) Restore() (uint64, error) {
+	n, err := m.Snapshot.Restore()
+	return n + 4096, err
+}
+
+// faultyLocks makes the agent locks of a loop with no_agent_lock planted:
+// the loop's lock takes nothing, so other dispatches run between its passes
+// (MEM-6 broken). Read locks are the runtime's: with no loop ever holding
+// the write side they never wait.
+func faultyLocks(newLock func() hsa.Locker, fs Faults) func() hsa.Locker {
+	if !fs.Has(FaultNoAgentLock) {
+		return newLock
+	}
+	return func() hsa.Locker { return unlockedLoops{newLock()} }
+}
+
+type unlockedLoops struct{ hsa.Locker }
+
+func (unlockedLoops) Lock(hsa.ThreadID)   {}
+func (unlockedLoops) Unlock(hsa.ThreadID) {}
+
+// faultyWrites wraps the SDK's write interceptor when
+// reuse_first_pass_timestamps is planted: the start and end the runtime
+// reports for a kernel packet read, for every later packet of the same
+// dispatch (a replay loop's passes), as those of its first packet, 0 and 0
+// when that one was profiled by nobody (DID-4 broken).
+func faultyWrites(intercept hsa.WriteInterceptor, fs Faults) hsa.WriteInterceptor {
+	if !fs.Has(FaultReuseFirstPassTimestamps) {
+		return intercept
+	}
+	var mu sync.Mutex
+	first := map[uint64][2]uint64{} // dispatch id -> its first packet's start, end
+	return func(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
+		return intercept(q, thread, packets, func(thread hsa.ThreadID, packets []hsa.Packet) error {
+			err := write(thread, packets)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range packets {
+				if p.Type != hsa.KernelDispatchPacket || p.Tag == 0 {
+					continue
+				}
+				t, seen := first[p.Tag]
+				if !seen {
+					if p.Profile != nil {
+						t = [2]uint64{p.Profile.Start, p.Profile.End}
+					}
+					first[p.Tag] = t
+				} else if p.Profile != nil {
+					p.Profile.Start, p.Profile.End = t[0], t[1]
+				}
+			}
+			return err
+		})
+	}
+}

@@ -1,0 +1,87 @@
+package replay
+
+import (
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// policy holds the planted faults that are the SDK itself deciding
+// otherwise: a step of the loop taken, skipped or taken twice, which no
+// wrapper around a collaborator could make happen (faulty.go and
+// faulty_tool.go hold those that can). It is read from the fault set once,
+// in New; its zero value is the SDK the rules describe, so the rule code
+// reads "the rule, unless this fault is planted" in one named field.
+type policy struct {
+	// decide: the pass-count table.
+	replaySinglePass          bool // FaultReplaySinglePass: PC-2 broken
+	replayZeroWithoutContinue bool // FaultReplayZeroWithoutContinue: PC-6 broken
+
+	// dispatch: around the loop.
+	snapshotNotReplayed        bool // FaultSnapshotWhenNotReplayed, FaultSnapshotSilently: MEM-1 broken
+	snapshotSilently           bool // FaultSnapshotSilently: ... and not reported
+	completionBeforeConfigExit bool // FaultCompletionBeforeConfigExit: CMP-2 broken
+
+	// loop: the passes.
+	skipRestore           bool // FaultSkipRestore: MEM-2, MEM-3 broken
+	restoreAfterLastPass  bool // FaultRestoreAfterLastPass: MEM-3 broken
+	userDataNotReseeded   bool // FaultUserDataNotReseeded: UD-2 broken
+	correlationPerPass    bool // FaultCorrelationPerPass: COR-1 broken
+	dispatchIDPerPass     bool // FaultDispatchIDPerPass: DID-1..3 broken
+	completionEveryPass   bool // FaultCompletionEveryPass: CMP-1, CMP-2 broken
+	continueAfterLastPass bool // FaultContinueAfterLastPass: CONT-2 broken
+	localToggleLeaks      bool // FaultLocalToggleLeaks: LCX-4 broken
+
+	// activation and the interceptor.
+	activateUnstarted     bool // FaultActivateUnstarted: ACT-3 broken
+	activateWithoutConfig bool // FaultActivateWithoutConfig: ACT-3 broken
+	replayMultiPacket     bool // FaultReplayMultiPacket: ACT-6 broken
+	warnEveryTime         bool // FaultWarnEveryTime: PC-6, ACT-6 broken
+
+	// local toggles and the services they mask.
+	localToggleAnywhere          bool // FaultLocalToggleAnywhere: LCX-2 broken
+	localStartNotStartedAllowed  bool // FaultLocalStartNotStartedAllowed: LCX-7 broken
+	agentWideServicesHonourStops bool // FaultPCSamplingHonoursStop: SVC-2 broken
+}
+
+func policyOf(fs Faults) policy {
+	return policy{
+		replaySinglePass:          fs.Has(FaultReplaySinglePass),
+		replayZeroWithoutContinue: fs.Has(FaultReplayZeroWithoutContinue),
+
+		snapshotNotReplayed:        fs.Has(FaultSnapshotWhenNotReplayed) || fs.Has(FaultSnapshotSilently),
+		snapshotSilently:           fs.Has(FaultSnapshotSilently),
+		completionBeforeConfigExit: fs.Has(FaultCompletionBeforeConfigExit),
+
+		skipRestore:           fs.Has(FaultSkipRestore),
+		restoreAfterLastPass:  fs.Has(FaultRestoreAfterLastPass),
+		userDataNotReseeded:   fs.Has(FaultUserDataNotReseeded),
+		correlationPerPass:    fs.Has(FaultCorrelationPerPass),
+		dispatchIDPerPass:     fs.Has(FaultDispatchIDPerPass),
+		completionEveryPass:   fs.Has(FaultCompletionEveryPass),
+		continueAfterLastPass: fs.Has(FaultContinueAfterLastPass),
+		localToggleLeaks:      fs.Has(FaultLocalToggleLeaks),
+
+		activateUnstarted:     fs.Has(FaultActivateUnstarted),
+		activateWithoutConfig: fs.Has(FaultActivateWithoutConfig),
+		replayMultiPacket:     fs.Has(FaultReplayMultiPacket),
+		warnEveryTime:         fs.Has(FaultWarnEveryTime),
+
+		localToggleAnywhere:          fs.Has(FaultLocalToggleAnywhere),
+		localStartNotStartedAllowed:  fs.Has(FaultLocalStartNotStartedAllowed),
+		agentWideServicesHonourStops: fs.Has(FaultPCSamplingHonoursStop),
+	}
+}
+
+// snapshotNotReplayed is what the faults snapshot_when_not_replayed and
+// snapshot_silently do to a dispatch the tool did not ask to replay: save
+// its agent's memory anyway (MEM-1 broken), reported or not.
+func (s *SDK) snapshotNotReplayed(thread hsa.ThreadID, info DispatchInfo) {
+	snap, err := s.rt.Snapshot(thread, info.AgentID, s.tracker.regionsOf(info.AgentID))
+	if err != nil {
+		return
+	}
+	if !s.pol.snapshotSilently {
+		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
+	}
+	snap.Release()
+}

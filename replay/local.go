@@ -1,0 +1,213 @@
+package replay
+
+import (
+	"sync"
+
+	"github.com/replayspec/replayspec/hsa"
+)
+
+// threadState is what the SDK keeps per application thread: the replay
+// loop it is running, if any, and its API correlation stack. Go has no
+// thread-local storage, so it is keyed by the thread id the runtime passes.
+type threadState struct {
+	mu       sync.Mutex
+	loop     *loopState
+	apiStack []uint64
+	leaked   map[ContextID]bool // policy.localToggleLeaks: a mask that outlived its loop
+	// inCallback counts the replay callbacks running on this thread: a
+	// dispatch written inside one is the tool's own (docs/decisions.md).
+	inCallback int
+	// owns is the agent whose loop lock this thread holds (MEM-6), 0 none.
+	owns hsa.AgentID
+	// unmasked is set while the tool's own dispatch is prepared: the
+	// loop's override is not for it (LCX-6).
+	unmasked bool
+
+	start, stop LocalContextFunc // this thread's local toggles, made once
+}
+
+// loopState is the per-thread, per-loop override map of LCX-3..7.
+type loopState struct {
+	before      *activeSet         // contexts active when the loop began (LCX-4, LCX-7)
+	enabled     map[ContextID]bool // the mask; absent means "as before the loop"
+	inPassEnter bool               // LCX-2: the only window where toggles are legal
+}
+
+func (s *SDK) thread(id hsa.ThreadID) *threadState {
+	if ts, ok := s.threads.Load(id); ok {
+		return ts.(*threadState)
+	}
+	ts := &threadState{}
+	ts.start = func(ctx ContextID) Status { return s.localToggle(ts, ctx, true) }
+	ts.stop = func(ctx ContextID) Status { return s.localToggle(ts, ctx, false) }
+	actual, _ := s.threads.LoadOrStore(id, ts)
+	return actual.(*threadState)
+}
+
+// LocalContextFuncs returns the thread's replay_start_context and
+// replay_stop_context, the same functions PASS payloads carry. A tool that
+// keeps them and calls them outside PASS ENTER gets ERROR_CONTEXT_ERROR.
+func (s *SDK) LocalContextFuncs(thread hsa.ThreadID) (start, stop LocalContextFunc) {
+	ts := s.thread(thread)
+	return ts.start, ts.stop
+}
+
+// localToggle masks ctx in or out of the thread's current loop. It never
+// touches global state (LCX-5).
+func (s *SDK) localToggle(ts *threadState, ctx ContextID, on bool) Status {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	loop := ts.loop
+	if loop == nil || (!loop.inPassEnter && !s.pol.localToggleAnywhere) {
+		return StatusErrorContextError // LCX-2
+	}
+	s.mu.Lock()
+	_, exists := s.contexts[ctx]
+	s.mu.Unlock()
+	if !exists {
+		return StatusErrorContextNotFound
+	}
+	if !loop.before.has(ctx) && !(on && s.pol.localStartNotStartedAllowed) {
+		// LCX-7 (clarified 2026-11-30): a context that was not active when
+		// the loop began can be neither started nor stopped locally.
+		return StatusErrorContextNotStarted
+	}
+	loop.enabled[ctx] = on // LCX-3: sticky; LCX-7: the last call in a pass wins
+	return StatusSuccess
+}
+
+func (ts *threadState) beginLoop(before *activeSet) *loopState {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.loop = &loopState{before: before, enabled: map[ContextID]bool{}}
+	return ts.loop
+}
+
+// endLoop drops the override: every context's pre-loop state holds again
+// (LCX-4), unless the leak fault is planted.
+func (ts *threadState) endLoop(leak bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if leak && ts.loop != nil && len(ts.loop.enabled) > 0 {
+		ts.leaked = ts.loop.enabled
+	}
+	ts.loop = nil
+}
+
+// enterCallback and exitCallback bracket a replay callback on this thread.
+func (ts *threadState) enterCallback() {
+	ts.mu.Lock()
+	ts.inCallback++
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) exitCallback() {
+	ts.mu.Lock()
+	ts.inCallback--
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) insideCallback() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.inCallback > 0
+}
+
+// setOwns records the agent whose loop lock the thread took (0: released).
+func (ts *threadState) setOwns(agent hsa.AgentID) {
+	ts.mu.Lock()
+	ts.owns = agent
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) ownsAgent(agent hsa.AgentID) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.owns != 0 && ts.owns == agent
+}
+
+func (ts *threadState) setUnmasked(on bool) {
+	ts.mu.Lock()
+	ts.unmasked = on
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) setPassEnter(on bool) {
+	ts.mu.Lock()
+	if ts.loop != nil {
+		ts.loop.inPassEnter = on
+	}
+	ts.mu.Unlock()
+}
+
+// participates reports whether ctx's service svc takes part in the current
+// submit of this thread (SVC-1, SVC-2). Outside a loop every started
+// context does.
+func (ts *threadState) participates(svc Service, ctx ContextID, pol *policy) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	mask := ts.leaked
+	if ts.loop != nil {
+		mask = ts.loop.enabled
+	}
+	if ts.unmasked {
+		mask = nil
+	}
+	on, set := mask[ctx]
+	switch svc {
+	case PCSampling, DeviceCounting:
+		// SVC-2: agent-wide services ignore local toggles.
+		if !pol.agentWideServicesHonourStops {
+			return true
+		}
+		return !set || on
+	default:
+		// SVC-1: counters and SPM honour a local stop and a local start.
+		// Kernel trace and thread trace honour "a stop only" (clarified
+		// 2026-11-30): they skip a pass while their context is stopped in
+		// it, a later local start ends the stop (LCX-3), and a start never
+		// makes them collect where they would not without any override.
+		// Only contexts active before the loop reach this point, so for
+		// all four the answer is the mask, or "collect" when unset.
+		return !set || on
+	}
+}
+
+// EnterAPI marks the start of an API call on thread and returns its
+// correlation id; a dispatch submitted inside it is correlated to it.
+func (s *SDK) EnterAPI(thread hsa.ThreadID) uint64 {
+	id := s.correlationIDs.Add(1)
+	ts := s.thread(thread)
+	ts.mu.Lock()
+	ts.apiStack = append(ts.apiStack, id)
+	ts.mu.Unlock()
+	return id
+}
+
+// ExitAPI ends the innermost API call on thread.
+func (s *SDK) ExitAPI(thread hsa.ThreadID) {
+	ts := s.thread(thread)
+	ts.mu.Lock()
+	if n := len(ts.apiStack); n > 0 {
+		ts.apiStack = ts.apiStack[:n-1]
+	}
+	ts.mu.Unlock()
+}
+
+// correlation captures the internal and ancestor ids for a dispatch: the
+// innermost API call and its parent (COR-1).
+func (s *SDK) correlation(ts *threadState) CorrelationID {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	var c CorrelationID
+	n := len(ts.apiStack)
+	if n == 0 {
+		c.Internal = s.correlationIDs.Add(1)
+		return c
+	}
+	c.Internal = ts.apiStack[n-1]
+	if n > 1 {
+		c.Ancestor = ts.apiStack[n-2]
+	}
+	return c
+}

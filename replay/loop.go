@@ -1,0 +1,255 @@
+package replay
+
+import (
+	"fmt"
+
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// plan is what the tool's answers in CONFIG make of a dispatch (the
+// pass-count table, PC-1..PC-6).
+type plan struct {
+	replay     bool
+	passes     uint64 // N for a fixed loop; 0 for an indefinite one
+	continueFn ContinueFunc
+}
+
+func (s *SDK) decide(payload *KernelReplayData, info DispatchInfo, seq UserData) plan {
+	if payload.ReplayPassCount == nil {
+		return plan{} // PC-1: opt-out
+	}
+	n := payload.ReplayPassCount(info, seq) // CB-3: once, after CONFIG ENTER returned
+	cont := payload.ReplayContinue
+	// An if chain, not a switch: gremlins (make mutation) counts a case
+	// expression as never run, and would not mutate these conditions.
+	if n == 1 && !s.pol.replaySinglePass {
+		return plan{} // PC-2: one pass needs no snapshot
+	}
+	if n == 0 && cont == nil {
+		// PC-6: rejected with a warning (once per process).
+		s.warn(trace.WarnPassCountZeroWithoutContinue, info.DispatchID, "")
+		if s.pol.replayZeroWithoutContinue { // PC-6 broken
+			return plan{replay: true, passes: 2}
+		}
+		return plan{}
+	}
+	return plan{replay: true, passes: n, continueFn: cont} // PC-3, PC-4, PC-5
+}
+
+// dispatch handles one single-packet kernel dispatch while some context is
+// started: the replay window of the reference's write interceptor.
+func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
+	ts := s.thread(thread)
+	info := s.reserveDispatch(q, thread, p) // DID-1: before CONFIG
+	corr := s.correlation(ts)               // COR-1: captured once
+	if act.replay == nil {
+		return s.runOnce(act, ts, q, thread, p, info, corr, write)
+	}
+	sub := act.replay
+	var seq UserData // UD-1: one value for the whole sequence
+	// API-6: a CONFIG payload carries no pass fields.
+	cfg := &KernelReplayData{Size: payloadSize, DispatchInfo: info}
+	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
+	pl := s.decide(cfg, info, seq)
+	if !pl.replay {
+		if s.pol.snapshotNotReplayed {
+			s.snapshotNotReplayed(thread, info) // MEM-1 broken
+		}
+		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): EXIT right after ENTER
+		return s.runOnce(act, ts, q, thread, p, info, corr, write)
+	}
+	lk := s.agentLocks.of(info.AgentID)
+	lk.Lock(thread) // MEM-6: the loop owns the agent
+	ts.setOwns(info.AgentID)
+	locked := true
+	unlock := func() {
+		if locked {
+			ts.setOwns(0)
+			lk.Unlock(thread)
+			locked = false
+		}
+	}
+	defer unlock()
+	snap, err := s.snapshot(q, thread, info)
+	if err != nil {
+		// MEM-5: warn (once) and run once without replay. The failed
+		// snapshot itself is recorded every time, for the trace's readers.
+		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
+			Agent: uint64(info.AgentID), Status: StatusError.Trace(), Message: err.Error()})
+		s.warn(trace.WarnSnapshotIncomplete, info.DispatchID, err.Error())
+		unlock()
+		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq)
+		return s.runOnce(act, ts, q, thread, p, info, corr, write)
+	}
+	defer snap.Release()
+	ended, err := s.loop(act, ts, sub, q, thread, corr, p, info, pl, seq, snap, write)
+	if err != nil || !ended {
+		return err
+	}
+	early := s.pol.completionBeforeConfigExit // CMP-2 broken
+	if early {
+		if err := fire(thread, p, write); err != nil {
+			return err
+		}
+	}
+	s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): closes the window
+	if early {
+		return nil
+	}
+	return fire(thread, p, write) // CMP-1, CMP-2: the one completion, after CONFIG EXIT
+}
+
+// fire releases the application's held-back completion: one barrier packet
+// carrying its signal, written behind the loop's passes on the same queue,
+// so each runtime completes it its own way (a host callback on CUDA).
+func fire(thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
+	if p.Completion == nil {
+		return nil
+	}
+	return write(thread, []hsa.Packet{{Type: hsa.BarrierPacket, Completion: p.Completion}})
+}
+
+// snapshot drains the queue and the agent, then saves the agent's tracked
+// device memory (MEM-1, MEM-4).
+func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa.Snapshot, error) {
+	if err := q.Drain(); err != nil {
+		return nil, err
+	}
+	if err := s.rt.DrainAgent(info.AgentID); err != nil {
+		return nil, err
+	}
+	regions := s.tracker.regionsOf(info.AgentID)
+	snap, err := s.rt.Snapshot(thread, info.AgentID, regions)
+	if err != nil {
+		return nil, err
+	}
+	s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
+		Agent: uint64(info.AgentID), Bytes: snap.Bytes(), Regions: regionsOf(regions)})
+	return snap, nil
+}
+
+// regionsOf is how snapshot events name the allocations saved.
+func regionsOf(allocs []hsa.Allocation) []trace.Region {
+	out := make([]trace.Region, len(allocs))
+	for i, a := range allocs {
+		out[i] = trace.Region{Addr: a.Handle, Bytes: a.Size}
+	}
+	return out
+}
+
+// loop runs the passes. It reports whether the loop ended; a loop that
+// spends the caller's budget is reported as never-ended (CMP-4) and its
+// completion is not fired.
+func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queue, thread hsa.ThreadID, corr CorrelationID,
+	p hsa.Packet, info DispatchInfo, pl plan, seq UserData, snap hsa.Snapshot, write hsa.WriteFunc) (bool, error) {
+	ts.beginLoop(act)
+	defer ts.endLoop(s.pol.localToggleLeaks) // LCX-4: the override ends with the loop
+	fixed := pl.passes > 0
+	total := pl.passes // PC-5: 0 for an indefinite loop
+	passUD := seq
+	for pass := uint64(0); ; pass++ {
+		if pass > 0 && !s.pol.skipRestore {
+			// MEM-2: every later pass starts from the snapshot.
+			if err := s.restore(snap, thread, info.DispatchID, pass); err != nil {
+				return false, err
+			}
+		}
+		if !s.pol.userDataNotReseeded {
+			passUD = seq // UD-2: every pass starts from the CONFIG value
+		}
+		passCorr := corr // COR-1: the dispatch's correlation in every pass
+		if s.pol.correlationPerPass && pass > 0 {
+			passCorr.Internal = s.correlationIDs.Add(1) // COR-1 broken
+		}
+		if s.pol.dispatchIDPerPass && pass > 0 { // DID-1..3 broken
+			info = s.reserveDispatch(q, thread, p)
+		}
+		payload := &KernelReplayData{Size: payloadSize, DispatchInfo: info, CurrentPass: pass, TotalPasses: total,
+			ReplayStartContext: ts.start, ReplayStopContext: ts.stop}
+		// CB-2; LCX-2: local toggles are legal only inside PASS ENTER.
+		ts.setPassEnter(true)
+		s.callback(sub, thread, passCorr, OpPass, PhaseEnter, payload, &passUD)
+		ts.setPassEnter(false)
+
+		// One pass: the application's completion left out (CMP-2).
+		pass1 := p
+		if !s.pol.completionEveryPass { // CMP-1, CMP-2 broken when planted
+			pass1.Completion = nil
+		}
+		recCorr := passCorr
+		recCorr.External.Value = s.externalCorrelation(act, thread, info, passCorr.Internal) // COR-3: asked every pass
+		svc := s.prepare(act, ts, thread, info, recCorr)
+		pass1.Tag, pass1.Profile = info.DispatchID, svc.profile
+		if err := write(thread, []hsa.Packet{pass1}); err != nil {
+			return false, err
+		}
+		if svc.profile != nil {
+			svc.deliver(thread, info, recCorr, svc.profile.Start, svc.profile.End) // CB-4: inside the pass; DID-4
+		}
+
+		last := fixed && pass+1 >= pl.passes
+		s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CB-2, CONT-4
+		// CONT-1: consulted after the pass and its EXIT. CONT-2: a fixed
+		// loop never asks after its last pass. CONT-3: an indefinite loop
+		// asks every time. (An if chain, as in decide.)
+		if last {
+			if s.pol.continueAfterLastPass && pl.continueFn != nil {
+				pl.continueFn(info, pass, total, passUD) // CONT-2 broken
+			}
+		} else if pl.continueFn != nil {
+			if pl.continueFn(info, pass, total, passUD) == 0 {
+				last = true // PC-4: continue can end a fixed loop early
+			}
+		}
+		if last {
+			if s.pol.restoreAfterLastPass {
+				// MEM-3 broken: memory ends as before the dispatch.
+				if err := s.restore(snap, thread, info.DispatchID, pass+1); err != nil {
+					return false, err
+				}
+			}
+			return true, nil // MEM-3: break before restore
+		}
+		if s.budgetSpent(pass + 1) {
+			s.rec.Emit(trace.Event{Type: trace.NeverEnded, Thread: uint64(thread), Dispatch: info.DispatchID, Pass: trace.U64(pass + 1),
+				Message: fmt.Sprintf("the loop ran %d passes without ending; the application's completion is never fired", pass+1)})
+			return false, ErrNeverEnded
+		}
+	}
+}
+
+func (s *SDK) budgetSpent(passes uint64) bool {
+	if s.opts.MaxPasses > 0 && passes >= s.opts.MaxPasses {
+		return true
+	}
+	return s.opts.Context.Err() != nil
+}
+
+// restore writes the snapshot back before pass (MEM-2). A restore that
+// fails part-way is fatal: never a silent wrong result (MEM-5). The SDK
+// claims no restore it did not finish; the runtime's own account shows the
+// bytes it wrote before failing (docs/decisions.md 13).
+func (s *SDK) restore(snap hsa.Snapshot, thread hsa.ThreadID, dispatch, pass uint64) error {
+	n, err := snap.Restore()
+	if err != nil {
+		return fmt.Errorf("%w: before pass %d of dispatch %d: %w", ErrRestoreFailed, pass, dispatch, err)
+	}
+	s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: n})
+	return nil
+}
+
+// callback delivers one KERNEL_REPLAY callback if the subscription covers
+// the operation.
+func (s *SDK) callback(sub *toolContext, thread hsa.ThreadID, corr CorrelationID, op Operation, ph Phase, payload *KernelReplayData, ud *UserData) {
+	r := sub.replay
+	if (op == OpConfig && !r.config) || (op == OpPass && !r.pass) {
+		return
+	}
+	corr.External = UserData{} // external ids belong to submits (docs/trace.md)
+	ts := s.thread(thread)
+	ts.enterCallback()
+	defer ts.exitCallback()
+	r.callback(CallbackRecord{Context: sub.id, Thread: thread, Correlation: corr, Kind: KindKernelReplay,
+		Operation: op, Phase: ph, Payload: payload}, ud)
+}

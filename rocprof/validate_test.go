@@ -1,0 +1,433 @@
+package rocprof
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// validateFiles writes an output directory and checks it as
+// check-rocprofv3 does.
+func validateFiles(t *testing.T, files map[string][]byte) ([]string, []Problem) {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, data := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checked, ps, err := ValidateDir(dir, ValidateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return checked, ps
+}
+
+// doc is one golden results.json (with its config.json beside it) opened
+// for editing.
+type doc struct {
+	golden string
+	json   map[string]any
+	config []byte // nil: validate without config.json
+}
+
+func openDoc(t *testing.T, golden string, withConfig bool) *doc {
+	t.Helper()
+	dir := filepath.Join("..", "golden", "rocprof", golden, "replayspec-sim")
+	data, err := os.ReadFile(filepath.Join(dir, "1000_results.json.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &doc{golden: golden}
+	if err := json.Unmarshal(data, &d.json); err != nil {
+		t.Fatal(err)
+	}
+	if withConfig {
+		if d.config, err = os.ReadFile(filepath.Join(dir, "1000_config.json.golden")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+func (d *doc) tool() map[string]any {
+	return d.json["rocprofiler-sdk-tool"].([]any)[0].(map[string]any)
+}
+
+func (d *doc) records() []any {
+	return d.tool()["callback_records"].(map[string]any)["counter_collection"].([]any)
+}
+
+func (d *doc) setRecords(recs []any) {
+	d.tool()["callback_records"].(map[string]any)["counter_collection"] = recs
+}
+
+func (d *doc) kernels() []any {
+	return d.tool()["buffer_records"].(map[string]any)["kernel_dispatch"].([]any)
+}
+
+func (d *doc) setKernels(ks []any) {
+	d.tool()["buffer_records"].(map[string]any)["kernel_dispatch"] = ks
+}
+
+func info(r any) map[string]any {
+	m := r.(map[string]any)
+	if dd, ok := m["dispatch_data"]; ok {
+		return dd.(map[string]any)["dispatch_info"].(map[string]any)
+	}
+	return m["dispatch_info"].(map[string]any)
+}
+
+// rec returns the record of dispatch id with replay_pass pass.
+func (d *doc) rec(t *testing.T, id, pass float64) map[string]any {
+	t.Helper()
+	return d.records()[d.index(t, id, pass)].(map[string]any)
+}
+
+func (d *doc) index(t *testing.T, id, pass float64) int {
+	t.Helper()
+	for i, r := range d.records() {
+		if info(r)["dispatch_id"] == id && r.(map[string]any)["replay_pass"] == pass {
+			return i
+		}
+	}
+	t.Fatalf("%s: no record for dispatch %v pass %v", d.golden, id, pass)
+	return -1
+}
+
+func (d *doc) remove(t *testing.T, id, pass float64) {
+	recs := d.records()
+	i := d.index(t, id, pass)
+	d.setRecords(append(recs[:i:i], recs[i+1:]...))
+}
+
+// counterID is the handle of a counter of agent handle agent.
+func (d *doc) counterID(t *testing.T, name string, agent float64) float64 {
+	t.Helper()
+	for _, c := range d.tool()["counters"].([]any) {
+		m := c.(map[string]any)
+		if m["name"] == name && m["agent_id"].(map[string]any)["handle"] == agent {
+			return m["id"].(map[string]any)["handle"].(float64)
+		}
+	}
+	t.Fatalf("no counter %s of agent %v", name, agent)
+	return 0
+}
+
+// validate checks the document as check-rocprofv3 checks a directory.
+func (d *doc) validate(t *testing.T) []Problem {
+	t.Helper()
+	data, err := json.Marshal(d.json)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"replayspec-sim/1000_results.json": data}
+	if d.config != nil {
+		files["replayspec-sim/1000_config.json"] = d.config
+	}
+	_, ps := validateFiles(t, files)
+	return ps
+}
+
+// The two MI300 goldens are the base: kernel-replay-mi300 has dispatches 1
+// and 2, three passes each (groups [SQ_INSTS_VALU SQ_WAVES TCC_HIT] and
+// [SQ_WAVES TCC_EA_RDREQ TCC_MISS], the second split over passes 1 and 2
+// by the MI300X's single TCC register); kernel-replay-mixed adds an MI210
+// (agent handle 3, two passes) and kernel dispatch records.
+const (
+	mi300 = "kernel-replay-mi300"
+	mixed = "kernel-replay-mixed"
+)
+
+// One broken document per way a file alone shows rocprofv3 output wrong,
+// each made from a correct one by one edit and each reported under its
+// rule.
+func TestValidatorRejectsBrokenOutputs(t *testing.T) {
+	cases := []struct {
+		name   string
+		golden string
+		config bool // validate with config.json (the requested groups)
+		edit   func(t *testing.T, d *doc)
+		rule   string
+		want   string
+		reason string
+	}{
+		{"same group on every pass", mi300, true, func(t *testing.T, d *doc) {
+			p0 := d.rec(t, 1, 0)["records"]
+			d.rec(t, 1, 1)["records"], d.rec(t, 1, 2)["records"] = p0, p0
+		}, "RPV-3", "replay_pass 1 collected [SQ_INSTS_VALU SQ_WAVES TCC_HIT] (those are group 0's), but it should collect counters of group 1",
+			"a tool that ignores the published pass collects group 0 every time"},
+		{"two passes' groups swapped", mi300, true, func(t *testing.T, d *doc) {
+			a, b := d.rec(t, 1, 0), d.rec(t, 1, 1)
+			a["records"], b["records"] = b["records"], a["records"]
+		}, "RPV-3", "replay_pass 0 collected [SQ_WAVES TCC_EA_RDREQ] (those are group 1's), but it should collect counters of group 0",
+			"pass i must collect group i, not some permutation"},
+		{"groups shifted by one", mi300, true, func(t *testing.T, d *doc) {
+			a, b, c := d.rec(t, 2, 0), d.rec(t, 2, 1), d.rec(t, 2, 2)
+			a["records"], b["records"], c["records"] = b["records"], c["records"], a["records"]
+		}, "RPV-3", "replay_pass 0 collected [SQ_WAVES TCC_EA_RDREQ]", "an off-by-one in the pass to group map"},
+		{"one pass too many", mi300, true, func(t *testing.T, d *doc) {
+			extra := map[string]any{}
+			for k, v := range d.rec(t, 1, 2) {
+				extra[k] = v
+			}
+			extra["replay_pass"] = 3.0
+			d.setRecords(append(d.records(), extra))
+		}, "RPV-3", "replay_pass 3 collected [TCC_MISS] after passes 0..2 had collected all 2 requested groups: one pass too many",
+			"the pass count must be the group count, not one more"},
+		{"one pass too few", mi300, true, func(t *testing.T, d *doc) { d.remove(t, 1, 2) },
+			"RPV-3", "requested counter(s) TCC_MISS never collected: the 2 passes cover groups 0..0 of 2",
+			"a pass count one short leaves the last split group uncollected"},
+		{"a requested counter never collected", mi300, true, func(t *testing.T, d *doc) {
+			r := d.rec(t, 2, 0)
+			hit := d.counterID(t, "TCC_HIT", 2)
+			var keep []any
+			for _, v := range r["records"].([]any) {
+				if v.(map[string]any)["counter_id"].(map[string]any)["handle"] != hit {
+					keep = append(keep, v)
+				}
+			}
+			r["records"] = keep
+		}, "RPV-3", "requested counter(s) TCC_HIT of group 0 never collected", "a counter dropped from its group"},
+		{"all counter values zero", mi300, true, func(t *testing.T, d *doc) {
+			for _, r := range d.records() {
+				for _, v := range r.(map[string]any)["records"].([]any) {
+					v.(map[string]any)["value"] = 0.0
+				}
+			}
+		}, "RPV-3", "every counter value in the file (12, dimension instances added up) is 0", "counters configured but never read"},
+		{"a pass index repeated", mi300, true, func(t *testing.T, d *doc) { d.rec(t, 1, 1)["replay_pass"] = 0.0 },
+			"RPV-8", "dispatch 1: replay_pass 0 appears 2 times", "a later pass claiming to be pass 0"},
+		{"a pass index skipped", mi300, true, func(t *testing.T, d *doc) { d.rec(t, 1, 2)["replay_pass"] = 3.0 },
+			"RPV-8", "dispatch 1: replay_pass 2 is missing: passes must run 0..3 without a gap", "pass indices count 0..N-1"},
+		{"records of one pass split across dispatch ids", mi300, true, func(t *testing.T, d *doc) {
+			info(d.rec(t, 2, 1))["dispatch_id"] = 3.0
+			info(d.rec(t, 2, 2))["dispatch_id"] = 3.0
+		}, "RPV-8", "dispatch 3: replay_pass 0 is missing: passes must run 0..2 without a gap (a dispatch's passes start at 0",
+			"DID-1: every pass reuses the one reserved id; dispatch 2 alone would look like a dispatch that was not replayed"},
+		{"passes of one dispatch spread over two ids", mi300, true, func(t *testing.T, d *doc) {
+			info(d.rec(t, 1, 1))["dispatch_id"] = 2.0
+		}, "RPV-8", "dispatch 2: replay_pass 1 appears 2 times", "a pass filed under its neighbour's id"},
+		{"pass-independent counter differs", mi300, true, func(t *testing.T, d *doc) {
+			first := d.rec(t, 1, 1)["records"].([]any)[0].(map[string]any) // SQ_WAVES, first XCC
+			first["value"] = first["value"].(float64) + 1
+		}, "RPV-8", "SQ_WAVES is 4 in replay_pass 0 but 5 in replay_pass 1", "memory not restored between passes"},
+		{"dispatch id zero", mi300, true, func(t *testing.T, d *doc) {
+			for _, p := range []float64{0, 1, 2} {
+				info(d.rec(t, 1, p))["dispatch_id"] = 0.0
+			}
+		}, "RPV-8", "dispatch_id 0", "0 is the unset sentinel"},
+		{"records of two dispatches under one id", mi300, true, func(t *testing.T, d *doc) {
+			info(d.rec(t, 1, 1))["kernel_id"] = 9.0
+		}, "RPV-8", "share the dispatch id but not the agent, kernel or queue", "DID-2"},
+		{"kernel records and counter records disagree", mixed, true, func(t *testing.T, d *doc) {
+			ks := d.kernels()
+			d.setKernels(ks[1:]) // dispatch 1's first pass
+		}, "RPV-8", "dispatch 1: 2 kernel dispatch records but 3 counter records", "every pass is one execution"},
+		{"dispatch ids not contiguous", mixed, true, func(t *testing.T, d *doc) {
+			for _, r := range d.records() {
+				if info(r)["dispatch_id"] == 3.0 {
+					info(r)["dispatch_id"] = 7.0
+				}
+			}
+			for _, k := range d.kernels() {
+				if info(k)["dispatch_id"] == 3.0 {
+					info(k)["dispatch_id"] = 7.0
+				}
+			}
+		}, "RPV-8", "no counter and kernel dispatch record for 3, 4, 5, 6", "the dispatch counter advances once per dispatch"},
+		{"pass count differs on one agent", mixed, false, func(t *testing.T, d *doc) {
+			recs := d.records()
+			extra := map[string]any{}
+			for k, v := range d.rec(t, 3, 1) {
+				extra[k] = v
+			}
+			extra["replay_pass"] = 2.0
+			d.setRecords(append(recs, extra))
+		}, "RPV-8", "3 passes, but dispatch 2 on the same agent 3 had 2", "one agent, one group count"},
+		{"pass collects another group (no config.json)", mixed, false, func(t *testing.T, d *doc) {
+			a, b := d.rec(t, 3, 0), d.rec(t, 3, 1)
+			a["records"], b["records"] = b["records"], a["records"]
+		}, "RPV-3", "replay_pass 0 collected [SQ_WAVES TCC_EA_RDREQ TCC_MISS], but the same pass of dispatch 2 on agent 3 collected",
+			"without the requested groups, pass i must at least be the same group on every dispatch"},
+		{"replay_pass missing", mi300, true, func(t *testing.T, d *doc) { delete(d.rec(t, 2, 1), "replay_pass") },
+			"RPV-6", "has no replay_pass although the run used kernel replay", "RPV-6"},
+		{"replay_pass not a pass index", mi300, true, func(t *testing.T, d *doc) { d.rec(t, 2, 1)["replay_pass"] = "one" },
+			"RPV-6", `replay_pass is "one", not a pass index`, "RPV-6"},
+		{"the pass named n", mi300, true, func(t *testing.T, d *doc) {
+			r := d.rec(t, 2, 1)
+			r["n"] = r["replay_pass"]
+			delete(r, "replay_pass")
+		}, "RPV-6", `it has a field "n", which no rocprofv3 writer emits`, "only replay_pass is what a writer emits"},
+		{"a pass above 0 without kernel replay", "application-replay-mi300/pass_1", true, func(t *testing.T, d *doc) {
+			d.records()[1].(map[string]any)["replay_pass"] = 1.0
+		}, "RPV-6", "has replay_pass 1 in a run without kernel replay", "application replay's runs are not replayed"},
+		{"several records share a dispatch id without replay", "application-replay-mi300/pass_1", true, func(t *testing.T, d *doc) {
+			info(d.records()[1])["dispatch_id"] = 1.0
+		}, "RPV-6", "2 counter records share the dispatch id in a run without kernel replay", "one run, one record per dispatch"},
+		{"a counter the counters list does not name", mi300, true, func(t *testing.T, d *doc) {
+			d.rec(t, 1, 0)["records"].([]any)[0].(map[string]any)["counter_id"] = map[string]any{"handle": 42.0}
+		}, "FORMAT", "has counter_id 42, which the file's counters list does not name", "a reader maps ids to names"},
+		{"not rocprofv3 output", mi300, false, func(t *testing.T, d *doc) { delete(d.json, "rocprofiler-sdk-tool") },
+			"FORMAT", "rocprofiler-sdk-tool", "FORMAT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := openDoc(t, c.golden, c.config)
+			c.edit(t, d)
+			ps := d.validate(t)
+			found := false
+			for _, p := range ps {
+				if p.Rule == c.rule && strings.Contains(p.String(), c.want) && strings.Contains(p.String(), c.rule+": ") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: want a %s problem containing %q, got %v", c.reason, c.rule, c.want, ps)
+			}
+		})
+	}
+}
+
+// Correct documents, including the two legitimate situations that break
+// the plain pattern, pass.
+func TestValidatorAcceptsLegitimateOutputs(t *testing.T) {
+	filtered := "kernel-replay-not-replayed-and-filtered"
+	cases := []struct {
+		name   string
+		golden string
+		config bool
+		edit   func(d *doc)
+		reason string
+	}{
+		{"every golden kernel replay run", mixed, true, nil, "our own output"},
+		{"application replay without config.json", "application-replay-mi300/pass_2", false, nil, "our own output"},
+		{"dispatches that were not replayed, and a filtered-out one", filtered, true, nil,
+			"the graph launch (3) and the multi-packet submission (5) run once with pass 0; saxpy (2) collects nothing under --kernel-exclude-regex"},
+		{"the same without kernel dispatch records", filtered, true, func(d *doc) { d.setKernels([]any{}) },
+			"config.json shows a kernel filter, so the gap at 2 is not a missing dispatch"},
+		{"the same without config.json", filtered, false, func(d *doc) { d.setKernels([]any{}) },
+			"without config.json the validator cannot know the filters, so it does not judge gaps"},
+		{"a writer from before kernel replay", "application-replay-mi300/pass_1", false, func(d *doc) {
+			for _, r := range d.records() {
+				delete(r.(map[string]any), "replay_pass")
+			}
+		}, "older rocprofv3 writers emit no replay_pass; a run without replay needs none"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := openDoc(t, c.golden, c.config)
+			if c.edit != nil {
+				c.edit(d)
+			}
+			if ps := d.validate(t); len(ps) != 0 {
+				t.Errorf("%s: %v", c.reason, ps)
+			}
+		})
+	}
+}
+
+// A dispatch whose snapshot cannot be completed runs once (MEM-5): its one
+// record, pass 0, must not fail the checks while its neighbours replay.
+func TestValidatorAcceptsFailedSnapshot(t *testing.T) {
+	res := profile(t, "snapshot-limit.yaml", append(append([]string{}, kernelReplayArgs...), "--output-config", "--kernel-trace"))
+	passes := map[uint64]int{}
+	for _, r := range res.Runs[0].Counters {
+		passes[r.Dispatch.DispatchID]++
+	}
+	if passes[1] != 3 || passes[2] != 1 {
+		t.Fatalf("records per dispatch %v, want 1:3 (small buffer, replayed) and 2:1 (snapshot too large, run once)", passes)
+	}
+	if _, ps := validateFiles(t, res.Files()); len(ps) != 0 {
+		t.Errorf("a dispatch that was not replayed is legitimate: %v", ps)
+	}
+}
+
+func TestValidateJSONBadInput(t *testing.T) {
+	for _, in := range []string{"", "{", "[]", `{"rocprofiler-sdk-tool": 3}`, `{"rocprofiler-sdk-tool": []}`,
+		`{"rocprofiler-sdk-tool": [{"callback_records": {"counter_collection": [{}]}}]}`} {
+		ps := ValidateJSON(strings.NewReader(in))
+		if len(ps) == 0 || ps[0].Rule != "FORMAT" {
+			t.Errorf("%q: %v, want a FORMAT problem", in, ps)
+		}
+	}
+}
+
+func TestValidateCSV(t *testing.T) {
+	good := `"` + strings.Join(CounterCSVColumns, `","`) + `"` + "\n"
+	row := `2,1,"Agent 1",1,1000,1000,256,1,"increment",64,0,0,8,0,16,"SQ_WAVES",4.000000,1002000,1003160` + "\n"
+	if ps := ValidateCSV(strings.NewReader(good + row)); len(ps) != 0 {
+		t.Errorf("reference header and row rejected: %v", ps)
+	}
+	withPass := strings.TrimSuffix(good, "\n") + `,"Replay_Pass"` + "\n"
+	ps := ValidateCSV(strings.NewReader(withPass))
+	if len(ps) != 1 || ps[0].Rule != "RPV-6" || !strings.Contains(ps[0].Msg, "Replay_Pass column") {
+		t.Errorf("Replay_Pass column: %v", ps)
+	}
+	ps = ValidateCSV(strings.NewReader(`"Dispatch_Id","Counter_Name"` + "\n"))
+	if len(ps) != 1 || !strings.Contains(ps[0].Msg, "Correlation_Id") {
+		t.Errorf("missing columns: %v", ps)
+	}
+	ps = ValidateCSV(strings.NewReader(good + strings.Replace(row, "4.000000", `"four"`, 1)))
+	if len(ps) != 1 || ps[0].Rule != "FORMAT" || !strings.Contains(ps[0].Msg, `Counter_Value "four"`) {
+		t.Errorf("a value that is not a number: %v", ps)
+	}
+	if ps := ValidateCSV(strings.NewReader("")); len(ps) != 1 || ps[0].Rule != "FORMAT" {
+		t.Errorf("empty CSV: %v", ps)
+	}
+}
+
+func TestValidateDir(t *testing.T) {
+	dir := t.TempDir()
+	res := profile(t, "mi300.yaml", []string{"--pmc", "SQ_WAVES", "--pmc", "TCC_HIT", "--pmc", "GRBM_COUNT", "-f", "csv", "json", "-d", dir})
+	if _, err := res.Write(); err != nil {
+		t.Fatal(err)
+	}
+	checked, ps, err := ValidateDir(dir, ValidateOptions{})
+	if err != nil || len(ps) != 0 || len(checked) != 6 {
+		t.Fatalf("checked %v, problems %v, err %v", checked, ps, err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "pass_2")); err != nil {
+		t.Fatal(err)
+	}
+	_, ps, _ = ValidateDir(dir, ValidateOptions{})
+	if len(ps) != 1 || ps[0].Rule != "RPV-5" || !strings.Contains(ps[0].Msg, "pass_1, pass_3") {
+		t.Errorf("a missing pass folder: %v", ps)
+	}
+	if _, _, err := ValidateDir(t.TempDir(), ValidateOptions{}); err == nil {
+		t.Error("an empty directory validated")
+	}
+}
+
+// The groups can come from the caller (check-rocprofv3 --pmc) when there
+// is no config.json; wrong groups are then reported.
+func TestValidateWithGivenGroups(t *testing.T) {
+	d := openDoc(t, mi300, false)
+	data, _ := json.Marshal(d.json)
+	right := [][]string{{"SQ_WAVES", "SQ_INSTS_VALU", "TCC_HIT"}, {"SQ_WAVES", "TCC_MISS", "TCC_EA_RDREQ"}}
+	if ps := ValidateJSONWith(strings.NewReader(string(data)), ValidateOptions{Groups: right}); len(ps) != 0 {
+		t.Errorf("the groups the run used: %v", ps)
+	}
+	wrong := [][]string{right[1], right[0]}
+	ps := ValidateJSONWith(strings.NewReader(string(data)), ValidateOptions{Groups: wrong})
+	if len(ps) == 0 || ps[0].Rule != "RPV-3" {
+		t.Errorf("groups in the other order: %v", ps)
+	}
+}
+
+// A huge pass index is reported, not walked.
+func TestValidateHugePass(t *testing.T) {
+	in := `{"rocprofiler-sdk-tool":[{"callback_records":{"counter_collection":[` +
+		`{"dispatch_data":{"dispatch_info":{"dispatch_id":1}},"replay_pass":0},` +
+		`{"dispatch_data":{"dispatch_info":{"dispatch_id":1}},"replay_pass":9223372036854775807}]}}]}`
+	ps := ValidateJSON(strings.NewReader(in))
+	if len(ps) != 1 || !strings.Contains(ps[0].Msg, "replay_pass 1, 2, 3") {
+		t.Errorf("%v", ps)
+	}
+}

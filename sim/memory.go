@@ -1,0 +1,237 @@
+package sim
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// pageSize is the granularity of dirty tracking; a chunk of pages has a
+// stamp of its own so that a restore skips clean chunks without reading
+// their page stamps.
+const (
+	pageSize      = 4096
+	pagesPerChunk = 64
+)
+
+// allocation is one live (or freed) block of simulated memory.
+type allocation struct {
+	meta  hsa.Allocation
+	data  []byte
+	freed bool
+	// pageStamp[i] is the memory version of the last write to page i;
+	// a snapshot restores the pages stamped after its own mark.
+	pageStamp []uint64
+	// chunkStamp[c] is the newest page stamp in chunk c.
+	chunkStamp []uint64
+	// gen is the generation of the bytes (contents.go): equal generations
+	// of one allocation mean equal bytes.
+	gen uint64
+}
+
+// memory holds every allocation. One mutex guards data, stamps and the
+// table: kernels, reads, writes and restores are serialised like a single
+// memory controller.
+type memory struct {
+	mu        sync.Mutex
+	byHandle  map[uint64]*allocation
+	nextAddr  uint64 // where the next allocation starts
+	version   uint64 // bumped by every write; page stamps use it
+	gens      uint64 // the last content generation handed out
+	memo      memo   // digests and kernel runs by content (contents.go)
+	liveBytes map[hsa.AgentID]uint64
+	limit     uint64
+}
+
+func newMemory(limit uint64) *memory {
+	return &memory{byHandle: map[uint64]*allocation{}, liveBytes: map[hsa.AgentID]uint64{}, limit: limit, nextAddr: baseAddr}
+}
+
+// lookup finds the live allocation a names. The caller holds mu.
+func (m *memory) lookup(a hsa.Allocation) (*allocation, error) {
+	al, ok := m.byHandle[a.Handle]
+	if !ok {
+		return nil, fmt.Errorf("%w: no allocation with handle %d", hsa.ErrBadAccess, a.Handle)
+	}
+	if al.freed {
+		return nil, fmt.Errorf("%w: handle %d", hsa.ErrFreed, a.Handle)
+	}
+	return al, nil
+}
+
+// newGen hands out a content generation never used before. The caller
+// holds mu.
+func (m *memory) newGen() uint64 {
+	m.gens++
+	return m.gens
+}
+
+// markWritten stamps the pages of [off, off+n) with a new version. The
+// caller holds mu.
+func (m *memory) markWritten(al *allocation, off, n uint64) {
+	if n == 0 {
+		return
+	}
+	m.version++
+	for p := off / pageSize; p <= (off+n-1)/pageSize; p++ {
+		al.pageStamp[p] = m.version
+		al.chunkStamp[p/pagesPerChunk] = m.version
+	}
+}
+
+// checkRange reports whether [off, off+n) lies inside al, without overflow.
+func checkRange(al *allocation, off uint64, n int) error {
+	if off > al.meta.Size || uint64(n) > al.meta.Size-off {
+		return fmt.Errorf("%w: %d bytes at offset %d of a %d-byte allocation (handle %d)",
+			hsa.ErrBadAccess, n, off, al.meta.Size, al.meta.Handle)
+	}
+	return nil
+}
+
+// Allocate implements hsa.Runtime.
+func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) (hsa.Allocation, error) {
+	if _, ok := r.agent(agent); !ok {
+		return hsa.Allocation{}, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
+	}
+	if _, ok := knownMemoryKinds[kind]; !ok {
+		return hsa.Allocation{}, fmt.Errorf("sim: allocate: unknown memory kind %v", kind)
+	}
+	if size == 0 {
+		return hsa.Allocation{}, fmt.Errorf("sim: allocate: size must be at least 1 byte")
+	}
+	m := r.mem
+	m.mu.Lock()
+	if size > m.limit-m.liveBytes[agent] {
+		m.mu.Unlock()
+		return hsa.Allocation{}, fmt.Errorf("%w: %d bytes on agent %d (%d of %d in use)",
+			hsa.ErrOutOfMemory, size, agent, m.liveBytes[agent], m.limit)
+	}
+	// A handle is the allocation's device address: page-aligned, a guard
+	// page between allocations, never reused.
+	meta := hsa.Allocation{Handle: m.nextAddr, Agent: agent, Kind: kind, Size: size}
+	m.nextAddr += (size+pageSize-1)/pageSize*pageSize + pageSize
+	pages := (size + pageSize - 1) / pageSize
+	m.byHandle[meta.Handle] = &allocation{
+		meta:       meta,
+		data:       make([]byte, size),
+		pageStamp:  make([]uint64, pages),
+		chunkStamp: make([]uint64, (pages+pagesPerChunk-1)/pagesPerChunk),
+		gen:        m.newGen(),
+	}
+	m.liveBytes[agent] += size
+	m.mu.Unlock()
+	r.notifyAllocate(meta, false)
+	return meta, nil
+}
+
+var knownMemoryKinds = map[hsa.MemoryKind]bool{hsa.DeviceCoarse: true, hsa.DeviceFine: true, hsa.Host: true, hsa.KernArg: true}
+
+// Free implements hsa.Runtime. Handles are never reused, so a snapshot can
+// tell a freed region from a new one at the same place (MEM-4).
+func (r *Runtime) Free(a hsa.Allocation) error {
+	m := r.mem
+	m.mu.Lock()
+	al, err := m.lookup(a)
+	if err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	al.freed = true
+	al.data, al.pageStamp, al.chunkStamp = nil, nil, nil
+	m.liveBytes[al.meta.Agent] -= al.meta.Size
+	meta := al.meta
+	m.mu.Unlock()
+	r.notifyAllocate(meta, true)
+	return nil
+}
+
+// baseAddr is the device address of the first allocation.
+const baseAddr = 1 << 32
+
+// Write implements hsa.Runtime. The traffic is recorded under the memory
+// lock, before another thread can see what was written (decision 18.4).
+func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
+		copy(al.data[offset:], data)
+		r.mem.markWritten(al, offset, uint64(len(data)))
+		al.gen = r.mem.newGen()
+		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
+	})
+}
+
+// WriteWith implements hsa.Mapper: fill writes the whole allocation in
+// place, recorded as one write of all of it.
+func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
+	return r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+		fill(al.data)
+		r.mem.markWritten(al, 0, a.Size)
+		al.gen = r.mem.newGen()
+		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
+	})
+}
+
+// ReadWith implements hsa.Mapper: use reads the whole allocation in place,
+// recorded as one read of all of it, with its digest: a buffer read back
+// after a kernel usually holds what the kernel's mem_out already hashed
+// (contents.go).
+func (r *Runtime) ReadWith(a hsa.Allocation, use func(src []byte, digest string)) error {
+	return r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+		use(al.data, r.mem.memo.digest(contentsOf([]*allocation{al}), [][]byte{al.data}))
+		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
+	})
+}
+
+// Read implements hsa.Runtime.
+func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
+	return r.mem.access(a, offset, len(data), func(al *allocation) {
+		copy(data, al.data[offset:])
+		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle + offset, Bytes: uint64(len(data))}})
+	})
+}
+
+// traffic records memory the runtime moved outside a kernel for the
+// application, as an interposer on the runtime would see it: device memory
+// only (host memory is plain CPU loads and stores), named for the thread
+// holding the baton. The caller holds mem.mu, so the event takes its place
+// among the kernels' in the order memory was touched.
+func (r *Runtime) traffic(typ trace.Type, a hsa.Allocation, regions []trace.Region) {
+	if a.Kind == hsa.DeviceCoarse || a.Kind == hsa.DeviceFine {
+		r.trafficAll(typ, r.threads.holder(), a.Agent, regions)
+	}
+}
+
+// access runs f on a live allocation under the memory lock, once the
+// bytes [offset, offset+n) are known to lie inside it.
+func (m *memory) access(a hsa.Allocation, offset uint64, n int, f func(al *allocation)) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	al, err := m.lookup(a)
+	if err != nil {
+		return err
+	}
+	if err := checkRange(al, offset, n); err != nil {
+		return err
+	}
+	f(al)
+	return nil
+}
+
+// OnAllocate implements hsa.Runtime.
+func (r *Runtime) OnAllocate(hook func(a hsa.Allocation, freed bool)) {
+	r.hookMu.Lock()
+	r.allocHook = hook
+	r.hookMu.Unlock()
+}
+
+// notifyAllocate calls the hook outside the memory lock, so the hook may
+// call back into the runtime.
+func (r *Runtime) notifyAllocate(a hsa.Allocation, freed bool) {
+	r.hookMu.Lock()
+	hook := r.allocHook
+	r.hookMu.Unlock()
+	if hook != nil {
+		hook(a, freed)
+	}
+}

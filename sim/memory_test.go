@@ -1,0 +1,141 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/trace"
+)
+
+func TestAllocateGivesUniqueHandles(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{}, "MI300", "MI200")
+	seen := map[uint64]bool{}
+	for i := range 10 {
+		a, err := rt.Allocate(hsa.AgentID(1+i%2), hsa.DeviceCoarse, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Handle == 0 || seen[a.Handle] {
+			t.Fatalf("handle %d is zero or reused", a.Handle)
+		}
+		seen[a.Handle] = true
+		if i%3 == 0 {
+			if err := rt.Free(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestAllocateRejects(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{MemoryPerAgent: 1 << 20}, "MI300")
+	tests := []struct {
+		name   string
+		agent  hsa.AgentID
+		kind   hsa.MemoryKind
+		size   uint64
+		wantIs error
+	}{
+		{name: "unknown agent", agent: 7, kind: hsa.DeviceCoarse, size: 4, wantIs: hsa.ErrUnknownAgent},
+		{name: "too large", agent: 1, kind: hsa.DeviceCoarse, size: 2 << 20, wantIs: hsa.ErrOutOfMemory},
+		{name: "huge", agent: 1, kind: hsa.DeviceCoarse, size: 1 << 62, wantIs: hsa.ErrOutOfMemory},
+		{name: "zero bytes", agent: 1, kind: hsa.DeviceCoarse, size: 0},
+		{name: "unknown memory kind", agent: 1, kind: 42, size: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := rt.Allocate(tt.agent, tt.kind, tt.size)
+			if err == nil || (tt.wantIs != nil && !errors.Is(err, tt.wantIs)) {
+				t.Fatalf("err = %v, want %v", err, tt.wantIs)
+			}
+		})
+	}
+}
+
+func TestReadWriteBounds(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{}, "MI300")
+	a := buffer(t, rt, 1, 2, 3, 4) // 16 bytes
+	freed := buffer(t, rt, 1)
+	if err := rt.Free(freed); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		alloc  hsa.Allocation
+		offset uint64
+		n      int
+		wantIs error
+	}{
+		{name: "whole", alloc: a, offset: 0, n: 16},
+		{name: "tail", alloc: a, offset: 12, n: 4},
+		{name: "empty at the end", alloc: a, offset: 16, n: 0},
+		{name: "one past the end", alloc: a, offset: 13, n: 4, wantIs: hsa.ErrBadAccess},
+		{name: "offset past the end", alloc: a, offset: 17, n: 0, wantIs: hsa.ErrBadAccess},
+		{name: "offset overflows", alloc: a, offset: ^uint64(0), n: 2, wantIs: hsa.ErrBadAccess},
+		{name: "freed", alloc: freed, n: 1, wantIs: hsa.ErrFreed},
+		{name: "unknown handle", alloc: hsa.Allocation{Handle: 77}, n: 1, wantIs: hsa.ErrBadAccess},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for op, f := range map[string]func(hsa.Allocation, uint64, []byte) error{"read": rt.Read, "write": rt.Write} {
+				err := f(tt.alloc, tt.offset, make([]byte, tt.n))
+				if tt.wantIs == nil && err != nil || tt.wantIs != nil && !errors.Is(err, tt.wantIs) {
+					t.Errorf("%s: err = %v, want %v", op, err, tt.wantIs)
+				}
+			}
+		})
+	}
+	if err := rt.Free(freed); !errors.Is(err, hsa.ErrFreed) {
+		t.Errorf("double free: err = %v, want ErrFreed", err)
+	}
+}
+
+func TestOnAllocateSeesAllocationsAndFrees(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{}, "MI300")
+	type seen struct {
+		Handle uint64
+		Freed  bool
+	}
+	var got []seen
+	rt.OnAllocate(func(a hsa.Allocation, freed bool) { got = append(got, seen{a.Handle, freed}) })
+	a := buffer(t, rt, 1)
+	b := buffer(t, rt, 2)
+	if err := rt.Free(a); err != nil {
+		t.Fatal(err)
+	}
+	rt.OnAllocate(nil)
+	if err := rt.Free(b); err != nil {
+		t.Fatal(err)
+	}
+	want := []seen{{a.Handle, false}, {b.Handle, false}, {a.Handle, true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hook calls (-want +got):\n%s", diff)
+	}
+}
+
+// Writing or reading a whole allocation in place (hsa.Mapper) records the
+// same traffic as Write or Read of all of it, and sees the same bytes.
+func TestMappedAccessIsWholeReadAndWrite(t *testing.T) {
+	rt, rec := newTestRuntime(t, Config{Scheduled: false}, "MI300")
+	a := buffer(t, rt, 0, 0, 0)
+	if err := rt.WriteWith(a, func(dst []byte) { copy(dst, int32s(7, 8, 9)) }); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	var digest string
+	if err := rt.ReadWith(a, func(src []byte, d string) { got, digest = append(got, src...), d }); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, int32s(7, 8, 9)) || !slices.Equal(readInt32s(t, rt, a), []int32{7, 8, 9}) || digest != trace.Digest(got) {
+		t.Errorf("read in place %v, read %v", got, readInt32s(t, rt, a))
+	}
+	whole := []trace.Region{{Addr: a.Handle, Bytes: a.Size}}
+	w, r := eventsOf(rec, trace.MemWrite), eventsOf(rec, trace.MemRead)
+	if len(w) != 2 || !slices.Equal(w[1].Regions, whole) || w[1].Bytes != a.Size || len(r) != 2 || !slices.Equal(r[0].Regions, whole) {
+		t.Errorf("traffic: writes %+v, reads %+v", w, r)
+	}
+}

@@ -1,0 +1,241 @@
+package simtarget_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/sim"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target/sim"
+)
+
+// The whole pipeline on the simulator: spec -> engine and harness ->
+// recorder -> oracles and expectations, as `replayspec run` does it.
+// docs/benchmarks.md records these figures and the commands.
+
+// shape is what a scaling benchmark varies.
+type shape struct {
+	passes     uint64 // per dispatch; 0 with forever: a never-ending loop
+	forever    bool   // continue always: the loop spends the pass budget
+	dispatches int    // in one spec, spread over the threads
+	threads    int
+	elements   uint64 // 32-bit elements of the one buffer every dispatch uses
+	specs      int    // run this many copies of the spec in one run (runner.RunAll)
+}
+
+// shapedSpec builds a spec of that shape: one MI300 agent, a replay
+// context and a kernel trace context, one buffer, the increment kernel.
+// (A buffer per thread would make every snapshot save them all: replay
+// saves the agent's whole device memory, MEM-4, so that curve would
+// measure the snapshot's size, not the threads.)
+func shapedSpec(sh shape) spec.Spec {
+	s := spec.Spec{Version: spec.Version, Name: "scale",
+		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: []spec.Context{
+			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
+			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
+		},
+	}
+	if sh.forever {
+		s.Tool.Plan.Passes = "0"
+		s.Tool.Plan.Continue = &spec.ContinuePolicy{Always: true}
+		s.Limits.MaxPasses = sh.passes
+	} else {
+		s.Tool.Plan.Passes = spec.Passes(strconv.FormatUint(sh.passes, 10))
+	}
+	threads := max(sh.threads, 1)
+	s.Application.Buffers = []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: sh.elements, Fill: 1}}
+	for i := range max(sh.dispatches, 1) {
+		s.Application.Dispatches = append(s.Application.Dispatches, spec.Dispatch{Name: fmt.Sprintf("d%d", i),
+			Kernel: "increment", Agent: "gpu0", Thread: uint64(i%threads + 1), Args: []string{"x"}})
+	}
+	return s
+}
+
+// runShape runs the spec through the pipeline and fails on anything but
+// a clean pass (a never-ending loop is judged as such, CMP-4).
+func runShape(b *testing.B, s spec.Spec) runner.Result {
+	r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
+	if r.Err != nil || len(r.Violations) > 0 {
+		b.Fatalf("%s: err %v, violations %v", s.Name, r.Err, r.Violations)
+	}
+	return r
+}
+
+// runSpecs runs n copies of s in one run, as `replayspec run` runs a
+// library, and fails unless every one passes.
+func runSpecs(b *testing.B, s spec.Spec, n int) {
+	specs := make([]spec.Spec, n)
+	for i := range specs {
+		specs[i] = s
+		specs[i].Name = fmt.Sprintf("%s-%d", s.Name, i)
+	}
+	for _, r := range runner.RunAll(context.Background(), specs, runner.Options{Target: simtarget.Sim{}}, nil) {
+		if r.Verdict() != runner.Pass {
+			b.Fatalf("%s: %s: %v %v", r.Spec.Name, r.Verdict(), r.Err, r.Violations)
+		}
+	}
+}
+
+// peakRSS reports the process's peak resident memory so far (MiB). Run one
+// sub-benchmark per process (scripts/scale.sh) to read it per point.
+func peakRSS(b *testing.B) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MiB")
+	}
+}
+
+// cpuTime is the process's CPU time so far (user and system, every
+// thread): on a shared machine it moves less with the load than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPipelinePass: a fixed loop of 1000 passes of a 64-element
+// kernel, the whole pipeline; per pass. The engine alone:
+// replay BenchmarkReplayPasses.
+func BenchmarkPipelinePass(b *testing.B) {
+	const passes = 1000
+	s := shapedSpec(shape{passes: passes, elements: 64})
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		runShape(b, s)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*passes), "cpu-ns/pass")
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*passes), "ns/pass")
+	b.ReportMetric(float64(b.N*passes)/b.Elapsed().Seconds(), "passes/s")
+}
+
+// engineLoop is the engine alone: a fixed loop of passes of the same small
+// kernel through the SDK on the simulator, no recorder, no harness, no
+// oracles (as replay's BenchmarkReplayPasses).
+func engineLoop(b *testing.B, passes uint64) func() {
+	rt, err := sim.New(sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	agent := rt.Agents()[0].ID
+	buf, err := rt.Allocate(agent, hsa.DeviceCoarse, 64*4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := rt.CreateQueue(agent)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sdk := replay.New(rt, replay.Options{})
+	ctx, _ := sdk.CreateContext()
+	sdk.ConfigureCallbackTracing(ctx, replay.KindKernelReplay, nil, func(rec replay.CallbackRecord, _ *replay.UserData) {
+		if rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter {
+			rec.Payload.ReplayPassCount = func(replay.DispatchInfo, replay.UserData) uint64 { return passes }
+		}
+	})
+	sdk.StartContext(ctx)
+	sdk.Intercept(q)
+	ps := []hsa.Packet{{Type: hsa.KernelDispatchPacket, Kernel: "increment", Grid: hsa.Dim3{X: 64, Y: 1, Z: 1},
+		Workgroup: hsa.Dim3{X: 64, Y: 1, Z: 1}, Args: []hsa.Arg{{Buffer: &buf}}}}
+	return func() {
+		if err := q.Submit(1, ps...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPipelineBesideEngine: the whole pipeline and the engine alone,
+// 1000 passes each, side by side in one loop (each round times the
+// pipeline, the engine, and the pipeline again as the A/A control);
+// medians over the rounds, per pass.
+func BenchmarkPipelineBesideEngine(b *testing.B) {
+	const passes = 1000
+	s := shapedSpec(shape{passes: passes, elements: 64})
+	engine := engineLoop(b, passes)
+	pipeline := func() { runShape(b, s) }
+	jobs := []func(){pipeline, engine, pipeline}
+	for _, f := range jobs { // warm-up
+		f()
+	}
+	took := make([][3]time.Duration, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for r := range b.N {
+		for k := range jobs {
+			i := (k + r) % len(jobs) // each goes first in turn
+			start := time.Now()
+			jobs[i]()
+			took[r][i] = time.Since(start)
+		}
+	}
+	b.StopTimer()
+	median := func(f func(t [3]time.Duration) float64) float64 {
+		xs := make([]float64, len(took))
+		for r, t := range took {
+			xs[r] = f(t)
+		}
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	perPass := func(i int) float64 {
+		return median(func(t [3]time.Duration) float64 { return float64(t[i].Nanoseconds()) / passes })
+	}
+	b.ReportMetric(perPass(0), "pipeline-ns/pass")
+	b.ReportMetric(perPass(1), "engine-ns/pass")
+	b.ReportMetric(perPass(2), "pipeline-again-ns/pass")
+	b.ReportMetric(median(func(t [3]time.Duration) float64 { return float64(t[0]) / float64(t[1]) }), "pipeline/engine")
+	b.ReportMetric(median(func(t [3]time.Duration) float64 { return float64(t[2]) / float64(t[0]) }), "pipeline-A/A")
+}
+
+// BenchmarkScale: time per unit and peak memory as one dimension grows.
+func BenchmarkScale(b *testing.B) {
+	type point struct {
+		name string
+		sh   shape
+		unit float64 // what ns/unit divides by
+	}
+	var points []point
+	for _, n := range []int{1, 10, 100, 1000, 10_000, 100_000} {
+		points = append(points, point{fmt.Sprintf("dispatches=%d", n), shape{passes: 3, dispatches: n, elements: 64}, float64(n)})
+	}
+	for _, n := range []int{1, 10, 100, 1000, 10_000} {
+		points = append(points, point{fmt.Sprintf("threads=%d", n), shape{passes: 3, dispatches: n, threads: n, elements: 64}, float64(n)})
+	}
+	for _, n := range []uint64{10, 100, 1000, 10_000, 100_000} {
+		points = append(points, point{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64}, float64(n)})
+	}
+	for _, kib := range []uint64{4, 64, 1024, 16 << 10, 64 << 10} {
+		points = append(points, point{fmt.Sprintf("buffer-KiB=%d", kib), shape{passes: 10, elements: kib * 256}, 10})
+	}
+	for _, n := range []int{1, 10, 100, 1000} {
+		points = append(points, point{fmt.Sprintf("specs=%d", n), shape{passes: 3, elements: 64, specs: n}, float64(n)})
+	}
+	for _, p := range points {
+		b.Run(p.name, func(b *testing.B) {
+			s := shapedSpec(p.sh)
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				if p.sh.specs > 0 {
+					runSpecs(b, s, p.sh.specs)
+					continue
+				}
+				runShape(b, s)
+			}
+			b.ReportMetric(float64(cpuTime()-cpu)/(float64(b.N)*p.unit), "cpu-ns/unit")
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/(float64(b.N)*p.unit), "ns/unit")
+			peakRSS(b)
+		})
+	}
+}
