@@ -1,6 +1,11 @@
 /* The driver protocol, replayspec.driver/v1 (docs/driver-protocol.md):
  * handshake first, then the spec on stdin (empty: a probe), then the trace
  * and its end line. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "rs_kit.h"
 
 #include <stdlib.h>

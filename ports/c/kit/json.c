@@ -1,5 +1,10 @@
 /* A small strict JSON reader: RFC 8259, UTF-8 in and out, no extensions.
  * Numbers are kept as written so that 64-bit integers survive intact. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "rs_kit.h"
 
 #include <stdarg.h>

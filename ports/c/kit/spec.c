@@ -2,6 +2,11 @@
  * into plain structs. Unknown keys are refused so that a newer runner is
  * never misread; `expect` is skipped whole: a port must not see what the
  * run is expected to show. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "rs_kit.h"
 
 #include <errno.h>

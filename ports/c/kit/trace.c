@@ -1,6 +1,11 @@
 /* The trace writer: replayspec.trace/v2 NDJSON (docs/trace.md), one event
  * per line, keys in the order of trace.Event's fields. Events whose source
  * the profile does not report are left out (never faked). */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "rs_kit.h"
 
 #include <inttypes.h>

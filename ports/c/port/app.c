@@ -1,6 +1,11 @@
 /* The spec's application: buffers, queues, threads and dispatches on the
  * rt runtime, recording what the application observes. It knows nothing
  * of replay: it launches, waits on its signal and reads memory back. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,11 @@
  * application see; runtime adds what an interposer on the runtime sees;
  * full adds the SDK's own reports, with its warnings read from its stderr
  * lines as a driver around a real SDK would. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -1,6 +1,11 @@
 /* The spec's tool: it configures contexts on the krs SDK, answers the
  * KERNEL_REPLAY callbacks as the plan says, and records everything it
  * observes, as a rocprofiler-sdk tool library would. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

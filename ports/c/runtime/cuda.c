@@ -3,6 +3,11 @@
  * here), the kernel library as the same PTX the Go CUDA target loads
  * (cuda_ptx.h, generated). One device is one agent of the "nvidia" family;
  * counters are the modeled NVIDIA blocks (docs/cuda.md). */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

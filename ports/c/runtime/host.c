@@ -4,6 +4,11 @@
  * functions of the kernel, the launch and the agent kind, the same
  * definitions as the simulator's, so that one spec means the same thing on
  * every target. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,11 @@
 /* The runtime core: queues, signals, the interception table and the
  * observer, over one backend (host or CUDA). Queue writes execute
  * synchronously and in order on the writing thread. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "rt.h"
 
 #include <errno.h>

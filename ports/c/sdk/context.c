@@ -1,5 +1,10 @@
 /* Contexts and their services, the operation queries, and attaching the
  * SDK to a runtime. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdlib.h>
 #include <string.h>
 

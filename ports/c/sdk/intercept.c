@@ -1,6 +1,11 @@
 /* The queue write interceptor: every packet batch the application writes
  * passes here, on the writing thread. A single kernel dispatch packet may
  * be replayed; anything else runs once (ACT-6). */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 

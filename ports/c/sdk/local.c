@@ -1,6 +1,11 @@
 /* Localized context control (LCX-1..7, SVC-1, SVC-2): a per-thread,
  * per-loop mask over the contexts that were active when the loop began. It
  * never touches global state (LCX-5). */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <string.h>
 
 #include "internal.h"

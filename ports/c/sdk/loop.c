@@ -1,6 +1,11 @@
 /* The replay window of one candidate dispatch: CONFIG, the pass-count
  * table, the pass loop with snapshot and restore, and the single
  * completion. Written from kernel-replay.txt; rule IDs beside the code. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdio.h>
 #include <string.h>
 

@@ -3,6 +3,11 @@
  * is on, owned by the dispatch's agent. Host, fine-grained and
  * kernel-argument memory are not (MEM-4). A region freed, or reallocated,
  * since the snapshot is skipped on restore. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 

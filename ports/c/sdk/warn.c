@@ -1,6 +1,11 @@
 /* Diagnostics, once per process each (PC-6, ACT-6, MEM-5, SVC-3), printed
  * on stderr as one line a driver can map to a warning event; and the SDK's
  * reports to a test driver. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 

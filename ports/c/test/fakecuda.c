@@ -5,6 +5,11 @@
  * host memory; a launch runs the named kernel on the CPU, reading its
  * parameters as the PTX declares them (buffers as u64, scalars as s32, then
  * u32 n). It proves the plumbing, not the GPU: the H200 run does that. */
+/* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
+ * that the file compiles as it stands with any C11 compiler flags. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
