@@ -28,6 +28,12 @@ func checkMEM(x *index) []Violation {
 			vs = append(vs, x.checkTraffic(d)...)
 			return
 		}
+		if !memKnown && len(d.passExit) > 0 && x.aborted(d) {
+			// MEM-5 as the tool and the application see a restore that
+			// failed part-way: the process ended after a PASS EXIT
+			// instead of running on with half-restored memory.
+			x.examined("MEM-5")
+		}
 		if d.replayed() {
 			if memKnown {
 				vs = append(vs, x.checkSnapshot(d)...)
@@ -35,6 +41,8 @@ func checkMEM(x *index) []Violation {
 			}
 			vs = append(vs, x.checkSameInput(d)...)
 			vs = append(vs, x.checkExclusiveAgent(d, kernelsByAgent)...)
+			vs = append(vs, x.checkCopies(d)...)
+			vs = append(vs, x.checkAgentHeldSeen(d)...)
 		} else if len(d.snapshots) > 0 && !x.hiddenLoop(d) {
 			vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d is not replayed, yet memory was snapshotted", d.id), d.snapshots...))
 		}
@@ -300,4 +308,84 @@ func (x *index) checkExclusiveAgent(d *dispatchView, kernelsByAgent map[uint64][
 		}
 	}
 	return nil
+}
+
+// MEM-6 as the application and the tool see it, without the runtime's
+// kernels: another thread's dispatch on the loop's agent that was written
+// after the loop's first PASS ENTER (the agent's lock was held by then)
+// and completed before its CONFIG EXIT (the lock was still held) ran on the
+// agent inside the window; and a kernel of another dispatch whose record's
+// times on that agent overlap the loop's passes ran beside them (the agent
+// is drained before the snapshot, decision 11 lets only the loop thread's
+// own tool dispatches in).
+func (x *index) checkAgentHeldSeen(d *dispatchView) []Violation {
+	if d.agent == 0 {
+		return nil
+	}
+	from := d.passEnter[0]
+	until := len(x.ev)
+	if len(d.configExit) > 0 {
+		until = d.configExit[0]
+	} else if len(d.passExit) > 0 {
+		until = d.passExit[len(d.passExit)-1]
+	}
+	examined := false
+	for _, w := range x.inFlight() {
+		if w.agent != d.agent || w.thread == d.thread {
+			continue
+		}
+		examined = true
+		if w.done && w.start > from && w.end < until {
+			if !x.has(trace.Kernel) {
+				x.examined("MEM-6")
+			}
+			return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("%s, on agent %d, was written after dispatch %d's first pass began and completed before its CONFIG EXIT: it ran while dispatch %d was replaying there", x.spanName(w), d.agent, d.id, d.id), from, w.start, w.end, until)}
+		}
+	}
+	// The loop's passes as its own records time them.
+	var lo, hi uint64
+	toolIDs := map[uint64]bool{}
+	for _, i := range x.byType[trace.Record] {
+		e := x.ev[i]
+		if x.byTool[i] && e.Thread == d.thread && e.Dispatch != d.id {
+			toolIDs[e.Dispatch] = true // the loop thread's own tool dispatch (decision 11)
+		}
+	}
+	for _, i := range d.records {
+		e := x.ev[i]
+		if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
+			continue
+		}
+		if lo == 0 || e.Start < lo {
+			lo = e.Start
+		}
+		hi = max(hi, e.End)
+	}
+	if lo != 0 {
+		for _, i := range x.byType[trace.Record] {
+			e := x.ev[i]
+			if e.Agent != d.agent || e.Dispatch == d.id || e.Dispatch == 0 || toolIDs[e.Dispatch] || !dispatchScoped(e.Service) || e.Start == 0 {
+				continue
+			}
+			examined = true
+			if e.Start < hi && e.End > lo {
+				if !x.has(trace.Kernel) {
+					x.examined("MEM-6")
+				}
+				return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("dispatch %d's kernel ran on agent %d at %d..%d, while dispatch %d was replaying there (its passes ran %d..%d, by the tool's records)", e.Dispatch, d.agent, e.Start, e.End, d.id, lo, hi), d.passEnter[0], i)}
+			}
+		}
+	}
+	if examined && !x.has(trace.Kernel) {
+		x.examined("MEM-6") // without kernels, what the tool and the application saw decides it
+	}
+	return nil
+}
+
+// spanName names a dispatch in flight for a message.
+func (x *index) spanName(w workSpan) string {
+	if w.tool {
+		return fmt.Sprintf("the tool's dispatch %s", x.ev[w.start].Label)
+	}
+	return fmt.Sprintf("the application's dispatch %s", x.ev[w.start].Label)
 }

@@ -28,8 +28,20 @@ func (e *SpecError) Unwrap() error { return e.Err }
 // and writes the trace and the end line. The trace is written even when
 // the run fails; the error is returned so the caller exits non-zero.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, impl Implementation, tg target.Target, opts target.Options) error {
+	return ServeAt(ctx, in, out, impl, tg, opts, ProfileFull)
+}
+
+// ServeAt is Serve for a port that reports only what the named profile
+// holds: the handshake names it, and each trace keeps the events of its
+// sources, numbered again from 1, as a port that sees no more would write
+// it (docs/driver-protocol.md, "Observability profiles").
+func ServeAt(ctx context.Context, in io.Reader, out io.Writer, impl Implementation, tg target.Target, opts target.Options, profile string) error {
+	sources, ok := ProfileSources(profile)
+	if !ok {
+		return fmt.Errorf("unknown profile %q; known: %s, %s, %s", profile, ProfileBlackBox, ProfileRuntime, ProfileFull)
+	}
 	hs := Handshake{Protocol: Version, Implementation: impl, Capabilities: []string{},
-		Profile: ProfileFull, Sources: slices.Clone(trace.AllSources)}
+		Profile: profile, Sources: sources}
 	if c, ok := tg.(target.Capable); ok {
 		hs.Capabilities = append(hs.Capabilities, c.Capabilities()...)
 	}
@@ -51,6 +63,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, impl Implementation
 		return &SpecError{err}
 	}
 	t, runErr := tg.Run(ctx, spec.Defaults(s), opts)
+	t = AtProfile(t, sources)
 	if err := trace.Write(out, t); err != nil {
 		return err
 	}
@@ -69,4 +82,21 @@ func writeLine(w io.Writer, v any) error {
 		return fmt.Errorf("writing to stdout: %w", err)
 	}
 	return nil
+}
+
+// AtProfile keeps t's events of the given sources, numbered again from 1,
+// with a header that says so: the trace a port that sees no more writes.
+func AtProfile(t trace.Trace, sources []trace.Source) trace.Trace {
+	if SameSources(sources, t.Header.Sources) {
+		return t
+	}
+	out := trace.Trace{Header: t.Header, Events: make([]trace.Event, 0, len(t.Events))}
+	out.Header.Sources = slices.Clone(sources)
+	for _, e := range t.Events {
+		if src, ok := e.Type.Source(); ok && slices.Contains(sources, src) {
+			e.Seq = uint64(len(out.Events) + 1)
+			out.Events = append(out.Events, e)
+		}
+	}
+	return out
 }

@@ -13,9 +13,11 @@ const Version = "replayspec.trace/v2"
 type Type string
 
 // Event types. Who emits each is part of the contract (docs/trace.md):
-// "tool" events are what the tool saw or did, "runtime" events are what the
-// GPU runtime did, "sdk" events are what the SDK declared, "app" events are
-// what the application observed.
+// "tool" events are what the tool saw or did (the memory it copied and the
+// agents it queried included), "runtime" events are what the GPU runtime
+// did, "sdk" events are what the SDK declared, "app" events are what the
+// application observed (its completion signal and what the process printed
+// on stderr included).
 const (
 	// tool
 	API         Type = "api"             // an SDK API call by the tool and its status
@@ -30,20 +32,25 @@ const (
 	// return of its wait for it: the events between belong to it.
 	ToolDispatch Type = "tool_dispatch"
 	ToolComplete Type = "tool_complete"
+	// ToolMemory is one buffer of the application as the tool copied it
+	// from inside a PASS callback: the memory a pass starts from (ENTER)
+	// and leaves (EXIT), MEM-2, MEM-3, MEM-4.
+	ToolMemory Type = "tool_memory"
+	// AgentInfo is an agent of the machine as the tool's query of the
+	// agents lists it, before anything runs.
+	AgentInfo Type = "agent"
 
 	// sdk
 	DispatchID Type = "dispatch_id" // a dispatch id reserved (the counter advanced)
 	Snapshot   Type = "snapshot"    // the SDK says it saved device memory
 	Restore    Type = "restore"     // the SDK says it wrote memory back before a pass
-	Warning    Type = "warning"     // a diagnostic the SDK printed
 	NeverEnded Type = "never_ended" // the pass budget ran out in an indefinite loop
 
 	// runtime
-	AgentInfo Type = "agent"     // an agent of the machine, listed at the start
-	Kernel    Type = "kernel"    // a kernel ran on the GPU
-	Signal    Type = "signal"    // a signal was decremented
-	MemRead   Type = "mem_read"  // device memory read outside a kernel (a copy out)
-	MemWrite  Type = "mem_write" // device memory written outside a kernel (a copy in)
+	Kernel   Type = "kernel"    // a kernel ran on the GPU
+	Signal   Type = "signal"    // a signal was decremented
+	MemRead  Type = "mem_read"  // device memory read outside a kernel (a copy out)
+	MemWrite Type = "mem_write" // device memory written outside a kernel (a copy in)
 
 	// app
 	AppAlloc    Type = "app_alloc"    // the application allocated a buffer
@@ -53,16 +60,23 @@ const (
 	AppReadback Type = "app_readback" // the application read one of a dispatch's buffers after completion
 	AppMemory   Type = "app_memory"   // the application read a buffer back at the end
 	AppTimeout  Type = "app_timeout"  // the application gave up waiting (never completed)
+	// AppSignal is the value the application loaded from its completion
+	// signal once its wait returned or gave up (CMP-1, CMP-4).
+	AppSignal Type = "app_signal"
+	// Warning is a diagnostic the SDK printed on the process's stderr, as
+	// whoever runs the application reads it (PC-6, ACT-6, MEM-5, SVC-3).
+	Warning Type = "warning"
 )
 
 // sources maps every event type to who reports it.
 var sources = map[Type]Source{
 	API: SourceTool, Callback: SourceTool, Returned: SourceTool, PassCount: SourceTool, Continue: SourceTool,
 	Local: SourceTool, Record: SourceTool, Correlation: SourceTool, ToolDispatch: SourceTool, ToolComplete: SourceTool,
-	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, Warning: SourceSDK, NeverEnded: SourceSDK,
-	AgentInfo: SourceRuntime, Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
+	ToolMemory: SourceTool, AgentInfo: SourceTool,
+	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, NeverEnded: SourceSDK,
+	Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
 	AppAlloc: SourceApp, AppFree: SourceApp, AppDispatch: SourceApp, AppComplete: SourceApp,
-	AppReadback: SourceApp, AppMemory: SourceApp, AppTimeout: SourceApp,
+	AppReadback: SourceApp, AppMemory: SourceApp, AppTimeout: SourceApp, AppSignal: SourceApp, Warning: SourceApp,
 }
 
 // Source returns who reports events of type t, and whether t is a type of
@@ -75,9 +89,10 @@ func (t Type) Source() (Source, bool) {
 // Types lists every event type of this version, in a fixed order.
 func Types() []Type {
 	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation, ToolDispatch, ToolComplete,
-		DispatchID, Snapshot, Restore, Warning, NeverEnded,
-		AgentInfo, Kernel, Signal, MemRead, MemWrite,
-		AppAlloc, AppFree, AppDispatch, AppComplete, AppReadback, AppMemory, AppTimeout}
+		ToolMemory, AgentInfo,
+		DispatchID, Snapshot, Restore, NeverEnded,
+		Kernel, Signal, MemRead, MemWrite,
+		AppAlloc, AppFree, AppDispatch, AppComplete, AppReadback, AppMemory, AppTimeout, AppSignal, Warning}
 }
 
 // Corr is the correlation id triple of a callback or record.
@@ -185,19 +200,22 @@ type Event struct {
 	Packets int    `json:"packets,omitempty"` // packets in the application's submission
 	// KernelPackets is how many of them are kernel dispatches, when more
 	// than one: each is its own logical dispatch (ACT-6).
-	KernelPackets int      `json:"kernel_packets,omitempty"`
-	Graph         bool     `json:"graph,omitempty"` // the submission came from a graph launch
-	Grid          *Dim3    `json:"grid,omitempty"`  // what the application launched
-	Workgroup     *Dim3    `json:"workgroup,omitempty"`
-	Addr          uint64   `json:"addr,omitempty"`
-	Bytes         uint64   `json:"bytes,omitempty"`
-	MemKind       MemKind  `json:"mem_kind,omitempty"`
-	Regions       []Region `json:"regions,omitempty"`
-	MemIn         string   `json:"mem_in,omitempty"`  // digest of the kernel's saved buffers before it ran
-	MemOut        string   `json:"mem_out,omitempty"` // digest after it ran
-	Digest        string   `json:"digest,omitempty"`  // digest of a buffer the application read
-	Elements      uint64   `json:"elements,omitempty"`
-	Runs          []Run    `json:"runs,omitempty"` // that buffer's elements, run-length encoded
+	KernelPackets int   `json:"kernel_packets,omitempty"`
+	Graph         bool  `json:"graph,omitempty"` // the submission came from a graph launch
+	Grid          *Dim3 `json:"grid,omitempty"`  // what the application launched
+	Workgroup     *Dim3 `json:"workgroup,omitempty"`
+	// Args names the buffers a dispatch's kernel takes, in argument order:
+	// all it may write (app_dispatch, tool_dispatch).
+	Args     []string `json:"args,omitempty"`
+	Addr     uint64   `json:"addr,omitempty"`
+	Bytes    uint64   `json:"bytes,omitempty"`
+	MemKind  MemKind  `json:"mem_kind,omitempty"`
+	Regions  []Region `json:"regions,omitempty"`
+	MemIn    string   `json:"mem_in,omitempty"`  // digest of the kernel's saved buffers before it ran
+	MemOut   string   `json:"mem_out,omitempty"` // digest after it ran
+	Digest   string   `json:"digest,omitempty"`  // digest of a buffer the application read
+	Elements uint64   `json:"elements,omitempty"`
+	Runs     []Run    `json:"runs,omitempty"` // that buffer's elements, run-length encoded
 
 	// Diagnostics.
 	Code    WarningCode `json:"code,omitempty"` // stable warning code

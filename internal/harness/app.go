@@ -293,7 +293,7 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	e := trace.Event{Type: trace.AppDispatch, Thread: uint64(id), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Packets: len(packets),
 		Graph: d.Graph, Grid: &trace.Dim3{pk.Grid.X, pk.Grid.Y, pk.Grid.Z},
-		Workgroup: &trace.Dim3{pk.Workgroup.X, pk.Workgroup.Y, pk.Workgroup.Z}}
+		Workgroup: &trace.Dim3{pk.Workgroup.X, pk.Workgroup.Y, pk.Workgroup.Z}, Args: d.Args}
 	if d.KernelPackets > 1 {
 		e.KernelPackets = d.KernelPackets
 	}
@@ -310,15 +310,18 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	case errors.Is(err, replay.ErrNeverEnded):
 		// CMP-4: the application would block here for ever.
 		a.rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+		a.loadSignal(id, d.Name, sig)
 		return nil
 	case err != nil:
 		return err
 	}
 	if !sig.WaitBelow(1) {
 		a.rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+		a.loadSignal(id, d.Name, sig)
 		return nil
 	}
 	a.rec.Emit(trace.Event{Type: trace.AppComplete, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+	a.loadSignal(id, d.Name, sig)
 	// The application reads each of the dispatch's buffers back, whole
 	// (MEM-3, and expect.memory after a dispatch).
 	seen := map[string]bool{}
@@ -334,6 +337,15 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 		}
 	}
 	return nil
+}
+
+// loadSignal records the value the application loads from its completion
+// signal once its wait returned or gave up. The signal starts at 1 and one
+// completion takes it to 0: another value shows a completion written more
+// than once (CMP-1), or one written for a loop that never ended (CMP-4).
+func (a *app) loadSignal(thread hsa.ThreadID, label string, sig hsa.Signal) {
+	a.rec.Emit(trace.Event{Type: trace.AppSignal, Thread: uint64(thread), Label: label, Signal: uint64(sig.ID()),
+		Value: trace.I64(sig.Value())})
 }
 
 // readEvent reads b whole, as the application does, and records it as an
@@ -429,7 +441,7 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Ev
 	sig := a.rt.CreateSignal(1)
 	packets := a.packets(d, sig)
 	a.rec.Emit(trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
-		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()),
+		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Args: d.Args,
 		Op: from.Op, Phase: from.Phase, Pass: from.Pass, Dispatch: from.Dispatch})
 	a.sdk.EnterAPI(thread)
 	err = q.Submit(thread, packets...)
