@@ -109,7 +109,23 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 			}
 		}
 	}
-	if d != nil && d.replayed() {
+	if d != nil && !signals.shared[a] {
+		// CMP-2 as the tool sees it: the application's completion signal,
+		// loaded from inside the loop's EXIT callbacks, still reads 1 (its
+		// start): the completion is held back until after CONFIG EXIT.
+		for _, i := range d.loads {
+			e := x.ev[i]
+			if e.Value == nil || x.byTool[i] || e.Signal != a.signal {
+				continue
+			}
+			x.examined("CMP-2")
+			if *e.Value != 1 {
+				v("CMP-2", fmt.Sprintf("%s's completion signal %d read %d in %s of dispatch %d, as the tool loaded it: the completion fired before the loop ended", a.label, a.signal, *e.Value, string(e.Op)+" "+string(e.Phase)+passSuffix(e), d.id), a.at, i)
+				break
+			}
+		}
+	}
+	if d != nil && d.replayed() && x.has(trace.Kernel) {
 		x.examined("CMP-2")
 		for _, k := range d.kernels {
 			if w := x.window(k); w.open && x.ev[k].Signal == a.signal && a.signal != 0 {

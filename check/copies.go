@@ -241,6 +241,19 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		return sav[b]
 	}
 	configured := x.replayConfiguredAt()
+	// Pass 0's copy stands for the snapshot where nothing else can have
+	// written the buffer since the SDK may have taken it (after CONFIG
+	// ENTER): another agent's kernel may write it through peer access in
+	// between, and the restores bring back the snapshot, not pass 0's
+	// memory (decision 18.3).
+	snapFrom := d.passEnter[0]
+	if len(d.configEnter) > 0 {
+		snapFrom = d.configEnter[0]
+	}
+	asSnapshot := map[string]bool{}
+	for b := range e0.buffers {
+		asSnapshot[b] = !x.otherWorkIn(d, snapFrom, e0.to, false, false, b)
+	}
 	mem2, mem4 := false, false
 	for k := uint64(1); k < uint64(len(d.passEnter)); k++ {
 		ek, xp := pc.enter[k], pc.exit[k-1]
@@ -255,7 +268,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 			var at []int
 			for _, b := range sortedKeys(ek.buffers) {
 				before, ok := e0.digest(x, b)
-				if !ok || classify(b) != saved || x.otherWorkIn(d, e0.from, ek.to, false, false, b) {
+				if !ok || classify(b) != saved || !asSnapshot[b] || x.otherWorkIn(d, e0.from, ek.to, false, false, b) {
 					continue
 				}
 				x.examined("MEM-2")
@@ -291,7 +304,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 				}
 			case saved:
 				before, ok0 := e0.digest(x, b)
-				if !ok0 || after == before {
+				if !ok0 || !asSnapshot[b] || after == before {
 					continue // pass k-1 left it as it was: nothing to restore
 				}
 				x.examined("MEM-4")
@@ -322,13 +335,13 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 			}
 		}
 	}
-	return append(vs, x.checkCopiedResult(d, pc, classify)...)
+	return append(vs, x.checkCopiedResult(d, pc, classify, snapFrom)...)
 }
 
 // MEM-3 from the copies: what the application reads back after the
 // completion is what the last pass left (the loop breaks before the
 // restore) and what pass 0 left (one run's result).
-func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func(string) savedness) []Violation {
+func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func(string) savedness, snapFrom int) []Violation {
 	a := x.appOf(d)
 	last := uint64(len(d.passEnter) - 1)
 	xl, x0, e0, el := pc.exit[last], pc.exit[0], pc.enter[0], pc.enter[last]
@@ -366,7 +379,7 @@ func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func
 			return []Violation{x.violation("MEM-3", d.id, msg, xl.buffers[e.Buffer], rb)}
 		}
 		one, ok := x0.digest(x, e.Buffer)
-		if ok && sameUnsaved && one != e.Digest && !x.otherWorkOnArgs(d, a, e0.from, rb) {
+		if ok && sameUnsaved && one != e.Digest && !x.otherWorkOnArgs(d, a, snapFrom, rb) {
 			return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read buffer %s back as %s after %s completed; one run (pass 0) left %s", e.Buffer, e.Digest, a.label, one), x0.buffers[e.Buffer], rb)}
 		}
 	}

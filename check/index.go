@@ -84,6 +84,7 @@ type dispatchView struct {
 	snapshots, restores     []int
 	failedSnapshots         []int // snapshots that could not be completed
 	copies                  []int // tool_memory: what the tool copied in its PASS callbacks
+	loads                   []int // tool_signal: the application's signal as the tool read it
 	copied                  *passCopies
 
 	// Built on first use, for checks that look passes up one by one.
@@ -339,6 +340,8 @@ func (x *index) file(i int, e *trace.Event) {
 		d.warnings = append(d.warnings, i)
 	case trace.ToolMemory:
 		d.copies = append(d.copies, i)
+	case trace.ToolSignal:
+		d.loads = append(d.loads, i)
 	}
 }
 

@@ -384,8 +384,9 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 }
 
 // endedInLoop: without the accounts of the runtime and the SDK, a process
-// that died in d's loop shows only as a trace whose last word from the tool
-// and the application was d's: no CONFIG EXIT, no completion, no timeout.
+// that died in d's loop shows only as a loop whose thread's last word from
+// the tool and the application was d's: no CONFIG EXIT, no completion, no
+// timeout, and no read-back at the end of the run.
 func (x *index) endedInLoop(d *dispatchView) bool {
 	a := x.appOf(d)
 	if a == nil || len(a.complete) > 0 || len(a.timeout) > 0 {
@@ -402,11 +403,20 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 	if last < 0 {
 		return false
 	}
-	for i := last + 1; i < len(x.ev); i++ {
-		if src, _ := x.ev[i].Type.Source(); src == trace.SourceTool || src == trace.SourceApp {
-			if x.ev[i].Dispatch != d.id {
-				return false
-			}
+	// The loop's thread said nothing more of its own: an application
+	// thread whose launch returns records the completion or the timeout,
+	// so its launch never returned. Other threads may have run on until
+	// the process ended (decision 17.19), but the application never read
+	// its memory back at the end, as a process that lives on does.
+	pos := x.byThread[d.thread]
+	for j := sort.SearchInts(pos, last+1); j < len(pos); j++ {
+		if src, _ := x.ev[pos[j]].Type.Source(); (src == trace.SourceTool || src == trace.SourceApp) && x.ev[pos[j]].Dispatch != d.id {
+			return false
+		}
+	}
+	for _, i := range x.byType[trace.AppMemory] {
+		if i > last {
+			return false
 		}
 	}
 	return true

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -63,7 +62,7 @@ func ServeAt(ctx context.Context, in io.Reader, out io.Writer, impl Implementati
 		return &SpecError{err}
 	}
 	t, runErr := tg.Run(ctx, spec.Defaults(s), opts)
-	t = AtProfile(t, sources)
+	t = t.Only(sources)
 	if err := trace.Write(out, t); err != nil {
 		return err
 	}
@@ -82,21 +81,4 @@ func writeLine(w io.Writer, v any) error {
 		return fmt.Errorf("writing to stdout: %w", err)
 	}
 	return nil
-}
-
-// AtProfile keeps t's events of the given sources, numbered again from 1,
-// with a header that says so: the trace a port that sees no more writes.
-func AtProfile(t trace.Trace, sources []trace.Source) trace.Trace {
-	if SameSources(sources, t.Header.Sources) {
-		return t
-	}
-	out := trace.Trace{Header: t.Header, Events: make([]trace.Event, 0, len(t.Events))}
-	out.Header.Sources = slices.Clone(sources)
-	for _, e := range t.Events {
-		if src, ok := e.Type.Source(); ok && slices.Contains(sources, src) {
-			e.Seq = uint64(len(out.Events) + 1)
-			out.Events = append(out.Events, e)
-		}
-	}
-	return out
 }

@@ -36,6 +36,10 @@ const (
 	// from inside a PASS callback: the memory a pass starts from (ENTER)
 	// and leaves (EXIT), MEM-2, MEM-3, MEM-4.
 	ToolMemory Type = "tool_memory"
+	// ToolSignal is the value the tool loaded, from inside a callback,
+	// from the completion signal of the application's dispatch: held back
+	// until the loop has ended (CMP-2).
+	ToolSignal Type = "tool_signal"
 	// AgentInfo is an agent of the machine as the tool's query of the
 	// agents lists it, before anything runs.
 	AgentInfo Type = "agent"
@@ -72,7 +76,7 @@ const (
 var sources = map[Type]Source{
 	API: SourceTool, Callback: SourceTool, Returned: SourceTool, PassCount: SourceTool, Continue: SourceTool,
 	Local: SourceTool, Record: SourceTool, Correlation: SourceTool, ToolDispatch: SourceTool, ToolComplete: SourceTool,
-	ToolMemory: SourceTool, AgentInfo: SourceTool,
+	ToolMemory: SourceTool, ToolSignal: SourceTool, AgentInfo: SourceTool,
 	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, NeverEnded: SourceSDK,
 	Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
 	AppAlloc: SourceApp, AppFree: SourceApp, AppDispatch: SourceApp, AppComplete: SourceApp,
@@ -89,7 +93,7 @@ func (t Type) Source() (Source, bool) {
 // Types lists every event type of this version, in a fixed order.
 func Types() []Type {
 	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation, ToolDispatch, ToolComplete,
-		ToolMemory, AgentInfo,
+		ToolMemory, ToolSignal, AgentInfo,
 		DispatchID, Snapshot, Restore, NeverEnded,
 		Kernel, Signal, MemRead, MemWrite,
 		AppAlloc, AppFree, AppDispatch, AppComplete, AppReadback, AppMemory, AppTimeout, AppSignal, Warning}
@@ -289,3 +293,18 @@ func (e Event) PassOf() (uint64, bool) {
 
 // Reports reports whether the trace's header says it reports src.
 func (h Header) Reports(src Source) bool { return slices.Contains(h.Sources, src) }
+
+// Only keeps t's events of the given sources, numbered again from 1, under
+// a header that lists just those: the trace a port that sees no more would
+// write (docs/driver-protocol.md, "Observability profiles").
+func (t Trace) Only(sources []Source) Trace {
+	out := Trace{Header: t.Header, Events: make([]Event, 0, len(t.Events))}
+	out.Header.Sources = slices.Clone(sources)
+	for _, e := range t.Events {
+		if src, ok := e.Type.Source(); ok && slices.Contains(sources, src) {
+			e.Seq = uint64(len(out.Events) + 1)
+			out.Events = append(out.Events, e)
+		}
+	}
+	return out
+}

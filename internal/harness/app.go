@@ -42,7 +42,8 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 	}
 	a := &app{ctx: ctx, rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
 		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
-		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}}
+		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{},
+		signals: map[hsa.ThreadID]hsa.Signal{}}
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}
@@ -106,6 +107,9 @@ type app struct {
 	queues    map[string]hsa.Queue
 	completed map[string]bool
 	freed     map[string]bool
+	// signals are the completion signals of the dispatches the threads
+	// are submitting, which the application hands its tool (CMP-2).
+	signals map[hsa.ThreadID]hsa.Signal
 	errs      []error
 	abort     error // the failed restore that ended the process (MEM-5)
 }
@@ -301,11 +305,17 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 
 	// The launch API and the queue write inside it: the dispatch's internal
 	// correlation id is the inner call, its ancestor the outer (COR-1).
+	a.mu.Lock()
+	a.signals[id] = sig
+	a.mu.Unlock()
 	a.sdk.EnterAPI(id)
 	a.sdk.EnterAPI(id)
 	err = q.Submit(id, packets...)
 	a.sdk.ExitAPI(id)
 	a.sdk.ExitAPI(id)
+	a.mu.Lock()
+	delete(a.signals, id)
+	a.mu.Unlock()
 	switch {
 	case errors.Is(err, replay.ErrNeverEnded):
 		// CMP-4: the application would block here for ever.

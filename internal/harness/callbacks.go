@@ -46,6 +46,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		// left (EXIT), copied first, before anything the tool does here.
 		t.copyMemory(th, where)
 	}
+	if phase == trace.PhaseExit {
+		t.loadSignal(th, where) // CMP-2: held back until the loop has ended
+	}
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
 		t.misuse(th, info.DispatchID, "CONFIG_ENTER", 0)

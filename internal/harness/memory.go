@@ -69,3 +69,28 @@ func (t *tool) copyMemory(th hsa.ThreadID, where trace.Event) {
 			Op: where.Op, Phase: where.Phase, Pass: where.Pass, Buffer: b.name, Digest: digest, Elements: elements})
 	}
 }
+
+// signalOf is the completion signal of the dispatch thread is submitting,
+// if any.
+func (a *app) signalOf(thread hsa.ThreadID) (hsa.Signal, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sig, ok := a.signals[thread]
+	return sig, ok
+}
+
+// loadSignal records the value of the application's completion signal as
+// the tool loads it from inside the callback "where" names: the
+// application hands its tool the signal it waits on, and until the loop
+// has ended it must still read 1 (CMP-2).
+func (t *tool) loadSignal(th hsa.ThreadID, where trace.Event) {
+	if t.app == nil {
+		return
+	}
+	sig, ok := t.app.signalOf(th)
+	if !ok {
+		return
+	}
+	t.rec.Emit(trace.Event{Type: trace.ToolSignal, Thread: uint64(th), Dispatch: where.Dispatch, Op: where.Op,
+		Phase: where.Phase, Pass: where.Pass, Signal: uint64(sig.ID()), Value: trace.I64(sig.Value())})
+}
