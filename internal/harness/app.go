@@ -110,8 +110,8 @@ type app struct {
 	// signals are the completion signals of the dispatches the threads
 	// are submitting, which the application hands its tool (CMP-2).
 	signals map[hsa.ThreadID]hsa.Signal
-	errs      []error
-	abort     error // the failed restore that ended the process (MEM-5)
+	errs    []error
+	abort   error // the failed restore that ended the process (MEM-5)
 }
 
 // aborted reports whether the process has died (a restore failed part-way).
