@@ -410,7 +410,11 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 	// its memory back at the end, as a process that lives on does.
 	pos := x.byThread[d.thread]
 	for j := sort.SearchInts(pos, last+1); j < len(pos); j++ {
-		if src, _ := x.ev[pos[j]].Type.Source(); (src == trace.SourceTool || src == trace.SourceApp) && x.ev[pos[j]].Dispatch != d.id {
+		e := x.ev[pos[j]]
+		if e.Dispatch == d.id || x.byTool[pos[j]] || e.Type == trace.ToolDispatch || e.Type == trace.ToolComplete {
+			continue // the loop's own, and the tool's dispatch from its callback
+		}
+		if src, _ := e.Type.Source(); src == trace.SourceTool || src == trace.SourceApp {
 			return false
 		}
 	}
