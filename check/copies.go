@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/replayspec/replayspec/trace"
@@ -95,8 +96,9 @@ const (
 )
 
 // savednessOf says whether d's snapshot owes buffer; why names the reason
-// it is not saved.
-func (x *index) savednessOf(d *dispatchView, buffer string) (s savedness, why string, a allocation) {
+// it is not saved. lo is d's writeWindow's lower bound: what was allocated
+// before it, the SDK had when it took the write.
+func (x *index) savednessOf(d *dispatchView, buffer string, lo int) (s savedness, why string, a allocation) {
 	a, ok := x.allocationNamed(buffer)
 	if !ok {
 		return unknownSaved, "", a
@@ -107,7 +109,6 @@ func (x *index) savednessOf(d *dispatchView, buffer string) (s savedness, why st
 	case d.agent != 0 && a.agent != d.agent:
 		return notSaved, fmt.Sprintf("agent %d's memory", a.agent), a
 	}
-	lo, _ := x.writeWindow(d)
 	if a.at < lo {
 		return saved, "", a
 	}
@@ -121,12 +122,19 @@ func (x *index) savednessOf(d *dispatchView, buffer string) (s savedness, why st
 
 // allocationNamed is the application's (first) allocation of buffer.
 func (x *index) allocationNamed(buffer string) (allocation, bool) {
-	for _, a := range x.allocations() {
-		if a.buffer == buffer {
-			return a, true
+	if x.allocByName == nil {
+		x.allocByName = map[string]int{}
+		for k, a := range x.allocations() {
+			if _, dup := x.allocByName[a.buffer]; !dup {
+				x.allocByName[a.buffer] = k
+			}
 		}
 	}
-	return allocation{}, false
+	k, ok := x.allocByName[buffer]
+	if !ok {
+		return allocation{}, false
+	}
+	return x.allocations()[k], true
 }
 
 // workSpan is a dispatch in flight: written at start, done by end.
@@ -145,13 +153,34 @@ func (w workSpan) writes(buffer string) bool {
 	return buffer == "" || w.args == nil || slices.Contains(w.args, buffer)
 }
 
+// flights is every dispatch in flight, sorted by start, with the latest end
+// among each prefix, so that those overlapping a stretch are found without
+// a walk of the whole trace.
+type flights struct {
+	spans  []workSpan
+	maxEnd []int // maxEnd[i]: the latest end among spans[:i+1]
+}
+
+// overlapping calls f for each span that starts before hi and ends after
+// lo, until f returns true; it reports whether one did.
+func (fl *flights) overlapping(lo, hi int, f func(w workSpan) bool) bool {
+	from := sort.Search(len(fl.maxEnd), func(i int) bool { return fl.maxEnd[i] > lo })
+	to := sort.Search(len(fl.spans), func(i int) bool { return fl.spans[i].start >= hi })
+	for _, w := range fl.spans[from:max(from, to)] {
+		if w.end > lo && f(w) {
+			return true
+		}
+	}
+	return false
+}
+
 // inFlight lists every dispatch of the trace with the stretch in which its
 // kernel may run: an application's from app_dispatch to its completion (or
 // timeout, else the thread's next dispatch), a tool's from tool_dispatch to
 // tool_complete.
-func (x *index) inFlight() []workSpan {
+func (x *index) inFlight() *flights {
 	if x.spans != nil {
-		return *x.spans
+		return x.spans
 	}
 	var out []workSpan
 	for _, a := range x.apps {
@@ -181,8 +210,16 @@ func (x *index) inFlight() []workSpan {
 		}
 		out = append(out, workSpan{thread: e.Thread, agent: e.Agent, start: i, end: end, done: done, tool: true, args: e.Args})
 	}
-	x.spans = &out
-	return out
+	slices.SortStableFunc(out, func(a, b workSpan) int { return a.start - b.start })
+	fl := &flights{spans: out, maxEnd: make([]int, len(out))}
+	for i, w := range out {
+		fl.maxEnd[i] = w.end
+		if i > 0 {
+			fl.maxEnd[i] = max(w.end, fl.maxEnd[i-1])
+		}
+	}
+	x.spans = fl
+	return fl
 }
 
 // otherWorkIn reports whether something other than d's own passes and
@@ -191,26 +228,19 @@ func (x *index) inFlight() []workSpan {
 // when sameAgent: after the loop, where its lock no longer holds them
 // back), or a dispatch the tool wrote on d's thread when ownTool.
 func (x *index) otherWorkIn(d *dispatchView, lo, hi int, sameAgent, ownTool bool, buffer string) bool {
-	for _, w := range x.inFlight() {
-		if w.start >= hi || w.end <= lo || !w.writes(buffer) {
-			continue
-		}
-		if w.thread == d.thread {
-			if w.tool && ownTool {
-				return true
-			}
-			continue
-		}
-		if w.agent != d.agent || d.agent == 0 {
+	return x.inFlight().overlapping(lo, hi, func(w workSpan) bool {
+		switch {
+		case !w.writes(buffer):
+			return false
+		case w.thread == d.thread:
+			return w.tool && ownTool
+		case w.agent != d.agent || d.agent == 0:
 			return true
 		}
 		// On d's agent another dispatch waits for the loop's lock, held
 		// until CONFIG EXIT (MEM-6): it can run only after that.
-		if sameAgent && (len(d.configExit) == 0 || w.end > d.configExit[0]) {
-			return true
-		}
-	}
-	return false
+		return sameAgent && (len(d.configExit) == 0 || w.end > d.configExit[0])
+	})
 }
 
 // checkCopies judges d's restores from the tool's copies: MEM-2 (every
@@ -230,14 +260,12 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 	sav := map[string]savedness{}
 	why := map[string]string{}
 	allocs := map[string]allocation{}
-	for b := range e0.buffers {
-		sav[b], why[b], allocs[b] = x.savednessOf(d, b)
-	}
+	lo, _ := x.writeWindow(d)
 	classify := func(b string) savedness {
 		if s, ok := sav[b]; ok {
 			return s
 		}
-		sav[b], why[b], allocs[b] = x.savednessOf(d, b)
+		sav[b], why[b], allocs[b] = x.savednessOf(d, b, lo)
 		return sav[b]
 	}
 	configured := x.replayConfiguredAt()

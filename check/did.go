@@ -310,7 +310,7 @@ func (x *index) checkSeenCounter() []Violation {
 			all = append(all, named{id, a.label, a.at})
 		}
 	}
-	for _, w := range x.inFlight() {
+	for _, w := range x.inFlight().spans {
 		if !w.tool {
 			continue
 		}

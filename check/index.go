@@ -47,8 +47,16 @@ type index struct {
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 
-	allocs *[]allocation // built on first use
-	spans  *[]workSpan   // built on first use: every dispatch in flight
+	allocs      *[]allocation  // built on first use
+	allocByName map[string]int // the first allocation of each buffer, built on first use
+	spans       *flights       // built on first use: every dispatch in flight
+	// recordsByAgent: dispatch-scoped records with times, per agent,
+	// sorted by start, and the longest of them (MEM-6); built on first use.
+	recordsByAgent map[uint64][]int
+	longestRecord  map[uint64]uint64
+	// toolRecordIDs: per thread, the ids of records of dispatches the tool
+	// wrote from a callback on it (MEM-6); built on first use.
+	toolRecordIDs map[uint64]map[uint64]bool
 
 	// While filing (add): per-thread state, lists by type, and the last
 	// thread and dispatch seen, since runs of events share them.

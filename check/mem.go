@@ -1,7 +1,9 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -329,28 +331,28 @@ func (x *index) checkAgentHeldSeen(d *dispatchView) []Violation {
 	} else if len(d.passExit) > 0 {
 		until = d.passExit[len(d.passExit)-1]
 	}
+	judge := !x.has(trace.Kernel) // with kernels, checkExclusiveAgent counts the instance
+	var vs []Violation
 	examined := false
-	for _, w := range x.inFlight() {
+	x.inFlight().overlapping(from, until, func(w workSpan) bool {
 		if w.agent != d.agent || w.thread == d.thread {
-			continue
+			return false
 		}
 		examined = true
 		if w.done && w.start > from && w.end < until {
-			if !x.has(trace.Kernel) {
-				x.examined("MEM-6")
-			}
-			return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("%s, on agent %d, was written after dispatch %d's first pass began and completed before its CONFIG EXIT: it ran while dispatch %d was replaying there", x.spanName(w), d.agent, d.id, d.id), from, w.start, w.end, until)}
+			vs = append(vs, x.violation("MEM-6", d.id, fmt.Sprintf("%s, on agent %d, was written after dispatch %d's first pass began and completed before its CONFIG EXIT: it ran while dispatch %d was replaying there", x.spanName(w), d.agent, d.id, d.id), from, w.start, w.end, until))
+			return true
 		}
+		return false
+	})
+	if vs != nil {
+		if judge {
+			x.examined("MEM-6")
+		}
+		return vs
 	}
 	// The loop's passes as its own records time them.
 	var lo, hi uint64
-	toolIDs := map[uint64]bool{}
-	for _, i := range x.byType[trace.Record] {
-		e := x.ev[i]
-		if x.byTool[i] && e.Thread == d.thread && e.Dispatch != d.id {
-			toolIDs[e.Dispatch] = true // the loop thread's own tool dispatch (decision 11)
-		}
-	}
 	for _, i := range d.records {
 		e := x.ev[i]
 		if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
@@ -362,24 +364,65 @@ func (x *index) checkAgentHeldSeen(d *dispatchView) []Violation {
 		hi = max(hi, e.End)
 	}
 	if lo != 0 {
-		for _, i := range x.byType[trace.Record] {
-			e := x.ev[i]
-			if e.Agent != d.agent || e.Dispatch == d.id || e.Dispatch == 0 || toolIDs[e.Dispatch] || !dispatchScoped(e.Service) || e.Start == 0 {
+		recs, longest := x.timedRecords(d.agent)
+		own := x.toolRecordsOn(d.thread)
+		// Records that start before hi and may end after lo.
+		k := sort.Search(len(recs), func(k int) bool { return x.ev[recs[k]].Start+longest > lo })
+		for ; k < len(recs) && x.ev[recs[k]].Start < hi; k++ {
+			e := x.ev[recs[k]]
+			if e.Dispatch == d.id || e.Dispatch == 0 || own[e.Dispatch] {
 				continue
 			}
 			examined = true
-			if e.Start < hi && e.End > lo {
-				if !x.has(trace.Kernel) {
+			if e.End > lo {
+				if judge {
 					x.examined("MEM-6")
 				}
-				return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("dispatch %d's kernel ran on agent %d at %d..%d, while dispatch %d was replaying there (its passes ran %d..%d, by the tool's records)", e.Dispatch, d.agent, e.Start, e.End, d.id, lo, hi), d.passEnter[0], i)}
+				return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("dispatch %d's kernel ran on agent %d at %d..%d, while dispatch %d was replaying there (its passes ran %d..%d, by the tool's records)", e.Dispatch, d.agent, e.Start, e.End, d.id, lo, hi), d.passEnter[0], recs[k])}
 			}
 		}
 	}
-	if examined && !x.has(trace.Kernel) {
-		x.examined("MEM-6") // without kernels, what the tool and the application saw decides it
+	if examined && judge {
+		x.examined("MEM-6") // what the tool and the application saw decides it
 	}
 	return nil
+}
+
+// timedRecords are agent's dispatch-scoped records with times, sorted by
+// start, and the longest of them.
+func (x *index) timedRecords(agent uint64) ([]int, uint64) {
+	if x.recordsByAgent == nil {
+		x.recordsByAgent, x.longestRecord = map[uint64][]int{}, map[uint64]uint64{}
+		for _, i := range x.byType[trace.Record] {
+			e := x.ev[i]
+			if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
+				continue
+			}
+			x.recordsByAgent[e.Agent] = append(x.recordsByAgent[e.Agent], i)
+			x.longestRecord[e.Agent] = max(x.longestRecord[e.Agent], e.End-e.Start+1)
+		}
+		for _, list := range x.recordsByAgent {
+			slices.SortStableFunc(list, func(a, b int) int { return cmp.Compare(x.ev[a].Start, x.ev[b].Start) })
+		}
+	}
+	return x.recordsByAgent[agent], x.longestRecord[agent]
+}
+
+// toolRecordsOn: the ids of the dispatches the tool wrote from callbacks on
+// thread, as their records inside the tool's brackets show them.
+func (x *index) toolRecordsOn(thread uint64) map[uint64]bool {
+	if x.toolRecordIDs == nil {
+		x.toolRecordIDs = map[uint64]map[uint64]bool{}
+		for _, i := range x.byType[trace.Record] {
+			if e := x.ev[i]; x.byTool[i] {
+				if x.toolRecordIDs[e.Thread] == nil {
+					x.toolRecordIDs[e.Thread] = map[uint64]bool{}
+				}
+				x.toolRecordIDs[e.Thread][e.Dispatch] = true
+			}
+		}
+	}
+	return x.toolRecordIDs[thread]
 }
 
 // spanName names a dispatch in flight for a message.
