@@ -130,7 +130,7 @@ func (x *index) apiWitnesses() map[uint64]apiWitness {
 // COR-1, COR-2: one internal and ancestor id per window, shared by every
 // callback and every record of the dispatch; where the trace shows the API
 // calls it was written in (w), the innermost call's id and the id of the
-// call around it (decision 20: as the reference, a dispatch takes the
+// call around it (decision 20.3.1: as the reference, a dispatch takes the
 // thread's innermost open call's id and that call's ancestor).
 func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed bool) []Violation {
 	var vs []Violation

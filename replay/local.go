@@ -191,7 +191,8 @@ func (s *SDK) ConfigureAPITracing(fn APITracingFunc) {
 
 // EnterAPI marks the start of API call name on thread and returns its
 // correlation id, a new one. Its ancestor is the innermost call open on the
-// same thread (0: none): a dispatch written inside it inherits both (COR-1).
+// same thread (0: none): a dispatch written inside it inherits both (COR-1,
+// decision 20.3.1).
 func (s *SDK) EnterAPI(thread hsa.ThreadID, name trace.Call) uint64 {
 	c := apiCall{id: s.correlationIDs.Add(1)}
 	ts := s.thread(thread)

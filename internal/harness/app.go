@@ -335,7 +335,7 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 // correlation id is the submission's and its ancestor the launch's (COR-1).
 // Inside the launch, before it submits, the thread yields where the
 // threads take turns (Yielder): another thread's calls then interleave
-// with this one's, as they may on a machine.
+// with this one's, as they may on a machine (decision 20.3.2).
 func (a *app) launch(thread hsa.ThreadID, graph bool, submit func() error) error {
 	call := trace.CallLaunchKernel
 	if graph {
