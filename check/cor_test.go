@@ -82,7 +82,7 @@ func TestCorrelationAgainstAPICalls(t *testing.T) {
 	good := twoLaunches(8)
 	valid := map[string]trace.Trace{
 		"each dispatch takes its own thread's calls": good,
-		"at black-box":                            blackBox(good),
+		"at black-box": blackBox(good),
 		"an exit of no open call changes nothing": renumber(insertAfter(good, typ(trace.AppDispatch), apiCall(1, trace.CallLaunchKernel, trace.PhaseExit, 55, 0))),
 	}
 	for name, tr := range valid {
