@@ -94,9 +94,19 @@ type (
 		} `json:"callback_records"`
 		BufferRecords struct {
 			KernelDispatch []struct {
+				Kind         *uint64   `json:"kind"`
+				Operation    *uint64   `json:"operation"`
 				DispatchInfo *readInfo `json:"dispatch_info"`
 			} `json:"kernel_dispatch"`
 		} `json:"buffer_records"`
+		Strings struct {
+			CallbackRecords []readName `json:"callback_records"`
+			BufferRecords   []readName `json:"buffer_records"`
+		} `json:"strings"`
+	}
+	readName struct {
+		Kind       string   `json:"kind"`
+		Operations []string `json:"operations"`
 	}
 	readRecord struct {
 		DispatchData *struct {
@@ -276,7 +286,53 @@ func (v *validator) tool(t readTool) []Problem {
 		v.invariant(id, passes)
 	}
 	v.allZero(recs)
+	v.nameTables(t)
 	return v.problems
+}
+
+// nameTables (RPV-9): strings.callback_records and buffer_records are
+// filled as the writer fills them, one entry per tracing kind, and every
+// kernel dispatch record's kind and operation can be looked up there, as a
+// consumer names a record (kind 11 is KERNEL_DISPATCH).
+func (v *validator) nameTables(t readTool) {
+	for _, table := range []struct {
+		name    string
+		entries []readName
+	}{{"callback_records", t.Strings.CallbackRecords}, {"buffer_records", t.Strings.BufferRecords}} {
+		if len(table.entries) == 0 {
+			v.add("RPV-9", 0, "strings.%s is empty: the writer fills it with the SDK's tracing kinds and their operations, where a consumer looks a record's kind up", table.name)
+		}
+	}
+	for i, k := range t.BufferRecords.KernelDispatch {
+		if k.Kind == nil || k.Operation == nil {
+			v.add("RPV-9", dispatchOf(k.DispatchInfo), "buffer_records.kernel_dispatch[%d] has no kind or operation: the writer writes both", i)
+			return
+		}
+		if len(t.Strings.BufferRecords) == 0 {
+			return // reported above
+		}
+		kind, op := *k.Kind, *k.Operation
+		if kind >= uint64(len(t.Strings.BufferRecords)) {
+			v.add("RPV-9", dispatchOf(k.DispatchInfo), "buffer_records.kernel_dispatch[%d] has kind %d, which strings.buffer_records (%d entries) does not name", i, kind, len(t.Strings.BufferRecords))
+			return
+		}
+		entry := t.Strings.BufferRecords[kind]
+		if entry.Kind != BufferKindNames[bufferKindDispatch] {
+			v.add("RPV-9", dispatchOf(k.DispatchInfo), "buffer_records.kernel_dispatch[%d] has kind %d, which strings.buffer_records names %q: a kernel dispatch record's kind names KERNEL_DISPATCH", i, kind, entry.Kind)
+			return
+		}
+		if op >= uint64(len(entry.Operations)) || entry.Operations[op] == "" {
+			v.add("RPV-9", dispatchOf(k.DispatchInfo), "buffer_records.kernel_dispatch[%d] has operation %d, which strings.buffer_records[%d].operations does not name", i, op, kind)
+			return
+		}
+	}
+}
+
+func dispatchOf(info *readInfo) uint64 {
+	if info == nil || info.DispatchID == nil {
+		return 0
+	}
+	return *info.DispatchID
 }
 
 // records reads the counter records, reporting unreadable ones.

@@ -412,6 +412,16 @@ func TestValidatorRejectsBrokenOutputs(t *testing.T) {
 			"RPV-9", `the top level has key "replay"`, "the writer writes one top-level key"},
 		{"no strings section", mi300, true, func(t *testing.T, d *doc) { delete(d.tool(), "strings") },
 			"RPV-9", `rocprofiler-sdk-tool[] has no "strings"`, "consumers look kinds and dimensions up there"},
+		{"name tables empty", mi300, true, func(t *testing.T, d *doc) {
+			d.tool()["strings"].(map[string]any)["buffer_records"] = []any{}
+		}, "RPV-9", "strings.buffer_records is empty", "consumers name a record's kind through the table"},
+		{"a kernel dispatch record of another kind", mixed, true, func(t *testing.T, d *doc) {
+			d.kernels()[2].(map[string]any)["kind"] = 10.0
+		}, "RPV-9", `buffer_records.kernel_dispatch[2] has kind 10, which strings.buffer_records names "MEMORY_COPY"`,
+			"kind 11 is KERNEL_DISPATCH; a record filed there under another kind is misnamed"},
+		{"a kernel dispatch operation the table does not name", mixed, true, func(t *testing.T, d *doc) {
+			d.kernels()[0].(map[string]any)["operation"] = 7.0
+		}, "RPV-9", "has operation 7, which strings.buffer_records[11].operations does not name", "operation 2 is KERNEL_DISPATCH_COMPLETE"},
 		{"not rocprofv3 output", mi300, false, func(t *testing.T, d *doc) { delete(d.json, "rocprofiler-sdk-tool") },
 			"FORMAT", "rocprofiler-sdk-tool", "FORMAT"},
 	}
