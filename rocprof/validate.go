@@ -1050,7 +1050,15 @@ func counterColumns(data []byte) []Problem {
 	return problems
 }
 
-var passDir = regexp.MustCompile(`^pass_([0-9]+)$`)
+// passDir is a run's folder: pass_N, or pmc_N for a text input file's job
+// (rocprofv3.py numbers the runs of one invocation across both).
+var passDir = regexp.MustCompile(`^(pass|pmc)_([0-9]+)$`)
+
+// passFolder is one run folder found under a parent.
+type passFolder struct {
+	name string
+	n    int
+}
 
 // ErrNoOutput is returned by ValidateDir for a directory without
 // rocprofv3 output.
@@ -1074,17 +1082,17 @@ func ValidateDir(dir string, opts ValidateOptions) (checked []string, problems [
 // means fsys could not be read or holds no results.json or
 // counter_collection.csv.
 func ValidateFS(fsys fs.FS, opts ValidateOptions) (checked []string, problems []Problem, err error) {
-	passes := map[string][]int{} // parent -> pass numbers
-	data := 0                    // results.json and counter_collection.csv files
+	passes := map[string][]passFolder{} // parent -> run folders
+	data := 0                           // results.json and counter_collection.csv files
 	err = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			if m := passDir.FindStringSubmatch(d.Name()); m != nil {
-				n, _ := strconv.Atoi(m[1])
+				n, _ := strconv.Atoi(m[2])
 				parent := filepath.Dir(filepath.FromSlash(path))
-				passes[parent] = append(passes[parent], n)
+				passes[parent] = append(passes[parent], passFolder{d.Name(), n})
 			}
 			return nil
 		}
@@ -1146,12 +1154,12 @@ func ValidateFS(fsys fs.FS, opts ValidateOptions) (checked []string, problems []
 	}
 	sort.Strings(parents)
 	for _, parent := range parents {
-		ns := passes[parent]
-		sort.Ints(ns)
-		for i, n := range ns {
-			if n != i+1 {
-				problems = append(problems, Problem{File: filepath.Join(parent, fmt.Sprintf("pass_%d", n)), Rule: "RPV-5",
-					Msg: fmt.Sprintf("application replay folders must be pass_1, pass_2, ... without a gap; found %s", passList(ns))})
+		fs := passes[parent]
+		sort.Slice(fs, func(i, j int) bool { return fs[i].n < fs[j].n || fs[i].n == fs[j].n && fs[i].name < fs[j].name })
+		for i, f := range fs {
+			if f.n != i+1 {
+				problems = append(problems, Problem{File: filepath.Join(parent, f.name), Rule: "RPV-5",
+					Msg: fmt.Sprintf("the runs' folders must be numbered 1, 2, ... without a gap or a repeat (pass_N, pmc_N for a text input file's jobs); found %s", passList(fs))})
 				break
 			}
 		}
@@ -1159,10 +1167,10 @@ func ValidateFS(fsys fs.FS, opts ValidateOptions) (checked []string, problems []
 	return checked, problems, nil
 }
 
-func passList(ns []int) string {
+func passList(fs []passFolder) string {
 	var s []string
-	for _, n := range ns {
-		s = append(s, fmt.Sprintf("pass_%d", n))
+	for _, f := range fs {
+		s = append(s, f.name)
 	}
 	return strings.Join(s, ", ")
 }

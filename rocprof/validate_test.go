@@ -659,11 +659,27 @@ func TestValidateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, ps, _ = ValidateDir(dir, ValidateOptions{})
-	if len(ps) != 1 || ps[0].Rule != "RPV-5" || !strings.Contains(ps[0].Msg, "pass_1, pass_3") {
+	if len(ps) != 1 || ps[0].Rule != "RPV-5" || !strings.Contains(ps[0].Msg, "found pass_1, pass_3") {
 		t.Errorf("a missing pass folder: %v", ps)
 	}
 	if _, _, err := ValidateDir(t.TempDir(), ValidateOptions{}); err == nil {
 		t.Error("an empty directory validated")
+	}
+	// A text input file's jobs run in pmc_N, numbered with the command
+	// line's pass_N: pass_1 and pmc_3 leave 2 out; pmc_1 beside pass_1 is
+	// a repeat.
+	if err := os.Rename(filepath.Join(dir, "pass_3"), filepath.Join(dir, "pmc_2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ps, _ = ValidateDir(dir, ValidateOptions{}); len(ps) != 0 {
+		t.Errorf("pass_1, pmc_2: %v", ps)
+	}
+	if err := os.Rename(filepath.Join(dir, "pmc_2"), filepath.Join(dir, "pmc_1")); err != nil {
+		t.Fatal(err)
+	}
+	_, ps, _ = ValidateDir(dir, ValidateOptions{})
+	if len(ps) != 1 || ps[0].Rule != "RPV-5" || !strings.Contains(ps[0].Msg, "found pass_1, pmc_1") {
+		t.Errorf("pass_1 and pmc_1: %v", ps)
 	}
 }
 

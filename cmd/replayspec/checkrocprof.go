@@ -29,7 +29,8 @@ Checks every *results.json and every CSV file rocprofv3 writes
          requested counter, no pass beyond the last group; not every value 0
   RPV-6  under kernel replay every JSON counter record has replay_pass; the
          CSV has the reference's columns and no Replay_Pass column
-  RPV-5  application replay folders are pass_1, pass_2, ... without a gap
+  RPV-5  the runs' folders are pass_1, pass_2, ... (pmc_N for a text input
+         file's jobs, numbered with them) without a gap
   RPV-9  the files are laid out as rocprofv3's writer lays them out: CSV text
          fields quoted and numbers bare, counter values with 6 decimals from
          1 up and in 8-digit scientific form below, statistics in their forms,
