@@ -13,8 +13,6 @@ import (
 // trace at every profile, and each broken trace is caught under the right
 // rule with the tool's and the application's events alone.
 
-func blackBox(t trace.Trace) trace.Trace { return atProfile(t, trace.SourceTool, trace.SourceApp) }
-
 // seenLoop is a fixed loop of three passes with every observation.
 func seenLoop(l loop) trace.Trace {
 	b := &builder{seen: true}

@@ -24,6 +24,8 @@ func registerIdentity(sc *godog.ScenarioContext) {
 	sc.Step(`^every replay callback of the dispatch carries the same internal and ancestor correlation ids$`, sameCorrelation)
 	sc.Step(`^every pass delivers a `+svcPhrase+` record with those correlation ids and its own timestamps$`, recordPerPassSameCorr)
 	sc.Step(`^the `+svcPhrase+` records of passes `+nums+` carry external ids `+nums+`$`, externalIDs)
+	sc.Step(`^thread (\d+)'s launch call opens inside thread (\d+)'s, before its submission$`, launchInsideLaunch)
+	sc.Step(`^the replay callbacks and records of "([\w-]+)" carry the ids of the innermost API call open on its thread, and as ancestor the call around it$`, idsOfOwnCalls)
 
 	// UD
 	sc.Step(`^the pass count, every pass and every continue call of the dispatch see user data (\d+)$`, seeUserData)
@@ -173,6 +175,62 @@ func sameCorrelation(ctx context.Context) error {
 	return nil
 }
 
+// openCalls is the API calls open on the dispatch's thread, innermost
+// last, when its first callback came: the launch and what is inside it.
+func (v *dispatchView) openCalls() (open []trace.Event, at trace.Event, ok bool) {
+	for _, e := range v.window() {
+		switch {
+		case e.Type == trace.APICall && e.Phase == trace.PhaseEnter:
+			open = append(open, e)
+		case e.Type == trace.APICall && e.Phase == trace.PhaseExit && len(open) > 0:
+			open = open[:len(open)-1]
+		case e.Type == trace.Callback && e.Dispatch == v.id:
+			return open, e, true
+		}
+	}
+	return nil, trace.Event{}, false
+}
+
+// launchInsideLaunch: the other thread's launch call entered between the
+// launch call's ENTER and its submission's ENTER on this thread.
+func launchInsideLaunch(ctx context.Context, other, thread int) error {
+	w, evs, err := traceOf(ctx)
+	if err != nil {
+		return err
+	}
+	var launch *trace.Event
+	for _, e := range byType(evs, trace.APICall) {
+		switch {
+		case e.Phase != trace.PhaseEnter:
+		case e.Thread == uint64(thread) && e.Call == trace.CallLaunchKernel && launch == nil:
+			launch = &e
+		case e.Thread == uint64(thread) && e.Call == trace.CallQueueSubmit && launch != nil:
+			return w.failf("thread %d's launch call should open before thread %d submits:\n%s", other, thread, show(byType(evs, trace.APICall)...))
+		case e.Thread == uint64(other) && e.Call == trace.CallLaunchKernel && launch != nil:
+			return nil
+		}
+	}
+	return w.failf("no launch call of thread %d inside thread %d's:\n%s", other, thread, show(byType(evs, trace.APICall)...))
+}
+
+func idsOfOwnCalls(ctx context.Context, label string) error {
+	w, v, err := dispatchOf(ctx, label)
+	if err != nil {
+		return err
+	}
+	open, at, ok := v.openCalls()
+	if !ok || len(open) < 2 {
+		return w.failf("%q should be written inside a launch and its submission:\n%s", label, show(append(open, at)...))
+	}
+	inner, outer := open[len(open)-1], open[len(open)-2]
+	for _, e := range v.of(trace.Callback, trace.Record) {
+		if e.Corr == nil || e.Corr.Internal != inner.Corr.Internal || e.Corr.Ancestor != outer.Corr.Internal {
+			return w.failf("%q should carry correlation %d/%d (its thread's %s inside %s):\n%s", label, inner.Corr.Internal, outer.Corr.Internal, inner.Call, outer.Call, show(outer, inner, e))
+		}
+	}
+	return nil
+}
+
 func recordPerPassSameCorr(ctx context.Context, svc string) error {
 	w, v, err := dispatchOf(ctx, "")
 	if err != nil {
@@ -183,7 +241,7 @@ func recordPerPassSameCorr(ctx context.Context, svc string) error {
 		return w.failf("the dispatch got no replay callback")
 	}
 	rs := v.records(serviceName(svc))
-	if len(rs) != len(v.callbacks("PASS", "ENTER")) {
+	if len(rs) != len(v.callbacks(trace.OpPass, trace.PhaseEnter)) {
 		return w.failf("every pass should deliver one %s record:\n%s", svc, show(rs...))
 	}
 	starts := map[uint64]bool{}
@@ -230,7 +288,7 @@ func seeUserData(ctx context.Context, want uint64) error {
 	if err != nil {
 		return err
 	}
-	if len(v.of(trace.PassCount)) == 0 || len(v.callbacks("PASS", "")) == 0 {
+	if len(v.of(trace.PassCount)) == 0 || len(v.callbacks(trace.OpPass, anyPhase)) == 0 {
 		return w.failf("the dispatch should be replayed:\n%s", show(v.ev...))
 	}
 	sequence := where(v.ev, func(e trace.Event) bool {
@@ -257,7 +315,7 @@ func passBeginsWith(ctx context.Context, want uint64) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range v.callbacks("PASS", "ENTER") {
+	for _, e := range v.callbacks(trace.OpPass, trace.PhaseEnter) {
 		if u(e.UserData) != want {
 			return w.failf("pass %d should begin with user data %d:\n%s", u(e.Pass), want, show(e))
 		}
@@ -270,7 +328,7 @@ func exitSeesOwnWrite(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range append(v.callbacks("PASS", "EXIT"), v.of(trace.Continue)...) {
+	for _, e := range append(v.callbacks(trace.OpPass, trace.PhaseExit), v.of(trace.Continue)...) {
 		if u(e.UserData) != 1000+u(e.Pass) {
 			return w.failf("after pass %d the tool should see what that pass wrote, %d:\n%s", u(e.Pass), 1000+u(e.Pass), show(e))
 		}
@@ -293,7 +351,7 @@ func sameThread(ctx context.Context) error {
 func (v *dispatchView) openPass(at trace.Event) (trace.Event, bool) {
 	var open trace.Event
 	isOpen := false
-	for _, e := range v.callbacks("PASS", "") {
+	for _, e := range v.callbacks(trace.OpPass, anyPhase) {
 		if e.Seq > at.Seq {
 			break
 		}

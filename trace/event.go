@@ -43,6 +43,10 @@ const (
 	// AgentInfo is an agent of the machine as the tool's query of the
 	// agents lists it, before anything runs.
 	AgentInfo Type = "agent"
+	// An API call's enter or exit on its thread, with the correlation id
+	// the SDK gave it, as the tool's API tracing saw it: the witness a
+	// dispatch's correlation ids are judged against (COR-1, COR-2).
+	APICall Type = "api_call"
 
 	// sdk
 	DispatchID Type = "dispatch_id" // a dispatch id reserved (the counter advanced)
@@ -75,7 +79,7 @@ const (
 // sources maps every event type to who reports it.
 var sources = map[Type]Source{
 	API: SourceTool, Callback: SourceTool, Returned: SourceTool, PassCount: SourceTool, Continue: SourceTool,
-	Local: SourceTool, Record: SourceTool, Correlation: SourceTool, ToolDispatch: SourceTool, ToolComplete: SourceTool,
+	Local: SourceTool, Record: SourceTool, Correlation: SourceTool, ToolDispatch: SourceTool, ToolComplete: SourceTool, APICall: SourceTool,
 	ToolMemory: SourceTool, ToolSignal: SourceTool, AgentInfo: SourceTool,
 	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, NeverEnded: SourceSDK,
 	Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
@@ -92,7 +96,7 @@ func (t Type) Source() (Source, bool) {
 
 // Types lists every event type of this version, in a fixed order.
 func Types() []Type {
-	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation, ToolDispatch, ToolComplete,
+	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation, ToolDispatch, ToolComplete, APICall,
 		ToolMemory, ToolSignal, AgentInfo,
 		DispatchID, Snapshot, Restore, NeverEnded,
 		Kernel, Signal, MemRead, MemWrite,

@@ -18,6 +18,8 @@ var Touches = map[trace.Type][]string{
 	trace.ToolDispatch: {"DID-3", "LCX-6"},
 	trace.ToolComplete: {"DID-3"},
 	trace.ToolMemory:   {"MEM-2", "MEM-3", "MEM-4", "ACT-4"},
+	trace.ToolSignal:   {"CMP-2"},
+	trace.APICall:      {"COR-1", "COR-2"},
 	trace.DispatchID:   {"DID-1", "DID-3"},
 	trace.Snapshot:     {"MEM-1", "MEM-4", "MEM-5", "ACT-4"},
 	trace.Restore:      {"MEM-2", "MEM-3", "MEM-5"},

@@ -223,6 +223,7 @@ typedef enum {
     RS_EV_AGENT, RS_EV_KERNEL, RS_EV_SIGNAL, RS_EV_MEM_READ, RS_EV_MEM_WRITE,
     RS_EV_APP_ALLOC, RS_EV_APP_FREE, RS_EV_APP_DISPATCH, RS_EV_APP_COMPLETE,
     RS_EV_APP_READBACK, RS_EV_APP_MEMORY, RS_EV_APP_TIMEOUT,
+    RS_EV_API_CALL, /* tool: an API call's enter or exit, as API tracing showed it (COR-1) */
     /* What a black-box port observes besides (docs/driver-protocol.md):
      * the tool's copy of one buffer in a PASS callback (contents, digest
      * and elements only), the application's completion signal as the tool
@@ -250,7 +251,9 @@ typedef enum {
     RS_CALL_CONFIGURE_KERNEL_TRACE, RS_CALL_CONFIGURE_DEVICE, RS_CALL_CONFIGURE_PC_SAMPLING,
     RS_CALL_CONFIGURE_SPM, RS_CALL_CONFIGURE_THREAD_TRACE, RS_CALL_CONFIGURE_EXTERNAL,
     RS_CALL_START_CONTEXT, RS_CALL_STOP_CONTEXT, RS_CALL_OPERATION_NAME, RS_CALL_OPERATION_ID,
-    RS_CALL_LOCAL_START, RS_CALL_LOCAL_STOP
+    RS_CALL_LOCAL_START, RS_CALL_LOCAL_STOP,
+    /* api_call: the application's launch, and the queue submission inside it */
+    RS_CALL_LAUNCH_KERNEL, RS_CALL_GRAPH_LAUNCH, RS_CALL_QUEUE_SUBMIT
 } rs_call;
 
 typedef enum {
