@@ -222,3 +222,24 @@ func counterWithPCSampling() trace.Trace {
 	b.add(trace.Event{Type: trace.API, Call: trace.CallConfigurePCSampling, Context: 11, Status: "SUCCESS"})
 	return b.dispatch(loop{label: "k", dispatch: 1, count: 2, services: []trace.Service{trace.CounterCollection}, agentPCS: true}).trace()
 }
+
+// The tool's copies go through the runtime like the SDK's snapshot does:
+// a copy the tool takes inside CONFIG ENTER, between CONFIG ENTER and the
+// first pass, is told from the snapshot by the tool_memory that follows
+// its read, and the runtime profile's cross-checks hold; the same read
+// with no tool_memory is a read the SDK did not report.
+func TestToolCopiesAreNotTheSnapshot(t *testing.T) {
+	fixed3 := seenLoop(loop{label: "k", dispatch: 1, count: 3})
+	read := trace.Event{Type: trace.MemRead, Thread: 1, Agent: 1, Bytes: 16, Regions: []trace.Region{{Addr: 1<<32 + 1<<16, Bytes: 16}}}
+	copied := trace.Event{Type: trace.ToolMemory, Thread: 1, Dispatch: 1, Op: trace.OpConfig, Phase: trace.PhaseEnter, Buffer: "buf-1", Digest: trace.Digest(bufferBefore), Elements: 4}
+	withCopy := renumber(insertAfter(fixed3, configCB(trace.PhaseEnter), read, copied))
+	for _, tr := range []trace.Trace{withCopy, runtimeProfile(withCopy)} {
+		for _, v := range Trace(tr) {
+			t.Errorf("a tool's copy in CONFIG ENTER taken for the snapshot:\n%s", v)
+		}
+	}
+	silent := renumber(insertAfter(fixed3, configCB(trace.PhaseEnter), read))
+	if !slices.Contains(rulesOf(Trace(silent)), "MEM-1") {
+		t.Errorf("a read the SDK did not report, in the snapshot's stretch, went unnoticed: %v", rulesOf(Trace(silent)))
+	}
+}
