@@ -16,7 +16,10 @@ import (
 	"github.com/replayspec/replayspec/trace"
 )
 
-var profileSpecs = flag.Int("profile.specs", 0, "TestGeneratedSpecsAtEveryProfile: how many generated specs (0: a few hundred)")
+var (
+	profileSpecs = flag.Int("profile.specs", 0, "TestGeneratedSpecsAtEveryProfile: how many generated specs (0: a few hundred)")
+	profileRuns  = flag.Int("profile.runs", 1, "TestGeneratedSpecsAtEveryProfile: runs of each under free threads")
+)
 
 // narrower are the profiles below full, by the sources a port there reports.
 var narrower = []struct {
@@ -50,7 +53,11 @@ func TestGeneratedSpecsAtEveryProfile(t *testing.T) {
 		seed := 9001 + i
 		name := fmt.Sprintf("gen-%06d", seed)
 		s := spec.Defaults(specgen.Example(specgen.Config{Caps: caps, Name: name}, seed))
-		for _, parallel := range []bool{false, true} {
+		modes := []bool{false}
+		for range max(*profileRuns, 1) {
+			modes = append(modes, true)
+		}
+		for _, parallel := range modes {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			tr, err := simtarget.Sim{Parallel: parallel}.Run(ctx, s, target.Options{})
 			cancel()
