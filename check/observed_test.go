@@ -179,6 +179,9 @@ func TestObservationsCatchAtBlackBox(t *testing.T) {
 		// PC-3: with the warnings in the trace, a loop that never began
 		// without a failed snapshot's warning is not excused.
 		{"a loop the tool asked for never began, and no snapshot failure was printed", dropPass(dropPass(dropPass(fixed3, 0), 1), 2), "PC-3"},
+		// AGT-1: the tool's records alone.
+		{"the last pass collects the first pass's group again", edit(seenLoop(loop{label: "k", dispatch: 1, count: 3, services: []trace.Service{trace.CounterCollection}}),
+			and(typ(trace.Record), withPass(trace.Record, 2)), func(e *trace.Event) { e.Counters = []trace.Counter{{Name: "G0a"}, {Name: "G0b"}} }), "AGT-1"},
 		// SVC-3: the agent's family from the tool's query of the agents.
 		{"counters and PC sampling share a pass on an MI300 agent", counterWithPCSampling(), "SVC-3"},
 	}
