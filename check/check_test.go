@@ -649,3 +649,135 @@ func startedButSilent() trace.Trace {
 		locals: map[int][]trace.Event{1: {ctxStop(10)}, 2: {ctxStart(10)}}})
 	return drop(b.trace(), and(typ(trace.Record), func(e trace.Event) bool { p, _ := e.PassOf(); return p == 1 || p == 2 }))
 }
+
+// Situations of LCX-4 and LCX-6 beyond a plain dispatch (issue 20): a
+// context stopped locally in one loop must still record in every dispatch
+// outside that loop, whatever kind it is.
+
+// nextLoop: loop a stops context 10 in pass 0; loop b follows on the same
+// thread and never toggles it. masked drops b's records: the override
+// survived into the next loop (LCX-4).
+func nextLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "a", dispatch: 1, count: 2, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
+	early := &builder{clock: 500, allocated: map[uint64]bool{1: true}}
+	early.dispatch(loop{label: "p", dispatch: 3, thread: 2, count: -1})
+	t = insertAfter(t, typ(trace.API), early.ev...)
+	b = &builder{ev: t.Events, clock: 10000, allocated: map[uint64]bool{1: true}}
+	b.dispatch(loop{label: "b", dispatch: 2, count: 3})
+	t = b.trace()
+	if masked {
+		t = drop(t, and(typ(trace.Record), dispatchIs(2)))
+	}
+	return renumber(t)
+}
+
+// concurrentLoop: thread 2 replays on agent 2 while thread 1's loop has
+// context 10 stopped locally (from pass 0). masked drops thread 2's
+// records: the override was kept for the process, not the thread (LCX-6).
+func concurrentLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "a", dispatch: 1, agent: 1, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
+	early := &builder{clock: 5000}
+	early.dispatch(loop{label: "p", dispatch: 2, thread: 2, agent: 2, count: -1})
+	mid := &builder{clock: 6000, allocated: map[uint64]bool{2: true}}
+	mid.dispatch(loop{label: "c", dispatch: 3, thread: 2, agent: 2, count: 2})
+	es := mid.ev
+	if masked {
+		es = drop(mid.trace(), typ(trace.Record)).Events
+	}
+	t = insertAfter(t, passCB(trace.PhaseEnter, 1), es...)
+	t = insertAfter(t, typ(trace.API), early.ev...)
+	return renumber(t)
+}
+
+// afterOtherLoop: thread 2's plain dispatch runs after thread 1's loop,
+// which stopped context 10 locally, has ended. masked drops its record:
+// the override outlived its loop (LCX-4).
+func afterOtherLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "a", dispatch: 1, agent: 1, count: 2, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
+	early := &builder{clock: 500}
+	early.dispatch(loop{label: "p", dispatch: 2, thread: 2, agent: 2, count: -1})
+	t = insertAfter(t, typ(trace.API), early.ev...)
+	later := &builder{clock: 20000, allocated: map[uint64]bool{2: true}}
+	later.dispatch(loop{label: "c", dispatch: 3, thread: 2, agent: 2, count: -1})
+	es := later.ev
+	if masked {
+		es = drop(later.trace(), typ(trace.Record)).Events
+	}
+	return renumber(trace.Trace{Header: t.Header, Events: append(t.Events, es...)})
+}
+
+// toolDispatchInLoop: in PASS ENTER of pass 1 of a loop that stopped
+// context 10 in pass 0, the tool writes a dispatch of its own. masked
+// drops its record: the loop's override was applied to it (LCX-6).
+func toolDispatchInLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "before", dispatch: 1, count: -1})
+	b.dispatch(loop{label: "a", dispatch: 2, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(2)))
+	own := []trace.Event{
+		{Type: trace.ToolDispatch, Thread: 1, Label: "side", Kernel: "fill", Agent: 1, Signal: 777, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Dispatch: 2},
+		{Type: trace.DispatchID, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill"},
+		{Type: trace.Correlation, Thread: 1, Dispatch: 3, Result: trace.I64(990)},
+		{Type: trace.Kernel, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill", Start: 90001, End: 90005, Signal: 777},
+		{Type: trace.Record, Service: trace.KernelTrace, Context: 10, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill", Corr: &trace.Corr{Internal: 103, External: 990, Ancestor: 102}, Start: 90001, End: 90005},
+		{Type: trace.Signal, Thread: 1, Signal: 777, Value: trace.I64(0)},
+		{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 777},
+	}
+	if masked {
+		own = append(own[:4], own[5:]...)
+	}
+	t = insertBefore(t, and(typ(trace.Returned), func(e trace.Event) bool {
+		p, ok := e.PassOf()
+		return e.Dispatch == 2 && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && ok && p == 1
+	}), own...)
+	return renumber(t)
+}
+
+// restartedSilent: a plain run shows context 10's trace records; then a
+// loop stops it in pass 0 and starts it again in pass 1 (so the loop never
+// sees it record before the stop). With silent, passes 1 and 2 have no
+// record either: the start did not bring it back (SVC-1 in pass 1).
+func restartedSilent(silent bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "before", dispatch: 1, count: -1})
+	b.dispatch(loop{label: "a", dispatch: 2, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}, 1: {ctxStart(10)}}})
+	return drop(b.trace(), and(typ(trace.Record), dispatchIs(2), func(e trace.Event) bool { p, _ := e.PassOf(); return p == 0 || silent }))
+}
+
+func TestSituationsOfLocalOverrides(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		tr     func(bool) trace.Trace
+		want   string
+		reason string
+	}{
+		{"next loop on the thread", nextLoop, "LCX-4", "an override from one loop survives into the next loop on its thread"},
+		{"another thread's concurrent loop", concurrentLoop, "LCX-6", "local overrides kept for the process, not per thread"},
+		{"another thread after the loop", afterOtherLoop, "LCX-4", "an override outlives its loop for another thread"},
+		{"the tool's own dispatch", toolDispatchInLoop, "LCX-6", "a tool dispatch masked by the loop's overrides"},
+		{"brought back by a local start", restartedSilent, "SVC-1", "a local start after a local stop does not bring the context back"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, v := range Trace(c.tr(false)) {
+				t.Errorf("valid trace: unexpected\n%s", v)
+			}
+			if r, _ := Judge(c.tr(false)).Rule(c.want); r.Instances == 0 {
+				t.Errorf("valid trace: %s examined nothing", c.want)
+			}
+			var got []string
+			for _, v := range Trace(c.tr(true)) {
+				if v.Rule == c.want {
+					return
+				}
+				got = append(got, v.String())
+			}
+			t.Errorf("%s: want a %s violation, got:\n%s", c.reason, c.want, strings.Join(got, "\n"))
+		})
+	}
+}
