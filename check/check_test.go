@@ -781,3 +781,25 @@ func TestSituationsOfLocalOverrides(t *testing.T) {
 		})
 	}
 }
+
+// MEM-4: a restore skips a region freed or reallocated since the snapshot.
+// In pass 0 another thread frees the loop's buffer and a new buffer takes
+// its address; the restore before pass 1 writing there is caught, whether
+// the trace shows the new buffer or only the free.
+func TestRestoreIntoReusedAddress(t *testing.T) {
+	fixed3 := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
+	addr := uint64(1<<32 + 1<<16)
+	reuse := []trace.Event{
+		{Type: trace.AppFree, Thread: 2, Buffer: "buf-1", Addr: addr},
+		{Type: trace.AppAlloc, Thread: 2, Buffer: "late", Agent: 1, MemKind: trace.MemDevice, Addr: addr, Bytes: 16},
+	}
+	tr := renumber(insertAfter(fixed3, passCB(trace.PhaseExit, 0), reuse...))
+	var got []string
+	for _, v := range Trace(tr) {
+		if v.Rule == "MEM-4" && strings.Contains(v.Message, "late") {
+			return
+		}
+		got = append(got, v.String())
+	}
+	t.Errorf("a restore into a buffer that reuses a freed address: want MEM-4, got:\n%s", strings.Join(got, "\n"))
+}
