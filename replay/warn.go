@@ -19,7 +19,7 @@ var warningText = map[trace.WarningCode]string{
 type onceWarnings struct {
 	mu        sync.Mutex
 	seen      map[trace.WarningCode]bool
-	everyTime bool // FaultWarnEveryTime
+	everyTime bool                                        // FaultWarnEveryTime
 	perThread map[hsa.ThreadID]map[trace.WarningCode]bool // FaultWarnOncePerThread
 }
 

@@ -35,15 +35,15 @@ type allocation struct {
 // table: kernels, reads, writes and restores are serialised like a single
 // memory controller.
 type memory struct {
-	mu        sync.Mutex
-	byHandle  map[uint64]*allocation
-	nextAddr  uint64 // where the next allocation starts
+	mu       sync.Mutex
+	byHandle map[uint64]*allocation
+	nextAddr uint64 // where the next allocation starts
 	// reusable holds the addresses of freed blocks, by what fits them: a
 	// new allocation of the same agent, kind and page count takes the
 	// last one freed, as a caching allocator does. A snapshot keeps its
 	// regions by identity, so it still tells the new block from the freed
 	// one (MEM-4); an SDK that restores by address would not.
-	reusable map[blockShape][]uint64
+	reusable  map[blockShape][]uint64
 	version   uint64 // bumped by every write; page stamps use it
 	gens      uint64 // the last content generation handed out
 	memo      memo   // digests and kernel runs by content (contents.go)

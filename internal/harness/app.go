@@ -108,8 +108,8 @@ type app struct {
 	freed     map[string]bool
 	// toolMemory: the tool's frees and allocations done ("free/NAME").
 	toolMemory map[string]bool
-	errs      []error
-	abort     error // the failed restore that ended the process (MEM-5)
+	errs       []error
+	abort      error // the failed restore that ended the process (MEM-5)
 }
 
 // aborted reports whether the process has died (a restore failed part-way).
