@@ -770,16 +770,41 @@ func TestSituationsOfLocalOverrides(t *testing.T) {
 			if r, _ := Judge(c.tr(false)).Rule(c.want); r.Instances == 0 {
 				t.Errorf("valid trace: %s examined nothing", c.want)
 			}
-			var got []string
-			for _, v := range Trace(c.tr(true)) {
-				if v.Rule == c.want {
-					return
+			// The tool's and the application's events alone show it too
+			// (black-box): LCX-4 and LCX-6 need nothing else.
+			for _, tr := range []trace.Trace{c.tr(true), blackBox(c.tr(true))} {
+				var got []string
+				found := false
+				for _, v := range Trace(tr) {
+					if v.Rule == c.want {
+						found = true
+						break
+					}
+					got = append(got, v.String())
 				}
-				got = append(got, v.String())
+				if !found {
+					t.Errorf("%s (sources %v): want a %s violation, got:\n%s", c.reason, tr.Header.Sources, c.want, strings.Join(got, "\n"))
+				}
 			}
-			t.Errorf("%s: want a %s violation, got:\n%s", c.reason, c.want, strings.Join(got, "\n"))
+			for _, v := range Trace(blackBox(c.tr(false))) {
+				t.Errorf("valid trace at black-box: unexpected\n%s", v)
+			}
 		})
 	}
+}
+
+// blackBox keeps the tool's and the application's events of tr, as a
+// black-box driver reports them.
+func blackBox(tr trace.Trace) trace.Trace {
+	keep := []trace.Source{trace.SourceTool, trace.SourceApp}
+	out := trace.Trace{Header: tr.Header}
+	out.Header.Sources = keep
+	for _, e := range tr.Events {
+		if src, ok := e.Type.Source(); ok && slices.Contains(keep, src) {
+			out.Events = append(out.Events, e)
+		}
+	}
+	return renumber(out)
 }
 
 // MEM-4: a restore skips a region freed or reallocated since the snapshot.

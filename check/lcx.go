@@ -556,13 +556,10 @@ func (x *index) checkMaskScope(scope map[scopeKey]bool) []Violation {
 		})
 	}
 	var vs []Violation
-	x.eachDispatch(func(d *dispatchView) {
-		if x.cutOff(d) {
-			return
-		}
+	judge := func(d *dispatchView, subs []submitView, window func() (int, int), what string) {
 		var lo, hi int
 		windowKnown := false
-		for _, sb := range x.submitsOf(d) {
+		for _, sb := range subs {
 			// The instances: a loop that stopped something ended before
 			// this submit (LCX-4); one was running around it on another
 			// thread, or this submit is the tool's own inside it (LCX-6).
@@ -611,7 +608,7 @@ func (x *index) checkMaskScope(scope map[scopeKey]bool) []Violation {
 				// (decision 18.1), and not left out beside a service it
 				// conflicts with (SVC-3).
 				if !windowKnown {
-					lo, hi = x.writeWindow(d)
+					lo, hi = window()
 					windowKnown = true
 				}
 				if active, known := x.contextActive(k.context, lo, hi); known && !active {
@@ -620,9 +617,9 @@ func (x *index) checkMaskScope(scope map[scopeKey]bool) []Violation {
 				if x.leftOutIn(sb.records, d, k.service) {
 					continue
 				}
-				what := fmt.Sprintf("dispatch %d", d.id)
+				what := what
 				if sb.pass >= 0 {
-					what = fmt.Sprintf("pass %d of dispatch %d", sb.pass, d.id)
+					what = fmt.Sprintf("pass %d of %s", sb.pass, what)
 				}
 				var msg string
 				switch {
@@ -633,12 +630,80 @@ func (x *index) checkMaskScope(scope map[scopeKey]bool) []Violation {
 				default:
 					msg = fmt.Sprintf("%s on thread %d got no %s record from context %d while thread %d's loop (dispatch %d) had stopped it locally", what, d.thread, k.service, k.context, s.loop.thread, s.loop.id)
 				}
-				vs = append(vs, x.violation(rule, d.id, msg, s.at, sb.at))
+				id := d.id
+				if id == 0 {
+					id = s.loop.id
+				}
+				vs = append(vs, x.violation(rule, id, msg, s.at, sb.at))
 				return // one per dispatch
 			}
 		}
+	}
+	x.eachDispatch(func(d *dispatchView) {
+		if x.cutOff(d) {
+			return
+		}
+		subs := x.submitsOf(d)
+		if !d.replayed() && len(subs) == 1 && x.byTool[subs[0].at] {
+			return // the tool's own plain run: judged by its bracket below
+		}
+		judge(d, subs, func() (int, int) { return x.writeWindow(d) }, fmt.Sprintf("dispatch %d", d.id))
 	})
+	// The tool's own dispatches written from callbacks, by the events
+	// between tool_dispatch and tool_complete: what a trace shows of them
+	// even when it carries no kernel and no id of theirs (black-box).
+	for _, b := range x.toolBrackets() {
+		d := &dispatchView{id: b.dispatch, thread: x.ev[b.at].Thread, agent: x.ev[b.at].Agent}
+		judge(d, []submitView{{pass: -1, at: b.at, records: b.records}}, func() (int, int) { return b.at, b.end },
+			fmt.Sprintf("the tool's dispatch %s", x.ev[b.at].Label))
+	}
 	return vs
+}
+
+// toolBracket is one dispatch the tool wrote from a callback and saw
+// complete, run once: its tool_dispatch, its tool_complete, and the
+// dispatch-scoped records between them on its thread.
+type toolBracket struct {
+	at, end  int
+	dispatch uint64 // its own id, when some event between names it; else 0
+	records  []int
+}
+
+// toolBrackets lists the tool's own dispatches that ran once. One that
+// opened a replay window of its own (a PASS callback inside its bracket)
+// is a loop, judged pass by pass with the other dispatches.
+func (x *index) toolBrackets() []toolBracket {
+	var out []toolBracket
+	for _, t := range x.byType[trace.ToolDispatch] {
+		th := x.ev[t].Thread
+		pos := x.byThread[th]
+		b := toolBracket{at: t, end: -1}
+		looped := false
+		for j := sort.SearchInts(pos, t+1); j < len(pos); j++ {
+			i := pos[j]
+			e := x.ev[i]
+			if e.Type == trace.ToolComplete && e.Label == x.ev[t].Label {
+				b.end = i
+				break
+			}
+			if !x.byTool[i] {
+				continue
+			}
+			switch {
+			case e.Type == trace.Callback && e.Op == trace.OpPass:
+				looped = true
+			case e.Type == trace.Record && dispatchScoped(e.Service):
+				b.records = append(b.records, i)
+				b.dispatch = e.Dispatch
+			case (e.Type == trace.Kernel || e.Type == trace.DispatchID) && e.Dispatch != 0 && b.dispatch == 0:
+				b.dispatch = e.Dispatch
+			}
+		}
+		if b.end >= 0 && !looped {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // cs is one context's service.

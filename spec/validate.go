@@ -309,6 +309,9 @@ func (v *validator) memoryAction(path string, a Action) {
 				v.fail(fmt.Sprintf("application.dispatches[%d].args", i), fmt.Sprintf("buffer %s is freed or allocated by the tool from a callback; no dispatch may use it", b.Name))
 			}
 		}
+		if _, checked := v.s.Expect.Memory[b.Name]; checked && a.Call == ActionFree {
+			v.fail("expect.memory."+b.Name, fmt.Sprintf("buffer %s is freed by the tool; nothing reads it at the end", b.Name))
+		}
 	}
 }
 
