@@ -793,19 +793,6 @@ func TestSituationsOfLocalOverrides(t *testing.T) {
 	}
 }
 
-// blackBox keeps the tool's and the application's events of tr, as a
-// black-box driver reports them.
-func blackBox(tr trace.Trace) trace.Trace {
-	keep := []trace.Source{trace.SourceTool, trace.SourceApp}
-	out := trace.Trace{Header: tr.Header}
-	out.Header.Sources = keep
-	for _, e := range tr.Events {
-		if src, ok := e.Type.Source(); ok && slices.Contains(keep, src) {
-			out.Events = append(out.Events, e)
-		}
-	}
-	return renumber(out)
-}
 
 // MEM-4: a restore skips a region freed or reallocated since the snapshot.
 // In pass 0 another thread frees the loop's buffer and a new buffer takes

@@ -61,6 +61,8 @@ const (
 	FaultWarnOncePerThread             Fault = "warn_once_per_thread"
 	FaultPCSamplingHonoursStopOnMI     Fault = "pc_sampling_honours_stop_on_mi"
 	FaultBarrierEndsSubmission         Fault = "barrier_ends_submission"
+	// What the application's API calls, as API tracing shows them, can catch.
+	FaultAncestorProcessWide Fault = "ancestor_process_wide"
 )
 
 // faultTable is the one list of planted faults, each with the rules it is
@@ -114,6 +116,7 @@ var faultTable = []struct {
 	{FaultWarnOncePerThread, []string{"ACT-6"}, "the multi-packet and graph warnings are printed once per thread, not once per process"},
 	{FaultPCSamplingHonoursStopOnMI, []string{"SVC-2"}, "PC sampling and device counting obey local stops on MI200 and MI300 agents"},
 	{FaultBarrierEndsSubmission, []string{"DID-1", "DID-2", "DID-3"}, "in a multi-packet submission, kernel packets after a barrier packet get no dispatch id and no services"},
+	{FaultAncestorProcessWide, []string{"COR-1", "COR-2"}, "an API call's ancestor is the process's last entered call (one variable for every thread), not its own thread's innermost open call; a dispatch inherits it"},
 }
 
 var allFaults = func() []Fault {

@@ -36,6 +36,9 @@ type policy struct {
 	// FaultIndefiniteOnePassNoCompletion: CMP-1 broken.
 	indefiniteOnePassNoCompletion bool
 
+	// correlation ids of API calls.
+	ancestorProcessWide bool // FaultAncestorProcessWide: COR-1, COR-2 broken
+
 	// activation and the interceptor.
 	activateUnstarted     bool // FaultActivateUnstarted: ACT-3 broken
 	activateWithoutConfig bool // FaultActivateWithoutConfig: ACT-3 broken
@@ -74,6 +77,8 @@ func policyOf(fs Faults) policy {
 		localOverrideNextLoop: fs.Has(FaultLocalOverrideNextLoop),
 
 		indefiniteOnePassNoCompletion: fs.Has(FaultIndefiniteOnePassNoCompletion),
+
+		ancestorProcessWide: fs.Has(FaultAncestorProcessWide),
 
 		activateUnstarted:     fs.Has(FaultActivateUnstarted),
 		activateWithoutConfig: fs.Has(FaultActivateWithoutConfig),
