@@ -165,12 +165,13 @@ Feature: Local context control inside a replay loop
   Scenario: a local stop on one thread leaves another thread's loop alone while both replay
     Given a machine with an MI200 agent as well
     And the application has a buffer "y" of 64 elements filled with 0 on the MI200 agent
+    And the application has a buffer "w" of 64 elements filled with 0 on the MI200 agent
     And the tool asks for 4 passes
     And in every pass of "replayed", the tool stops "timing" locally
     When the application dispatches "increment" on "x" as "replayed"
-    And thread 2 dispatches "increment" on "y" on the MI200 agent as "warm"
-    And the tool declines to replay "warm"
     And meanwhile, thread 2 dispatches "increment" on "y" on the MI200 agent as "other" while "replayed" is in pass 1
+    And thread 3 dispatches "increment" on "w" on the MI200 agent as "warm"
+    And the tool declines to replay "warm"
     Then "timing" delivers no kernel trace records for "replayed"
     And "timing" delivers kernel trace records for passes 0, 1, 2 and 3 of "other"
     And the rule checks find nothing wrong
@@ -180,12 +181,13 @@ Feature: Local context control inside a replay loop
     Given the engine has the planted fault local_override_per_process
     And a machine with an MI200 agent as well
     And the application has a buffer "y" of 64 elements filled with 0 on the MI200 agent
+    And the application has a buffer "w" of 64 elements filled with 0 on the MI200 agent
     And the tool asks for 4 passes
     And in every pass of "replayed", the tool stops "timing" locally
     When the application dispatches "increment" on "x" as "replayed"
-    And thread 2 dispatches "increment" on "y" on the MI200 agent as "warm"
-    And the tool declines to replay "warm"
     And meanwhile, thread 2 dispatches "increment" on "y" on the MI200 agent as "other" while "replayed" is in pass 1
+    And thread 3 dispatches "increment" on "w" on the MI200 agent as "warm"
+    And the tool declines to replay "warm"
     Then the checks report a violation of LCX-6
 
   @LCX-3 @SVC-1
