@@ -815,3 +815,50 @@ func TestRestoreIntoReusedAddress(t *testing.T) {
 	}
 	t.Errorf("a restore into a buffer that reuses a freed address: want MEM-4, got:\n%s", strings.Join(got, "\n"))
 }
+
+// nestedToolLoop: from PASS ENTER of pass 1 of a loop that stopped context
+// 10 in pass 0, the tool writes a dispatch of its own on agent 2, which
+// opens its own window there (MEM-6, clarified 2026-12-01) and replays
+// twice. masked drops its records from pass 1 on: the outer loop's override
+// reached a later pass of the nested window (LCX-6).
+func nestedToolLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "a", dispatch: 1, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
+	early := &builder{clock: 500}
+	early.dispatch(loop{label: "p", dispatch: 3, thread: 2, agent: 2, count: -1})
+	t = insertAfter(t, typ(trace.API), early.ev...)
+	inner := &builder{clock: 50000, allocated: map[uint64]bool{2: true}}
+	inner.dispatch(loop{label: "side", dispatch: 2, thread: 1, agent: 2, count: 2})
+	own := drop(inner.trace(), func(e trace.Event) bool {
+		return e.Type == trace.AppDispatch || e.Type == trace.AppComplete || e.Type == trace.AppReadback
+	}).Events
+	if masked {
+		own = drop(trace.Trace{Events: own}, func(e trace.Event) bool {
+			p, _ := e.PassOf()
+			return e.Type == trace.Record && p >= 1
+		}).Events
+	}
+	wrapped := append([]trace.Event{{Type: trace.ToolDispatch, Thread: 1, Label: "side", Kernel: "increment", Agent: 2, Signal: 502,
+		Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Dispatch: 1}}, own...)
+	wrapped = append(wrapped, trace.Event{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 502})
+	t = insertBefore(t, and(typ(trace.Returned), func(e trace.Event) bool {
+		p, ok := e.PassOf()
+		return e.Dispatch == 1 && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && ok && p == 1
+	}), wrapped...)
+	return renumber(t)
+}
+
+func TestNestedToolLoopUnmasked(t *testing.T) {
+	for _, v := range Trace(nestedToolLoop(false)) {
+		if strings.HasPrefix(v.Rule, "LCX") || strings.HasPrefix(v.Rule, "SVC") {
+			t.Errorf("valid nested window: unexpected\n%s", v)
+		}
+	}
+	for _, v := range Trace(nestedToolLoop(true)) {
+		if v.Rule == "LCX-6" && strings.Contains(v.Message, "pass 1 of") {
+			return
+		}
+	}
+	t.Errorf("a later pass of the tool's nested window, masked by the outer loop's override: want LCX-6")
+}

@@ -574,6 +574,9 @@ func (x *index) checkMaskScope(scope map[scopeKey]bool) []Violation {
 			if w := x.window(sb.at); w.open && w.dispatch != d.id {
 				during = true // written from inside another dispatch's pass
 			}
+			if iv := byThread[d.thread]; x.byTool[sb.at] && iv != nil && iv.openAt(sb.at) {
+				during = true // the tool's own loop, nested in one with a stop (MEM-6, clarified)
+			}
 			if !after && !during {
 				continue
 			}
@@ -715,7 +718,7 @@ type cs struct {
 // maskingStop finds the local stop of another loop that could have masked
 // submit sb of d, and the rule it would break: the latest one whose loop
 // ended before sb (LCX-4), else one whose loop was running around sb on
-// another thread, or from whose pass the tool wrote d (LCX-6).
+// another thread, or from whose window the tool wrote d (LCX-6).
 func (x *index) maskingStop(d *dispatchView, sb submitView, list []localStop) (localStop, string, bool) {
 	var best localStop
 	rule := ""
@@ -730,7 +733,10 @@ func (x *index) maskingStop(d *dispatchView, sb submitView, list []localStop) (l
 		switch {
 		case s.end < sb.at:
 			best, rule = s, "LCX-4"
-		case rule != "LCX-4" && (s.loop.thread != d.thread || (w.open && w.dispatch == s.loop.id)):
+		case rule != "LCX-4" && (s.loop.thread != d.thread || (w.open && w.dispatch == s.loop.id) || x.byTool[sb.at]):
+			// Another thread's loop around it; or, on the loop's own thread
+			// and inside its window, the tool's dispatch written from it
+			// (a plain run, or every pass of a window nested in it).
 			best, rule = s, "LCX-6"
 		}
 	}
