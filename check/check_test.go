@@ -793,7 +793,6 @@ func TestSituationsOfLocalOverrides(t *testing.T) {
 	}
 }
 
-
 // MEM-4: a restore skips a region freed or reallocated since the snapshot.
 // In pass 0 another thread frees the loop's buffer and a new buffer takes
 // its address; the restore before pass 1 writing there is caught, whether
