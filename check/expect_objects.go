@@ -175,7 +175,7 @@ func (c *expectChecker) memoryAfter(label, buf string, want spec.MemoryExpect) {
 		return
 	}
 	for _, i := range at {
-		if msg := wholeBufferMismatch(c.x.ev[i], want); msg != "" {
+		if msg := c.x.wholeBufferMismatch(i, want); msg != "" {
 			c.fail("memory_after", label, req, msg, i)
 			return
 		}
