@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"unsafe"
@@ -120,9 +121,20 @@ func TestLoadCUPTINamesWhatWasTried(t *testing.T) {
 }
 
 func TestIntegralRounds(t *testing.T) {
-	got := integral(map[string]float64{"a": 2.5, "b": -1, "c": 1e6 + 0.4})
-	if got["a"] != 3 || got["b"] != 0 || got["c"] != 1000000 {
-		t.Errorf("%v", got)
+	got, err := integral(map[string]float64{"a": 2.5, "b": -1e-9, "c": 1e6 + 0.4})
+	if err != nil || got["a"] != 3 || got["b"] != 0 || got["c"] != 1000000 {
+		t.Errorf("%v %v", got, err)
+	}
+}
+
+// NaN is never a count of 0 (issue 20): CUPTI's NaN for a metric it did not
+// collect, an infinity or a negative value is an error naming the metric.
+func TestIntegralRefusesNaN(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -3} {
+		got, err := integral(map[string]float64{"ok": 4, "smsp__inst_executed.sum": v})
+		if err == nil || got != nil || !strings.Contains(err.Error(), "smsp__inst_executed.sum = ") || !strings.Contains(err.Error(), "not a count") {
+			t.Errorf("%v: %v %v", v, got, err)
+		}
 	}
 }
 

@@ -183,7 +183,9 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 		p.Profile.Start, p.Profile.End = ev.Start, ev.End
 		p.Profile.Values = nil
 		if counting != nil {
-			p.Profile.Values = integral(values)
+			if p.Profile.Values, err = integral(values); err != nil {
+				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
+			}
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -480,19 +481,29 @@ func (p *profiler) close() {
 	p.pin.Unpin()
 }
 
-// integral turns metric values into the model's unsigned integers: the
-// nearest integer, negatives and NaN as 0. Exact values are what
-// CollectMetrics returns.
-func integral(vals map[string]float64) map[string]uint64 {
+// integral turns metric values into the model's unsigned integers (the
+// nearest integer). A value that is no count is an error, never a 0 that a
+// record would carry as if counted: NaN (CUPTI evaluates NaN for a metric it
+// did not collect, as every group after the first read on the H200 when the
+// range profiler object was reused), an infinity, or a negative number.
+// Exact values are what CollectMetrics returns.
+func integral(vals map[string]float64) (map[string]uint64, error) {
 	out := make(map[string]uint64, len(vals))
-	for k, v := range vals {
-		if v > 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
+	var bad []string
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
+		switch v := vals[k]; {
+		case math.IsNaN(v) || math.IsInf(v, 0) || v < -0.5:
+			bad = append(bad, fmt.Sprintf("%s = %v", k, v))
+		case v < 0:
+			out[k] = 0 // -0.5 < v < 0: rounding noise around a zero count
+		default:
 			out[k] = uint64(math.Round(v))
-		} else {
-			out[k] = 0
 		}
 	}
-	return out
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("cuda: counters: CUPTI evaluated %s: not a count (a metric it did not collect in this pass reads NaN); no record is made of it", strings.Join(bad, ", "))
+	}
+	return out, nil
 }
 
 // Spent lists the time of each CUPTI call made while collecting, and
