@@ -101,6 +101,7 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 	}
 	var counting *passConfig
 	var values map[string]float64
+	var counted map[string]uint64
 	if p.Profile != nil && len(p.Profile.Device) > 0 {
 		return fmt.Errorf("cuda: kernel %s: device counting (%v) is not modelled on CUDA", p.Kernel, p.Profile.Device)
 	}
@@ -159,6 +160,16 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 			if values, err = r.prof.end(counting); err != nil {
 				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 			}
+			if counted, err = integral(values); err != nil {
+				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
+			}
+			// What the runtime counted for this run, in the packet's
+			// order: the witness AGT-1 holds the records to.
+			for _, m := range p.Profile.Counters {
+				if v, ok := counted[m]; ok {
+					ev.Counters = append(ev.Counters, trace.Counter{Name: m, Value: v})
+				}
+			}
 		}
 		if timed {
 			if ev.Start, ev.End, err = r.clock.span(d, q.start, q.end); err != nil {
@@ -183,9 +194,7 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 		p.Profile.Start, p.Profile.End = ev.Start, ev.End
 		p.Profile.Values = nil
 		if counting != nil {
-			if p.Profile.Values, err = integral(values); err != nil {
-				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
-			}
+			p.Profile.Values = counted
 		}
 	}
 	return nil
