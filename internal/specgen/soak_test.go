@@ -33,8 +33,9 @@ var (
 // oracle may fail a correct implementation under any interleaving
 // (DESIGN.md, "Never fail a correct port"). Every run goes through the
 // runner, so an error (a hang, a driver that dies, an empty trace) counts
-// as a failure too. It runs only when asked (-soak.runs; make soak), and
-// logs the rate: docs/faults.md, "Soak".
+// as a failure too. Half the specs are drawn for the simulator's
+// capabilities, half for the CUDA target's. It runs only when asked
+// (-soak.runs; make soak), and logs the rate: docs/faults.md, "Soak".
 func TestSoak(t *testing.T) {
 	if *soakRuns <= 0 {
 		t.Skip("-soak.runs not given (make soak)")
@@ -53,8 +54,9 @@ func TestSoak(t *testing.T) {
 	}
 	specs := min(*soakSpecs, *soakRuns)
 	type job struct {
-		s   spec.Spec
+		s         spec.Spec
 		seed, run int
+		caps      string
 	}
 	jobs := make(chan job)
 	var ran, skipped, failed atomic.Int64
@@ -68,7 +70,9 @@ func TestSoak(t *testing.T) {
 			defer wg.Done()
 			for j := range jobs {
 				r := runner.Run(context.Background(), j.s, runner.Options{Target: tg, Timeout: *soakLimit})
-				ran.Add(1)
+				if n := ran.Add(1); n%10000 == 0 {
+					t.Logf("%d runs, %d failed, %s", n, failed.Load(), time.Since(start).Round(time.Second))
+				}
 				switch r.Verdict() {
 				case runner.Pass:
 					continue
@@ -78,7 +82,7 @@ func TestSoak(t *testing.T) {
 				}
 				failed.Add(1)
 				var b strings.Builder
-				fmt.Fprintf(&b, "%s run %d on %s: %s (replayspec gen --seed %d --count 1 --out DIR)", j.s.Name, j.run+1, tg.Name(), r.Verdict(), j.seed)
+				fmt.Fprintf(&b, "%s run %d on %s: %s (replayspec gen --seed %d --count 1 --caps %s --out DIR)", j.s.Name, j.run+1, tg.Name(), r.Verdict(), j.seed, j.caps)
 				if r.Err != nil {
 					b.WriteString("\n  " + r.Err.Error())
 				}
@@ -94,16 +98,22 @@ func TestSoak(t *testing.T) {
 			}
 		}()
 	}
-	// Spec k runs runs/specs times, one more for the first runs%specs.
+	// Spec k runs runs/specs times, one more for the first runs%specs;
+	// every other spec is drawn for what the CUDA target claims, which
+	// always runs threads freely.
 	for k := range specs {
 		seed := *soakSeed + k
-		s := spec.Defaults(specgen.Example(specgen.Config{Caps: specgen.SimCaps, Name: fmt.Sprintf("gen-%06d", seed)}, seed))
+		caps := specgen.SimCaps
+		if k%2 == 1 {
+			caps = specgen.CUDACaps
+		}
+		s := spec.Defaults(specgen.Example(specgen.Config{Caps: caps, Name: fmt.Sprintf("gen-%06d", seed)}, seed))
 		n := *soakRuns / specs
 		if k < *soakRuns%specs {
 			n++
 		}
 		for run := range n {
-			jobs <- job{s, seed, run}
+			jobs <- job{s, seed, run, capsName(caps)}
 		}
 	}
 	close(jobs)
