@@ -436,7 +436,9 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"snapshot leaves a device buffer out", edit(fixed3, typ(trace.MemRead), func(e *trace.Event) { e.Regions, e.Bytes = nil, 0 }), "MEM-4"},
 		{"restore writes a freed buffer", insertBefore(fixed3, nth(typ(trace.MemWrite), 2), trace.Event{Type: trace.AppFree, Thread: 2, Buffer: "buf-1", Addr: 1<<32 + 1<<16}), "MEM-4"},
 		{"pass starts from other memory", edit(fixed3, inPass(fixed3, trace.Kernel, 2), func(e *trace.Event) { e.MemIn = "dirty" }), "MEM-2"},
-		{"readback is not one run", edit(fixed3, typ(trace.AppReadback), func(e *trace.Event) { e.Runs = []trace.Run{{Value: 2, Count: 4}} }), "MEM-3"},
+		{"readback is not one run", edit(fixed3, typ(trace.AppReadback), func(e *trace.Event) {
+			e.Runs, e.Digest = []trace.Run{{Value: 2, Count: 4}}, trace.DigestRuns([]trace.Run{{Value: 2, Count: 4}})
+		}), "MEM-3"},
 		{"other kernel during loop", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.Kernel, Thread: 2, Agent: 1, Dispatch: 7}), "MEM-6"},
 		{"incomplete snapshot replayed", insertAfter(fixed3, typ(trace.DispatchID), trace.Event{Type: trace.Warning, Code: "snapshot_incomplete", Dispatch: 1}), "MEM-5"},
 		// DID
@@ -663,7 +665,7 @@ func nextLoop(masked bool) trace.Trace {
 	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
 	early := &builder{clock: 500, allocated: map[uint64]bool{1: true}}
 	early.dispatch(loop{label: "p", dispatch: 3, thread: 2, count: -1})
-	t = insertAfter(t, typ(trace.API), early.ev...)
+	t = insertAfter(t, typ(trace.AppAlloc), early.ev...) // after the buffer it reads back exists
 	b = &builder{ev: t.Events, clock: 10000, allocated: map[uint64]bool{1: true}}
 	b.dispatch(loop{label: "b", dispatch: 2, count: 3})
 	t = b.trace()
