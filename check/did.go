@@ -15,10 +15,14 @@ func checkDID(x *index) []Violation {
 	var vs []Violation
 	for _, a := range x.apps {
 		vs = append(vs, x.checkAppIdentity(a)...)
+		vs = append(vs, x.checkEveryPacketNamed(a)...)
 	}
 	vs = append(vs, x.checkIDCounter()...)
 	vs = append(vs, x.checkNamedIDs()...)
 	vs = append(vs, x.checkSeenCounter()...)
+	for _, a := range x.apps {
+		vs = append(vs, x.checkPacketsTraced(a)...)
+	}
 	x.eachDispatch(func(d *dispatchView) {
 		if d.replayed() {
 			vs = append(vs, x.checkPassTimestamps(d)...)
@@ -261,7 +265,7 @@ func (x *index) checkRecordPasses(d *dispatchView) []Violation {
 // DID-3 without the SDK's reservations, from the ids the tool sees: every
 // logical dispatch (each kernel packet an application wrote, each dispatch
 // the tool wrote from a callback) shows its id in its callbacks and
-// records. When every one of them shows exactly its own, the ids are the
+// records (and in its kernels, at the runtime profile). When every one of them shows exactly its own, the ids are the
 // counter's values, one per logical dispatch, so they follow each other
 // with no gap: a counter that advanced without a logical dispatch (on every
 // pass, say) shows as the next dispatch's id jumping. Judged only when
@@ -286,7 +290,7 @@ func (x *index) checkSeenCounter() []Violation {
 				continue
 			}
 			switch {
-			case e.Type == trace.Callback, e.Type == trace.PassCount:
+			case e.Type == trace.Callback, e.Type == trace.PassCount, e.Type == trace.Kernel:
 			case e.Type == trace.Record && dispatchScoped(e.Service):
 			default:
 				continue
@@ -334,6 +338,45 @@ func (x *index) checkSeenCounter() []Violation {
 		if prev, cur := all[k-1], all[k]; cur.id != prev.id+1 {
 			v := x.violation("DID-3", cur.id, fmt.Sprintf("the tool saw dispatch id %d for %s and %d for %s, the next logical dispatch: the counter advanced %d times for one dispatch", prev.id, prev.label, cur.id, cur.label, cur.id-prev.id), prev.at, cur.at)
 			v.Label = cur.label
+			return []Violation{v}
+		}
+	}
+	return nil
+}
+
+// DID-1 as the tool sees a submission of several kernel packets: each is a
+// logical dispatch with its own id (decision 7), so a kernel-trace context
+// started all the while the submission was in flight records one dispatch
+// per packet, each with its id, on the submitting thread inside the
+// submission's window (as every record of a plain dispatch comes, DID-2).
+// Fewer ids there than packets: some packet was given no id, so no record.
+// Needs no reservation or kernel event, so it holds at the black-box
+// profile.
+func (x *index) checkPacketsTraced(a *appView) []Violation {
+	want := x.ev[a.at].KernelPackets
+	if want < 2 || len(a.complete) == 0 || x.has(trace.DispatchID) {
+		return nil // with the SDK's reservations, checkAppIdentity judges it
+	}
+	done := a.complete[0]
+	for _, i := range x.byType[trace.API] {
+		cfg := x.ev[i]
+		if cfg.Call != trace.CallConfigureKernelTrace || !cfg.Status.Is(trace.StatusSuccess) || i > a.at {
+			continue
+		}
+		if on, known := x.contextActive(cfg.Context, a.at, done); !known || !on {
+			continue
+		}
+		ids := map[uint64]bool{}
+		pos := x.byThread[a.thread]
+		for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < done; j++ {
+			if e := x.ev[pos[j]]; e.Type == trace.Record && e.Service == trace.KernelTrace && e.Context == cfg.Context && e.Dispatch != 0 && !x.byTool[pos[j]] {
+				ids[e.Dispatch] = true
+			}
+		}
+		x.examined("DID-1")
+		if len(ids) < want {
+			v := x.violation("DID-1", a.dispatch, fmt.Sprintf("%s wrote %d kernel packets, each its own logical dispatch with its own id, but context %d's kernel trace, started all along, recorded %d dispatch id(s) for them: some packet got no id", a.label, want, cfg.Context, len(ids)), a.at, done)
+			v.Label = a.label
 			return []Violation{v}
 		}
 	}

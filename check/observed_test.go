@@ -246,3 +246,19 @@ func TestToolCopiesAreNotTheSnapshot(t *testing.T) {
 		t.Errorf("a read the SDK did not report, in the snapshot's stretch, went unnoticed: %v", rulesOf(Trace(silent)))
 	}
 }
+
+// DID-1 at the black-box profile: a submission of two kernel packets is two
+// logical dispatches, and a kernel trace started all along records both;
+// one record the fewer shows a packet given no id.
+func TestPacketsTracedAtBlackBox(t *testing.T) {
+	traced := renumber(insertBefore(twoKernelPackets(), typ(trace.AppAlloc),
+		trace.Event{Type: trace.API, Call: trace.CallConfigureKernelTrace, Context: 10, Status: "SUCCESS"}))
+	got, vs := verdicts(blackBox(traced), "DID-1")
+	if got["DID-1"] != Pass || len(vs) > 0 {
+		t.Errorf("two kernel packets, both traced: DID-1 %s, violations %v", got["DID-1"], vs)
+	}
+	untraced := drop(traced, and(typ(trace.Record), dispatchIs(2)))
+	if _, vs := verdicts(blackBox(renumber(untraced)), "DID-1"); !slices.Contains(rulesOf(vs), "DID-1") {
+		t.Errorf("the second packet recorded nothing, yet DID-1 holds at the black-box profile (got %v)", rulesOf(vs))
+	}
+}

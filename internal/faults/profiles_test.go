@@ -20,6 +20,8 @@ var NotSeenAt = map[string]map[replay.Fault]string{
 		replay.FaultSnapshotWhenNotReplayed: snapshotIsARead,
 		replay.FaultSnapshotSilently:        snapshotIsARead,
 		replay.FaultRestoreMisreported:      onlyTheClaimIsWrong,
+		replay.FaultSnapshotSavesKernArg: "MEM-4: the kernel only reads its kernel-argument buffer, so saving it and writing it " +
+			"back changes no byte a tool or an application could copy; the runtime's reads show the snapshot took it",
 	},
 	"runtime": {
 		replay.FaultRestoreMisreported: onlyTheClaimIsWrong,
