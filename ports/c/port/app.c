@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "port.h"
+#include "app.h"
 
 typedef struct {
     size_t agent; /* spec index */

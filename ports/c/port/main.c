@@ -22,7 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "port.h"
+#include "app.h"
+#include "tool.h"
 
 #ifndef KRS_FAULT_NAME
 #define KRS_FAULT_NAME ""

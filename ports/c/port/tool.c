@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "port.h"
+#include "app.h"
+#include "tool.h"
 
 typedef struct {
     size_t dispatch; /* spec index */
