@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -259,7 +260,11 @@ func (p *HTMLPage) Write(w io.Writer, end End) error {
 	if p.opts.Compare != nil {
 		view.Compare = p.compareView(*p.opts.Compare)
 	}
-	return pageTmpl.Execute(w, view)
+	bw := bufio.NewWriterSize(w, 64<<10) // the template writes in small pieces
+	if err := pageTmpl.Execute(bw, view); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 type pageView struct {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -274,4 +276,122 @@ func TestHTMLReportInBrowser(t *testing.T) {
 
 	b.shot(t, "header", "report-summary.png")
 	b.shot(t, `div.spec:not(.hidden) .tl`, "report-timeline.png")
+}
+
+// hostile is text a port, a results file or a trace could carry: shown
+// as text, it must never become markup or run.
+const hostile = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`
+
+// hostileResults writes a JSON result stream and a trace whose names,
+// messages and labels are hostile.
+func hostileResults(t *testing.T, dir string) string {
+	t.Helper()
+	name := `spec` + hostile
+	tr := filepath.Join(dir, "t.ndjson")
+	tempFile(t, dir, "t.ndjson", strings.Join([]string{
+		`{"trace":"replayspec.trace/v2","spec":` + quoteJSON(name) + `,"sources":["tool","app","runtime","sdk"]}`,
+		`{"seq":1,"type":"app_dispatch","time":1,"thread":1,"label":` + quoteJSON(hostile) + `,"signal":1,"kernel":` + quoteJSON(hostile) + `}`,
+		`{"seq":2,"type":"callback","time":2,"thread":1,"dispatch":1,"label":` + quoteJSON(hostile) + `,"op":"CONFIG","phase":"ENTER","pass":0,"total":0}`,
+		`{"seq":3,"type":"warning","time":3,"thread":1,"code":"graph_launch","message":` + quoteJSON(hostile) + `}`,
+		`{"seq":4,"type":"callback","time":4,"thread":1,"dispatch":1,"label":` + quoteJSON(hostile) + `,"op":"CONFIG","phase":"EXIT","pass":0,"total":0}`,
+		`{"seq":5,"type":"app_complete","time":5,"thread":1,"label":` + quoteJSON(hostile) + `,"signal":1}`,
+	}, "\n")+"\n")
+	result := `{"event":"result","name":` + quoteJSON(name) + `,"file":` + quoteJSON("specs/"+hostile+".yaml") +
+		`,"verdict":"fail","outcome":"failed","rules":[` + quoteJSON(hostile) + `],"passes":0,"events":5,"elapsed_ms":1,` +
+		`"violations":[{"rule":"CMP-1","family":"CMP","requires":` + quoteJSON(hostile) + `,"message":` + quoteJSON("</pre></details>"+hostile) +
+		`,"dispatch":1,"label":` + quoteJSON(hostile) + `,"events":[{"seq":3,"type":"warning","message":` + quoteJSON(hostile) + `}]}],` +
+		`"error":` + quoteJSON(hostile) + `,"trace_file":` + quoteJSON(tr) + `}`
+	return tempFile(t, dir, "hostile.json", strings.Join([]string{
+		`{"report":"replayspec.report/v2","event":"start","target":` + quoteJSON("sim"+hostile) + `}`,
+		result,
+		`{"event":"end","summary":{"total":1,"passed":0,"failed":1,"errors":0,"skipped":0,"expected_failures":0,"elapsed_ms":1}}`,
+	}, "\n")+"\n")
+}
+
+func quoteJSON(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// TestHTMLHostileTextInBrowser: a spec name, a file, a rule, a message, a
+// target and trace labels carrying <script> and an onerror handler are
+// shown as text: nothing runs, no element is made, nothing is requested.
+func TestHTMLHostileTextInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "hostile.html")
+	if code, _, errs := cli(t, "report", "--from", hostileResults(t, dir), "--html", page); code != exitFail {
+		t.Fatalf("report: exit %d, want 1 (the result failed); stderr:\n%s", code, errs)
+	}
+	b.open(t, page)
+	b.clean(t, page)
+	if v := b.eval(t, `window.__pwned === undefined`); v != true {
+		t.Errorf("injected script ran: window.__pwned = %v", b.eval(t, `String(window.__pwned)`))
+	}
+	if n := b.num(t, `document.scripts.length`); n != 1 {
+		t.Errorf("%d script elements, want the page's own", n)
+	}
+	if n := b.num(t, `document.images.length`); n != 0 {
+		t.Errorf("%d img elements: hostile text became markup", n)
+	}
+	if got := b.eval(t, `document.querySelector('div.spec .name').textContent`); got != `spec`+hostile {
+		t.Errorf("the spec's name reads %q, want it as text", got)
+	}
+	if n := b.num(t, `document.querySelectorAll('div.spec g.m').length`); n == 0 {
+		t.Error("the hostile trace's timeline was not drawn")
+	}
+}
+
+// TestHTMLLongLoopInBrowser: a dispatch of 10,000 passes (the default
+// pass budget) makes a page that opens, zooms and scrolls without
+// hanging: the passes between the first and last few are folded, so the
+// picture holds hundreds of elements, not tens of thousands.
+func TestHTMLLongLoopInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	spec := tempFile(t, dir, "long.yaml", `version: 1
+name: ten-thousand-passes
+rules: [PC-3]
+agents:
+  - {name: gpu0, kind: MI300}
+contexts:
+  - {name: replay, services: {kernel_replay: {}}}
+tool:
+  plan: {passes: 10000}
+application:
+  buffers: [{name: x, agent: gpu0, elements: 16}]
+  dispatches: [{name: inc, kernel: increment, agent: gpu0, args: [x]}]
+`)
+	page := filepath.Join(dir, "long.html")
+	if code, _, errs := cli(t, "run", "--html", page, spec); code != exitOK {
+		t.Fatalf("run: exit %d; stderr:\n%s", code, errs)
+	}
+	b.open(t, page)
+	if p := b.num(t, `+document.querySelector('div.spec').textContent.match(/(\d+) passes/)[1]`); p != 10000 {
+		t.Fatalf("the spec ran %d passes, want 10000", p)
+	}
+	if n := b.num(t, `document.querySelectorAll('svg.tlsvg rect.fold').length`); n == 0 {
+		t.Error("no folded passes: 10,000 passes are drawn one by one")
+	}
+	if n := b.num(t, `document.querySelectorAll('svg.tlsvg *').length`); n > 5000 {
+		t.Errorf("the timeline holds %d elements: the long loop is not folded enough to stay usable", n)
+	}
+	b.eval(t, `document.querySelector('div.spec details').open = true`)
+	b.shot(t, `.tl`, "report-long-loop.png")
+	// Zoom all the way in and out, scroll the picture and the page; each
+	// step answers (within the browser's deadline) or the test fails.
+	for _, step := range []string{
+		`for (let i = 0; i < 8; i++) document.querySelector('.tl .zin').click()`,
+		`document.querySelector('.tlscroll').scrollLeft = 1e9`,
+		`document.querySelector('.tl .zfit').click()`,
+		`for (let i = 0; i < 8; i++) document.querySelector('.tl .zout').click()`,
+		`window.scrollTo(0, document.body.scrollHeight)`,
+		`window.scrollTo(0, 0)`,
+	} {
+		b.eval(t, step+`; 0`)
+	}
+	b.clean(t, page)
 }
