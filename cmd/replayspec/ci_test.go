@@ -217,30 +217,38 @@ func shardThenMerge(t *testing.T, n int, shard func(k int) (string, []string), s
 		t.Fatalf("the merge: exit %d, want 0 (the library passes on sim)", code)
 	}
 
-	// One unsharded run of the same target.
-	whole := filepath.Join(root, "whole")
 	target := ""
 	for _, e := range env {
 		if v, ok := strings.CutPrefix(e, "TARGET="); ok {
 			target = v
 		}
 	}
+	sameAsWhole(t, filepath.Join(mergeDir, "out"), filepath.Join(root, "whole"), target)
+	return mergeDir
+}
+
+// sameAsWhole compares what a merge wrote in dir (merged.json,
+// COMPLIANCE.md, report.html, junit.xml) with one unsharded run of target
+// made in whole.
+func sameAsWhole(t *testing.T, dir, whole, target string) {
+	t.Helper()
 	if code := runScript(t, whole, []string{"bash", "-e", "-c"},
 		`replayspec run --target "$TARGET" --format json --matrix whole.md > whole.json`, []string{"TARGET=" + target}); code != exitOK {
 		t.Fatalf("the unsharded run: exit %d", code)
 	}
-	got, want := results(t, filepath.Join(mergeDir, "out", "merged.json")), results(t, filepath.Join(whole, "whole.json"))
+	got, want := results(t, filepath.Join(dir, "merged.json")), results(t, filepath.Join(whole, "whole.json"))
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the merged shards differ from one run (-whole +merged):\n%s", d)
 	}
 	if len(got) < 50 {
 		t.Errorf("%d results merged: not the library", len(got))
 	}
-	if g, w := sortedLines(t, filepath.Join(mergeDir, "out", "COMPLIANCE.md")), sortedLines(t, filepath.Join(whole, "whole.md")); !slices.Equal(g, w) {
+	if g, w := sortedLines(t, filepath.Join(dir, "COMPLIANCE.md")), sortedLines(t, filepath.Join(whole, "whole.md")); !slices.Equal(g, w) {
 		t.Errorf("the merged compliance matrix differs from one run's:\n%s", cmp.Diff(w, g))
 	}
-	// The page and JUnit for the CI's test view.
-	page, err := os.ReadFile(filepath.Join(mergeDir, "out", "report.html"))
+	// The page, with every spec and its timelines, and JUnit for the
+	// CI's test view.
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +260,7 @@ func shardThenMerge(t *testing.T, n int, shard func(k int) (string, []string), s
 	if bytes.Contains(page, []byte("no trace at hand")) {
 		t.Error("the merged page lacks timelines: the shards' traces were not found")
 	}
-	junit, err := os.ReadFile(filepath.Join(mergeDir, "out", "junit.xml"))
+	junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,9 +268,8 @@ func shardThenMerge(t *testing.T, n int, shard func(k int) (string, []string), s
 		Suites []struct{} `xml:"testsuite"`
 	}
 	if err := xml.Unmarshal(junit, &doc); err != nil || len(doc.Suites) < len(got) {
-		t.Errorf("out/junit.xml: %d suites for %d specs (%v)", len(doc.Suites), len(got), err)
+		t.Errorf("junit.xml: %d suites for %d specs (%v)", len(doc.Suites), len(got), err)
 	}
-	return mergeDir
 }
 
 // runScript runs a CI script in dir with the test binary as replayspec on
@@ -344,4 +351,105 @@ func sortedLines(t *testing.T, path string) []string {
 	lines := strings.Split(string(b), "\n")
 	slices.Sort(lines)
 	return lines
+}
+
+// TestKubernetesIndexedJob: the Indexed Job's pods and the merge Job, run
+// here as the cluster would run their containers' scripts: pod i with
+// JOB_COMPLETION_INDEX=i, all on one results volume (a directory), then the
+// merge. No cluster runs in this test: the manifests' shape is checked,
+// and their scripts' result compared with one unsharded run.
+func TestKubernetesIndexedJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the library five times")
+	}
+	type container struct {
+		Command []string `yaml:"command"`
+		Args    []string `yaml:"args"`
+		Env     []struct {
+			Name  string `yaml:"name"`
+			Value string `yaml:"value"`
+		} `yaml:"env"`
+	}
+	type manifest struct {
+		Kind string `yaml:"kind"`
+		Spec struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int    `yaml:"completions"`
+			Parallelism    int    `yaml:"parallelism"`
+			Template       struct {
+				Spec struct {
+					RestartPolicy string      `yaml:"restartPolicy"`
+					Containers    []container `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	read := func(file string) []manifest {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var ms []manifest
+		dec := yaml.NewDecoder(f)
+		for {
+			var m manifest
+			if err := dec.Decode(&m); err != nil {
+				if err.Error() == "EOF" {
+					return ms
+				}
+				t.Fatalf("%s: %v", file, err)
+			}
+			ms = append(ms, m)
+		}
+	}
+	job := func(ms []manifest) manifest {
+		for _, m := range ms {
+			if m.Kind == "Job" {
+				return m
+			}
+		}
+		t.Fatal("no Job")
+		return manifest{}
+	}
+	shards, merge := job(read("../../examples/k8s/replayspec-shards.yaml")), job(read("../../examples/k8s/replayspec-merge.yaml"))
+	envOf := func(c container) (map[string]string, []string) {
+		m := map[string]string{}
+		var env []string
+		for _, e := range c.Env {
+			m[e.Name] = e.Value
+			env = append(env, e.Name+"="+e.Value)
+		}
+		return m, env
+	}
+	if shards.Spec.CompletionMode != "Indexed" || shards.Spec.Template.Spec.RestartPolicy != "Never" || len(shards.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("the shards' Job: completionMode %q, restartPolicy %q: want an Indexed Job of one container", shards.Spec.CompletionMode, shards.Spec.Template.Spec.RestartPolicy)
+	}
+	sc, mc := shards.Spec.Template.Spec.Containers[0], merge.Spec.Template.Spec.Containers[0]
+	senv, senvList := envOf(sc)
+	menv, menvList := envOf(mc)
+	n := shards.Spec.Completions
+	if n < 2 || shards.Spec.Parallelism != n || senv["SHARDS"] != strconv.Itoa(n) || menv["SHARDS"] != strconv.Itoa(n) {
+		t.Fatalf("completions %d, parallelism %d, SHARDS %q and %q: want them all the same", n, shards.Spec.Parallelism, senv["SHARDS"], menv["SHARDS"])
+	}
+	script := func(c container) ([]string, string) {
+		if len(c.Command) != 2 || c.Command[1] != "-c" || len(c.Args) != 1 {
+			t.Fatalf("a container's command is %q %q: want [/bin/sh, -c] and one script", c.Command, c.Args)
+		}
+		return []string{"sh", "-c"}, c.Args[0]
+	}
+	root := t.TempDir()
+	results := filepath.Join(root, "results") // the shared volume
+	sh, s := script(sc)
+	for i := range n {
+		env := append(slices.Clone(senvList), "RESULTS="+results, "JOB_COMPLETION_INDEX="+strconv.Itoa(i))
+		if code := runScript(t, filepath.Join(root, "pod-"+strconv.Itoa(i)), sh, s, env); code != 0 {
+			t.Fatalf("pod %d: exit %d, want 0 (a verdict of 1 is the merge's to report)", i, code)
+		}
+	}
+	sh, s = script(mc)
+	if code := runScript(t, filepath.Join(root, "merge"), sh, s, append(menvList, "RESULTS="+results)); code != exitOK {
+		t.Fatalf("the merge: exit %d", code)
+	}
+	sameAsWhole(t, results, filepath.Join(root, "whole"), senv["TARGET"])
 }
