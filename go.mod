@@ -3,13 +3,13 @@ module github.com/replayspec/replayspec
 go 1.26
 
 require (
-	github.com/chromedp/cdproto v0.160.1
-	github.com/chromedp/chromedp v0.23.1
+	github.com/chromedp/cdproto v0.160.1 // tests only: the DevTools protocol's types (network events) for chromedp
+	github.com/chromedp/chromedp v0.23.1 // tests and scripts/screenshot.go only: drives headless Chromium for the HTML report's browser tests (docs/ci.md)
 	github.com/cucumber/gherkin/go/v42 v42.0.0
 	github.com/cucumber/godog v0.16.0
 	github.com/ebitengine/purego v0.11.3
 	github.com/google/go-cmp v0.7.0
-	github.com/rhysd/actionlint v1.7.12
+	github.com/rhysd/actionlint v1.7.12 // tests only: lints examples/ci/github-actions.yml as a library (docs/ci.md)
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sebdah/goldie/v2 v2.8.0

@@ -81,6 +81,20 @@
     var w = +svg.getAttribute('data-w');
     if (w > 0 && scroll.clientWidth > 0) zoomTo(tl, scroll.clientWidth / w, 0);
   }
+  // A short picture is widened to the space it has (at most 3 times), once
+  // it is first shown.
+  function autofit(tl) {
+    if (tl.getAttribute('data-zoom')) return;
+    var svg = tl.querySelector('svg.tlsvg'), scroll = tl.querySelector('.tlscroll');
+    var w = +svg.getAttribute('data-w'), room = scroll.clientWidth;
+    if (room === 0) return; // hidden: fitted when its spec opens
+    zoomTo(tl, w > 0 && w < room ? Math.min(3, room / w) : 1, 0);
+  }
+  all('div.spec > details').forEach(function (d) {
+    d.addEventListener('toggle', function () {
+      if (d.open) all('div.tl', d).forEach(autofit);
+    });
+  });
   all('div.tl').forEach(function (tl) {
     var scroll = tl.querySelector('.tlscroll');
     tl.querySelector('.zin').addEventListener('click', function () { zoomTo(tl, +(tl.getAttribute('data-zoom') || 1) * 1.5); });
@@ -117,5 +131,6 @@
 
   filterRules();
   filterSpecs();
+  all('div.tl').forEach(autofit);
   document.documentElement.setAttribute('data-ready', '1');
 })();
