@@ -46,7 +46,7 @@ func TestReportHTMLFromResults(t *testing.T) {
 	html := string(b)
 	for _, want := range []string{
 		`<span class="name">fixed-three-passes</span>`, `class="slice pass`, // a timeline, from the moved trace
-		`New failures</h3>`, // against the baseline: it passed on sim
+		`New failures</h3>`,                                                       // against the baseline: it passed on sim
 		`against the other run`, "first divergence of the traces", "touches MEM-", // the diff view
 		"<code>MEM-2</code>",
 	} {
