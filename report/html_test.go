@@ -229,6 +229,27 @@ func TestHTMLFoldsLongLoops(t *testing.T) {
 	}
 }
 
+// A trace's pass numbers, whatever they are, never size the work: a loop
+// numbered in huge steps is folded like any other.
+func TestHTMLHugePassNumbers(t *testing.T) {
+	tr := loop(100)
+	for i, e := range tr.Events {
+		if p, ok := e.PassOf(); ok {
+			tr.Events[i].Pass = trace.U64(p<<56 + 1<<40)
+		}
+	}
+	panels, _ := timelinePanels(tr, nil, "s0")
+	folds := 0
+	for _, sh := range panels[0].Shapes {
+		if sh.Kind == "fold" {
+			folds++
+		}
+	}
+	if folds == 0 || len(panels[0].Shapes) > 1000 {
+		t.Errorf("%d folds, %d shapes: a loop of 100 passes with huge numbers is not folded", folds, len(panels[0].Shapes))
+	}
+}
+
 // A window whose EXIT never came is drawn to the end of the picture and
 // says so.
 func TestHTMLUnclosedWindow(t *testing.T) {

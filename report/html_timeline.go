@@ -80,9 +80,10 @@ type tlItem struct {
 
 // tlFold counts what a folded run of passes or events held.
 type tlFold struct {
-	first, last int64 // the passes folded (-1: not a run of passes)
-	events      int
-	kinds       map[string]int
+	passes []uint64 // the focal dispatch's passes by rank; nil: a fold of events
+	ranks  [2]int   // the first and last rank folded
+	events int
+	kinds  map[string]int
 }
 
 func (f *tlFold) add(e trace.Event) {
@@ -106,14 +107,13 @@ func (f *tlFold) merge(g *tlFold) {
 
 func (f *tlFold) title() string {
 	var b strings.Builder
-	if f.first >= 0 {
-		if f.first == f.last {
-			fmt.Fprintf(&b, "pass %d folded", f.first)
-		} else {
-			fmt.Fprintf(&b, "passes %d-%d folded (%d passes)", f.first, f.last, f.last-f.first+1)
-		}
-	} else {
+	switch {
+	case f.passes == nil:
 		fmt.Fprintf(&b, "%d events folded", f.events)
+	case f.ranks[0] == f.ranks[1]:
+		fmt.Fprintf(&b, "pass %d folded", f.passes[f.ranks[0]])
+	default:
+		fmt.Fprintf(&b, "passes %d-%d folded (%d passes)", f.passes[f.ranks[0]], f.passes[f.ranks[1]], f.ranks[1]-f.ranks[0]+1)
 	}
 	b.WriteString(": ")
 	keys := slices.Sorted(maps.Keys(f.kinds))
@@ -208,6 +208,15 @@ func dispatchSpans(t trace.Trace, cited map[uint64]bool) []span {
 			s.agent, s.queue = e.Agent, e.Queue
 		}
 	}
+	// citedUpTo[i] counts the cited events before index i: a span's count
+	// is a difference, however many spans overlap.
+	citedUpTo := make([]int, len(t.Events)+1)
+	for i, e := range t.Events {
+		citedUpTo[i+1] = citedUpTo[i]
+		if cited[e.Seq] {
+			citedUpTo[i+1]++
+		}
+	}
 	out := make([]span, 0, len(order))
 	for _, id := range order {
 		s := *byID[id]
@@ -227,11 +236,7 @@ func dispatchSpans(t trace.Trace, cited map[uint64]bool) []span {
 				}
 			}
 		}
-		for i := s.first; i <= s.last; i++ {
-			if cited[t.Events[i].Seq] {
-				s.cited++
-			}
-		}
+		s.cited = citedUpTo[s.last+1] - citedUpTo[s.first]
 		out = append(out, s)
 	}
 	return out
@@ -277,29 +282,39 @@ func timelinePanels(t trace.Trace, cited map[uint64]bool, prefix string) ([]tlPa
 	return panels, left
 }
 
-// segment is which pass of the focal dispatch an event belongs to: -1
-// before its first pass, and its last pass after.
-func segments(t trace.Trace, s span) (seg []int64, passes int64) {
-	seg = make([]int64, s.last-s.first+1)
-	cur := int64(-1)
+// segments says which pass of the focal dispatch each event of the span
+// belongs to, as the pass's rank in order of first appearance (-1 before
+// the first pass; the last pass after it), and lists the passes by rank.
+// Ranks, not pass numbers, so that a trace's pass numbers (a port's, a
+// hostile file's) never size a loop here.
+func segments(t trace.Trace, s span) (seg []int, passes []uint64) {
+	seg = make([]int, s.last-s.first+1)
+	rank := map[uint64]int{}
+	cur := -1
 	for i := s.first; i <= s.last; i++ {
 		e := t.Events[i]
-		if e.Dispatch == s.dispatch {
-			switch {
-			case e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
-				if p, ok := e.PassOf(); ok {
-					cur = int64(p)
-					passes = max(passes, cur+1)
-				}
-			case e.Type == trace.Restore:
-				// A restore is part of the pass it prepares.
-				if p, ok := e.PassOf(); ok {
-					seg[i-s.first] = int64(p)
-					continue
-				}
-			}
-		}
 		seg[i-s.first] = cur
+		if e.Dispatch != s.dispatch {
+			continue
+		}
+		p, ok := e.PassOf()
+		if !ok {
+			continue
+		}
+		switch {
+		case e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
+			r, seen := rank[p]
+			if !seen {
+				r = len(passes)
+				rank[p] = r
+				passes = append(passes, p)
+			}
+			cur = r
+			seg[i-s.first] = r
+		case e.Type == trace.Restore:
+			// A restore is part of the pass it prepares (the next one).
+			seg[i-s.first] = cur + 1
+		}
 	}
 	return seg, passes
 }
@@ -307,56 +322,54 @@ func segments(t trace.Trace, s span) (seg []int64, passes int64) {
 // items lays a span's events out in columns, folding what does not fit.
 func items(t trace.Trace, s span, cited map[uint64]bool) (out []tlItem, notes []string) {
 	seg, passes := segments(t, s)
-	folded := func(int64) bool { return false }
-	if passes > foldAbove {
-		keep := map[int64]bool{}
+	n := len(passes)
+	if n > foldAbove {
+		keep := map[int]bool{}
 		for i := s.first; i <= s.last; i++ {
 			if cited[t.Events[i].Seq] {
 				keep[seg[i-s.first]] = true
 			}
 		}
-		folded = func(p int64) bool {
-			return p >= keepPasses && p < passes-keepPasses && !keep[p]
-		}
-		// Folded runs of passes are cut into at most foldBuckets boxes
-		// each: bucket(p) is the first pass of p's box.
-		var runs [][2]int64
-		for p := int64(0); p < passes; p++ {
-			if !folded(p) {
+		folded := func(r int) bool { return r >= keepPasses && r < n-keepPasses && !keep[r] }
+		// Runs of folded passes are cut into at most foldBuckets boxes
+		// each: bucket(r) is the first rank of r's box.
+		var runs [][2]int
+		for r := range n {
+			if !folded(r) {
 				continue
 			}
-			if n := len(runs); n > 0 && runs[n-1][1] == p-1 {
-				runs[n-1][1] = p
+			if k := len(runs); k > 0 && runs[k-1][1] == r-1 {
+				runs[k-1][1] = r
 			} else {
-				runs = append(runs, [2]int64{p, p})
+				runs = append(runs, [2]int{r, r})
 			}
 		}
-		bucket := func(p int64) int64 {
-			j := sort.Search(len(runs), func(j int) bool { return runs[j][1] >= p })
-			r := runs[j]
-			size := (r[1] - r[0] + foldBuckets) / foldBuckets
-			return r[0] + (p-r[0])/size*size
+		bucket := func(r int) int {
+			j := sort.Search(len(runs), func(j int) bool { return runs[j][1] >= r })
+			run := runs[j]
+			size := (run[1] - run[0] + foldBuckets) / foldBuckets
+			return run[0] + (r-run[0])/size*size
 		}
 		var cur *tlFold
-		var curKey int64
+		curKey := -1
 		for i := s.first; i <= s.last; i++ {
 			e := t.Events[i]
-			p := seg[i-s.first]
-			if !folded(p) || cited[e.Seq] {
+			r := seg[i-s.first]
+			if r >= n || !folded(r) || cited[e.Seq] {
 				cur = nil
 				if drawn(e) || cited[e.Seq] {
 					out = append(out, tlItem{ev: i})
 				}
 				continue
 			}
-			if k := bucket(p); cur == nil || k != curKey {
-				cur, curKey = &tlFold{first: p, last: p}, k
+			if k := bucket(r); cur == nil || k != curKey {
+				cur, curKey = &tlFold{ranks: [2]int{r, r}, passes: passes}, k
 				out = append(out, tlItem{ev: -1, fold: cur})
 			}
-			cur.first, cur.last = min(cur.first, p), max(cur.last, p)
+			cur.ranks = [2]int{min(cur.ranks[0], r), max(cur.ranks[1], r)}
 			cur.add(e)
 		}
-		notes = append(notes, fmt.Sprintf("%d passes: the first and last %d are drawn, and every pass holding a cited event; the others are folded into grey boxes (hover for what each holds)", passes, keepPasses))
+		notes = append(notes, fmt.Sprintf("%d passes: the first and last %d are drawn, and every pass holding a cited event; the others are folded into grey boxes (hover for what each holds)", n, keepPasses))
 	} else {
 		for i := s.first; i <= s.last; i++ {
 			if e := t.Events[i]; drawn(e) || cited[e.Seq] {
@@ -373,19 +386,19 @@ func items(t trace.Trace, s span, cited map[uint64]bool) (out []tlItem, notes []
 	mid := out[keepItems : len(out)-keepItems]
 	size := max(1, (len(mid)+foldBuckets-1)/foldBuckets)
 	var cur *tlFold
-	n := 0
+	in := 0 // items in cur
 	for _, it := range mid {
 		if it.ev >= 0 && cited[t.Events[it.ev].Seq] {
 			kept = append(kept, it)
 			cur = nil
 			continue
 		}
-		if cur == nil || n >= size {
-			cur = &tlFold{first: -1, last: -1}
+		if cur == nil || in >= size {
+			cur = &tlFold{}
 			kept = append(kept, tlItem{ev: -1, fold: cur})
-			n = 0
+			in = 0
 		}
-		n++
+		in++
 		if it.fold != nil {
 			cur.merge(it.fold)
 		} else {
