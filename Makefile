@@ -12,7 +12,7 @@ run: build
 ## test: vet and every test, with the race detector
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 # -buildvcs=auto stamps the VCS revision that 'replayspec version' prints,
 # whatever GOFLAGS says.

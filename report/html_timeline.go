@@ -551,6 +551,11 @@ func drawSpan(t trace.Trace, s span, cited map[uint64]bool, agents map[uint64]tr
 		c := cols[i]
 		if it.fold != nil {
 			passes = append(passes, tlShape{Kind: "fold", Class: "fold", X: px(c - 0.4), W: px(foldCols - 0.2), Y: topPad, H: len(keys) * laneH, Title: it.fold.title()})
+			label := "…"
+			if f := it.fold; f.passes != nil {
+				label = strconv.FormatUint(f.passes[f.ranks[0]], 10) // the box's first pass
+			}
+			passes = append(passes, tlShape{Kind: "text", Class: "flabel", X: px(c - 0.3), Y: topPad + 10, Label: label})
 			continue
 		}
 		e := t.Events[it.ev]

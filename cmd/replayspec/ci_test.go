@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,6 +86,7 @@ type ghWorkflow struct {
 // their out/ as download-artifact's merge-multiple does, runs the merge
 // step, and compares the merged result with one unsharded run.
 func TestGitHubWorkflowShardThenMerge(t *testing.T) {
+	t.Parallel() // it waits on processes: let other tests run meanwhile
 	if testing.Short() {
 		t.Skip("-short: runs the library five times")
 	}
@@ -145,6 +148,7 @@ func TestGitHubWorkflowShardThenMerge(t *testing.T) {
 // TestGitLabPipelineShardThenMerge: the same with the GitLab pipeline's
 // parallel job (CI_NODE_INDEX of CI_NODE_TOTAL) and its report job.
 func TestGitLabPipelineShardThenMerge(t *testing.T) {
+	t.Parallel() // it waits on processes: let other tests run meanwhile
 	if testing.Short() {
 		t.Skip("-short: runs the library five times")
 	}
@@ -223,28 +227,60 @@ func shardThenMerge(t *testing.T, n int, shard func(k int) (string, []string), s
 			target = v
 		}
 	}
-	sameAsWhole(t, filepath.Join(mergeDir, "out"), filepath.Join(root, "whole"), target)
+	sameAsWhole(t, filepath.Join(mergeDir, "out"), target)
 	return mergeDir
 }
 
-// sameAsWhole compares what a merge wrote in dir (merged.json,
-// COMPLIANCE.md, report.html, junit.xml) with one unsharded run of target
-// made in whole.
-func sameAsWhole(t *testing.T, dir, whole, target string) {
+// wholeRun is one unsharded run of a target, made once for every test that
+// compares a merge with it.
+type wholeRun struct {
+	once    sync.Once
+	results []report.JSONResult
+	matrix  []string
+	err     error
+}
+
+var wholeRuns sync.Map // target -> *wholeRun
+
+func wholeOf(t *testing.T, target string) *wholeRun {
 	t.Helper()
-	if code := runScript(t, whole, []string{"bash", "-e", "-c"},
-		`replayspec run --target "$TARGET" --format json --matrix whole.md > whole.json`, []string{"TARGET=" + target}); code != exitOK {
-		t.Fatalf("the unsharded run: exit %d", code)
+	v, _ := wholeRuns.LoadOrStore(target, &wholeRun{})
+	w := v.(*wholeRun)
+	w.once.Do(func() {
+		dir, err := os.MkdirTemp("", "replayspec-whole")
+		if err != nil {
+			w.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		if code := runScript(t, dir, []string{"bash", "-e", "-c"},
+			`replayspec run --target "$TARGET" --format json --matrix whole.md > whole.json`, []string{"TARGET=" + target}); code != exitOK {
+			w.err = fmt.Errorf("the unsharded run of %s: exit %d", target, code)
+			return
+		}
+		w.results = results(t, filepath.Join(dir, "whole.json"))
+		w.matrix = sortedLines(t, filepath.Join(dir, "whole.md"))
+	})
+	if w.err != nil {
+		t.Fatal(w.err)
 	}
-	got, want := results(t, filepath.Join(dir, "merged.json")), results(t, filepath.Join(whole, "whole.json"))
+	return w
+}
+
+// sameAsWhole compares what a merge wrote in dir (merged.json,
+// COMPLIANCE.md, report.html, junit.xml) with one unsharded run of target.
+func sameAsWhole(t *testing.T, dir, target string) {
+	t.Helper()
+	whole := wholeOf(t, target)
+	got, want := results(t, filepath.Join(dir, "merged.json")), whole.results
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the merged shards differ from one run (-whole +merged):\n%s", d)
 	}
 	if len(got) < 50 {
 		t.Errorf("%d results merged: not the library", len(got))
 	}
-	if g, w := sortedLines(t, filepath.Join(dir, "COMPLIANCE.md")), sortedLines(t, filepath.Join(whole, "whole.md")); !slices.Equal(g, w) {
-		t.Errorf("the merged compliance matrix differs from one run's:\n%s", cmp.Diff(w, g))
+	if g := sortedLines(t, filepath.Join(dir, "COMPLIANCE.md")); !slices.Equal(g, whole.matrix) {
+		t.Errorf("the merged compliance matrix differs from one run's:\n%s", cmp.Diff(whole.matrix, g))
 	}
 	// The page, with every spec and its timelines, and JUnit for the
 	// CI's test view.
@@ -281,7 +317,8 @@ func runScript(t *testing.T, dir string, shell []string, script string, env []st
 	}
 	cmd := exec.Command(shell[0], append(shell[1:], script)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	// Each script its own --last-failed record: tests run it in parallel.
+	cmd.Env = append(append(os.Environ(), "REPLAYSPEC_CACHE="+filepath.Join(dir, ".cache")), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -359,6 +396,7 @@ func sortedLines(t *testing.T, path string) []string {
 // merge. No cluster runs in this test: the manifests' shape is checked,
 // and their scripts' result compared with one unsharded run.
 func TestKubernetesIndexedJob(t *testing.T) {
+	t.Parallel() // it waits on processes: let other tests run meanwhile
 	if testing.Short() {
 		t.Skip("-short: runs the library five times")
 	}
@@ -451,5 +489,5 @@ func TestKubernetesIndexedJob(t *testing.T) {
 	if code := runScript(t, filepath.Join(root, "merge"), sh, s, append(menvList, "RESULTS="+results)); code != exitOK {
 		t.Fatalf("the merge: exit %d", code)
 	}
-	sameAsWhole(t, results, filepath.Join(root, "whole"), senv["TARGET"])
+	sameAsWhole(t, results, senv["TARGET"])
 }

@@ -21,6 +21,7 @@ import (
 // the merged result compared with one unsharded run. It skips, saying why,
 // where the daemons are not installed or do not start.
 func TestSlurmArrayShardThenMerge(t *testing.T) {
+	t.Parallel() // it waits on daemons and jobs: let other tests run meanwhile
 	if testing.Short() {
 		t.Skip("-short: starts a Slurm cluster")
 	}
@@ -101,7 +102,7 @@ func TestSlurmArrayShardThenMerge(t *testing.T) {
 		}
 	}
 
-	sameAsWhole(t, filepath.Join(work, "out"), filepath.Join(dir, "whole"), "sim")
+	sameAsWhole(t, filepath.Join(work, "out"), "sim")
 }
 
 // slurm is a one-node cluster of the test's own processes.
@@ -114,7 +115,7 @@ type slurm struct {
 func (c slurm) command(ctx context.Context, dir string, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SLURM_CONF="+c.conf)
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+c.conf, "REPLAYSPEC_CACHE="+filepath.Join(c.dir, ".cache"))
 	return cmd
 }
 
