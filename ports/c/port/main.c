@@ -327,7 +327,7 @@ static int run(const rs_spec *s, rs_trace *t, void *arg) {
 
 static const char *const host_capabilities[] = {
     "indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting",
-    "multi-agent", "counters", "snapshot-failure", "tool-actions", "restore-failure",
+    "multi-agent", "counters", "snapshot-failure", "tool-actions", "restore-failure", "memory-actions",
     /* every rule family but RPV: rocprofv3's front end is not part of this port */
     "API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT", NULL};
 

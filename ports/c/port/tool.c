@@ -403,8 +403,9 @@ static void collect(uint64_t dispatch, const krs_callback_tracing_kernel_replay_
 }
 
 /* actions makes the plan's calls from inside this callback: global starts
- * and stops of contexts (decision 12), and dispatches of the tool's own,
- * written through the application's queues (decision 11). */
+ * and stops of contexts (decision 12), dispatches of the tool's own,
+ * written through the application's queues (decision 11), and frees and
+ * allocations of buffers, with the application's memory (MEM-4). */
 static void actions(const rs_spec_plan *plan, rs_window in, where w) {
     for (size_t i = 0; i < plan->nactions; i++) {
         const rs_spec_action *a = &plan->actions[i];
@@ -423,6 +424,15 @@ static void actions(const rs_spec_plan *plan, rs_window in, where w) {
             rs_event from = {.op = w.op, .phase = w.phase, .has_pass = w.in_pass, .pass = w.pass, .dispatch = w.dispatch};
             if (app_submit_from_tool((size_t)(d - spec()->dispatches), &from) != 0) {
                 port_fail(tool.p, "the tool's dispatch %s failed", d->name);
+            }
+            break;
+        }
+        case RS_ACTION_FREE:
+        case RS_ACTION_ALLOC: {
+            size_t b;
+            if (rs_spec_buffer_named(spec(), &b, a->buffer) == NULL) break;
+            if (app_memory_from_tool(a->call == RS_ACTION_ALLOC, b) != 0) {
+                port_fail(tool.p, "the tool's %s of buffer %s failed", a->call == RS_ACTION_ALLOC ? "allocation" : "free", a->buffer);
             }
             break;
         }
