@@ -332,10 +332,11 @@ static const char *const host_capabilities[] = {
     "API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT", NULL};
 
 /* One device, modeled NVIDIA counter blocks (AMD group splits do not
- * apply), and no way to make a snapshot fail on purpose. */
+ * apply), and no way to make a snapshot fail on purpose. Freed blocks are
+ * reused by the runtime core (runtime.c), on CUDA as on the host. */
 static const char *const cuda_capabilities[] = {
     "indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting", "tool-actions",
-    "restore-failure",
+    "restore-failure", "memory-actions",
     "API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT", NULL};
 
 static void usage(void) {
