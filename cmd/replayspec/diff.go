@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,6 +107,31 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if dirs[0] == dirs[1] {
 		dirs = [2]string{"a", "b"}
 	}
+	// Every file diff writes is known now, and guarded like run's.
+	var declared []namedPath
+	traceFiles := map[string][2]string{}
+	if *traceOut != "" {
+		used := map[string]int{}
+		for _, s := range specs {
+			base := fileName(s.Name)
+			if used[base]++; used[base] > 1 {
+				base += "." + strconv.Itoa(used[base])
+			}
+			var fs [2]string
+			for i := range fs {
+				fs[i] = filepath.Join(*traceOut, fileName(dirs[i]), base+".ndjson")
+				declared = append(declared, namedPath{"--trace-out", fs[i]})
+			}
+			traceFiles[s.Name] = fs
+		}
+	}
+	if *jsonOut != "" {
+		declared = append(declared, namedPath{"--json", *jsonOut})
+	}
+	outs, err := guardOutputs(specInputs(specs), declared)
+	if err != nil {
+		return usageError(stderr, "diff", "%v", err)
+	}
 	var outcomes []diffOutcome
 	for _, s := range specs {
 		if ctx.Err() != nil {
@@ -127,10 +153,9 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		outcomes = append(outcomes, o)
 		if *traceOut != "" && o.Status != "skipped" {
 			for i := range rs {
-				f := filepath.Join(*traceOut, fileName(dirs[i]), fileName(s.Name)+".ndjson")
-				if err := writeTrace(f, rs[i].Trace); err != nil {
-					fmt.Fprintf(stderr, "replayspec diff: --trace-out: %v\n", err)
-					return exitUsage
+				if err := writeTrace(outs, traceFiles[s.Name][i], rs[i].Trace); err != nil {
+					fmt.Fprintf(stderr, "replayspec diff: %v\n", err)
+					return exitIO
 				}
 			}
 		}
@@ -145,16 +170,16 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *format == "json" {
 		if err := writeJSON(stdout); err != nil {
-			fmt.Fprintf(stderr, "replayspec diff: writing the report: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "replayspec diff: %v\n", stdoutError(err))
+			return exitIO
 		}
 	} else {
 		writeDiffText(stdout, targets, outcomes)
 	}
 	if *jsonOut != "" {
-		if err := writeFile(*jsonOut, writeJSON); err != nil {
-			fmt.Fprintf(stderr, "replayspec diff: --json: %v\n", err)
-			return exitUsage
+		if err := outs.write(*jsonOut, writeJSON); err != nil {
+			fmt.Fprintf(stderr, "replayspec diff: %v\n", err)
+			return exitIO
 		}
 	}
 	for _, o := range outcomes {

@@ -55,10 +55,13 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	for _, f := range files {
 		inputs = append(inputs, namedPath{"results", f})
 	}
+	var declared []namedPath
 	if *matrix != "" {
-		if err := checkPaths(inputs, []namedPath{{"--matrix", *matrix}}); err != nil {
-			return usageError(stderr, "merge", "%v", err)
-		}
+		declared = append(declared, namedPath{"--matrix", *matrix})
+	}
+	outs, err := guardOutputs(inputs, declared)
+	if err != nil {
+		return usageError(stderr, "merge", "%v", err)
 	}
 	var xf runner.XFail
 	if *xfailFile != "" {
@@ -100,26 +103,26 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	for _, r := range records {
 		if err := st.Add(r); err != nil {
-			fmt.Fprintf(stderr, "replayspec merge: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "replayspec merge: %v\n", stdoutError(err))
+			return exitIO
 		}
 	}
 	if err := st.End(end); err != nil {
-		fmt.Fprintf(stderr, "replayspec merge: %v\n", err)
-		return exitUsage
+		fmt.Fprintf(stderr, "replayspec merge: %v\n", stdoutError(err))
+		return exitIO
 	}
 	if *matrix != "" {
 		m := report.BuildMatrix(outcomes, nil)
 		m.Target = target
-		err := writeFile(*matrix, func(w io.Writer) error {
+		err := outs.write(*matrix, func(w io.Writer) error {
 			if strings.HasSuffix(*matrix, ".json") {
 				return m.WriteJSON(w)
 			}
 			return m.WriteMarkdown(w)
 		})
 		if err != nil {
-			fmt.Fprintf(stderr, "replayspec merge: --matrix: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "replayspec merge: %v\n", err)
+			return exitIO
 		}
 	}
 	for _, s := range stopped {

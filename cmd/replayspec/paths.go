@@ -32,6 +32,7 @@ type outputPlan struct {
 	matrix   string
 	goldens  map[string]string // spec name to golden file
 	update   bool
+	outs     *outputSet // the guard every file is written through
 }
 
 // planOutputs decides where each spec's trace goes: with one spec and
@@ -183,7 +184,7 @@ func (p outputPlan) golden(r *runner.Result, update bool) error {
 		return err
 	}
 	if update {
-		return writeFile(file, func(w io.Writer) error { _, err := w.Write(got.Bytes()); return err })
+		return p.outs.write(file, func(w io.Writer) error { _, err := w.Write(got.Bytes()); return err })
 	}
 	want, err := os.ReadFile(file)
 	msg := ""
@@ -335,10 +336,5 @@ func saveLastFailed(outcomes []runner.Outcome) {
 	}
 	m[wd] = failed
 	data, _ := json.MarshalIndent(m, "", "  ")
-	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
-		tmp := file + ".tmp"
-		if os.WriteFile(tmp, data, 0o644) == nil {
-			_ = os.Rename(tmp, file)
-		}
-	}
+	_ = writeCache(file, data)
 }

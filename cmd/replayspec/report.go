@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -74,14 +73,17 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "Every line names a rule ID or the name of a spec the run loads.")
 		}
 	}
+	inputs := specInputs(specs)
+	if *xfailFile != "" {
+		inputs = append(inputs, namedPath{"--xfail", *xfailFile})
+	}
+	var declared []namedPath
 	if *outFile != "" {
-		inputs := specInputs(specs)
-		if *xfailFile != "" {
-			inputs = append(inputs, namedPath{"--xfail", *xfailFile})
-		}
-		if err := checkPaths(inputs, []namedPath{{"--out", *outFile}}); err != nil {
-			return usageError(stderr, "report", "%v", err)
-		}
+		declared = append(declared, namedPath{"--out", *outFile})
+	}
+	outs, err := guardOutputs(inputs, declared)
+	if err != nil {
+		return usageError(stderr, "report", "%v", err)
 	}
 	tg, err := openTarget(*targetName, nil)
 	if err != nil {
@@ -107,14 +109,18 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	} else {
 		err = m.WriteMarkdown(&buf)
 	}
-	if err == nil && *outFile != "" {
-		err = os.WriteFile(*outFile, buf.Bytes(), 0o644)
-	} else if err == nil {
-		_, err = stdout.Write(buf.Bytes())
+	if err != nil {
+		fmt.Fprintf(stderr, "replayspec report: %v\n", err)
+		return exitInternal // a matrix in memory that cannot be written is a bug
+	}
+	if *outFile != "" {
+		err = outs.write(*outFile, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
+	} else if _, werr := stdout.Write(buf.Bytes()); werr != nil {
+		err = stdoutError(werr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "replayspec report: %v\n", err)
-		return exitUsage
+		return exitIO
 	}
 	// What went wrong is told on stderr too, so that a matrix written to a
 	// file does not hide it.

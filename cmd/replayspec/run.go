@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -219,9 +218,11 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 		inputs = append(inputs, namedPath{"--xfail", f.xfail})
 	}
 	inputs = append(inputs, f.ci.inputs()...)
-	if err := checkPaths(inputs, append(plan.all(), f.ci.outputs()...)); err != nil {
+	outs, err := guardOutputs(inputs, append(plan.all(), f.ci.outputs()...))
+	if err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
+	plan.outs = outs
 	return f.execute(ctx, tg, xf, specs, loading, plan, colour, stdout, stderr)
 }
 
@@ -242,27 +243,25 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		return usageError(stderr, "run", "--format: %v", err)
 	}
 	var tl *report.TimelineWriter
-	var tlFile *os.File
+	var tlFile *streamOut
 	if f.timeline != "" {
-		if tlFile, err = createFile(f.timeline); err == nil {
-			tl, err = report.NewTimeline(tlFile)
+		if tlFile, err = plan.outs.stream(f.timeline); err == nil {
+			tl, err = report.NewSealedTimeline(tlFile)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "replayspec run: --timeline: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "replayspec run: %v\n", err)
+			return exitIO
 		}
 		defer tlFile.Close()
 	}
 
 	var loadingMu sync.Mutex
-	csv, csvFile, err := f.ci.openResults()
+	csv, csvFile, err := f.ci.openResults(plan.outs)
 	if err != nil {
 		fmt.Fprintf(stderr, "replayspec run: %v\n", err)
-		return exitUsage
+		return exitIO
 	}
-	if csvFile != nil {
-		defer csvFile.Close()
-	}
+	defer csvFile.Close()
 	prog := newProgress(stderr, len(specs)*f.count > 0 && isTerminal(stderr))
 	opts := runner.Options{Target: tg, Timeout: f.timeout, Grace: f.grace, OnPass: prog.pass,
 		// Loading counts too, once: against a spec's first run. Workers
@@ -277,39 +276,27 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	var outcomes []runner.Outcome
 	var results []runner.Result
 	var flakes []runner.Attempted
-	var writeErrs []string
+	var writeErrs outputErrors
 	unavailable := ""
-	var warnMu sync.Mutex
-	warn := func(msg string) {
-		warnMu.Lock()
-		defer warnMu.Unlock()
-		fmt.Fprintf(stderr, "replayspec run: warning: %s\n", msg)
-	}
+	partials := newPartials(tg, plan)
 	runPlan := runner.Plan{Count: f.count, FailFast: f.failFast, Started: prog.start, Summaries: true,
-		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(), Record: recordPartial(tg, plan, warn),
+		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(), Record: partials.record(),
 		Done: func(i, total int, a runner.Attempted) {
 			prog.clear()
 			r := a.Result
 			if f.golden != "" {
-				if err := plan.golden(&r, f.update); err != nil {
-					writeErrs = append(writeErrs, "--golden: "+err.Error())
-				}
+				writeErrs.add("--golden", plan.golden(&r, f.update))
 			}
 			if file, ok := plan.traces[traceKey(r.Spec.Name, r.Run)]; ok && r.Verdict() != runner.Skip {
-				if errors.Is(r.Err, runner.ErrAbandoned) && os.Rename(partialFile(file), file) == nil {
-					// The abandoned target's events are in its partial
-					// file, which becomes the trace: nothing recorded is lost.
-					ropts.TraceFiles[r.Spec.Name] = file
-				} else if err := writeTrace(file, r.Trace); err != nil {
-					writeErrs = append(writeErrs, "--trace-out: "+err.Error())
+				if err := partials.finish(file, r); err != nil {
+					writeErrs.add("--trace-out", err)
 				} else {
 					ropts.TraceFiles[r.Spec.Name] = file
-					_ = os.Remove(partialFile(file)) // the whole trace replaces it; there may be none
 				}
 			}
-			if tl != nil && r.Verdict() != runner.Skip {
+			if tl != nil && r.Verdict() != runner.Skip && tlFile.Err() == nil {
 				if err := tl.Add(r); err != nil {
-					writeErrs = append(writeErrs, "--timeline: "+err.Error())
+					writeErrs.add("--timeline", err)
 				}
 			}
 			o := xf.Outcome(r)
@@ -322,12 +309,10 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			rec := report.Record(o, ropts)
 			report.Attempts(&rec, a)
 			if err := stream.Add(rec); err != nil {
-				writeErrs = append(writeErrs, "writing the report: "+err.Error())
+				writeErrs.add("stdout", stdoutError(err))
 			}
-			if csv != nil {
-				if err := csv.Write(a); err != nil {
-					writeErrs = append(writeErrs, "--results: "+err.Error())
-				}
+			if csv != nil && csvFile.Err() == nil {
+				writeErrs.add("--results", csv.Write(a))
 			}
 			var un *target.Unavailable
 			if errors.As(r.Err, &un) {
@@ -369,23 +354,19 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		end.Stale = report.StaleOf(f.xfail, stale)
 	}
 	if err := stream.End(end); err != nil {
-		writeErrs = append(writeErrs, "writing the report: "+err.Error())
+		writeErrs.add("stdout", stdoutError(err))
 	}
 	if tl != nil {
-		if err := tl.Close(); err != nil {
-			writeErrs = append(writeErrs, "--timeline: "+err.Error())
-		}
+		writeErrs.add("--timeline", tl.Close())
+		writeErrs.add("--timeline", tlFile.Close())
 	}
-	if err := f.ci.writeFlakesOut(flakes); err != nil {
-		writeErrs = append(writeErrs, err.Error())
-	}
+	writeErrs.add("--results", csvFile.Close())
+	writeErrs.add("--flakes-out", f.ci.writeFlakesOut(plan.outs, flakes))
 	if f.matrix != "" {
-		if err := writeMatrix(f.matrix, tg, xf.Apply(results)); err != nil {
-			writeErrs = append(writeErrs, "--matrix: "+err.Error())
-		}
+		writeErrs.add("--matrix", writeMatrix(plan.outs, f.matrix, tg, xf.Apply(results)))
 	}
 	saveLastFailed(outcomes)
-	for _, e := range writeErrs {
+	for _, e := range writeErrs.list {
 		fmt.Fprintf(stderr, "replayspec run: %s\n", e)
 	}
 	if end.Stopped != "" && interruptedBy(ctx) != nil {
@@ -404,7 +385,9 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	case unavailable != "":
 		fmt.Fprintf(stderr, "replayspec run: target %s is not available on this machine: %s\n", tg.Name(), unavailable)
 		return exitUsage
-	case len(writeErrs) > 0:
+	case writeErrs.io:
+		return exitIO
+	case writeErrs.any():
 		return exitUsage
 	case interruptedBy(ctx) != nil:
 		return exitFail
@@ -461,43 +444,25 @@ func specNames(specs []spec.Spec) []string {
 // (the matrix reads its sources).
 func dropEvents(r *runner.Result) { r.Trace.Events = nil }
 
-func writeTrace(path string, t trace.Trace) error {
-	return writeFile(path, func(w io.Writer) error { return trace.Write(w, t) })
+func writeTrace(outs *outputSet, path string, t trace.Trace) error {
+	return outs.write(path, func(w io.Writer) error { return trace.Write(w, t) })
 }
 
-// createFile creates path for writing, with its directory.
-func createFile(path string) (*os.File, error) {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	return os.Create(path)
-}
-
-// writeFile writes a file through fn, creating its directory.
-func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := createFile(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+// stdoutError is a report that could not be written to stdout.
+func stdoutError(err error) error {
+	return &outputError{Flag: "the report on", Path: "stdout", Err: err, Left: "the report is cut short"}
 }
 
 // writeMatrix writes the compliance matrix of a run, as JSON when the file
 // name ends in .json, else as Markdown.
-func writeMatrix(path string, tg target.Target, outcomes []runner.Outcome) error {
+func writeMatrix(outs *outputSet, path string, tg target.Target, outcomes []runner.Outcome) error {
 	var families []string
 	if e, ok := tg.(*exectarget.Exec); ok {
 		families = e.Families()
 	}
 	m := report.BuildMatrix(outcomes, families)
 	m.Target = tg.Name()
-	return writeFile(path, func(w io.Writer) error {
+	return outs.write(path, func(w io.Writer) error {
 		if strings.HasSuffix(path, ".json") {
 			return m.WriteJSON(w)
 		}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -115,25 +114,25 @@ func (c *ciFlags) outputs() []namedPath {
 }
 
 // openResults starts the results CSV, when asked for; close it after.
-func (c *ciFlags) openResults() (*report.CSV, io.Closer, error) {
+func (c *ciFlags) openResults(outs *outputSet) (*report.CSV, *streamOut, error) {
 	if *c.results == "" {
 		return nil, nil, nil
 	}
-	f, err := createFile(*c.results)
+	f, err := outs.stream(*c.results)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--results: %w", err)
+		return nil, nil, err
 	}
 	csv, err := report.NewCSV(f)
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("--results: %w", err)
+		return nil, nil, err
 	}
 	return csv, f, nil
 }
 
 // writeFlakesOut lists this run's flakes, one pattern a line: a --flakes
 // file.
-func (c *ciFlags) writeFlakesOut(flakes []runner.Attempted) error {
+func (c *ciFlags) writeFlakesOut(outs *outputSet, flakes []runner.Attempted) error {
 	if *c.flakeOut == "" {
 		return nil
 	}
@@ -142,10 +141,7 @@ func (c *ciFlags) writeFlakesOut(flakes []runner.Attempted) error {
 	for _, f := range flakes {
 		b.WriteString(regexp.QuoteMeta(f.Result.Spec.Name) + "\n")
 	}
-	if err := os.WriteFile(*c.flakeOut, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("--flakes-out: %w", err)
-	}
-	return nil
+	return outs.write(*c.flakeOut, func(w io.Writer) error { _, err := io.WriteString(w, b.String()); return err })
 }
 
 // exit is the run's status once flakes and the baseline are counted: a

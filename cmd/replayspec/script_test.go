@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,9 +52,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"code":    cmdCode,
-			"waitfor": cmdWaitFor,
-			"lines":   cmdLines,
+			"code":      cmdCode,
+			"waitfor":   cmdWaitFor,
+			"lines":     cmdLines,
+			"jsonvalid": cmdJSONValid,
 		},
 	})
 }
@@ -120,6 +122,16 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	got := strings.Count(text, "\n")
 	if (got == want) == neg {
 		ts.Fatalf("%s has %d lines, want %d", args[1], got, want)
+	}
+}
+
+// cmdJSONValid is `jsonvalid FILE`: the file is one whole JSON document.
+func cmdJSONValid(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: jsonvalid file")
+	}
+	if json.Valid([]byte(ts.ReadFile(args[0]))) == neg {
+		ts.Fatalf("%s: valid JSON is %v, want %v", args[0], !neg, !neg)
 	}
 }
 
