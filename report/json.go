@@ -67,7 +67,7 @@ type JSONResult struct {
 	// than once; FlakyFailure is what a flake's first failing attempt
 	// showed.
 	Attempts     int    `json:"attempts,omitempty"`
-	FlakyFailure string `json:"flaky_failure,omitempty"`
+	FlakyFailure string `json:"flaky_failure,omitempty" text:"multiline"`
 	// Listed are the keys of the expected-failure list that matched.
 	Listed           []string        `json:"xfail,omitempty"`
 	Rules            []string        `json:"rules,omitempty"`
@@ -91,7 +91,7 @@ type JSONResult struct {
 	Judged []JSONRule `json:"judged,omitempty"`
 	// NeverEnded are the loops the harness cut off.
 	NeverEnded []JSONStopped `json:"never_ended,omitempty"`
-	Error      string        `json:"error,omitempty"`
+	Error      string        `json:"error,omitempty" text:"multiline"`
 	SkipReason string        `json:"skip_reason,omitempty"`
 	TraceFile  string        `json:"trace_file,omitempty"`
 	// Sources are the event sources the trace reports (its header).
@@ -114,7 +114,7 @@ type JSONViolation struct {
 	Rule     string `json:"rule"`
 	Family   string `json:"family"`
 	Requires string `json:"requires"`
-	Message  string `json:"message"`
+	Message  string `json:"message" text:"multiline"`
 	Dispatch uint64 `json:"dispatch,omitempty"`
 	Label    string `json:"label,omitempty"`
 	// Events are the events involved, as in the trace.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 )
 
@@ -93,7 +94,7 @@ func parseFlags(fs *flag.FlagSet, h help, args []string, stdout, stderr io.Write
 
 // usageError reports a usage problem and returns exitUsage.
 func usageError(stderr io.Writer, cmd, format string, a ...any) int {
-	fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, fmt.Sprintf(format, a...))
+	fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, report.Clean(fmt.Sprintf(format, a...), false))
 	fmt.Fprintf(stderr, "Run 'replayspec %s --help' for its options and examples.\n", cmd)
 	return exitUsage
 }
@@ -102,6 +103,9 @@ func usageError(stderr io.Writer, cmd, format string, a ...any) int {
 // hint, and returns exitUsage.
 func inputError(stderr io.Writer, cmd string, err error, hint string) int {
 	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = report.Name(l) // a name from outside cannot forge a line
+	}
 	if len(lines) == 1 {
 		fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, lines[0])
 	} else {

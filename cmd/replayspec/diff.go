@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/replayspec/replayspec/internal/tracediff"
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/target"
 )
@@ -225,9 +226,11 @@ func compareResults(name, file string, targets []string, rs [2]runner.Result, op
 }
 
 func writeDiffText(w io.Writer, targets []string, outcomes []diffOutcome) {
+	targets = []string{report.Name(targets[0]), report.Name(targets[1])}
 	count := map[string]int{}
 	width := max(len(targets[0]), len(targets[1]))
 	for _, o := range outcomes {
+		o := escapeOutcome(o)
 		count[o.Status]++
 		switch o.Status {
 		case "same":
@@ -255,6 +258,30 @@ func writeDiffText(w io.Writer, targets []string, outcomes []diffOutcome) {
 	}
 	fmt.Fprintf(w, "\n%d specs: %d same, %d differ, %d skipped, %d errors (%s vs %s)\n",
 		len(outcomes), count["same"], count["differs"], count["skipped"], count["error"], targets[0], targets[1])
+}
+
+// escapeOutcome makes every name of a comparison (the spec's, its
+// dispatches', the events' fields) safe to print on one line.
+func escapeOutcome(o diffOutcome) diffOutcome {
+	o.Spec, o.File, o.Reason = report.Name(o.Spec), report.Name(o.File), report.Clean(o.Reason, false)
+	srcs := make([]string, len(o.Sources))
+	for i, src := range o.Sources {
+		srcs[i] = report.Name(src)
+	}
+	o.Sources = srcs
+	ds := make([]tracediff.Divergence, len(o.Divergences))
+	for i, d := range o.Divergences {
+		d.Dispatch, d.Before, d.A, d.B = report.Name(d.Dispatch), report.Name(d.Before), report.Name(d.A), report.Name(d.B)
+		ds[i] = d
+	}
+	o.Divergences = ds
+	vs := make([]tracediff.VerdictDiff, len(o.Verdicts))
+	for i, v := range o.Verdicts {
+		v.Rule = report.Name(v.Rule)
+		vs[i] = v
+	}
+	o.Verdicts = vs
+	return o
 }
 
 func orEnd(line string) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/spec"
 )
 
@@ -38,7 +39,7 @@ func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if rules == "" {
 			rules = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, rules, s.File)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Name(s.Name), report.Name(rules), report.Name(s.File))
 	}
 	tw.Flush()
 	if err != nil {

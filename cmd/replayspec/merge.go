@@ -126,7 +126,7 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	for _, s := range stopped {
-		fmt.Fprintf(stderr, "replayspec merge: a shard did not finish: %s\n", s)
+		fmt.Fprintf(stderr, "replayspec merge: a shard did not finish: %s\n", report.Name(s))
 	}
 	if len(stopped) > 0 || len(stale) > 0 || runner.Unexpected(outcomes) {
 		return exitFail

@@ -126,7 +126,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	// file does not hide it.
 	for _, o := range outcomes {
 		if o.Status == runner.Failed || o.Status == runner.Errored {
-			fmt.Fprintf(stderr, "%s: %s\n%s\n", Clean(o.Result.Spec.Name), o.Status, report.Clean(indent(detail(o), "  "), true))
+			fmt.Fprintf(stderr, "%s: %s\n%s\n", report.Name(o.Result.Spec.Name), o.Status, report.Clean(indent(detail(o), "  "), true))
 		}
 	}
 	if runner.Unexpected(outcomes) {

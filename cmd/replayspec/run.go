@@ -491,7 +491,7 @@ func (p *progress) start(i, total int, s spec.Spec) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.i, p.n, p.name, p.started = i+1, total, s.Name, time.Now()
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s", p.i, p.n, Clean(p.name))
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s", p.i, p.n, report.Name(p.name))
 }
 
 func (p *progress) pass(s spec.Spec, passes int) {
@@ -502,7 +502,7 @@ func (p *progress) pass(s spec.Spec, passes int) {
 	defer p.mu.Unlock()
 	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond {
 		p.last = now
-		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s: pass %d (%.1f s)", p.i, p.n, Clean(p.name), passes, now.Sub(p.started).Seconds())
+		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s: pass %d (%.1f s)", p.i, p.n, report.Name(p.name), passes, now.Sub(p.started).Seconds())
 	}
 }
 
@@ -515,8 +515,6 @@ func (p *progress) clear() {
 	fmt.Fprint(p.w, "\r\033[K")
 }
 
-// Clean is report.Clean for one line.
-func Clean(s string) string { return report.Clean(s, false) }
 
 // colourWanted decides the text report's colour: auto colours a terminal
 // unless NO_COLOR is set to anything (no-color.org) or TERM is dumb.

@@ -155,7 +155,7 @@ func (c *ciFlags) exit(w io.Writer, code int, cases []runner.Result, flakes []ru
 		if f.Known != "" {
 			why = fmt.Sprintf("failed on all %d attempts, listed in %s as %q", f.Attempts, c.fl.File, f.Known)
 		}
-		fmt.Fprintf(w, "flake: %s (%s)\n", f.Result.Spec.Name, why)
+		fmt.Fprintf(w, "flake: %s (%s)\n", report.Name(f.Result.Spec.Name), report.Name(why))
 	}
 	if c.base.Failing == nil && len(flakes) == 0 {
 		return code
@@ -183,9 +183,9 @@ func (c *ciFlags) exit(w io.Writer, code int, cases []runner.Result, flakes []ru
 		counts[ch]++
 		switch ch {
 		case runner.NewFailure:
-			fmt.Fprintf(w, "new failure: %s\n", r.Spec.Name)
+			fmt.Fprintf(w, "new failure: %s\n", report.Name(r.Spec.Name))
 		case runner.Fixed:
-			fmt.Fprintf(w, "fixed: %s (listed as failing in %s: remove it from the baseline)\n", r.Spec.Name, c.base.File)
+			fmt.Fprintf(w, "fixed: %s (listed as failing in %s: remove it from the baseline)\n", report.Name(r.Spec.Name), report.Name(c.base.File))
 		}
 		if ch.Fails() {
 			out = exitFail

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 )
@@ -59,18 +60,18 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		cases, err := readCases(f, *maxMiB<<20)
 		if err != nil {
 			bad++
-			fmt.Fprintln(stdout, err)
+			fmt.Fprintln(stdout, report.Clean(err.Error(), true))
 			continue
 		}
 		if cases[0].Case != nil {
-			fmt.Fprintf(stdout, "ok %s (%d cases)\n", f, len(cases))
+			fmt.Fprintf(stdout, "ok %s (%d cases)\n", report.Name(f), len(cases))
 		} else {
-			fmt.Fprintf(stdout, "ok %s\n", f)
+			fmt.Fprintf(stdout, "ok %s\n", report.Name(f))
 		}
 		if *verbose {
 			for _, s := range cases {
 				e := spec.EstimateOf(s)
-				fmt.Fprintf(stdout, "   %s needs about %d MiB (buffers %d MiB, passes %d MiB) of a budget of %d MiB\n", s.Name, e.Bytes>>20, e.Buffers>>20, e.Passes>>20, spec.MemoryBudget()>>20)
+				fmt.Fprintf(stdout, "   %s needs about %d MiB (buffers %d MiB, passes %d MiB) of a budget of %d MiB\n", report.Name(s.Name), e.Bytes>>20, e.Buffers>>20, e.Passes>>20, spec.MemoryBudget()>>20)
 			}
 		}
 	}
