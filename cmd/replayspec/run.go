@@ -515,7 +515,6 @@ func (p *progress) clear() {
 	fmt.Fprint(p.w, "\r\033[K")
 }
 
-
 // colourWanted decides the text report's colour: auto colours a terminal
 // unless NO_COLOR is set to anything (no-color.org) or TERM is dumb.
 func colourWanted(mode string, terminal bool, getenv func(string) string) (bool, error) {
