@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -151,16 +153,29 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// fileName makes a spec name safe as a file name.
+// maxFileNameBytes is the budget of a file name made from a spec's name:
+// file systems take 255 bytes, and the name gets suffixes (".run12",
+// ".ndjson", ".partial").
+const maxFileNameBytes = 200
+
+// fileName makes a spec name safe as a file name: its letters, digits and
+// -_. kept, the rest _, and a name over maxFileNameBytes cut and told from
+// others by a hash of the whole name (issue 25: a 5,000-character name
+// ran, then its trace could not be written).
 func fileName(name string) string {
 	if name == "" {
 		return "unnamed"
 	}
-	return strings.Map(func(r rune) rune {
+	safe := strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
 			return r
 		}
 		return '_'
 	}, name)
+	if len(safe) > maxFileNameBytes {
+		sum := sha256.Sum256([]byte(name))
+		safe = safe[:maxFileNameBytes-17] + "-" + hex.EncodeToString(sum[:8])
+	}
+	return safe
 }

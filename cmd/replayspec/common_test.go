@@ -110,6 +110,12 @@ func TestFileName(t *testing.T) {
 			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// A long name is cut to the budget; two long names that differ only
+	// at the end stay apart.
+	a, b := strings.Repeat("n", 5000)+"a", strings.Repeat("n", 5000)+"b"
+	if fa, fb := fileName(a), fileName(b); len(fa) > maxFileNameBytes || fa == fb {
+		t.Errorf("fileName of 5001 bytes: %d bytes, distinct %v", len(fa), fa != fb)
+	}
 }
 
 func TestColourWanted(t *testing.T) {
