@@ -27,6 +27,8 @@ type JSONLine struct {
 	// Start.
 	Target string `json:"target,omitempty"`
 	XFail  string `json:"xfail_file,omitempty"`
+	Shard  string `json:"shard,omitempty"` // k/n, of a run of one shard
+	Cases  int    `json:"cases,omitempty"` // the results the run is to report
 	// Result: the fields of one spec's result.
 	*JSONResult
 	// End.
@@ -147,7 +149,7 @@ func newJSONStream(w io.Writer, h Header) (*jsonStream, error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	s := &jsonStream{enc: enc, w: bw}
-	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile})
+	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile, Shard: h.Shard, Cases: h.Cases})
 }
 
 func (s *jsonStream) line(l JSONLine) error {

@@ -45,6 +45,11 @@ type Options struct {
 type Header struct {
 	Target    string
 	XFailFile string
+	// Shard is the run's --shard k/n, when it ran one shard; Cases is
+	// how many results the run is to report: merge knows from them which
+	// shards it was given, which are missing and whether each is whole.
+	Shard string
+	Cases int
 }
 
 // End closes a stream: what became of the expected-failure list, and why

@@ -238,7 +238,11 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			}
 			return cmd + " --trace-out " + fileName(s.Name) + ".ndjson --timeline " + fileName(s.Name) + ".json " + s.File
 		}}
-	stream, err := report.NewStream(f.format, stdout, report.Header{Target: tg.Name(), XFailFile: f.xfail}, ropts)
+	hdr := report.Header{Target: tg.Name(), XFailFile: f.xfail, Cases: len(specs) * f.count}
+	if k, n, err := parseShard(f.shard); err == nil {
+		hdr.Shard = fmt.Sprintf("%d/%d", k, n) // merge tells the shards apart by it
+	}
+	stream, err := report.NewStream(f.format, stdout, hdr, ropts)
 	if err != nil {
 		return usageError(stderr, "run", "--format: %v", err)
 	}
