@@ -41,7 +41,10 @@ var commands = map[string]command{}
 
 func register(c command) { commands[c.name] = c }
 
-func main() { os.Exit(mainProcess()) }
+func main() {
+	exectarget.ReaperMain() // a driver's reaper does its job here and exits
+	os.Exit(mainProcess())
+}
 
 // mainProcess is main without its exit, for testscript.
 func mainProcess() int {

@@ -17,12 +17,15 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/replayspec/replayspec/target/exec"
 )
 
 // TestMain makes the test binary `replayspec` too, for the scripts in
 // testdata/script (each reads like a terminal session) and for the tests
 // that run the command as a process (signals, crashes).
 func TestMain(m *testing.M) {
+	exectarget.ReaperMain() // this binary is the drivers' reaper too
 	// --last-failed's record of the in-process runs stays out of the
 	// user's cache (testscript.Main exits: the small file stays in TMPDIR).
 	if os.Getenv("REPLAYSPEC_CACHE") == "" {

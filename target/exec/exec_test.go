@@ -223,7 +223,7 @@ func TestExecBadDrivers(t *testing.T) {
 		events int // at least
 	}{
 		{mode: "crash", what: "crashed", detail: "exited with status 3", last: `"seq":2`, stderr: "index out of range", events: 2},
-		{mode: "signal", what: "crashed", detail: "killed by signal killed", last: `"seq":2`, events: 2},
+		{mode: "signal", what: "crashed", detail: "was killed by SIGKILL (signal 9: killed)", last: `"seq":2`, events: 2},
 		{mode: "non-json", what: "bad output", detail: "stdout line 4 (trace line 3)", last: "pass 0 done"},
 		{mode: "half-way", what: "bad output", detail: "line"},
 		{mode: "half-way-lines", what: "stopped half-way", detail: "no end line", last: `"seq":3`, events: 3},
