@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
@@ -79,7 +80,7 @@ func parseFlags(fs *flag.FlagSet, h help, args []string, stdout, stderr io.Write
 			return nil, exitOK, false
 		}
 		if err != nil {
-			return nil, usageError(stderr, h.name, "%v", err), false
+			return nil, usageError(stderr, h.name, "%s", flagProblem(fs, err)), false
 		}
 		left := fs.Args()
 		consumed := len(args) - len(left)
@@ -92,6 +93,94 @@ func parseFlags(fs *flag.FlagSet, h help, args []string, stdout, stderr io.Write
 		rest = append(rest, left[0])
 		args = left[1:]
 	}
+}
+
+// flagProblem words an error of Go's flag package as what is wrong and
+// what to give instead: the option as --name, the kind of value it takes,
+// and for an unknown option the nearest known one.
+func flagProblem(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		if near := nearestFlag(fs, name); near != "" {
+			return fmt.Sprintf("unknown option --%s: did you mean --%s?", name, near)
+		}
+		return fmt.Sprintf("unknown option --%s", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		name = strings.TrimLeft(name, "-")
+		return fmt.Sprintf("--%s needs a value (--%s VALUE or --%s=VALUE)", name, name, name)
+	}
+	var value, name string
+	if _, scanErr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); scanErr == nil || name != "" {
+		name = strings.TrimSuffix(name, ":")
+		if f := fs.Lookup(name); f != nil {
+			return fmt.Sprintf("--%s %q: want %s", name, value, valueKind(f))
+		}
+	}
+	if _, scanErr := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); scanErr == nil || name != "" {
+		name = strings.TrimSuffix(name, ":")
+		return fmt.Sprintf("--%s=%q: want true or false (or --%s alone for true)", name, value, name)
+	}
+	return msg
+}
+
+// valueKind says what a flag's value must be, by its type.
+func valueKind(f *flag.Flag) string {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "a value as --help describes it"
+	}
+	switch g.Get().(type) {
+	case uint, uint64:
+		return "a whole number, 0 or more"
+	case int, int64:
+		return "a whole number"
+	case float64:
+		return "a number"
+	case time.Duration:
+		return "a duration such as 500ms, 30s or 2m"
+	case bool:
+		return "true or false"
+	}
+	return "a value as --help describes it"
+}
+
+// nearestFlag is the option whose name is nearest name (at most two edits,
+// or name a prefix of it), or "".
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD || (d == bestD && f.Name < best) {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // usageError reports a usage problem and returns exitUsage.

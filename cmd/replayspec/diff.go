@@ -14,6 +14,7 @@ import (
 	"github.com/replayspec/replayspec/internal/tracediff"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
 )
 
@@ -100,9 +101,9 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		tgs[i] = tg
 	}
-	specs, err := runner.Collect(paths)
+	specs, err := loadSpecs(ctx, paths, spec.MaxBytes)
 	if err != nil {
-		return inputError(stderr, "diff", err, "Fix the spec (docs/spec-format.md lists every key), or check one file with 'replayspec validate FILE'.")
+		return inputError(stderr, "diff", err, loadHint(err))
 	}
 	dirs := [2]string{targets[0], targets[1]}
 	if dirs[0] == dirs[1] {

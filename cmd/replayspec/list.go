@@ -32,7 +32,7 @@ func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	specs, err := loadSpecs(paths, spec.MaxBytes)
+	specs, err := loadSpecs(ctx, paths, spec.MaxBytes)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, s := range specs {
 		rules := strings.Join(s.Rules, ",")
@@ -43,7 +43,7 @@ func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	if err != nil {
-		return inputError(stderr, "list", err, "Fix the spec, or check it alone with 'replayspec validate FILE'.")
+		return inputError(stderr, "list", err, loadHint(err))
 	}
 	return exitOK
 }

@@ -4,17 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
-	"github.com/replayspec/replayspec/spec"
 )
 
 func init() {
@@ -69,11 +66,11 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var xf runner.XFail
 	if *xfailFile != "" {
 		var err error
-		if xf, err = loadXFail(*xfailFile); err != nil {
+		if xf, err = loadXFail(ctx, *xfailFile); err != nil {
 			return inputError(stderr, "merge", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
-	shards, code := readShards(files, stderr)
+	shards, code := readShards(ctx, files, stderr)
 	if code != exitOK {
 		return code
 	}
@@ -158,7 +155,7 @@ const maxElapsedMS = 365 * 24 * 3600 * 1e3
 // of one run, each once: no file given twice, no shard twice, one split
 // (every k/n with the same n), no case in two files, and records that a
 // run can write. code is exitUsage when they are not.
-func readShards(files []string, stderr io.Writer) ([]shardResults, int) {
+func readShards(ctx context.Context, files []string, stderr io.Writer) ([]shardResults, int) {
 	var shards []shardResults
 	seen := map[[32]byte]string{} // content -> file
 	owner := map[string]string{}  // case -> file
@@ -167,7 +164,7 @@ func readShards(files []string, stderr io.Writer) ([]shardResults, int) {
 		return nil, inputError(stderr, "merge", fmt.Errorf(format, a...), hint)
 	}
 	for _, f := range files {
-		data, err := readInput(f, maxResultsBytes)
+		data, err := readInput(ctx, f, maxResultsBytes)
 		if err != nil {
 			return bad("Each file is the stdout of 'replayspec run --format json'.", "%v", err)
 		}
@@ -256,16 +253,3 @@ func plural(n int, one, many string) string {
 
 // maxResultsBytes caps a results file merge reads.
 const maxResultsBytes = 1 << 30
-
-// readInput reads a file of at most limit bytes; the error names it.
-func readInput(path string, limit int64) ([]byte, error) {
-	data, err := spec.ReadFile(path, limit)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return data, nil
-}

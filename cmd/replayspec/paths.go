@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -229,14 +230,14 @@ func cut(s string) string {
 
 // loadSpecs loads the specs paths name, each file read with a size cap;
 // with no paths, the built-in library.
-func loadSpecs(paths []string, limit int64) ([]spec.Spec, error) {
-	out, _, err := loadSpecsTimed(paths, limit)
+func loadSpecs(ctx context.Context, paths []string, limit int64) ([]spec.Spec, error) {
+	out, _, err := loadSpecsTimed(ctx, paths, limit)
 	return out, err
 }
 
 // loadSpecsTimed is loadSpecs that also says how long each file took to
 // read and check: that time counts against the spec's --timeout.
-func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.Duration, error) {
+func loadSpecsTimed(ctx context.Context, paths []string, limit int64) ([]spec.Spec, map[string]time.Duration, error) {
 	took := map[string]time.Duration{}
 	if len(paths) == 0 {
 		lib, err := specs.Library()
@@ -246,41 +247,50 @@ func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.D
 	if err != nil {
 		return nil, took, err
 	}
+	named := map[string]bool{}
+	for _, p := range paths {
+		named[p] = true
+	}
 	var out []spec.Spec
-	var errs []string
+	var errs []error
 	for _, f := range files {
+		if !named[f] {
+			if err := regularInDir(f); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		start := time.Now()
-		cases, err := readCases(f, limit)
+		cases, err := readCases(ctx, f, limit)
 		took[f] += time.Since(start)
+		if errors.Is(err, errReadInterrupted) {
+			return out, took, err
+		}
 		if err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, err)
 			continue
 		}
 		out = append(out, cases...)
 	}
-	if len(errs) > 0 {
-		return out, took, errors.New(strings.Join(errs, "\n"))
-	}
-	return out, took, nil
+	return out, took, errors.Join(errs...)
 }
 
 // readCases reads and parses one spec file, at most limit bytes of it: a
 // spec, or the cases of a spec with a matrix.
-func readCases(path string, limit int64) ([]spec.Spec, error) {
-	data, err := spec.ReadFile(path, limit)
+func readCases(ctx context.Context, path string, limit int64) ([]spec.Spec, error) {
+	data, err := readInput(ctx, path, limit)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	return spec.ParseCases(path, data)
 }
 
+// maxListBytes caps the lists a run reads (--xfail, --flakes, --baseline).
+const maxListBytes = 1 << 20
+
 // loadXFail reads an expected-failure list with a size cap.
-func loadXFail(path string) (runner.XFail, error) {
-	data, err := spec.ReadFile(path, 1<<20)
+func loadXFail(ctx context.Context, path string) (runner.XFail, error) {
+	data, err := readInput(ctx, path, maxListBytes)
 	if err != nil {
 		return runner.XFail{}, err
 	}

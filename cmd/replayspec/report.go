@@ -60,13 +60,13 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var xf runner.XFail
 	if *xfailFile != "" {
 		var err error
-		if xf, err = loadXFail(*xfailFile); err != nil {
+		if xf, err = loadXFail(ctx, *xfailFile); err != nil {
 			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
-	specs, err := loadSpecs(paths, spec.MaxBytes)
+	specs, err := loadSpecs(ctx, paths, spec.MaxBytes)
 	if err != nil {
-		return inputError(stderr, "report", err, "")
+		return inputError(stderr, "report", err, loadHint(err))
 	}
 	if *xfailFile != "" {
 		if err := xf.Check(specNames(specs)); err != nil {

@@ -143,11 +143,11 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	}
 	var xf runner.XFail
 	if f.xfail != "" {
-		if xf, err = loadXFail(f.xfail); err != nil {
+		if xf, err = loadXFail(ctx, f.xfail); err != nil {
 			return inputError(stderr, "run", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
-	if err := f.ci.load(); err != nil {
+	if err := f.ci.load(ctx); err != nil {
 		return inputError(stderr, "run", err, "")
 	}
 	fset, err := replay.ParseFaults(f.faults)
@@ -167,20 +167,25 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 
 	spec.SetMemoryBudget(uint64(f.memoryMiB) << 20)
 	defer spec.SetMemoryBudget(0)
-	specs, loading, err := loadSpecsTimed(paths, f.maxInputMiB<<20)
+	specs, loading, err := loadSpecsTimed(ctx, paths, f.maxInputMiB<<20)
 	if err != nil {
-		return inputError(stderr, "run", err, "Fix the spec (docs/spec-format.md lists every key), or check one file with 'replayspec validate FILE'.")
+		return inputError(stderr, "run", err, loadHint(err))
 	}
 	if f.maxPasses > 0 {
+		// The flag replaces each spec's limits.max_passes: what that
+		// refuses is said in the flag's words, once per problem.
+		flagWords := strings.NewReplacer("the pass budget limits.max_passes", "the pass budget --max-passes",
+			"raise limits.max_passes", "raise --max-passes")
 		var errs []string
 		for i := range specs {
 			specs[i].Limits.MaxPasses = f.maxPasses
 			if err := spec.Validate(specs[i]); err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", specs[i].File, err))
+				errs = append(errs, flagWords.Replace(err.Error()))
 			}
 		}
 		if len(errs) > 0 {
-			return inputError(stderr, "run", fmt.Errorf("with --max-passes %d:\n%s", f.maxPasses, strings.Join(errs, "\n")), "Raise --max-passes, or leave it out to keep each spec's limits.max_passes.")
+			return inputError(stderr, "run", errors.New(strings.Join(errs, "\n")),
+				fmt.Sprintf("--max-passes %d replaces every spec's limits.max_passes: raise it, or leave it out to keep each spec's own.", f.maxPasses))
 		}
 	}
 	if f.xfail != "" {

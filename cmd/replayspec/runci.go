@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -40,19 +42,27 @@ func addCIFlags(fs *flag.FlagSet) *ciFlags {
 }
 
 // load reads the flake list and the baseline.
-func (c *ciFlags) load() error {
+func (c *ciFlags) load(ctx context.Context) error {
 	if *c.jobs < 0 || *c.retries < 0 {
 		return fmt.Errorf("-j and --retries take a number of 0 or more")
 	}
 	if *c.flakes != "" {
-		fl, err := runner.LoadFlakes(*c.flakes)
+		data, err := readInput(ctx, *c.flakes, maxListBytes)
+		fl := runner.Flakes{}
+		if err == nil {
+			fl, err = runner.ParseFlakes(*c.flakes, data)
+		}
 		if err != nil {
 			return fmt.Errorf("--flakes: %w", err)
 		}
 		c.fl = fl
 	}
 	if *c.baseline != "" {
-		b, err := runner.LoadBaseline(*c.baseline)
+		data, err := readInput(ctx, *c.baseline, maxResultsBytes)
+		b := runner.Baseline{}
+		if err == nil {
+			b, err = runner.ReadBaseline(*c.baseline, bytes.NewReader(data))
+		}
 		if err != nil {
 			return fmt.Errorf("--baseline: %w", err)
 		}

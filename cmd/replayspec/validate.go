@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
@@ -57,7 +59,18 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if ctx.Err() != nil {
 			return exitFail
 		}
-		cases, err := readCases(f, *maxMiB<<20)
+		var cases []spec.Spec
+		err := error(nil)
+		if !slices.Contains(paths, f) {
+			err = regularInDir(f) // a FIFO found in a directory is not opened
+		}
+		if err == nil {
+			cases, err = readCases(ctx, f, *maxMiB<<20)
+		}
+		if errors.Is(err, errReadInterrupted) {
+			fmt.Fprintf(stderr, "replayspec validate: %v\n", err)
+			return exitFail
+		}
 		if err != nil {
 			bad++
 			fmt.Fprintln(stdout, report.Clean(err.Error(), true))
@@ -71,7 +84,9 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if *verbose {
 			for _, s := range cases {
 				e := spec.EstimateOf(s)
-				fmt.Fprintf(stdout, "   %s needs about %d MiB (buffers %d MiB, passes %d MiB) of a budget of %d MiB\n", report.Name(s.Name), e.Bytes>>20, e.Buffers>>20, e.Passes>>20, spec.MemoryBudget()>>20)
+				total, base, bufs, passes, unit := e.Breakdown()
+				fmt.Fprintf(stdout, "   %s needs about %d %s (%d %s any run needs + %s %s for its buffers + %s %s of trace for its passes) of a budget of %d MiB\n",
+					report.Name(s.Name), total, unit, base, unit, spec.Part(bufs, e.Buffers), unit, spec.Part(passes, e.Passes), unit, spec.MemoryBudget()>>20)
 			}
 		}
 	}
