@@ -124,6 +124,7 @@ func (v *validator) memory(s Spec) {
 	v.fail(path, fmt.Sprintf("running this spec needs about %d %s of memory (%s %s any run needs + %s %s for its buffers + %s %s of trace for its passes), over the budget of %s: %s",
 		total, unit, Part(base, bytesBase), unit, Part(bufs, e.Buffers), unit, Part(passes, e.Passes), unit, mib(budget), what))
 }
+
 // mib shows a size as Breakdown does: to the nearest MiB (GiB from 10
 // GiB), "<1" for a size that rounds to 0.
 func mib(b uint64) string {
