@@ -156,9 +156,20 @@ func TestProgressShowsPasses(t *testing.T) {
 	p := newProgress(&b, true)
 	p.start(1, 3, spec.Spec{Name: "long\x1b[2J"})
 	p.pass(spec.Spec{Name: "long"}, 57)
+	// Judging a long trace is a phase of its own, and the line moves on
+	// while nothing else happens (issue 25: it froze, with no phase).
+	if got := b.String(); !strings.Contains(got, "\r\033[K[2/3] long\\x1b[2J: starting (") || !strings.Contains(got, "[2/3] long\\x1b[2J: pass 57 (") {
+		t.Errorf("progress lacks the start or the passes: %q", got)
+	}
+	p.judge(spec.Spec{Name: "long"})
+	b.Reset()
+	p.tick()
+	if got := b.String(); !strings.Contains(got, "[2/3] long\\x1b[2J: judging (") {
+		t.Errorf("a tick while judging draws %q", got)
+	}
 	p.clear()
 	out := b.String()
-	for _, want := range []string{"\r\033[K[2/3] long\\x1b[2J", "[2/3] long\\x1b[2J: pass 57 (", "\r\033[K"} {
+	for _, want := range []string{"\r\033[K[2/3] long\\x1b[2J: judging (", "\r\033[K"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("progress lacks %q: %q", want, out)
 		}

@@ -272,7 +272,8 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	}
 	defer csvFile.Close()
 	prog := newProgress(stderr, len(specs)*f.count > 0 && isTerminal(stderr))
-	opts := runner.Options{Target: tg, Timeout: f.timeout, Grace: f.grace, OnPass: prog.pass,
+	defer prog.run()()
+	opts := runner.Options{Target: tg, Timeout: f.timeout, Grace: f.grace, OnPass: prog.pass, OnJudge: prog.judge,
 		// Loading counts too, once: against a spec's first run. Workers
 		// (-j) ask at once.
 		Spent: func(s spec.Spec) time.Duration {
@@ -480,18 +481,46 @@ func writeMatrix(outs *outputSet, path string, tg target.Target, outcomes []runn
 }
 
 // progress is the line rewritten in place on a terminal's stderr: the
-// spec running now, its passes so far and its time.
+// spec running now, what it is doing (its passes so far, or judging) and
+// its time, redrawn every progressTick even when nothing happens, so that
+// it never looks frozen.
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	on      bool
 	i, n    int
 	name    string
+	phase   string // "starting", "pass N", "judging"
 	started time.Time
 	last    time.Time
+	stop    chan struct{}
 }
 
+// progressTick is how often the line is redrawn.
+const progressTick = 250 * time.Millisecond
+
 func newProgress(w io.Writer, on bool) *progress { return &progress{w: w, on: on} }
+
+// run redraws the line every progressTick until clear's last call (done).
+func (p *progress) run() (done func()) {
+	if !p.on {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(progressTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p.tick()
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return func() { close(stop) }
+}
 
 func (p *progress) start(i, total int, s spec.Spec) {
 	if !p.on {
@@ -499,20 +528,42 @@ func (p *progress) start(i, total int, s spec.Spec) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.i, p.n, p.name, p.started = i+1, total, s.Name, time.Now()
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s", p.i, p.n, report.Name(p.name))
+	p.i, p.n, p.name, p.phase, p.started = i+1, total, s.Name, "starting", time.Now()
+	p.drawLocked(time.Now())
 }
 
 func (p *progress) pass(s spec.Spec, passes int) {
+	p.set(fmt.Sprintf("pass %d", passes), false)
+}
+
+func (p *progress) judge(s spec.Spec) { p.set("judging", true) }
+
+// set changes the phase; the line is redrawn at most every 100 ms, or at
+// once when now.
+func (p *progress) set(phase string, now bool) {
 	if !p.on {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond {
-		p.last = now
-		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s: pass %d (%.1f s)", p.i, p.n, report.Name(p.name), passes, now.Sub(p.started).Seconds())
+	p.phase = phase
+	if t := time.Now(); now || t.Sub(p.last) >= 100*time.Millisecond {
+		p.drawLocked(t)
 	}
+}
+
+// tick redraws the line with the time so far.
+func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.name != "" {
+		p.drawLocked(time.Now())
+	}
+}
+
+func (p *progress) drawLocked(now time.Time) {
+	p.last = now
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s: %s (%.1f s)", p.i, p.n, report.Name(p.name), p.phase, now.Sub(p.started).Seconds())
 }
 
 func (p *progress) clear() {
@@ -521,6 +572,7 @@ func (p *progress) clear() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.name = ""
 	fmt.Fprint(p.w, "\r\033[K")
 }
 
