@@ -133,8 +133,11 @@ func cmdJSONValid(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: jsonvalid file")
 	}
-	if json.Valid([]byte(ts.ReadFile(args[0]))) == neg {
-		ts.Fatalf("%s: valid JSON is %v, want %v", args[0], !neg, !neg)
+	switch valid := json.Valid([]byte(ts.ReadFile(args[0]))); {
+	case !valid && !neg:
+		ts.Fatalf("%s is not one whole JSON document", args[0])
+	case valid && neg:
+		ts.Fatalf("%s is valid JSON", args[0])
 	}
 }
 
