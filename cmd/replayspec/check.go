@@ -112,8 +112,8 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if len(results) > 0 {
 		if err := report.Write(stdout, *format, report.Outcomes(results), opts, report.End{}); err != nil {
-			fmt.Fprintf(stderr, "replayspec check: writing the report: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "replayspec check: %v\n", stdoutError(err))
+			return exitIO
 		}
 	}
 	if unreadable > 0 {

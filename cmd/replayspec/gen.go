@@ -48,8 +48,8 @@ func genCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return usageError(stderr, "gen", "--out DIR is required")
 	}
-	if *count < 1 {
-		return usageError(stderr, "gen", "--count %d: want at least 1", *count)
+	if *count < 1 || *count > maxGenCount {
+		return usageError(stderr, "gen", "--count %d: want 1 to %d (more, in several directories)", *count, maxGenCount)
 	}
 	cfg := specgen.Config{}
 	switch *caps {
@@ -92,6 +92,10 @@ func genCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "wrote %d specs to %s (seeds %d..%d, caps %s)\n", *count, *out, *seed, *seed+*count-1, *caps)
 	return exitOK
 }
+
+// maxGenCount is the most specs one gen writes: a directory of a million
+// specs is already more than a run reads comfortably.
+const maxGenCount = 1_000_000
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

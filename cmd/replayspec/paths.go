@@ -122,7 +122,8 @@ func specInputs(ss []spec.Spec) []namedPath {
 // checkPaths refuses outputs that would overwrite an input or another
 // output: every output is compared with every input and with the outputs
 // before it, by absolute path and, for files that exist, by identity (a
-// link, a second path to the same file).
+// link, a second path to the same file). It takes time in proportion to
+// the number of paths (gen writes thousands).
 func checkPaths(inputs, outputs []namedPath) error {
 	type known struct {
 		namedPath
@@ -130,41 +131,71 @@ func checkPaths(inputs, outputs []namedPath) error {
 		info os.FileInfo
 	}
 	mk := func(p namedPath) known {
-		k := known{namedPath: p, abs: p.path}
-		if a, err := filepath.Abs(p.path); err == nil {
-			k.abs = a
-		}
+		k := known{namedPath: p, abs: absPath(p.path)}
 		if fi, err := os.Stat(p.path); err == nil && !fi.IsDir() {
 			k.info = fi
 		}
 		return k
 	}
-	same := func(a, b known) bool {
-		return a.abs == b.abs || (a.info != nil && b.info != nil && os.SameFile(a.info, b.info))
+	// seen finds an earlier path to the same file: by absolute path, or
+	// by the file's identity where the system gives one (else, rarely
+	// needed, by comparing with every earlier file that exists).
+	type index struct {
+		byAbs  map[string]known
+		byID   map[any]known
+		others []known
 	}
-	var ins []known
+	newIndex := func() *index { return &index{byAbs: map[string]known{}, byID: map[any]known{}} }
+	add := func(ix *index, k known) {
+		if _, dup := ix.byAbs[k.abs]; !dup {
+			ix.byAbs[k.abs] = k
+		}
+		if k.info != nil {
+			if id, ok := fileID(k.info); ok {
+				if _, dup := ix.byID[id]; !dup {
+					ix.byID[id] = k
+				}
+			} else {
+				ix.others = append(ix.others, k)
+			}
+		}
+	}
+	find := func(ix *index, k known) (known, bool) {
+		if prev, ok := ix.byAbs[k.abs]; ok {
+			return prev, true
+		}
+		if k.info == nil {
+			return known{}, false
+		}
+		if id, ok := fileID(k.info); ok {
+			prev, found := ix.byID[id]
+			return prev, found
+		}
+		for _, prev := range ix.others {
+			if os.SameFile(prev.info, k.info) {
+				return prev, true
+			}
+		}
+		return known{}, false
+	}
+	ins, outs := newIndex(), newIndex()
 	for _, p := range inputs {
-		ins = append(ins, mk(p))
+		add(ins, mk(p))
 	}
-	var outs []known
 	var errs []string
 	for _, p := range outputs {
-		o := mk(p)
 		if fi, err := os.Stat(p.path); err == nil && fi.IsDir() {
 			errs = append(errs, fmt.Sprintf("%s %s is a directory: name a file", p.flag, p.path))
 			continue
 		}
-		for _, in := range ins {
-			if same(o, in) {
-				errs = append(errs, fmt.Sprintf("%s %s would overwrite the %s %s: write it elsewhere", p.flag, p.path, in.flag, in.path))
-			}
+		o := mk(p)
+		if in, ok := find(ins, o); ok {
+			errs = append(errs, fmt.Sprintf("%s %s would overwrite the %s %s: write it elsewhere", p.flag, p.path, in.flag, in.path))
 		}
-		for _, prev := range outs {
-			if same(o, prev) {
-				errs = append(errs, fmt.Sprintf("%s %s and %s %s are the same file: give each its own", prev.flag, prev.path, p.flag, p.path))
-			}
+		if prev, ok := find(outs, o); ok {
+			errs = append(errs, fmt.Sprintf("%s %s and %s %s are the same file: give each its own", prev.flag, prev.path, p.flag, p.path))
 		}
-		outs = append(outs, o)
+		add(outs, o)
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "\n"))
