@@ -193,6 +193,11 @@ func usageError(stderr io.Writer, cmd, format string, a ...any) int {
 // inputError reports bad input (a file that is missing or wrong) with a
 // hint, and returns exitUsage.
 func inputError(stderr io.Writer, cmd string, err error, hint string) int {
+	if errors.Is(err, errReadInterrupted) {
+		// Not bad input: the command was stopped (exit 130 or 143).
+		fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, report.Name(err.Error()))
+		return exitFail
+	}
 	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = report.Name(l) // a name from outside cannot forge a line

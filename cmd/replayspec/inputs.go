@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/replayspec/replayspec/spec"
 )
@@ -38,10 +39,20 @@ func untilDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
 	case r := <-ch:
 		return r.v, r.err
 	case <-ctx.Done():
-		var zero T
-		return zero, errReadInterrupted
+		// A read that does not block is done in a moment: only one that
+		// blocks is given up on.
+		select {
+		case r := <-ch:
+			return r.v, r.err
+		case <-time.After(readGrace):
+			var zero T
+			return zero, errReadInterrupted
+		}
 	}
 }
+
+// readGrace is how long an interrupted command still waits for a read.
+const readGrace = 100 * time.Millisecond
 
 // readInput reads path, at most limit bytes; errors name the file.
 func readInput(ctx context.Context, path string, limit int64) ([]byte, error) {

@@ -240,12 +240,14 @@ func TestExecBadDrivers(t *testing.T) {
 			if err != nil {
 				t.Fatalf("handshake probe: %v", err)
 			}
-			// Only a driver that hangs needs the short timeout; the others
+			// Only a driver that hangs needs a short timeout; the others
 			// get one no loaded machine reaches, so that a slow start never
-			// reads as a hang.
+			// reads as a hang. The short one still leaves a hanging driver
+			// time to start (under its reaper: two processes of a -race
+			// binary on a loaded machine) and write what the test reads.
 			timeout := 15 * time.Second
 			if c.what == "timed out" {
-				timeout = 800 * time.Millisecond
+				timeout = 4 * time.Second
 			}
 			var r runner.Result
 			endsWithin(t, hangBound, "a run with a per-spec timeout of "+timeout.String(), func() {
