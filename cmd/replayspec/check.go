@@ -61,8 +61,8 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		given = cases
 	}
-	if *maxMiB < 1 {
-		return usageError(stderr, "check", "--max-input-mib %d: want a positive number of MiB", *maxMiB)
+	if *maxMiB < 1 || *maxMiB > maxOptionMiB {
+		return usageError(stderr, "check", "--max-input-mib %d: want 1 to %d MiB", *maxMiB, maxOptionMiB)
 	}
 	var results []runner.Result
 	opts := report.Options{Quiet: *quiet, TraceFiles: map[string]string{}}

@@ -247,6 +247,11 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// maxOptionMiB bounds the options that take MiB (--memory-budget,
+// --max-input-mib): 16 TiB, far above any machine, far below where the
+// count of bytes overflows.
+const maxOptionMiB = 1 << 24
+
 // maxFileNameBytes is the budget of a file name made from a spec's name:
 // file systems take 255 bytes, and the name gets suffixes (".run12",
 // ".ndjson", ".partial").

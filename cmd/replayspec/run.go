@@ -125,8 +125,8 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if f.count < 1 {
 		return usageError(stderr, "run", "-count %d: want 1 or more", f.count)
 	}
-	if f.memoryMiB < 1 || f.maxInputMiB < 1 {
-		return usageError(stderr, "run", "--memory-budget and --max-input-mib take a positive number of MiB")
+	if f.memoryMiB < 1 || f.maxInputMiB < 1 || f.memoryMiB > maxOptionMiB || f.maxInputMiB > maxOptionMiB {
+		return usageError(stderr, "run", "--memory-budget %d, --max-input-mib %d: each takes 1 to %d MiB", f.memoryMiB, f.maxInputMiB, maxOptionMiB)
 	}
 	colour, err := colourWanted(f.color, isTerminal(stdout), os.Getenv)
 	if err != nil {

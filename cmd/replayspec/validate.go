@@ -45,8 +45,8 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if len(paths) == 0 {
 		return usageError(stderr, "validate", "no spec given: name spec files or directories, e.g. replayspec validate specs/")
 	}
-	if *memory < 1 || *maxMiB < 1 {
-		return usageError(stderr, "validate", "--memory-budget and --max-input-mib take a positive number of MiB")
+	if *memory < 1 || *maxMiB < 1 || *memory > maxOptionMiB || *maxMiB > maxOptionMiB {
+		return usageError(stderr, "validate", "--memory-budget %d, --max-input-mib %d: each takes 1 to %d MiB", *memory, *maxMiB, maxOptionMiB)
 	}
 	spec.SetMemoryBudget(uint64(*memory) << 20)
 	defer spec.SetMemoryBudget(0)
