@@ -163,6 +163,9 @@ func writeWhole(path string, fn func(io.Writer) error) error {
 		}
 		return errors.Join(err, f.Close())
 	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // a link names where to write, as os.Create would follow it
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

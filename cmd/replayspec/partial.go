@@ -42,7 +42,7 @@ func (ps *partials) record() func(s spec.Spec, run int) (func(trace.Event), func
 	}
 	return func(s spec.Spec, run int) (func(trace.Event), func()) {
 		file, ok := ps.plan.traces[traceKey(s.Name, run)]
-		if !ok {
+		if !ok || special(file) {
 			return nil, func() {}
 		}
 		out, err := ps.plan.outs.stream(partialFile(file))

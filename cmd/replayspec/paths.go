@@ -83,7 +83,9 @@ func (p outputPlan) all() []namedPath {
 	sort.Strings(keys)
 	for _, k := range keys {
 		out = append(out, namedPath{"--trace-out", p.traces[k]})
-		out = append(out, namedPath{"--trace-out (while its spec runs)", partialFile(p.traces[k])})
+		if !special(p.traces[k]) { // /dev/stdout gets the trace, and no partial file beside it
+			out = append(out, namedPath{"--trace-out (while its spec runs)", partialFile(p.traces[k])})
+		}
 	}
 	if p.timeline != "" {
 		out = append(out, namedPath{"--timeline", p.timeline})
