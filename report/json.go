@@ -29,6 +29,8 @@ type JSONLine struct {
 	XFail  string `json:"xfail_file,omitempty"`
 	Shard  string `json:"shard,omitempty"` // k/n, of a run of one shard
 	Cases  int    `json:"cases,omitempty"` // the results the run is to report
+	// Generated: the generated specs run beside the library.
+	Generated *Generated `json:"generated,omitempty"`
 	// Result: the fields of one spec's result.
 	*JSONResult
 	// End.
@@ -56,6 +58,9 @@ type JSONSummary struct {
 type JSONResult struct {
 	Name string `json:"name"`
 	File string `json:"file,omitempty"`
+	// Seed is a generated spec's seed (0: written by hand); Rerun then
+	// runs it again alone.
+	Seed int `json:"seed,omitempty"`
 	// Run numbers the runs of a spec run several times (-count).
 	Run     int    `json:"run,omitempty"`
 	Verdict string `json:"verdict"` // pass, fail, error, skip
@@ -149,7 +154,7 @@ func newJSONStream(w io.Writer, h Header) (*jsonStream, error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	s := &jsonStream{enc: enc, w: bw}
-	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile, Shard: h.Shard, Cases: h.Cases})
+	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile, Shard: h.Shard, Cases: h.Cases, Generated: h.Generated})
 }
 
 func (s *jsonStream) line(l JSONLine) error {

@@ -253,3 +253,16 @@ func plural(n int, one, many string) string {
 
 // maxResultsBytes caps a results file merge reads.
 const maxResultsBytes = 1 << 30
+
+// readResults reads one JSON result stream, with a size cap.
+func readResults(ctx context.Context, path string) (report.JSONLine, []report.JSONResult, report.JSONLine, error) {
+	data, err := readInput(ctx, path, maxResultsBytes)
+	if err != nil {
+		return report.JSONLine{}, nil, report.JSONLine{}, err
+	}
+	start, recs, end, err := report.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return start, recs, end, fmt.Errorf("%s: %w", path, err)
+	}
+	return start, recs, end, nil
+}
