@@ -248,9 +248,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 // maxOptionMiB bounds the options that take MiB (--memory-budget,
-// --max-input-mib): 16 TiB, far above any machine, far below where the
-// count of bytes overflows.
-const maxOptionMiB = 1 << 24
+// --max-input-mib): 2^40 MiB (an exbibyte), far above any machine, below
+// where the count of bytes overflows.
+const maxOptionMiB = 1 << 40
 
 // maxFileNameBytes is the budget of a file name made from a spec's name:
 // file systems take 255 bytes, and the name gets suffixes (".run12",

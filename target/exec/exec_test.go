@@ -207,7 +207,7 @@ func endsWithin(t *testing.T, limit time.Duration, what string, f func()) {
 	}
 }
 
-var testLimits = exectarget.ExecOptions{HandshakeTimeout: 2 * time.Second, MaxBytes: 1 << 20, MaxLines: 2000}
+var testLimits = exectarget.ExecOptions{HandshakeTimeout: 15 * time.Second, MaxBytes: 1 << 20, MaxLines: 2000}
 
 // TestExecBadDrivers runs a spec through each kind of broken driver: each
 // is an error that names the spec, what happened, the last lines read and
