@@ -282,7 +282,11 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	var tlFile *streamOut
 	if f.timeline != "" {
 		if tlFile, err = plan.outs.stream(f.timeline); err == nil {
-			tl, err = report.NewSealedTimeline(tlFile)
+			if special(f.timeline) {
+				tl, err = report.NewTimeline(tlFile) // a pipe cannot seek: appended, ended at the end
+			} else {
+				tl, err = report.NewSealedTimeline(tlFile)
+			}
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "replayspec run: %v\n", err)
