@@ -105,7 +105,11 @@ typedef struct {
 } rs_spec_collect;
 
 typedef enum { RS_WINDOW_CONFIG_ENTER, RS_WINDOW_CONFIG_EXIT, RS_WINDOW_PASS_ENTER, RS_WINDOW_PASS_EXIT } rs_window;
-typedef enum { RS_ACTION_START_CONTEXT, RS_ACTION_STOP_CONTEXT, RS_ACTION_DISPATCH } rs_action_call;
+/* RS_ACTION_FREE frees a buffer, RS_ACTION_ALLOC allocates a by_tool one
+ * (memory-actions): each once in a run, the first time its callback comes. */
+typedef enum {
+    RS_ACTION_START_CONTEXT, RS_ACTION_STOP_CONTEXT, RS_ACTION_DISPATCH, RS_ACTION_FREE, RS_ACTION_ALLOC
+} rs_action_call;
 
 /* A call the tool makes from inside a replay callback (plan.actions). */
 typedef struct {
@@ -113,6 +117,7 @@ typedef struct {
     int64_t pass; /* for PASS windows; -1: every pass */
     rs_action_call call;
     char *context, *dispatch;
+    char *buffer; /* RS_ACTION_FREE, RS_ACTION_ALLOC */
 } rs_spec_action;
 
 typedef struct {
@@ -148,6 +153,7 @@ typedef struct {
     size_t nvalues;
     char *free_after;
     char *alloc_after; /* NULL: allocated before the application starts */
+    bool by_tool;      /* allocated by the tool from a callback (RS_ACTION_ALLOC), never by the application */
 } rs_spec_buffer;
 
 typedef struct {
@@ -224,7 +230,13 @@ typedef enum {
     RS_EV_AGENT, RS_EV_KERNEL, RS_EV_SIGNAL, RS_EV_MEM_READ, RS_EV_MEM_WRITE,
     RS_EV_APP_ALLOC, RS_EV_APP_FREE, RS_EV_APP_DISPATCH, RS_EV_APP_COMPLETE,
     RS_EV_APP_READBACK, RS_EV_APP_MEMORY, RS_EV_APP_TIMEOUT,
-    RS_EV_API_CALL /* tool: an API call's enter or exit, as API tracing showed it (COR-1) */
+    RS_EV_API_CALL, /* tool: an API call's enter or exit, as API tracing showed it (COR-1) */
+    /* What a black-box port observes besides (docs/driver-protocol.md):
+     * the tool's copy of one buffer in a PASS callback (contents, digest
+     * and elements only), the application's completion signal as the tool
+     * loads it in an EXIT callback, and as the application loads it after
+     * its wait (value). */
+    RS_EV_TOOL_MEMORY, RS_EV_TOOL_SIGNAL, RS_EV_APP_SIGNAL
 } rs_event_type;
 
 typedef enum { RS_OP_NONE = 0, RS_OP_CONFIG = 1, RS_OP_PASS = 2, RS_OP_LAST = 3 } rs_op;
@@ -319,13 +331,15 @@ typedef struct {
     int packets, kernel_packets;
     bool graph;
     const uint32_t *grid, *workgroup; /* [3] */
+    const char *const *args; /* app_dispatch, tool_dispatch: the buffers the kernel takes */
+    size_t nargs;
     uint64_t addr, bytes;
     rs_mem_kind mem_kind;
     const rs_region *regions;
     size_t nregions;
     const char *mem_in, *mem_out, *digest; /* 16 hex digits */
-    const void *contents; /* app_readback, app_memory: the buffer, whole */
-    uint64_t contents_bytes;
+    const void *contents; /* app_readback, app_memory, tool_memory: the buffer, whole */
+    uint64_t contents_bytes; /* tool_memory writes its digest and elements only, no runs */
     rs_warning code;
     const char *message;
 } rs_event;

@@ -170,7 +170,10 @@ void rt_set_hooks(rt_runtime *rt, const rt_hooks *h); /* NULL removes them */
 void rt_set_observer(rt_runtime *rt, const rt_observer *o);
 
 /* Memory. Copies in and out of device and fine-grained memory are seen by
- * the observer; host memory is the host's own. */
+ * the observer; host memory is the host's own. A freed block's address goes
+ * to the next allocation of the same agent, kind and page count (4096
+ * bytes), the last freed first, as the simulator's allocator does; the
+ * on_alloc hook hears of a free before the block goes. */
 int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out);
 int rt_free_memory(rt_runtime *rt, const rt_alloc *a);
 int rt_write_memory(rt_runtime *rt, const rt_alloc *a, const void *src, uint64_t n);

@@ -66,9 +66,12 @@ static const char *good_spec =
     "{\"name\":\"c\",\"start\":false,\"stop_after\":\"d\",\"services\":{\"counter_collection\":{\"counters\":[\"SQ_WAVES\"]},"
     "\"external_correlation\":{\"mode\":\"fixed\",\"value\":7}}}],"
     "\"tool\":{\"plan\":{\"passes\":\"groups\",\"continue\":{\"converge\":{\"counter\":\"SQ_WAVES\",\"at_most\":4}},"
-    "\"local\":[{\"pass\":-1,\"stop\":[\"c\"]}],\"user_data\":18446744073709551615},"
+    "\"local\":[{\"pass\":-1,\"stop\":[\"c\"]}],\"user_data\":18446744073709551615,"
+    "\"actions\":[{\"in\":\"PASS_EXIT\",\"pass\":0,\"call\":\"free\",\"buffer\":\"gone\"},"
+    "{\"in\":\"PASS_EXIT\",\"pass\":0,\"call\":\"alloc\",\"buffer\":\"new\"}]},"
     "\"misuse\":[{\"call\":\"local_stop\",\"context\":\"c\",\"in\":\"PASS_EXIT\",\"pass\":1}]},"
-    "\"application\":{\"buffers\":[{\"name\":\"x\",\"agent\":\"g\",\"kind\":\"fine\",\"elements\":4,\"values\":[1,-2]}],"
+    "\"application\":{\"buffers\":[{\"name\":\"x\",\"agent\":\"g\",\"kind\":\"fine\",\"elements\":4,\"values\":[1,-2]},"
+    "{\"name\":\"gone\",\"agent\":\"g\",\"elements\":8},{\"name\":\"new\",\"agent\":\"g\",\"elements\":8,\"by_tool\":true}],"
     "\"dispatches\":[{\"name\":\"d\",\"kernel\":\"saxpy\",\"agent\":\"g\",\"queue\":\"q1\",\"thread\":2,\"args\":[\"x\",\"x\"],"
     "\"scalar\":-3,\"grid\":4,\"workgroup\":64,\"packets\":1,\"plan\":{\"passes\":0}}]},"
     "\"expect\":{\"passes\":{\"d\":\"2..3\"},\"anything\":[1,2]},\"limits\":{\"max_passes\":50}}";
@@ -88,6 +91,11 @@ static void test_spec(void) {
         CHECK(s->plan.nlocal == 1 && s->plan.local[0].pass == -1, "local toggles");
         CHECK(s->nmisuse == 1 && s->misuse[0].in == RS_WINDOW_PASS_EXIT && !s->misuse[0].start, "misuse");
         CHECK(s->buffers[0].nvalues == 2 && s->buffers[0].values[1] == -2, "values");
+        CHECK(s->nbuffers == 3 && !s->buffers[1].by_tool && s->buffers[2].by_tool, "by_tool buffers");
+        CHECK(s->plan.nactions == 2 && s->plan.actions[0].call == RS_ACTION_FREE && s->plan.actions[1].call == RS_ACTION_ALLOC &&
+                  strcmp(s->plan.actions[0].buffer, "gone") == 0 && strcmp(s->plan.actions[1].buffer, "new") == 0 &&
+                  s->plan.actions[1].in == RS_WINDOW_PASS_EXIT && s->plan.actions[1].pass == 0,
+              "memory actions");
         const rs_spec_plan *p = rs_spec_plan_for(s, "d");
         CHECK(p->passes == RS_PASSES_NUMBER && p->pass_number == 0, "a dispatch's own plan");
         CHECK(s->dispatches[0].scalar == -3 && s->dispatches[0].thread == 2, "dispatch");
@@ -103,6 +111,9 @@ static void test_spec(void) {
         {"\"args\":[\"x\",\"x\"]", "\"args\":[\"x\",\"y\"]", "no buffer y"},
         {"\"mode\":\"fixed\"", "\"mode\":\"random\"", "increment or fixed"},
         {"\"elements\":4", "\"elements\":-4", "non-negative"},
+        {"\"call\":\"alloc\",\"buffer\":\"new\"", "\"call\":\"alloc\",\"buffer\":\"gone\"", "not by_tool"},
+        {"\"call\":\"free\",\"buffer\":\"gone\"", "\"call\":\"free\",\"buffer\":\"w\"", "no buffer w"},
+        {"\"call\":\"free\"", "\"call\":\"forget\"", "unknown call forget"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *at = strstr(good_spec, bad[i].from);
@@ -151,8 +162,39 @@ static void test_trace(void) {
     free(full);
     char *bb = trace_of(RS_PROFILE_BLACK_BOX, emit_some);
     CHECK(strstr(bb, "\"sources\":[\"tool\",\"app\"]") != NULL, "%s", bb);
-    CHECK(strstr(bb, "\"kernel\"") == NULL && strstr(bb, "\"warning\"") == NULL, "black-box leaves runtime and sdk events out: %s", bb);
-    CHECK(strstr(bb, "{\"end\":2}") != NULL && strstr(bb, "\"seq\":2,\"type\":\"callback\"") != NULL, "numbered as written: %s", bb);
+    CHECK(strstr(bb, "\"kernel\"") == NULL, "black-box leaves runtime events out: %s", bb);
+    CHECK(strstr(bb, "\"seq\":2,\"type\":\"warning\"") != NULL, "black-box keeps the warnings the process printed (an app event): %s", bb);
+    CHECK(strstr(bb, "{\"end\":3}") != NULL && strstr(bb, "\"seq\":3,\"type\":\"callback\"") != NULL, "numbered as written: %s", bb);
+    free(bb);
+}
+
+/* What a black-box port records besides: the tool's copies (digest and
+ * elements, no runs), the signal as the tool and the application load it,
+ * a dispatch's buffers, and the agents as the tool's query lists them. */
+static void emit_observed(rs_trace *t) {
+    int32_t data[4] = {1, 1, 1, 1};
+    const char *args[] = {"x", "y"};
+    rs_emit(t, &(rs_event){.type = RS_EV_AGENT, .time = 1, .agent = 1, .family = "MI300"});
+    rs_emit(t, &(rs_event){.type = RS_EV_APP_DISPATCH, .time = 2, .thread = 1, .label = "k", .args = args, .nargs = 2});
+    rs_emit(t, &(rs_event){.type = RS_EV_TOOL_MEMORY, .time = 3, .thread = 1, .dispatch = 1, .buffer = "x",
+                           .op = RS_OP_PASS, .phase = RS_PHASE_ENTER, .has_pass = true, .pass = 0, .contents = data,
+                           .contents_bytes = sizeof data});
+    rs_emit(t, &(rs_event){.type = RS_EV_TOOL_SIGNAL, .time = 4, .thread = 1, .dispatch = 1, .op = RS_OP_CONFIG,
+                           .phase = RS_PHASE_EXIT, .signal = 9, .has_value = true, .value = 1});
+    rs_emit(t, &(rs_event){.type = RS_EV_APP_SIGNAL, .time = 5, .thread = 1, .label = "k", .signal = 9, .has_value = true, .value = 0});
+}
+
+static void test_observed(void) {
+    char *bb = trace_of(RS_PROFILE_BLACK_BOX, emit_observed);
+    CHECK(strstr(bb, "{\"end\":5}") != NULL, "every observation is the tool's or the application's: %s", bb);
+    CHECK(strstr(bb, "\"type\":\"agent\"") != NULL, "the agents, as the tool lists them: %s", bb);
+    CHECK(strstr(bb, "\"args\":[\"x\",\"y\"]") != NULL, "a dispatch's buffers: %s", bb);
+    CHECK(strstr(bb, "\"type\":\"tool_memory\"") != NULL && strstr(bb, "\"elements\":4}") != NULL &&
+              strstr(bb, "\"runs\"") == NULL,
+          "a copy: digest and elements, no runs: %s", bb);
+    CHECK(strstr(bb, "\"type\":\"tool_signal\"") != NULL && strstr(bb, "\"signal\":9,\"value\":1}") != NULL,
+          "the signal as the tool loads it: %s", bb);
+    CHECK(strstr(bb, "\"type\":\"app_signal\"") != NULL && strstr(bb, "\"value\":0}") != NULL, "as the application loads it: %s", bb);
     free(bb);
 }
 
@@ -212,6 +254,7 @@ int main(void) {
     test_spec();
     test_trace();
     test_before_emit();
+    test_observed();
     test_digest();
     if (failures > 0) {
         fprintf(stderr, "kit_test: %d failures\n", failures);
