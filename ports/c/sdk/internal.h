@@ -1,4 +1,18 @@
-/* The SDK's insides, shared by its files. One SDK per process. */
+/* The SDK's insides, shared by its files. One SDK per process.
+ *
+ * The files call one way only, from the queue's side down; none calls a
+ * file above it (the runtime calls krs_intercept, and a tool's callback may
+ * write a dispatch that comes back through the runtime, never by a call):
+ *
+ *   intercept.c   the queue write interceptor: picks the path for a write
+ *     loop.c      the replay window of one candidate dispatch
+ *     submit.c    dispatch ids, correlation, a submission run once
+ *     services.c  which services take part in a submit; their records
+ *     local.c tracker.c warn.c context.c
+ *                 the per-thread override, memory, diagnostics, contexts:
+ *                 state the files above read and change
+ *
+ * (context.c names krs_intercept only to install it on each new queue.) */
 #ifndef KRS_INTERNAL_H
 #define KRS_INTERNAL_H
 
@@ -112,21 +126,26 @@ window_state *krs_window(void);
 
 /* context.c */
 context *krs_context_find(uint64_t id); /* under krs_sdk.mu */
+uint64_t krs_thread_id(void);
+krs_correlation_id_t krs_capture_correlation(void);
 void krs_active_copy(active *out);
 const context *krs_replay_context(const active *a); /* started, covering CONFIG (ACT-1) */
 uint64_t krs_kernel_id(const char *name);
 
 /* intercept.c */
 int krs_intercept(void *arg, rt_queue *q, rt_packet *packets, size_t n);
-krs_kernel_dispatch_info_t krs_reserve_dispatch(rt_queue *q, const rt_packet *p);
-krs_correlation_id_t krs_capture_correlation(void);
-uint64_t krs_external_correlation(const active *a, krs_kernel_dispatch_info_t info, uint64_t internal);
-int krs_run_once(const active *a, rt_queue *q, const rt_packet *p, krs_kernel_dispatch_info_t info,
-                 krs_correlation_id_t corr);
-uint64_t krs_thread_id(void);
 
 /* loop.c */
 int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, const rt_packet *p);
+
+/* submit.c */
+krs_kernel_dispatch_info_t krs_reserve_dispatch(rt_queue *q, const rt_packet *p);
+uint64_t krs_external_correlation(const active *a, krs_kernel_dispatch_info_t info, uint64_t internal);
+pthread_rwlock_t *krs_agent_lock(uint64_t agent); /* MEM-6; NULL for an unknown agent */
+int krs_run_once(const active *a, rt_queue *q, const rt_packet *p, krs_kernel_dispatch_info_t info,
+                 krs_correlation_id_t corr);
+int krs_run_unreplayed(const active *a, rt_queue *q, rt_packet *packets, size_t n); /* ACT-6 */
+int krs_run_nested(const active *a, rt_queue *q, rt_packet *packets, size_t n);     /* from a callback */
 
 /* local.c */
 krs_status_t krs_local_start(krs_context_id_t ctx);

@@ -170,7 +170,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     }
 
     /* MEM-6: no other dispatch runs on this agent while the loop replays. */
-    pthread_rwlock_t *lk = &krs_sdk.agent_locks[info.agent_id - 1];
+    pthread_rwlock_t *lk = krs_agent_lock(info.agent_id);
     lock_agent(w, lk, info.agent_id);
     /* MEM-4: drain, then save the agent's tracked device memory. */
     rt_drain_agent(krs_sdk.rt, info.agent_id);
