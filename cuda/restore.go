@@ -25,7 +25,12 @@ import (
 //
 // So no restore costs much more than a full copy, whatever the pattern:
 // the spans of all regions cost one launch plus their bytes.
-func (s *snapshot) Restore() (uint64, error) {
+func (s *snapshot) Restore() (uint64, error) { return s.RestoreWithHook(nil) }
+
+// RestoreWithHook implements hsa.RestoreHook: on success the writes and
+// what hook records are recorded on the driver thread behind the copies
+// (decision 18.8).
+func (s *snapshot) RestoreWithHook(hook func(bytes uint64)) (uint64, error) {
 	s.rt.mu.Lock()
 	mode := s.rt.restoreMode
 	s.rt.mu.Unlock()
@@ -46,7 +51,12 @@ func (s *snapshot) Restore() (uint64, error) {
 		}
 	}
 	// What was written is recorded even when the restore fails part-way.
-	defer func() { s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written) }()
+	recorded := false
+	defer func() {
+		if !recorded {
+			s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written)
+		}
+	}()
 	err := s.rt.w.do(func() error {
 		var find, ranged []*savedRegion
 		for _, g := range live {
@@ -92,6 +102,11 @@ func (s *snapshot) Restore() (uint64, error) {
 				return err
 			}
 			restored += n
+		}
+		s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written)
+		recorded = true
+		if hook != nil {
+			hook(restored)
 		}
 		return nil // ordered like Snapshot's copies
 	})

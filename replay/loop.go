@@ -111,7 +111,10 @@ func fire(thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
 }
 
 // snapshot drains the queue and the agent, then saves the agent's tracked
-// device memory (MEM-1, MEM-4).
+// device memory (MEM-1, MEM-4). The SDK records it where the runtime
+// copies (decision 18.8): recorded after the copy returned, another
+// thread's kernel could land between the two, and the trace would show a
+// snapshot taken after a kernel whose writes it does not hold.
 func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa.Snapshot, error) {
 	if err := q.Drain(); err != nil {
 		return nil, err
@@ -120,12 +123,19 @@ func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa
 		return nil, err
 	}
 	regions := s.tracker.regionsOf(info.AgentID)
+	named := regionsOf(regions)
+	saved := func(bytes uint64) {
+		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
+			Agent: uint64(info.AgentID), Bytes: bytes, Regions: named})
+	}
+	if h, ok := s.rt.(hsa.SnapshotHook); ok {
+		return h.SnapshotWithHook(thread, info.AgentID, regions, saved)
+	}
 	snap, err := s.rt.Snapshot(thread, info.AgentID, regions)
 	if err != nil {
 		return nil, err
 	}
-	s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
-		Agent: uint64(info.AgentID), Bytes: snap.Bytes(), Regions: regionsOf(regions)})
+	saved(snap.Bytes()) // a runtime with no hook: as close to the copy as the SDK can
 	return snap, nil
 }
 
@@ -226,16 +236,27 @@ func (s *SDK) budgetSpent(passes uint64) bool {
 	return s.opts.Context.Err() != nil
 }
 
-// restore writes the snapshot back before pass (MEM-2). A restore that
-// fails part-way is fatal: never a silent wrong result (MEM-5). The SDK
-// claims no restore it did not finish; the runtime's own account shows the
-// bytes it wrote before failing (docs/decisions.md 13).
+// restore writes the snapshot back before pass (MEM-2), recorded where the
+// runtime writes, as the snapshot is (decision 18.8). A restore that fails
+// part-way is fatal: never a silent wrong result (MEM-5). The SDK claims no
+// restore it did not finish; the runtime's own account shows the bytes it
+// wrote before failing (docs/decisions.md 13).
 func (s *SDK) restore(snap hsa.Snapshot, thread hsa.ThreadID, dispatch, pass uint64) error {
-	n, err := snap.Restore()
+	restored := func(bytes uint64) {
+		s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: bytes})
+	}
+	var err error
+	if h, ok := snap.(hsa.RestoreHook); ok {
+		_, err = h.RestoreWithHook(restored)
+	} else {
+		var n uint64
+		if n, err = snap.Restore(); err == nil {
+			restored(n)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("%w: before pass %d of dispatch %d: %w", ErrRestoreFailed, pass, dispatch, err)
 	}
-	s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: n})
 	return nil
 }
 
