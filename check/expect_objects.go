@@ -86,12 +86,16 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 		if len(a.complete) > 0 {
 			s.settled = a.complete[0]
 		}
+		out[a.label] = s
+	}
+	for _, s := range out {
+		// The tool's dispatches written inside it, a tool's own among
+		// them: their windows nest (MEM-6, clarified 2026-12-01).
 		for _, t := range tools {
-			if t.thread == s.thread && t.at > s.at && t.at < s.end {
+			if t != s && t.thread == s.thread && t.at > s.at && t.at < s.end {
 				s.nested = append(s.nested, [2]int{t.at, t.end - 1})
 			}
 		}
-		out[a.label] = s
 	}
 	for _, s := range out {
 		for _, i := range x.byThread[s.thread] {
@@ -114,7 +118,7 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 		// window on its thread that is not the loop's it was written from.
 		from := x.ev[s.at].Dispatch
 		for _, i := range x.byThread[s.thread] {
-			if e := x.ev[i]; i > s.at && i < s.end && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
+			if e := x.ev[i]; s.inside(i) && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
 				s.ids = []uint64{e.Dispatch}
 				break
 			}

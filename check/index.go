@@ -44,6 +44,12 @@ type index struct {
 
 	allocs *[]allocation // built on first use
 
+	// writes are the dispatches the tool wrote, with the windows open
+	// around each (nested.go); declinedIDs those declined (MEM-6): both
+	// built on first use.
+	writes      *[]*toolWrite
+	declinedIDs map[uint64]bool
+
 	// While filing (add): per-thread state, lists by type, and the last
 	// thread and dispatch seen, since runs of events share them.
 	threads      map[uint64]*threadState
@@ -156,9 +162,14 @@ func newIndex(t trace.Trace) *index {
 
 // threadState is what the index keeps per thread while it files events.
 type threadState struct {
-	pos      []int // the thread's events
-	open     int32 // the PASS window open on it (x.windows), -1 none
-	toolOpen bool  // inside a dispatch the tool wrote
+	pos  []int // the thread's events
+	open int32 // the innermost PASS window open on it (x.windows), -1 none
+	// outer are the PASS windows a window nested inside them left open:
+	// a dispatch the tool writes inside a pass may open its own replay
+	// window there (MEM-6, clarified 2026-12-01), and when it closes the
+	// outer pass is the one open again.
+	outer    []int32
+	toolOpen int // how deep inside dispatches the tool wrote (they nest too)
 }
 
 // add files event i, the next in trace order: the lists every oracle
@@ -185,21 +196,29 @@ func (x *index) add(i int) {
 	byTool := false
 	switch e.Type {
 	case trace.ToolDispatch:
-		th.toolOpen = true
+		byTool = th.toolOpen > 0 // written from inside one of the tool's own
+		th.toolOpen++
 	case trace.ToolComplete:
-		th.toolOpen = false
+		th.toolOpen = max(th.toolOpen-1, 0)
+		byTool = th.toolOpen > 0
 	default:
-		byTool = th.toolOpen
+		byTool = th.toolOpen > 0
 	}
 	x.byTool = append(x.byTool, byTool)
 	if e.Type == trace.Callback && e.Op == trace.OpPass {
 		p, _ := e.PassOf()
 		switch e.Phase {
 		case trace.PhaseEnter:
+			if th.open >= 0 && x.windows[th.open].dispatch != e.Dispatch {
+				th.outer = append(th.outer, th.open) // a window nested in this pass
+			}
 			th.open = int32(len(x.windows))
 			x.windows = append(x.windows, passRef{dispatch: e.Dispatch, pass: p, open: true, enter: i})
 		case trace.PhaseExit:
 			th.open = -1
+			if n := len(th.outer); n > 0 {
+				th.open, th.outer = th.outer[n-1], th.outer[:n-1]
+			}
 		}
 	}
 	if e.Type == trace.Callback && len(e.Payload) > 0 {

@@ -48,6 +48,12 @@ const (
 	FaultUserDataWriteLost    Fault = "user_data_write_lost"
 	FaultReplayMultiPacket    Fault = "replay_multi_packet"
 	FaultActivateUnstarted    Fault = "activate_unstarted"
+
+	// The tool's own dispatches inside a window (MEM-6, clarified 2026-12-01).
+	FaultToolDispatchNotCandidate Fault = "tool_dispatch_not_candidate"
+	FaultReplayReentrant          Fault = "replay_reentrant"
+	FaultDeclineNested            Fault = "decline_nested"
+	FaultWaitOnOwnWindow          Fault = "wait_on_own_window"
 )
 
 // faultTable is the one list of planted faults, each with the rules it is
@@ -91,6 +97,10 @@ var faultTable = []struct {
 	{FaultUserDataWriteLost, []string{"UD-2"}, "what the tool writes in PASS ENTER does not reach that pass's EXIT and continue"},
 	{FaultReplayMultiPacket, []string{"ACT-6"}, "the kernel of a multi-packet submission is replayed"},
 	{FaultActivateUnstarted, []string{"ACT-3"}, "a configured replay context that was never started activates replay (while another context is started)"},
+	{FaultToolDispatchNotCandidate, []string{"MEM-6"}, "a dispatch the tool writes inside a replay window is no candidate: no CONFIG, no pass count, it runs once (the withdrawn decision 11)"},
+	{FaultReplayReentrant, []string{"MEM-6"}, "a dispatch the tool writes inside a window on that window's own agent is replayed in a window of its own there, not declined"},
+	{FaultDeclineNested, []string{"MEM-6"}, "a dispatch the tool writes inside a window on another agent is declined and runs once, instead of opening its own window there"},
+	{FaultWaitOnOwnWindow, []string{"MEM-6"}, "a declined dispatch waits for its agent's lock, which its own thread's window holds (the thread waits for itself)"},
 }
 
 var allFaults = func() []Fault {

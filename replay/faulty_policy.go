@@ -37,6 +37,12 @@ type policy struct {
 	replayMultiPacket     bool // FaultReplayMultiPacket: ACT-6 broken
 	warnEveryTime         bool // FaultWarnEveryTime: PC-6, ACT-6 broken
 
+	// the tool's own dispatches inside a window (MEM-6, clarified).
+	toolDispatchNotCandidate bool // FaultToolDispatchNotCandidate: no CONFIG for it
+	replayReentrant          bool // FaultReplayReentrant: replayed on its own window's agent
+	declineNested            bool // FaultDeclineNested: declined on another agent too
+	waitOnOwnWindow          bool // FaultWaitOnOwnWindow: waits for the lock its thread holds
+
 	// local toggles and the services they mask.
 	localToggleAnywhere          bool // FaultLocalToggleAnywhere: LCX-2 broken
 	localStartNotStartedAllowed  bool // FaultLocalStartNotStartedAllowed: LCX-7 broken
@@ -65,6 +71,11 @@ func policyOf(fs Faults) policy {
 		activateWithoutConfig: fs.Has(FaultActivateWithoutConfig),
 		replayMultiPacket:     fs.Has(FaultReplayMultiPacket),
 		warnEveryTime:         fs.Has(FaultWarnEveryTime),
+
+		toolDispatchNotCandidate: fs.Has(FaultToolDispatchNotCandidate),
+		replayReentrant:          fs.Has(FaultReplayReentrant),
+		declineNested:            fs.Has(FaultDeclineNested),
+		waitOnOwnWindow:          fs.Has(FaultWaitOnOwnWindow),
 
 		localToggleAnywhere:          fs.Has(FaultLocalToggleAnywhere),
 		localStartNotStartedAllowed:  fs.Has(FaultLocalStartNotStartedAllowed),

@@ -38,7 +38,10 @@ func (s *SDK) decide(payload *KernelReplayData, info DispatchInfo, seq UserData)
 }
 
 // dispatch handles one single-packet kernel dispatch while some context is
-// started: the replay window of the reference's write interceptor.
+// started: the replay window of the reference's write interceptor. A
+// dispatch the tool writes from inside a window (a CONFIG or PASS callback,
+// or a service callback within a pass) comes here too: a candidate like
+// any other (MEM-6, clarified 2026-12-01).
 func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
 	ts := s.thread(thread)
 	info := s.reserveDispatch(q, thread, p) // DID-1: before CONFIG
@@ -47,26 +50,51 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
 	sub := act.replay
+	// MEM-6: a window of this thread already open on the agent: the SDK
+	// declines to replay there, and so never waits for its own window.
+	reentrant := ts.windowOn(info.AgentID) && !s.pol.replayReentrant
+	nested := ts.inWindow()
+	w := ts.openWindow(info.DispatchID, info.AgentID)
+	closed := false
+	closeWindow := func() {
+		if !closed {
+			ts.closeWindow()
+			closed = true
+		}
+	}
+	defer closeWindow()
 	var seq UserData // UD-1: one value for the whole sequence
 	// API-6: a CONFIG payload carries no pass fields.
 	cfg := &KernelReplayData{Size: payloadSize, DispatchInfo: info}
 	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
 	pl := s.decide(cfg, info, seq)
+	if pl.replay && (reentrant || s.pol.declineNested && nested) {
+		// MEM-6 (clarified): it runs once, inside the outer pass; the
+		// outer loop's next restore undoes what it writes there.
+		s.warn(trace.WarnReentrantDispatch, info.DispatchID, fmt.Sprintf("agent %d", info.AgentID))
+		pl = plan{}
+	}
 	if !pl.replay {
 		if s.pol.snapshotNotReplayed {
 			s.snapshotNotReplayed(thread, info) // MEM-1 broken
 		}
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): EXIT right after ENTER
+		closeWindow()
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
 	lk := s.agentLocks.of(info.AgentID)
-	lk.Lock(thread) // MEM-6: the loop owns the agent
-	ts.setOwns(info.AgentID)
+	owned := ts.ownsAgent(info.AgentID) // only with replay_reentrant planted
+	if !owned {
+		lk.Lock(thread) // MEM-6: the loop owns the agent; a nested window waits for another thread's
+	}
+	ts.setHolds(w, true)
 	locked := true
 	unlock := func() {
 		if locked {
-			ts.setOwns(0)
-			lk.Unlock(thread)
+			ts.setHolds(w, false)
+			if !owned {
+				lk.Unlock(thread)
+			}
 			locked = false
 		}
 	}
@@ -80,10 +108,11 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		s.warn(trace.WarnSnapshotIncomplete, info.DispatchID, err.Error())
 		unlock()
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq)
+		closeWindow()
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
 	defer snap.Release()
-	ended, err := s.loop(act, ts, sub, q, thread, corr, p, info, pl, seq, snap, write)
+	ended, err := s.loop(act, ts, w, sub, q, thread, corr, p, info, pl, seq, snap, write)
 	if err != nil || !ended {
 		return err
 	}
@@ -151,10 +180,10 @@ func regionsOf(allocs []hsa.Allocation) []trace.Region {
 // loop runs the passes. It reports whether the loop ended; a loop that
 // spends the caller's budget is reported as never-ended (CMP-4) and its
 // completion is not fired.
-func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queue, thread hsa.ThreadID, corr CorrelationID,
+func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext, q hsa.Queue, thread hsa.ThreadID, corr CorrelationID,
 	p hsa.Packet, info DispatchInfo, pl plan, seq UserData, snap hsa.Snapshot, write hsa.WriteFunc) (bool, error) {
-	ts.beginLoop(act)
-	defer ts.endLoop(s.pol.localToggleLeaks) // LCX-4: the override ends with the loop
+	ts.beginLoop(w, act)
+	defer ts.endLoop(w, s.pol.localToggleLeaks) // LCX-4: the override ends with the loop
 	fixed := pl.passes > 0
 	total := pl.passes // PC-5: 0 for an indefinite loop
 	passUD := seq
@@ -268,9 +297,6 @@ func (s *SDK) callback(sub *toolContext, thread hsa.ThreadID, corr CorrelationID
 		return
 	}
 	corr.External = UserData{} // external ids belong to submits (docs/trace.md)
-	ts := s.thread(thread)
-	ts.enterCallback()
-	defer ts.exitCallback()
 	r.callback(CallbackRecord{Context: sub.id, Thread: thread, Correlation: corr, Kind: KindKernelReplay,
 		Operation: op, Phase: ph, Payload: payload}, ud)
 }

@@ -420,7 +420,10 @@ func (a *app) readBack() {
 // submitFromTool writes d, a dispatch of the tool's own, from inside the
 // replay callback "from" on thread, and waits for it: the application's
 // queue and buffers, the tool's hands. Its events are bracketed by
-// tool_dispatch and tool_complete.
+// tool_dispatch and tool_complete. It is a candidate like any other (MEM-6,
+// clarified 2026-12-01): the tool answers its CONFIG with d's own plan, or
+// the tool's, and may see a window of its own nested in the one it was
+// written from.
 func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Event) error {
 	q, err := a.queue(d.Agent, d.Queue)
 	if err != nil {
@@ -434,7 +437,17 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Ev
 	a.sdk.EnterAPI(thread)
 	err = q.Submit(thread, packets...)
 	a.sdk.ExitAPI(thread)
-	if err != nil {
+	switch {
+	case errors.Is(err, replay.ErrNeverEnded):
+		// CMP-4: its own loop never ends, and the tool would wait here
+		// for ever; it gives up as the application does (no tool_complete).
+		return nil
+	case errors.Is(err, replay.ErrRestoreFailed):
+		a.mu.Lock()
+		a.abort = fmt.Errorf("the tool's dispatch %s: %w", d.Name, err)
+		a.mu.Unlock()
+		return nil // the process is gone (MEM-5)
+	case err != nil:
 		return err
 	}
 	if !sig.WaitBelow(1) {

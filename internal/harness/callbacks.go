@@ -196,11 +196,45 @@ func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Eve
 			if !ok || t.app == nil {
 				continue
 			}
-			if err := t.app.submitFromTool(th, d, where); err != nil {
+			done, fresh := t.writing(th, d.Name)
+			if !fresh {
+				continue // never from inside its own windows: that would never end
+			}
+			err := t.app.submitFromTool(th, d, where)
+			done()
+			if err != nil {
 				t.app.fail(fmt.Errorf("the tool's dispatch %s: %w", d.Name, err))
 			}
 		}
 	}
+}
+
+// writing notes that the tool writes its dispatch name on thread th: the
+// dispatch th is submitting is name until done, and the pass th had
+// published comes back then (a window of name's own may nest inside the
+// pass and publish its passes). fresh is false when th is already writing
+// name: its plan's actions would write it again from its own callbacks.
+func (t *tool) writing(th hsa.ThreadID, name string) (done func(), fresh bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if slices.Contains(t.writes[th], name) {
+		return nil, false
+	}
+	t.writes[th] = append(t.writes[th], name)
+	label := t.label[th]
+	pub, had := t.published[th]
+	t.label[th] = name
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.writes[th] = t.writes[th][:len(t.writes[th])-1]
+		t.label[th] = label
+		if had {
+			t.published[th] = pub
+		} else {
+			delete(t.published, th)
+		}
+	}, true
 }
 
 func (t *tool) dispatchNamed(name string) (spec.Dispatch, bool) {
