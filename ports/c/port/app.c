@@ -261,6 +261,9 @@ int app_submit_from_tool(size_t di, const rs_event *from) {
     mark(di, app.p->completed);
     if (done) emit(&(rs_event){.type = RS_EV_TOOL_COMPLETE, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
     rt_signal_destroy(sig);
+    /* Its own loop never ended (CMP-4): the tool would wait for ever; it
+     * gives up as the application does, without tool_complete. */
+    if (rc == RT_ERR_NEVER_ENDED) return 0;
     return done ? 0 : -1;
 }
 

@@ -43,27 +43,46 @@ pthread_rwlock_t *krs_agent_lock(uint64_t agent) {
     return agent >= 1 && agent <= krs_sdk.nagents ? &krs_sdk.agent_locks[agent - 1] : NULL;
 }
 
+/* write_on_agent writes packets while no other thread's loop holds the
+ * agent (MEM-6: it waits for the loop's end). When a window of this thread
+ * holds it, the write goes at once, inside that loop's pass: waiting would
+ * wait for ever (MEM-6, clarified 2026-12-01: the SDK never deadlocks on
+ * its own window), and the loop's next restore undoes what it writes. */
+static int write_on_agent(rt_queue *q, rt_packet *packets, size_t n) {
+    uint64_t agent = rt_queue_agent(q);
+    pthread_rwlock_t *lk = krs_owns_agent(agent) ? NULL : krs_agent_lock(agent);
+#ifdef KRS_FAULT_NO_AGENT_LOCK
+    lk = NULL;
+#endif
+    if (lk != NULL) pthread_rwlock_rdlock(lk);
+    int rc = rt_queue_hw_write(q, packets, n);
+    if (lk != NULL) pthread_rwlock_unlock(lk);
+    return rc;
+}
+
 /* krs_run_once is the ordinary single-dispatch path: the application's
  * packet, its completion signal included, with the reserved id (DID-1),
- * while no loop replays on the agent (MEM-6). */
+ * while no loop replays on the agent (MEM-6). Inside a window (the tool's
+ * own dispatch) it gets an empty window, so that no loop's override
+ * reaches it (LCX-6). */
 int krs_run_once(const active *a, rt_queue *q, const rt_packet *p, krs_kernel_dispatch_info_t info,
                  krs_correlation_id_t corr) {
+    bool inside = krs_in_window();
+    if (inside && krs_window_open(info.dispatch_id, 0) == NULL) return RT_ERR;
     corr.external.value = krs_external_correlation(a, info, corr.internal);
-    submission sub;
-    krs_prepare(a, info, &sub);
+    submission *sub = malloc(sizeof *sub); /* heap: the tool may nest dispatches in its callbacks */
+    if (sub == NULL) {
+        if (inside) krs_window_close();
+        return RT_ERR;
+    }
+    krs_prepare(a, info, sub);
     rt_packet pk = *p;
     pk.tag = info.dispatch_id;
-    pk.profile = sub.profiled ? &sub.profile : NULL;
-    pthread_rwlock_t *lk = krs_agent_lock(rt_queue_agent(q));
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-    if (lk != NULL) pthread_rwlock_rdlock(lk);
-#endif
-    int rc = rt_queue_hw_write(q, &pk, 1);
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-    if (lk != NULL) pthread_rwlock_unlock(lk);
-#endif
-    (void)lk;
-    if (rc == RT_OK) krs_deliver(&sub, info, p->kernel, corr);
+    pk.profile = sub->profiled ? &sub->profile : NULL;
+    int rc = write_on_agent(q, &pk, 1);
+    if (rc == RT_OK) krs_deliver(sub, info, p->kernel, corr);
+    free(sub);
+    if (inside) krs_window_close();
     return rc;
 }
 
@@ -85,7 +104,8 @@ static void prepare_each(const active *a, rt_queue *q, const rt_packet *packets,
 }
 
 /* ACT-6: a submission of several packets, or a graph launch, runs once;
- * every kernel packet keeps its own id and its ordinary services. */
+ * every kernel packet keeps its own id and its ordinary services (inside a
+ * window, with no loop's override: LCX-6). */
 int krs_run_unreplayed(const active *a, rt_queue *q, rt_packet *packets, size_t n) {
     if (krs_replay_context(a) != NULL) {
         bool graph = false;
@@ -93,51 +113,20 @@ int krs_run_unreplayed(const active *a, rt_queue *q, rt_packet *packets, size_t 
         if (graph) krs_warn(warn_graph_launch, 0, "graph launches are not replayed; this one runs once");
         else krs_warn(warn_multi_packet, 0, "only a submission of exactly one kernel dispatch packet is replayed; this one of %zu packets runs once", n);
     }
-    enum { max_batch = 64 };
-    if (n > max_batch) return RT_ERR;
-    rt_packet out[max_batch];
-    static _Thread_local submission subs[max_batch]; /* too big for the stack */
-    krs_kernel_dispatch_info_t infos[max_batch];
-    krs_correlation_id_t corrs[max_batch];
-    prepare_each(a, q, packets, n, out, subs, infos, corrs);
-    pthread_rwlock_t *lk = krs_agent_lock(rt_queue_agent(q));
-    if (lk != NULL) pthread_rwlock_rdlock(lk);
-    int rc = rt_queue_hw_write(q, out, n);
-    if (lk != NULL) pthread_rwlock_unlock(lk);
-    if (rc != RT_OK) return rc;
-    for (size_t i = 0; i < n; i++) {
-        if (out[i].type == RT_PACKET_KERNEL) krs_deliver(&subs[i], infos[i], out[i].kernel, corrs[i]);
-    }
-    return RT_OK;
-}
-
-/* run_nested runs a submission written from inside a replay callback on
- * this thread (decision 11): replay does not nest, so it is no candidate;
- * each kernel packet runs once, at once, with its own id and the services
- * of the global state, not the loop's local override (LCX-6). On the agent
- * whose lock the loop holds it does not wait for that lock. */
-int krs_run_nested(const active *a, rt_queue *q, rt_packet *packets, size_t n) {
-    window_state *w = krs_window();
+    bool inside = krs_in_window();
     rt_packet *out = calloc(n + 1, sizeof *out);
-    submission *subs = calloc(n + 1, sizeof *subs);
+    submission *subs = calloc(n + 1, sizeof *subs); /* heap: too big for the stack, and callbacks may nest */
     krs_kernel_dispatch_info_t *infos = calloc(n + 1, sizeof *infos);
     krs_correlation_id_t *corrs = calloc(n + 1, sizeof *corrs);
     int rc = RT_ERR;
     if (out == NULL || subs == NULL || infos == NULL || corrs == NULL) goto done;
-    w->ignore_override = true;
+    if (inside && krs_window_open(0, 0) == NULL) goto done;
     prepare_each(a, q, packets, n, out, subs, infos, corrs);
-    w->ignore_override = false;
-    uint64_t agent = rt_queue_agent(q);
-    pthread_rwlock_t *lk = agent == w->locked_agent ? NULL : krs_agent_lock(agent);
-    if (lk != NULL) pthread_rwlock_rdlock(lk);
-    rc = rt_queue_hw_write(q, out, n);
-    if (lk != NULL) pthread_rwlock_unlock(lk);
+    rc = write_on_agent(q, out, n);
     for (size_t i = 0; rc == RT_OK && i < n; i++) {
-        if (out[i].type != RT_PACKET_KERNEL) continue;
-        w->ignore_override = true;
-        krs_deliver(&subs[i], infos[i], out[i].kernel, corrs[i]);
-        w->ignore_override = false;
+        if (out[i].type == RT_PACKET_KERNEL) krs_deliver(&subs[i], infos[i], out[i].kernel, corrs[i]);
     }
+    if (inside) krs_window_close();
 done:
     free(out);
     free(subs);
