@@ -54,6 +54,8 @@ const (
 	FaultReplayReentrant          Fault = "replay_reentrant"
 	FaultDeclineNested            Fault = "decline_nested"
 	FaultWaitOnOwnWindow          Fault = "wait_on_own_window"
+	// What the application's API calls, as API tracing shows them, can catch.
+	FaultAncestorProcessWide Fault = "ancestor_process_wide"
 )
 
 // faultTable is the one list of planted faults, each with the rules it is
@@ -101,6 +103,7 @@ var faultTable = []struct {
 	{FaultReplayReentrant, []string{"MEM-6"}, "a dispatch the tool writes inside a window on that window's own agent is replayed in a window of its own there, not declined"},
 	{FaultDeclineNested, []string{"MEM-6"}, "a dispatch the tool writes inside a window on another agent is declined and runs once, instead of opening its own window there"},
 	{FaultWaitOnOwnWindow, []string{"MEM-6"}, "a declined dispatch waits for its agent's lock, which its own thread's window holds (the thread waits for itself)"},
+	{FaultAncestorProcessWide, []string{"COR-1", "COR-2"}, "an API call's ancestor is the process's last entered call (one variable for every thread), not its own thread's innermost open call; a dispatch inherits it"},
 }
 
 var allFaults = func() []Fault {
