@@ -45,7 +45,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	for _, register := range []func(*godog.ScenarioContext){
 		registerMachine, registerTool, registerPlan, registerApplication, registerFaults,
 		registerVerdicts, registerLoop, registerCompletion, registerMemory, registerIdentity,
-		registerContexts, registerAPI, registerRPV,
+		registerContexts, registerAPI, registerRPV, registerNested,
 	} {
 		register(sc)
 	}
