@@ -68,8 +68,13 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 		s := &subject{label: e.Label, thread: e.Thread, at: i, end: len(x.ev), byTool: true, settled: -1}
 		pos := x.byThread[e.Thread]
 		for j := slices.Index(pos, i) + 1; j < len(pos); j++ {
-			if f := x.ev[pos[j]]; f.Type == trace.ToolComplete && f.Label == e.Label {
+			f := x.ev[pos[j]]
+			if f.Type == trace.ToolComplete && f.Label == e.Label {
 				s.end, s.settled = pos[j]+1, pos[j]
+				break
+			}
+			if f.Type == trace.AppDispatch || f.Dispatch != 0 && f.Dispatch == e.Dispatch && f.Type != trace.ToolDispatch {
+				s.end = pos[j] // the tool gave up on it (its loop never ended) and went on
 				break
 			}
 		}

@@ -168,8 +168,14 @@ type threadState struct {
 	// a dispatch the tool writes inside a pass may open its own replay
 	// window there (MEM-6, clarified 2026-12-01), and when it closes the
 	// outer pass is the one open again.
-	outer    []int32
-	toolOpen int // how deep inside dispatches the tool wrote (they nest too)
+	outer []int32
+	// tools are the dispatches the tool is writing on the thread,
+	// outermost first, each as the dispatch it was written from: they
+	// nest too. One closes at its tool_complete, or, when the tool gave
+	// up on it (its loop never ended), at the next event of the dispatch
+	// it was written from (that one's callback went on), or at the
+	// thread's next app_dispatch.
+	tools []uint64
 }
 
 // add files event i, the next in trace order: the lists every oracle
@@ -193,18 +199,26 @@ func (x *index) add(i int) {
 	}
 	*ty = append(*ty, i)
 	x.windowOf = append(x.windowOf, th.open)
-	byTool := false
 	switch e.Type {
 	case trace.ToolDispatch:
-		byTool = th.toolOpen > 0 // written from inside one of the tool's own
-		th.toolOpen++
+		x.byTool = append(x.byTool, len(th.tools) > 0) // written from inside one of the tool's own
+		th.tools = append(th.tools, e.Dispatch)
 	case trace.ToolComplete:
-		th.toolOpen = max(th.toolOpen-1, 0)
-		byTool = th.toolOpen > 0
+		if n := len(th.tools); n > 0 {
+			th.tools = th.tools[:n-1]
+		}
+		x.byTool = append(x.byTool, len(th.tools) > 0)
+	case trace.AppDispatch:
+		th.tools = th.tools[:0]
+		x.byTool = append(x.byTool, false)
 	default:
-		byTool = th.toolOpen > 0
+		if e.Dispatch != 0 {
+			if k := slices.Index(th.tools, e.Dispatch); k >= 0 {
+				th.tools = th.tools[:k] // the tool gave up on what it wrote from there
+			}
+		}
+		x.byTool = append(x.byTool, len(th.tools) > 0)
 	}
-	x.byTool = append(x.byTool, byTool)
 	if e.Type == trace.Callback && e.Op == trace.OpPass {
 		p, _ := e.PassOf()
 		switch e.Phase {

@@ -44,6 +44,21 @@ func (x *index) toolWrites() []*toolWrite {
 		var writing []*toolWrite
 		for _, i := range pos {
 			e := x.ev[i]
+			if e.Type == trace.AppDispatch {
+				open, writing = open[:0], writing[:0] // the application's next dispatch: all is over
+				continue
+			}
+			if e.Dispatch != 0 && e.Type != trace.ToolDispatch {
+				// An event of an outer window's dispatch: every window and
+				// write nested inside it is over (a loop that never ended
+				// leaves no CONFIG EXIT, and the tool gives up on it).
+				if k := slices.Index(open, e.Dispatch); k >= 0 {
+					open = open[:k+1]
+				}
+				if k := slices.IndexFunc(writing, func(w *toolWrite) bool { return w.from == e.Dispatch }); k >= 0 {
+					writing = writing[:k]
+				}
+			}
 			switch {
 			case e.Type == trace.Callback && e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter:
 				open = append(open, e.Dispatch)
@@ -54,6 +69,13 @@ func (x *index) toolWrites() []*toolWrite {
 				// written from it still names it, below).
 				if k := slices.Index(open, e.Dispatch); k >= 0 {
 					open = slices.Delete(open, k, k+1)
+				}
+			case e.Type == trace.NeverEnded || e.Type == trace.AppTimeout:
+				// The loop ended without CONFIG EXIT: its window is over.
+				if k := slices.Index(open, e.Dispatch); k >= 0 {
+					open = open[:k]
+				} else if e.Type == trace.AppTimeout {
+					open = open[:0]
 				}
 			case e.Type == trace.ToolDispatch:
 				w := &toolWrite{at: i, end: len(x.ev), thread: e.Thread, label: e.Label, agent: e.Agent,
@@ -109,6 +131,18 @@ func (x *index) declined(d *dispatchView) bool {
 		}
 	}
 	return x.declinedIDs[d.id]
+}
+
+// toolNeverCompleted reports whether d is a dispatch the tool wrote whose
+// wait never returned (no tool_complete): a loop that may have ended the
+// process (MEM-5), nested in the window it was written from.
+func (x *index) toolNeverCompleted(d *dispatchView) bool {
+	for _, w := range x.toolWrites() {
+		if w.id == d.id {
+			return !w.complete
+		}
+	}
+	return false
 }
 
 // checkNested judges the tool's own dispatches inside windows (MEM-6).

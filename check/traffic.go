@@ -385,7 +385,10 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 // and the application was d's: no CONFIG EXIT, no completion, no timeout.
 func (x *index) endedInLoop(d *dispatchView) bool {
 	a := x.appOf(d)
-	if a == nil || len(a.complete) > 0 || len(a.timeout) > 0 {
+	switch {
+	case a == nil && !x.toolNeverCompleted(d):
+		return false // neither the application's nor a tool's dispatch left waiting
+	case a != nil && (len(a.complete) > 0 || len(a.timeout) > 0):
 		return false
 	}
 	// The loop's last event the tool saw: its last PASS EXIT, or in a

@@ -67,6 +67,9 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	// API-6: a CONFIG payload carries no pass fields.
 	cfg := &KernelReplayData{Size: payloadSize, DispatchInfo: info}
 	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
+	if err := s.gone(); err != nil {
+		return err
+	}
 	pl := s.decide(cfg, info, seq)
 	if pl.replay && (reentrant || s.pol.declineNested && nested) {
 		// MEM-6 (clarified): it runs once, inside the outer pass; the
@@ -210,6 +213,9 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		ts.setPassEnter(true)
 		s.callback(sub, thread, passCorr, OpPass, PhaseEnter, payload, &passUD)
 		ts.setPassEnter(false)
+		if err := s.gone(); err != nil {
+			return false, err
+		}
 
 		// One pass: the application's completion left out (CMP-2).
 		pass1 := p
@@ -225,10 +231,16 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		}
 		if svc.profile != nil {
 			svc.deliver(thread, info, recCorr, svc.profile.Start, svc.profile.End) // CB-4: inside the pass; DID-4
+			if err := s.gone(); err != nil {
+				return false, err
+			}
 		}
 
 		last := fixed && pass+1 >= pl.passes
 		s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CB-2, CONT-4
+		if err := s.gone(); err != nil {
+			return false, err
+		}
 		// CONT-1: consulted after the pass and its EXIT. CONT-2: a fixed
 		// loop never asks after its last pass. CONT-3: an indefinite loop
 		// asks every time. (An if chain, as in decide.)
@@ -284,7 +296,19 @@ func (s *SDK) restore(snap hsa.Snapshot, thread hsa.ThreadID, dispatch, pass uin
 		}
 	}
 	if err != nil {
+		s.aborted.Store(true)
 		return fmt.Errorf("%w: before pass %d of dispatch %d: %w", ErrRestoreFailed, pass, dispatch, err)
+	}
+	return nil
+}
+
+// gone says whether the process has aborted (a restore failed part-way,
+// MEM-5) while a callback or a record of this loop ran: the loop takes no
+// further step. A window around a nested one whose restore failed stops
+// here, as the reference's abort stops every thread.
+func (s *SDK) gone() error {
+	if s.aborted.Load() {
+		return fmt.Errorf("%w: the process aborted while this loop waited in a callback", ErrRestoreFailed)
 	}
 	return nil
 }

@@ -34,6 +34,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
 	// API-6): user data it wrote, payload members it set.
 	defer func() {
+		if t.app != nil && t.app.aborted() {
+			return // the process died inside the callback (a nested window's restore failed)
+		}
 		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
 			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
 			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
