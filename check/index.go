@@ -519,8 +519,8 @@ func (x *index) passesHidden() bool {
 // consulted replay_continue (which only a loop does), or the tool asked
 // for a fixed loop (what a trace without the runtime and the SDK shows).
 func (x *index) hiddenLoop(d *dispatchView) bool {
-	if len(d.passEnter) > 0 || !x.passesHidden() {
-		return false
+	if len(d.passEnter) > 0 || !x.passesHidden() || x.declined(d) {
+		return false // a declined dispatch (MEM-6) runs once whatever the tool asked
 	}
 	r, ok := x.passCount(d)
 	return len(d.kernels) > 1 || len(d.snapshots) > 0 || len(d.continues) > 0 || ok && r > 1

@@ -22,6 +22,9 @@ func checkPC(x *index) []Violation {
 		if x.declined(d) {
 			return // the tool's, inside its own window's agent: declined, MEM-6 judges it (nested.go)
 		}
+		if _, returned := x.returnOf(d, trace.OpConfig, trace.PhaseEnter); !returned && len(d.passCounts) == 0 && x.cutOff(d) {
+			return // the process died inside its CONFIG ENTER (a nested window's restore failed): nothing was asked
+		}
 		r, ok := x.passCount(d)
 		switch {
 		case len(d.passCounts) == 0:

@@ -237,7 +237,7 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 				vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("the SDK says its snapshot of dispatch %d saved %d bytes; the runtime read %d", d.id, claim, seen), append([]int{d.snapshots[0]}, reads...)...))
 			}
 		}
-	case !d.replayed() && !sdk && len(reads) > 0 && x.asksForLoop(d):
+	case !d.replayed() && !sdk && len(reads) > 0 && x.asksForLoop(d) && !x.declined(d):
 		// The tool asked for a loop that never began: only a snapshot that
 		// could not be completed excuses that (MEM-5), and it may have read
 		// memory before it failed. Without the SDK's report of the failure

@@ -39,6 +39,11 @@ func (s *SDK) Intercept(q hsa.Queue) {
 
 func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
 	act := s.active.Load()
+	if !act.empty() || s.replayConfigured.Load() {
+		if err := s.gone(s.thread(thread)); err != nil {
+			return err // a restore failed on this thread: the process is gone (MEM-5)
+		}
+	}
 	if act.empty() {
 		if !s.replayConfigured.Load() || s.thread(thread).ownsAgent(q.Agent()) {
 			// ACT-4: replay never configured, nothing started: nothing to

@@ -20,6 +20,9 @@ type threadState struct {
 	windows  []*window
 	apiStack []apiCall          // the API calls open on the thread, innermost last
 	leaked   map[ContextID]bool // policy.localToggleLeaks: a mask that outlived its loop
+	// aborted: a restore failed part-way on this thread (MEM-5), so the
+	// windows around the one it failed in take no further step.
+	aborted bool
 
 	start, stop LocalContextFunc // this thread's local toggles, made once
 }
@@ -170,6 +173,18 @@ func (ts *threadState) endLoop(w *window, leak bool) {
 		ts.leaked = w.loop.enabled
 	}
 	w.loop = nil
+}
+
+func (ts *threadState) setAborted() {
+	ts.mu.Lock()
+	ts.aborted = true
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) isAborted() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.aborted
 }
 
 func (ts *threadState) setPassEnter(on bool) {

@@ -67,7 +67,7 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	// API-6: a CONFIG payload carries no pass fields.
 	cfg := &KernelReplayData{Size: payloadSize, DispatchInfo: info}
 	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
-	if err := s.gone(); err != nil {
+	if err := s.gone(ts); err != nil {
 		return err
 	}
 	pl := s.decide(cfg, info, seq)
@@ -213,7 +213,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		ts.setPassEnter(true)
 		s.callback(sub, thread, passCorr, OpPass, PhaseEnter, payload, &passUD)
 		ts.setPassEnter(false)
-		if err := s.gone(); err != nil {
+		if err := s.gone(ts); err != nil {
 			return false, err
 		}
 
@@ -231,14 +231,14 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		}
 		if svc.profile != nil {
 			svc.deliver(thread, info, recCorr, svc.profile.Start, svc.profile.End) // CB-4: inside the pass; DID-4
-			if err := s.gone(); err != nil {
+			if err := s.gone(ts); err != nil {
 				return false, err
 			}
 		}
 
 		last := fixed && pass+1 >= pl.passes
 		s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CB-2, CONT-4
-		if err := s.gone(); err != nil {
+		if err := s.gone(ts); err != nil {
 			return false, err
 		}
 		// CONT-1: consulted after the pass and its EXIT. CONT-2: a fixed
@@ -296,18 +296,20 @@ func (s *SDK) restore(snap hsa.Snapshot, thread hsa.ThreadID, dispatch, pass uin
 		}
 	}
 	if err != nil {
-		s.aborted.Store(true)
+		s.thread(thread).setAborted()
 		return fmt.Errorf("%w: before pass %d of dispatch %d: %w", ErrRestoreFailed, pass, dispatch, err)
 	}
 	return nil
 }
 
-// gone says whether the process has aborted (a restore failed part-way,
-// MEM-5) while a callback or a record of this loop ran: the loop takes no
-// further step. A window around a nested one whose restore failed stops
-// here, as the reference's abort stops every thread.
-func (s *SDK) gone() error {
-	if s.aborted.Load() {
+// gone says whether a restore failed part-way (MEM-5: the process aborts)
+// in a window nested in this loop's, while one of its callbacks or records
+// ran on the thread: the loop takes no further step, as the reference's
+// abort stops it there. (Other threads' loops go on to their ends in this
+// model; the oracles owe what they do after the death nothing, decision
+// 17.19.)
+func (s *SDK) gone(ts *threadState) error {
+	if ts.isAborted() {
 		return fmt.Errorf("%w: the process aborted while this loop waited in a callback", ErrRestoreFailed)
 	}
 	return nil

@@ -77,10 +77,6 @@ type SDK struct {
 	// started takes its agent's lock (MEM-6, decision 18.2).
 	replayConfigured atomic.Bool
 	threads          sync.Map // hsa.ThreadID -> *threadState
-	// aborted is set when a restore failed part-way: the process aborts
-	// there (MEM-5), so no loop takes another step, the windows around a
-	// nested one included.
-	aborted atomic.Bool
 }
 
 // toolContext is one context and the services configured on it.

@@ -42,7 +42,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 	}
 	a := &app{ctx: ctx, rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
 		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
-		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}}
+		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}, diedIn: map[hsa.ThreadID]bool{}}
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}
@@ -108,6 +108,17 @@ type app struct {
 	freed     map[string]bool
 	errs      []error
 	abort     error // the failed restore that ended the process (MEM-5)
+	// diedIn are the threads on which the process died inside a replay
+	// callback (a nested window's restore failed): it never returns.
+	diedIn map[hsa.ThreadID]bool
+}
+
+// diedInCallback reports whether the process died inside a replay callback
+// running on thread.
+func (a *app) diedInCallback(thread hsa.ThreadID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.diedIn[thread]
 }
 
 // aborted reports whether the process has died (a restore failed part-way).
@@ -462,8 +473,9 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Ev
 	case errors.Is(err, replay.ErrRestoreFailed):
 		a.mu.Lock()
 		a.abort = fmt.Errorf("the tool's dispatch %s: %w", d.Name, err)
+		a.diedIn[thread] = true
 		a.mu.Unlock()
-		return nil // the process is gone (MEM-5)
+		return nil // the process is gone (MEM-5), inside the callback that wrote it
 	case err != nil:
 		return err
 	}

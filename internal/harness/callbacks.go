@@ -34,7 +34,7 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
 	// API-6): user data it wrote, payload members it set.
 	defer func() {
-		if t.app != nil && t.app.aborted() {
+		if t.app != nil && t.app.diedInCallback(th) {
 			return // the process died inside the callback (a nested window's restore failed)
 		}
 		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
@@ -190,6 +190,9 @@ func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Eve
 	for _, a := range pl.Actions {
 		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
 			continue
+		}
+		if t.app != nil && t.app.diedInCallback(th) {
+			return // the process died in what the tool wrote: nothing more happens
 		}
 		switch a.Call {
 		case spec.ActionStartContext, spec.ActionStopContext:
