@@ -93,9 +93,9 @@ func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packe
 				code = trace.WarnGraphLaunch
 			}
 		}
-		s.warn(code, 0, fmt.Sprintf("%d packets", len(packets)))
+		s.warnFrom(thread, code, 0, fmt.Sprintf("%d packets", len(packets)))
 	}
-	if ts.inWindow() {
+	if ts.inWindow() && !s.pol.toolDispatchMasked { // LCX-6 broken when planted
 		// LCX-6: no loop's local override is for a submission that runs
 		// once inside a window; an empty window of its own hides them.
 		ts.openWindow(0, 0)
@@ -111,6 +111,9 @@ func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packe
 	var subs []pending
 	for i := range out {
 		if out[i].Type != hsa.KernelDispatchPacket {
+			if s.pol.barrierEndsSubmission {
+				break // DID-1..3 broken: the packets after a barrier go unseen
+			}
 			continue
 		}
 		info := s.reserveDispatch(q, thread, out[i])
@@ -165,7 +168,7 @@ func (s *SDK) externalCorrelation(act *activeSet, thread hsa.ThreadID, info Disp
 // runOnce is the ordinary single-dispatch path: the application's packet,
 // its completion signal included, with the reserved id (DID-1).
 func (s *SDK) runOnce(act *activeSet, ts *threadState, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, info DispatchInfo, corr CorrelationID, write hsa.WriteFunc) error {
-	if ts.inWindow() {
+	if ts.inWindow() && !s.pol.toolDispatchMasked { // LCX-6 broken when planted
 		ts.openWindow(info.DispatchID, 0) // LCX-6, as in submitOnce
 		defer ts.closeWindow()
 	}

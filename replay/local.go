@@ -20,6 +20,8 @@ type threadState struct {
 	windows  []*window
 	apiStack []apiCall          // the API calls open on the thread, innermost last
 	leaked   map[ContextID]bool // policy.localToggleLeaks: a mask that outlived its loop
+	carried  map[ContextID]bool // policy.localOverrideNextLoop: a mask the next loop starts with
+	shared   *sharedOverride    // policy.localOverridePerProcess: the process's one mask
 	// aborted: a restore failed part-way on this thread (MEM-5), so the
 	// windows around the one it failed in take no further step.
 	aborted bool
@@ -49,7 +51,7 @@ func (s *SDK) thread(id hsa.ThreadID) *threadState {
 	if ts, ok := s.threads.Load(id); ok {
 		return ts.(*threadState)
 	}
-	ts := &threadState{}
+	ts := &threadState{shared: s.shared}
 	ts.start = func(ctx ContextID) Status { return s.localToggle(ts, ctx, true) }
 	ts.stop = func(ctx ContextID) Status { return s.localToggle(ts, ctx, false) }
 	actual, _ := s.threads.LoadOrStore(id, ts)
@@ -84,7 +86,15 @@ func (s *SDK) localToggle(ts *threadState, ctx ContextID, on bool) Status {
 		// the loop began can be neither started nor stopped locally.
 		return StatusErrorContextNotStarted
 	}
+	if on && s.pol.localStartIgnored {
+		if was, set := loop.enabled[ctx]; set && !was {
+			return StatusSuccess // SVC-1, LCX-3 broken: the stop holds
+		}
+	}
 	loop.enabled[ctx] = on // LCX-3: sticky; LCX-7: the last call in a pass wins
+	if ts.shared != nil {
+		ts.shared.set(ctx, on) // LCX-6 broken: every thread's loop sees it
+	}
 	return StatusSuccess
 }
 
@@ -161,16 +171,25 @@ func (ts *threadState) beginLoop(w *window, before *activeSet) *loopState {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	w.loop = &loopState{before: before, enabled: map[ContextID]bool{}}
+	for ctx, on := range ts.carried { // LCX-4 broken: the last loop's mask
+		w.loop.enabled[ctx] = on
+	}
 	return w.loop
 }
 
 // endLoop drops the override: every context's pre-loop state holds again
-// (LCX-4), unless the leak fault is planted.
-func (ts *threadState) endLoop(w *window, leak bool) {
+// (LCX-4), unless a fault that keeps it is planted.
+func (ts *threadState) endLoop(w *window, pol *policy) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if leak && w.loop != nil && len(w.loop.enabled) > 0 {
+	if pol.localToggleLeaks && w.loop != nil && len(w.loop.enabled) > 0 {
 		ts.leaked = w.loop.enabled
+	}
+	if pol.localOverrideNextLoop && w.loop != nil {
+		ts.carried = w.loop.enabled
+	}
+	if ts.shared != nil {
+		ts.shared.clear()
 	}
 	w.loop = nil
 }
@@ -202,13 +221,17 @@ func (ts *threadState) participates(svc Service, ctx ContextID, pol *policy) boo
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	mask := ts.leaked
+	loop := ts.innerLoop()
 	if len(ts.windows) > 0 {
 		mask = nil // inside a window: the innermost loop's pass, else nothing masked
-		if l := ts.innerLoop(); l != nil {
-			mask = l.enabled
+		if loop != nil {
+			mask = loop.enabled
 		}
 	}
 	on, set := mask[ctx]
+	if ts.shared != nil && loop != nil {
+		on, set = ts.shared.get(ctx) // LCX-6 broken: another thread's call counts
+	}
 	switch svc {
 	case PCSampling, DeviceCounting:
 		// SVC-2: agent-wide services ignore local toggles.

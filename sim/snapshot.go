@@ -41,7 +41,8 @@ func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa
 // memory lock, right after the runtime records its read, so no kernel of
 // another thread is recorded between the copy and what saved records.
 func (r *Runtime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation, saved func(bytes uint64)) (hsa.Snapshot, error) {
-	if _, ok := r.agent(agent); !ok {
+	st, ok := r.agent(agent)
+	if !ok {
 		return nil, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
 	}
 	m := r.mem
@@ -67,6 +68,9 @@ func (r *Runtime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regio
 	}
 	if r.cfg.FailSnapshotOver > 0 && total > r.cfg.FailSnapshotOver {
 		return nil, fmt.Errorf("%w: snapshot of %d bytes exceeds FailSnapshotOver=%d", ErrInjected, total, r.cfg.FailSnapshotOver)
+	}
+	if st.snapshotLimit > 0 && total > st.snapshotLimit {
+		return nil, fmt.Errorf("%w: snapshot of %d bytes on agent %d exceeds its SnapshotLimit=%d", ErrInjected, total, agent, st.snapshotLimit)
 	}
 	s := &snapshot{rt: r, bytes: total, mark: m.version, agent: agent, thread: thread}
 	read := make([]trace.Region, 0, len(lives))

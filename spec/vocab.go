@@ -24,14 +24,14 @@ var (
 	RuleFamilies = rules.Families()
 	Capabilities = []string{"indefinite", "local-contexts", "concurrency", "pc-sampling",
 		"spm", "thread-trace", "device-counting", "multi-agent", "counters", "snapshot-failure", "nvidia-counters",
-		CapRestoreFailure, CapToolActions}
+		CapRestoreFailure, CapToolActions, CapMemoryActions}
 	TimestampChecks = []string{"differ_per_pass"}
 	// CallbackWindows are the replay callbacks a call can be made from.
 	CallbackWindows = []string{WindowConfigEnter, WindowConfigExit, WindowPassEnter, WindowPassExit}
 	// ActionWindows are where tool.plan.actions are made: the replay
 	// callbacks and a service's record callback within a pass.
 	ActionWindows = append(append([]string(nil), CallbackWindows...), WindowRecord)
-	ActionCalls   = []string{ActionStartContext, ActionStopContext, ActionDispatch}
+	ActionCalls   = []string{ActionStartContext, ActionStopContext, ActionDispatch, ActionFree, ActionAlloc}
 	// PayloadMembers are the replay payload's members, in the reference's
 	// order (API-6); traces name them the same way.
 	PayloadMembers = func() []string {
@@ -51,6 +51,9 @@ var (
 const (
 	CapRestoreFailure = "restore-failure"
 	CapToolActions    = "tool-actions"
+	// CapMemoryActions: the tool frees and allocates buffers from inside
+	// its callbacks (tool.plan.actions, call free and alloc).
+	CapMemoryActions = "memory-actions"
 )
 
 // The replay callbacks, as specs name them.
@@ -70,6 +73,8 @@ const (
 	ActionStartContext = "start_context"
 	ActionStopContext  = "stop_context"
 	ActionDispatch     = "dispatch"
+	ActionFree         = "free"
+	ActionAlloc        = "alloc"
 )
 
 // The tool's functions, as expect.user_data names them.

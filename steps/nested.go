@@ -22,9 +22,9 @@ func registerNested(sc *godog.ScenarioContext) {
 	sc.Step(`^`+name+` opens its window inside pass (\d+) of `+name+`, which goes on after it closes$`, nestedWindow)
 }
 
-// toolWrites adds a dispatch the tool writes (by_tool) and the action in
+// toolWritesIn adds a dispatch the tool writes (by_tool) and the action in
 // outer's plan that writes it.
-func toolWrites(ctx context.Context, in string, pass int64, outer, kernel, scalar, bufs, agentKind, dispatch string) error {
+func toolWritesIn(ctx context.Context, in string, pass int64, outer, kernel, scalar, bufs, agentKind, dispatch string) error {
 	w := get(ctx)
 	o := sentence(kernel, scalar, bufs, agentKind, dispatch)
 	if err := w.addDispatch(o); err != nil {
@@ -34,16 +34,15 @@ func toolWrites(ctx context.Context, in string, pass int64, outer, kernel, scala
 	d.ByTool, d.Thread = true, 0
 	p := w.plan(outer)
 	p.Actions = append(p.Actions, spec.Action{In: in, Pass: pass, Call: spec.ActionDispatch, Dispatch: d.Name})
-	w.toolActions = true
 	return nil
 }
 
 func writesInPass(ctx context.Context, pass int64, outer, kernel, scalar, bufs, agentKind, dispatch string) error {
-	return toolWrites(ctx, spec.WindowPassEnter, pass, outer, kernel, scalar, bufs, agentKind, dispatch)
+	return toolWritesIn(ctx, spec.WindowPassEnter, pass, outer, kernel, scalar, bufs, agentKind, dispatch)
 }
 
 func writesFromRecord(ctx context.Context, pass int64, outer, kernel, scalar, bufs, agentKind, dispatch string) error {
-	return toolWrites(ctx, spec.WindowRecord, pass, outer, kernel, scalar, bufs, agentKind, dispatch)
+	return toolWritesIn(ctx, spec.WindowRecord, pass, outer, kernel, scalar, bufs, agentKind, dispatch)
 }
 
 // ownConfig: CONFIG ENTER fires for the tool's dispatch with its own id, on

@@ -83,6 +83,9 @@ func (w *world) applyPlans() error {
 		if len(own.Actions) > 0 {
 			p.Actions = append(slices.Clone(p.Actions), own.Actions...)
 		}
+		if own.Local != nil {
+			p.Local = own.Local // the dispatch's own local toggles, not the tool's
+		}
 		d.Plan = &p
 	}
 	return nil

@@ -9,7 +9,6 @@ package steps
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -31,10 +30,6 @@ type world struct {
 	// plans are what the scenario changed of one dispatch's plan.
 	plans     map[string]*spec.Plan
 	planOrder []string
-
-	// toolActions: the tool makes calls from its callbacks (tool-actions,
-	// a capability a target must claim: requires is written out then).
-	toolActions bool
 
 	ran bool
 	res runner.Result
@@ -72,9 +67,7 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 		return nil, err
 	}
 	w.applyMachine()
-	if w.toolActions && !slices.Contains(w.s.Requires, spec.CapToolActions) {
-		w.s.Requires = append(slices.Clone(spec.Needs(w.s)), spec.CapToolActions)
-	}
+	w.applyRequires()
 	if err := spec.Validate(w.s); err != nil {
 		return nil, fmt.Errorf("the scenario builds an invalid spec: %w", err)
 	}

@@ -35,6 +35,13 @@ and the spec's own expectations, and reports each spec on stdout as it
 finishes: an interrupted or killed run keeps what it did. A directory's
 sub-directories are not read.
 
+--gen N also runs N specs drawn by the spec generator, within what the target
+claims, named gen-SEED: seeds S, S+1, ... from --gen-seed S (default 1, or
+random), so the same target and seed give the same specs. A port (an exec:
+target) gets 50 by default, so it meets what the reference engine meets
+beyond the library; --gen 0 leaves them out. The reports state the seeds, and
+each generated spec's record the one command that runs it again.
+
 --trace-out FILE writes the NDJSON trace: with one spec to FILE (or into FILE/
 when FILE is a directory), with several specs one FILE/NAME.ndjson per spec, FILE
 being created as a directory. A failing run still writes its whole trace.
@@ -57,19 +64,23 @@ and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 		"replayspec run --last-failed specs/",
 		"replayspec run --golden my-goldens --update my-specs/ # then without --update in CI",
 		"replayspec run --fault completion_every_pass specs/fixed-three-passes.yaml   # watch the oracles catch it",
+		"replayspec run --target exec:./my-driver --gen 200 --gen-seed random   # a port: the library and 200 generated specs",
 	},
 }
 
 // runFlags are run's options, parsed.
 type runFlags struct {
 	target, format, traceOut, timeline, shard, faults, xfail, matrix string
-	nameRE, rules, color, golden                                     string
+	nameRE, rules, color, golden, html                               string
 	maxPasses                                                        uint64
 	timeout, grace                                                   time.Duration
 	quiet, verbose, failFast, lastFailed, update                     bool
 	count                                                            int
 	memoryMiB, maxInputMiB                                           int64
 	ci                                                               *ciFlags
+	gen                                                              int
+	genSeed                                                          string
+	args                                                             []string // as given, for the HTML page
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -87,6 +98,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.quiet, "quiet", false, "leave passing and skipped specs out of the text report")
 	fs.BoolVar(&f.verbose, "v", false, "list, under each spec, every rule judged with its instances")
 	fs.StringVar(&f.xfail, "xfail", "", "a port's expected failures: `FILE` of rule IDs or spec names, each with a reason (docs/driver-protocol.md); a listed one that passes is an error")
+	fs.StringVar(&f.html, "html", "", "also write the report as one self-contained HTML page to `FILE`: summary, compliance matrix, every spec with its violations and a timeline of each dispatch")
 	fs.StringVar(&f.matrix, "matrix", "", "also write the compliance matrix (rule x status) to `FILE` (.json for JSON, else Markdown)")
 	fs.StringVar(&f.nameRE, "run", "", "run only the specs whose name matches `REGEXP` (like go test -run)")
 	fs.StringVar(&f.rules, "rule", "", "run only the specs that name one of these rules or families, comma-separated (`PC-3,CMP`)")
@@ -98,11 +110,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.update, "update", false, "with --golden: write the goldens instead of comparing")
 	fs.Int64Var(&f.memoryMiB, "memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
 	fs.Int64Var(&f.maxInputMiB, "max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	fs.IntVar(&f.gen, "gen", -1, fmt.Sprintf("also run `N` generated specs beside the library, drawn within what the target claims (default %d on an exec: target, a port; 0 elsewhere)", portGenerated))
+	fs.StringVar(&f.genSeed, "gen-seed", "1", "the first generated spec's seed `S` (spec i has seed S+i), or random")
 	f.ci = addCIFlags(fs) // -j, --retries, --flakes, --baseline, --results, --flakes-out (runci.go)
 	paths, code, ok := parseFlags(fs, runHelp, args, stdout, stderr)
 	if !ok {
 		return code
 	}
+	f.args = args
 	return f.run(ctx, paths, stdout, stderr)
 }
 
@@ -166,11 +181,19 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 		return usageError(stderr, "run", "--target: %v", err)
 	}
 
+	gen, err := planGenerated(f.gen, f.genSeed, f.target, f.faults, tg)
+	if err != nil {
+		return usageError(stderr, "run", "%v", err)
+	}
+
 	spec.SetMemoryBudget(uint64(f.memoryMiB) << 20)
 	defer spec.SetMemoryBudget(0)
 	specs, loading, err := loadSpecsTimed(paths, f.maxInputMiB<<20)
 	if err != nil {
 		return inputError(stderr, "run", err, "Fix the spec (docs/spec-format.md lists every key), or check one file with 'replayspec validate FILE'.")
+	}
+	if gen != nil {
+		specs = append(specs, gen.specs()...)
 	}
 	if f.maxPasses > 0 {
 		var errs []string
@@ -219,25 +242,29 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 		inputs = append(inputs, namedPath{"--xfail", f.xfail})
 	}
 	inputs = append(inputs, f.ci.inputs()...)
-	if err := checkPaths(inputs, append(plan.all(), f.ci.outputs()...)); err != nil {
+	outputs := append(plan.all(), f.ci.outputs()...)
+	if f.html != "" {
+		outputs = append(outputs, namedPath{"--html", f.html})
+	}
+	if err := checkPaths(inputs, outputs); err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
-	return f.execute(ctx, tg, xf, specs, loading, plan, colour, stdout, stderr)
+	return f.execute(ctx, tg, xf, specs, loading, plan, colour, gen, stdout, stderr)
 }
 
-func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, stdout, stderr io.Writer) int {
+func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, gen *generated, stdout, stderr io.Writer) int {
 	ropts := report.Options{Target: tg.Name(), Quiet: f.quiet, Verbose: f.verbose, Color: colour, XFailFile: f.xfail,
 		TraceFiles: map[string]string{}, Rerun: func(s spec.Spec) string {
 			cmd := "replayspec run"
 			if f.target != "sim" {
-				cmd += " --target " + f.target
+				cmd += " --target " + shellQuote(f.target)
 			}
 			if f.faults != "" {
 				cmd += " --fault " + f.faults
 			}
 			return cmd + " --trace-out " + fileName(s.Name) + ".ndjson --timeline " + fileName(s.Name) + ".json " + s.File
 		}}
-	stream, err := report.NewStream(f.format, stdout, report.Header{Target: tg.Name(), XFailFile: f.xfail}, ropts)
+	stream, err := report.NewStream(f.format, stdout, report.Header{Target: tg.Name(), XFailFile: f.xfail, Generated: gen.header()}, ropts)
 	if err != nil {
 		return usageError(stderr, "run", "--format: %v", err)
 	}
@@ -254,6 +281,10 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		defer tlFile.Close()
 	}
 
+	var page *report.HTMLPage
+	if f.html != "" {
+		page = htmlPage(tg, commandLine("run", f.args), f.xfail, f.ci.base)
+	}
 	var loadingMu sync.Mutex
 	csv, csvFile, err := f.ci.openResults()
 	if err != nil {
@@ -320,9 +351,13 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			outcomes = append(outcomes, o)
 			results = append(results, r)
 			rec := report.Record(o, ropts)
+			gen.mark(&rec)
 			report.Attempts(&rec, a)
 			if err := stream.Add(rec); err != nil {
 				writeErrs = append(writeErrs, "writing the report: "+err.Error())
+			}
+			if page != nil {
+				page.Add(rec, &r.Trace) // draws its timelines now, before the events are dropped
 			}
 			if csv != nil {
 				if err := csv.Write(a); err != nil {
@@ -374,6 +409,11 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	if tl != nil {
 		if err := tl.Close(); err != nil {
 			writeErrs = append(writeErrs, "--timeline: "+err.Error())
+		}
+	}
+	if page != nil {
+		if err := writeHTML(f.html, page, end); err != nil {
+			writeErrs = append(writeErrs, "--html: "+err.Error())
 		}
 	}
 	if err := f.ci.writeFlakesOut(flakes); err != nil {
