@@ -82,6 +82,9 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 			s.snapshotNotReplayed(thread, info) // MEM-1 broken
 		}
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): EXIT right after ENTER
+		if err := s.gone(ts); err != nil {
+			return err
+		}
 		closeWindow()
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
@@ -134,6 +137,9 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		}
 	}
 	s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): closes the window
+	if err := s.gone(ts); err != nil {
+		return err
+	}
 	if early {
 		return nil
 	}
