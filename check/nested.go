@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -158,11 +159,16 @@ func checkNested(x *index) []Violation {
 	}
 	vs = append(vs, x.checkWarnedOnce("MEM-6", trace.WarnReentrantDispatch)...)
 	for _, w := range x.toolWrites() {
-		if len(w.open) == 0 || w.id == 0 {
-			continue // not written inside a window, or nothing of the SDK's took it (nothing started)
+		if len(w.open) == 0 {
+			continue // not written inside a window
 		}
 		d := x.dispatches[w.id]
-		if d == nil {
+		if w.id == 0 || d == nil {
+			// No id, no callback, no kernel of its own in the bracket: a
+			// candidate got no CONFIG, unless nothing was started.
+			if v := x.checkToolCandidate(w, &dispatchView{}); v != nil {
+				vs = append(vs, *v)
+			}
 			continue
 		}
 		if v := x.checkToolCandidate(w, d); v != nil {
@@ -185,7 +191,11 @@ func checkNested(x *index) []Violation {
 // thread, before it runs, whenever a started context's subscription
 // covered CONFIG all along while it was written.
 func (x *index) checkToolCandidate(w *toolWrite, d *dispatchView) *Violation {
-	active, _, _, known := x.activeSubscription(w.at, min(x.decidedBy(d, nil), w.end))
+	hi := w.end
+	if d.id != 0 {
+		hi = min(x.decidedBy(d, nil), w.end)
+	}
+	active, _, _, known := x.activeSubscription(w.at, hi)
 	if !known || !active {
 		return nil
 	}
@@ -205,7 +215,11 @@ func (x *index) checkToolCandidate(w *toolWrite, d *dispatchView) *Violation {
 	default:
 		return nil
 	}
-	v := x.violation("MEM-6", d.id, fmt.Sprintf("the tool's dispatch %s (dispatch %d), written inside dispatch %d's replay window, %s: a dispatch the tool writes inside a window is a candidate like any other", w.label, d.id, w.from, why), at...)
+	name := fmt.Sprintf("the tool's dispatch %s (dispatch %d)", w.label, d.id)
+	if d.id == 0 {
+		name = fmt.Sprintf("the tool's dispatch %s", w.label)
+	}
+	v := x.violation("MEM-6", d.id, fmt.Sprintf("%s, written inside dispatch %d's replay window, %s: a dispatch the tool writes inside a window is a candidate like any other", name, w.from, why), at...)
 	return &v
 }
 
@@ -231,6 +245,13 @@ func (x *index) checkDeclined(w *toolWrite, d, outer *dispatchView, warned int) 
 		v(fmt.Sprintf("was declined without a %s diagnostic before its CONFIG EXIT", trace.WarnReentrantDispatch), append([]int{w.at}, d.configExit...)...)
 	}
 	if !x.has(trace.Kernel) {
+		// Without the runtime's kernels: the tool's wait for it never
+		// returned and its thread said nothing more, while no loop of
+		// another thread shows the process dying (MEM-5): its thread
+		// waits for itself.
+		if !w.complete && len(d.configExit) > 0 && x.silentAfter(w.thread, w.at) && !x.diedElsewhere(w.thread) {
+			v("was declined, but the tool's wait for it never returned: its thread waits for the window it holds itself (the SDK never deadlocks on its own window)", w.at, exit)
+		}
 		return vs
 	}
 	switch {
@@ -247,6 +268,31 @@ func (x *index) checkDeclined(w *toolWrite, d, outer *dispatchView, warned int) 
 		return vs
 	}
 	return append(vs, x.checkRestoreUndoes(w, d, outer)...)
+}
+
+// silentAfter reports whether, after position from, thread th recorded
+// nothing but what belongs to the tool's dispatch written there: no
+// tool_complete, no callback return of the window around it, no
+// application event.
+func (x *index) silentAfter(th uint64, from int) bool {
+	pos := x.byThread[th]
+	for j := sort.SearchInts(pos, from+1); j < len(pos); j++ {
+		if e := x.ev[pos[j]]; e.Type == trace.ToolComplete || !x.byTool[pos[j]] && e.Type != trace.ToolDispatch {
+			return false
+		}
+	}
+	return true
+}
+
+// diedElsewhere reports whether a loop on another thread than th shows the
+// process dying in a failed restore (MEM-5).
+func (x *index) diedElsewhere(th uint64) bool {
+	for _, d := range x.dispatches {
+		if d.thread != th && x.aborted(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRestoreUndoes: the outer loop's restore after the declined kernel

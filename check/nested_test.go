@@ -35,6 +35,9 @@ func TestNestedWindowsValid(t *testing.T) {
 			for _, v := range j.Violations {
 				t.Errorf("unexpected violation:\n%s", v)
 			}
+			for _, v := range Judge(blackBox(golden(t, name))).Violations {
+				t.Errorf("unexpected violation at black-box:\n%s", v)
+			}
 			for _, r := range j.Rules {
 				if r.Rule == "MEM-6" && r.Verdict != Pass {
 					t.Errorf("MEM-6 is %s, want pass", r.Verdict)
@@ -83,10 +86,22 @@ func TestNestedWindowsBroken(t *testing.T) {
 					e.Type == trace.Kernel && p > 0 || e.Type == trace.MemRead && e.Agent == 2 || e.Type == trace.MemWrite && e.Agent == 2
 			}))},
 		{"the nested window closed after the callback it was written from went on",
-			moveBefore(other, and(side, cb(trace.OpConfig, trace.PhaseExit)), and(dispatchIs(1), typ(trace.Kernel), func(e trace.Event) bool { return e.Seq == 70 }))},
+			moveBefore(other, and(side, cb(trace.OpConfig, trace.PhaseExit)), and(dispatchIs(1), typ(trace.Kernel), func(e trace.Event) bool { return e.Seq > first(other, typ(trace.ToolComplete)).Seq }))},
 		{"the nested window completed twice",
 			insertAfter(other, and(typ(trace.Signal), func(e trace.Event) bool { return e.Signal == 2 }), trace.Event{Type: trace.Signal, Thread: 1, Signal: 2})},
 	}
+	// What a black-box trace (the tool's and the application's events)
+	// still shows of it.
+	hung := trace.Trace{Header: record.Header, Events: record.Events[:slices.IndexFunc(record.Events, and(side, cb(trace.OpConfig, trace.PhaseExit), typ(trace.Returned)))+1]}
+	cases = append(cases,
+		struct {
+			reason string
+			tr     trace.Trace
+		}{"at black-box, the tool's dispatch gets no CONFIG", blackBox(cases[0].tr)},
+		struct {
+			reason string
+			tr     trace.Trace
+		}{"at black-box, declined, and the tool's wait for it never returned", blackBox(hung)})
 	for _, c := range cases {
 		got := map[string]bool{}
 		for _, v := range Judge(renumber(c.tr)).Violations {
