@@ -491,11 +491,14 @@ static void on_replay(krs_callback_tracing_record_t rec, krs_user_data_t *ud, vo
     } else if (enter) {
         published = (int64_t)pl->current_pass; /* CB-4: publish the pass for this thread */
         published_dispatch = info.dispatch_id;
-        set_in_pass(d, (int64_t)pl->current_pass);
         collect(info.dispatch_id, pl, plan);
         local_toggles(info.dispatch_id, pl, plan);
         misuse(info.dispatch_id, RS_WINDOW_PASS_ENTER, pl->current_pass);
         if (plan->write_user_data_in_pass) ud->value = 1000 + pl->current_pass; /* UD-2 */
+        /* A dispatch that starts during this pass starts once the pass's
+         * local toggles are made: on free threads it could otherwise run to
+         * its end before them, outside the situation its spec sets up. */
+        set_in_pass(d, (int64_t)pl->current_pass);
         actions(plan, RS_WINDOW_PASS_ENTER, w);
     } else {
         misuse(info.dispatch_id, RS_WINDOW_PASS_EXIT, pl->current_pass);
