@@ -150,10 +150,12 @@ static const char *const limits_keys[] = {"max_passes", NULL};
 static const char *const top_keys[] = {"version", "name", "description", "rules", "requires", "agents", "contexts",
                                        "tool", "application", "expect", "limits", NULL};
 
-static bool read_window(ctx *c, const rs_json *v, const char *path, rs_window *w) {
-    static const char *const names[] = {"CONFIG_ENTER", "CONFIG_EXIT", "PASS_ENTER", "PASS_EXIT"};
+/* read_window reads a callback window; record says RECORD is one too (a
+ * tool action may be made from a service's record within a pass). */
+static bool read_window(ctx *c, const rs_json *v, const char *path, rs_window *w, bool record) {
+    static const char *const names[] = {"CONFIG_ENTER", "CONFIG_EXIT", "PASS_ENTER", "PASS_EXIT", "RECORD"};
     if (v == NULL || v->kind != RS_JSON_STRING) { bad(c, path, "want CONFIG_ENTER, CONFIG_EXIT, PASS_ENTER or PASS_EXIT"); return false; }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (record ? 5 : 4); i++) {
         if (strcmp(names[i], v->text) == 0) { *w = (rs_window)i; return true; }
     }
     bad(c, path, "unknown window %s", v->text);
@@ -214,7 +216,7 @@ static void read_plan(ctx *c, const rs_json *v, rs_spec_plan *p) {
             rs_spec_action *a = &p->actions[i];
             if (!known(c, items[i], "plan.actions[]", action_keys)) break;
             p->nactions++;
-            if (!read_window(c, rs_json_get(items[i], "in"), "plan.actions[].in", &a->in)) break;
+            if (!read_window(c, rs_json_get(items[i], "in"), "plan.actions[].in", &a->in, true)) break;
             get_i64(c, rs_json_get(items[i], "pass"), "plan.actions[].pass", &a->pass);
             const rs_json *call = rs_json_get(items[i], "call");
             if (call == NULL || call->kind != RS_JSON_STRING) { bad(c, "plan.actions[].call", "missing"); break; }
@@ -379,7 +381,7 @@ rs_spec *rs_spec_parse(const char *json, size_t n, char *err, size_t errlen) {
             }
             m->start = strcmp(call->text, "local_start") == 0;
             if (!m->start && strcmp(call->text, "local_stop") != 0) { bad(&c, "tool.misuse[].call", "unknown call %s", call->text); break; }
-            if (!read_window(&c, in, "tool.misuse[].in", &m->in)) break;
+            if (!read_window(&c, in, "tool.misuse[].in", &m->in, false)) break;
             m->context = dup_str(&c, rs_json_get(items[i], "context"), "tool.misuse[].context");
             get_u64(&c, rs_json_get(items[i], "pass"), "tool.misuse[].pass", &m->pass);
             s->nmisuse++;

@@ -280,12 +280,18 @@ int app_submit_from_tool(size_t di, const rs_event *from) {
     e.nargs = d->args.n;
     emit(&e);
     mark(di, app.p->started); /* a pass waiting on a `during` sees it (tool.c) */
+    /* the tool knows its own dispatch's signal: its callbacks load that one
+     * (the tool puts the outer dispatch's back when this returns) */
+    app.hooks->submitting(di, sig);
     int rc = rt_launch(app.p->rt, q, pk, (size_t)packets); /* launched as the application does (COR-1) */
     free(pk);
     bool done = rc == RT_OK && rt_signal_wait_below(sig, 1, wait_normal_ns);
     mark(di, app.p->completed);
     if (done) emit(&(rs_event){.type = RS_EV_TOOL_COMPLETE, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
     rt_signal_destroy(sig);
+    /* Its own loop never ended (CMP-4): the tool would wait for ever; it
+     * gives up as the application does, without tool_complete. */
+    if (rc == RT_ERR_NEVER_ENDED) return 0;
     return done ? 0 : -1;
 }
 

@@ -334,10 +334,11 @@ int rt_write_memory(rt_runtime *rt, const rt_alloc *a, const void *src, uint64_t
 }
 
 int rt_read_memory(rt_runtime *rt, const rt_alloc *a, void *dst, uint64_t n) {
-    return n == a->size ? rt_read_regions(rt, a->agent, &a, 1, &dst) : RT_ERR;
+    return n == a->size ? rt_read_regions(rt, a->agent, &a, 1, &dst, NULL, NULL) : RT_ERR;
 }
 
-int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst) {
+int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst,
+                    rt_copied_fn then, void *arg) {
     pthread_mutex_lock(&rt->mem_mu);
     for (size_t i = 0; i < n; i++) {
         if (!live(rt, regions[i]) || rt->b->read(rt->backend, regions[i]->handle, 0, dst[i], regions[i]->size) != RT_OK) {
@@ -346,11 +347,13 @@ int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regio
         }
     }
     observe_copy(rt, false, agent, regions, n);
+    if (then != NULL) then(arg);
     pthread_mutex_unlock(&rt->mem_mu);
     return RT_OK;
 }
 
-int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+static int write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src,
+                         rt_copied_fn then, void *arg) {
     pthread_mutex_lock(&rt->mem_mu);
     for (size_t i = 0; i < n; i++) {
         if (!live(rt, regions[i]) || rt->b->write(rt->backend, regions[i]->handle, 0, src[i], regions[i]->size) != RT_OK) {
@@ -359,13 +362,19 @@ int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regi
         }
     }
     observe_copy(rt, true, agent, regions, n);
+    if (then != NULL) then(arg);
     pthread_mutex_unlock(&rt->mem_mu);
     return RT_OK;
 }
 
+int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+    return write_regions(rt, agent, regions, n, src, NULL, NULL);
+}
+
 void rt_set_restore_failure(rt_runtime *rt, uint64_t nth) { rt->restore_fails_at = nth; }
 
-int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src,
+                       rt_copied_fn then, void *arg) {
     pthread_mutex_lock(&rt->mu);
     uint64_t nth = ++rt->restores;
     bool fail = rt->restore_fails_at != 0 && nth == rt->restore_fails_at;
@@ -373,7 +382,7 @@ int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *re
     /* A restore with no live region makes no copy, so an injected failure
      * has nothing to strike in: it is spent on this restore, which succeeds
      * (decision 17.2). */
-    if (!fail || n == 0) return rt_write_regions(rt, agent, regions, n, src);
+    if (!fail || n == 0) return write_regions(rt, agent, regions, n, src, then, arg);
     /* the injected failure: the first region is written, then the copy fails */
     rt_write_regions(rt, agent, regions, 1, src);
     fprintf(stderr, "rt: restore %llu failed after its first region (injected)\n", (unsigned long long)nth);
