@@ -345,3 +345,36 @@ func TestNestedToolLoopBesideALoop(t *testing.T) {
 		}
 	}
 }
+
+// TestCPortSoakTraces: traces of the C port found by make soak on it after
+// MEM-6 was clarified, each failed by the previous oracles and correct.
+//   - died-before-run (gen-207409): a failed restore on thread 1 ended the
+//     process while thread 3's dispatch, told pass count 1 and closed with
+//     CONFIG EXIT, waited for the agent: it never ran, and none was owed
+//     (was PC-2: "ran 0 times, not once");
+//   - reentrant-warned-by-other-thread (gen-211511): two threads' tool
+//     dispatches were declined; the one that took the once-per-process
+//     reentrant_dispatch print first wrote it after the other's CONFIG EXIT
+//     (was MEM-6: "declined without a diagnostic").
+func TestCPortSoakTraces(t *testing.T) {
+	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread"} {
+		f, err := os.Open("testdata/" + name + ".ndjson.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Read(z)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for profile, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
+			if _, vs := verdicts(p); len(vs) > 0 {
+				t.Errorf("%s at %s: %v", name, profile, vs)
+			}
+		}
+	}
+}
