@@ -255,6 +255,10 @@ func (x *index) checkDeclined(w *toolWrite, d, outer *dispatchView, warned int) 
 		return vs
 	}
 	switch {
+	case len(d.kernels) == 0 && !w.complete && x.diedElsewhere(w.thread):
+		// A failed restore on another thread ended the process before the
+		// declined dispatch ran (MEM-5): no run is owed.
+		return vs
 	case len(d.kernels) == 0 && !w.complete:
 		// The trace ends with the tool waiting inside its callback for a
 		// dispatch that never ran: its thread waits for its own window.

@@ -355,9 +355,16 @@ func TestNestedToolLoopBesideALoop(t *testing.T) {
 //   - reentrant-warned-by-other-thread (gen-211511): two threads' tool
 //     dispatches were declined; the one that took the once-per-process
 //     reentrant_dispatch print first wrote it after the other's CONFIG EXIT
-//     (was MEM-6: "declined without a diagnostic").
+//     (was MEM-6: "declined without a diagnostic");
+//   - declined-then-died (gen-210443): a tool dispatch declined on thread 1
+//     had not run yet when thread 2's failed restore ended the process
+//     (was MEM-6: "never ran: its thread waits for itself");
+//   - waited-then-died (gen-212963): thread 1's loop waited for the agent
+//     while thread 2's loop held it and died in a restore; the only reads
+//     were thread 2's snapshot (was MEM-4/ACT-4: "the snapshot left it out").
 func TestCPortSoakTraces(t *testing.T) {
-	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread"} {
+	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread",
+		"c-port-declined-then-died", "c-port-waited-then-died"} {
 		f, err := os.Open("testdata/" + name + ".ndjson.gz")
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -129,7 +130,7 @@ func (x *index) cutOff(d *dispatchView) bool {
 // before d's kernel ran (it waited for its agent's lock, say) and before
 // anyone saw it complete (MEM-5): no run of it is owed.
 func (x *index) diedBeforeRun(d *dispatchView) bool {
-	if len(d.kernels) > 0 || !x.processDied() || x.aborted(d) {
+	if len(d.kernels) > 0 || len(d.failedSnapshots) > 0 || !x.processDied() {
 		return false
 	}
 	a := x.appOf(d)
@@ -247,10 +248,11 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 	reads := x.trafficOf(on, trace.MemRead, start, firstWork)
 	sdk := x.header.Reports(trace.SourceSDK)
 	switch {
-	case len(reads) == 0 && len(d.snapshots) == 0 && x.diedBeforeRun(d):
+	case len(d.snapshots) == 0 && x.diedBeforeRun(d) && !slices.ContainsFunc(reads, func(i int) bool { return x.ev[i].Thread == d.thread }):
 		// A failed restore on another thread ended the process before this
 		// dispatch took a snapshot or ran (it waited for its agent, say):
-		// nothing was saved, and nothing is owed (MEM-5).
+		// nothing was saved, and nothing is owed (MEM-5). The reads are
+		// other threads'.
 	case len(d.configEnter) > 0 && len(d.failedSnapshots) == 0 && x.hiddenLoop(d) && (sdk || len(d.kernels) > 1 || !x.snapshotMayHaveFailed(d)):
 		// Replayed with no PASS callback to show it (decision 9, docs/ports.md
 		// D3): the reads are its snapshot, not a snapshot of a dispatch left
