@@ -361,10 +361,15 @@ func TestNestedToolLoopBesideALoop(t *testing.T) {
 //     (was MEM-6: "never ran: its thread waits for itself");
 //   - waited-then-died (gen-212963): thread 1's loop waited for the agent
 //     while thread 2's loop held it and died in a restore; the only reads
-//     were thread 2's snapshot (was MEM-4/ACT-4: "the snapshot left it out").
+//     were thread 2's snapshot (was MEM-4/ACT-4: "the snapshot left it out");
+//   - unrun-beside-a-stop (gen-207409): a dispatch that never ran, beside a
+//     loop that stopped a context locally (was LCX-6: "got no record");
+//   - id-taken-then-died (gen-218125): a graph launch took dispatch id 2 and
+//     the process died before its reservation was written (was DID-3:
+//     "ids jump from 1 to 3").
 func TestCPortSoakTraces(t *testing.T) {
 	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread",
-		"c-port-declined-then-died", "c-port-waited-then-died"} {
+		"c-port-declined-then-died", "c-port-waited-then-died", "c-port-unrun-beside-a-stop", "c-port-id-taken-then-died"} {
 		f, err := os.Open("testdata/" + name + ".ndjson.gz")
 		if err != nil {
 			t.Fatal(err)

@@ -130,7 +130,7 @@ func (x *index) cutOff(d *dispatchView) bool {
 // before d's kernel ran (it waited for its agent's lock, say) and before
 // anyone saw it complete (MEM-5): no run of it is owed.
 func (x *index) diedBeforeRun(d *dispatchView) bool {
-	if len(d.kernels) > 0 || len(d.failedSnapshots) > 0 || !x.processDied() {
+	if d == nil || len(d.kernels) > 0 || len(d.failedSnapshots) > 0 || !x.processDied() {
 		return false
 	}
 	a := x.appOf(d)
