@@ -79,3 +79,21 @@ Feature: Kernel replay through rocprofv3
     When the user runs rocprofv3 with "--pmc SQ_WAVES TCC_HIT TCC_MISS --replay-mode kernel --kernel-replay-beta-enabled"
     And the output is altered so that a later pass claims to be pass 0
     Then the rocprofv3 output checks report RPV-8
+
+  @RPV-9
+  Scenario: every output file is laid out as the reference writer lays it out
+    When the user runs rocprofv3 with "--pmc SQ_WAVES TCC_HIT TCC_MISS --replay-mode kernel --kernel-replay-beta-enabled --kernel-trace --stats"
+    Then every output file is laid out as rocprofv3's writer lays it out
+
+  @RPV-9 @fault
+  Scenario Outline: output whose quoting or numbers differ from the writer's is caught
+    When the user runs rocprofv3 with "--pmc SQ_WAVES TCC_HIT TCC_MISS --replay-mode kernel --kernel-replay-beta-enabled --kernel-trace --stats"
+    And the output is altered so that <alteration>
+    Then the rocprofv3 output checks report RPV-9 about "<about>" mentioning "<mentioning>"
+
+    Examples:
+      | alteration                                        | about              | mentioning                                       |
+      | the CSV's counter values are written as integers  | Counter_Value      | is not written as the writer writes this value   |
+      | the kernel trace's kernel names are not quoted    | Kernel_Name        | is not in double quotes                          |
+      | the JSON's counter values are written as integers | counter_collection | the writer writes a counter value as a double    |
+      | the statistics' averages have two decimals        | AverageNs          | is not written as the writer writes this value   |

@@ -4,8 +4,8 @@
 // (--replay-mode kernel --kernel-replay-beta-enabled) or application
 // replay, and writes rocprofv3's JSON and CSV output as the real writers
 // lay it out. It also validates rocprofv3 output, ours or a real one,
-// against rules RPV-3, RPV-5, RPV-6 and RPV-8 (ValidateJSON, ValidateCSV,
-// ValidateDir).
+// against rules RPV-3, RPV-5, RPV-6, RPV-8 and RPV-9 (ValidateJSON,
+// ValidateCSVFile, ValidateDir).
 //
 // It is public, at the top level, because rocprofv3's integration is half
 // of the specification (RPV-1..9): a user compares real rocprofv3 output
@@ -34,6 +34,9 @@
 //     application once per group on a fresh simulator, output in pass_N.
 //   - RPV-6: every JSON counter record carries replay_pass (0 when the
 //     dispatch was not replayed); the CSV never has a Replay_Pass column.
+//   - RPV-9: the files are laid out as the reference writer lays them out
+//     (format.go, csvout.go, jsonout.go write them; writerform.go checks
+//     any file that claims to be rocprofv3's).
 //
 // The tool records what it does in the run's trace as any tool does (api,
 // callback, pass_count and record events), so the rule oracles and a

@@ -1,6 +1,7 @@
 package rocprof
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -119,8 +120,12 @@ func ValidateJSONWith(r io.Reader, opts ValidateOptions) (problems []Problem) {
 	if opts.PassIndependent == nil {
 		opts.PassIndependent = PassIndependent
 	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return []Problem{{Rule: "FORMAT", Msg: fmt.Sprintf("cannot read the JSON: %v", err)}}
+	}
 	var doc readDoc
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+	if err := json.Unmarshal(data, &doc); err != nil {
 		return []Problem{{Rule: "FORMAT", Msg: fmt.Sprintf("not rocprofv3 JSON: %v", err)}}
 	}
 	if doc.Tool == nil || len(*doc.Tool) == 0 {
@@ -135,7 +140,8 @@ func ValidateJSONWith(r io.Reader, opts ValidateOptions) (problems []Problem) {
 		}
 		problems = append(problems, ps...)
 	}
-	return problems
+	// RPV-9: laid out as the writer lays it out.
+	return append(problems, jsonFormProblems(data)...)
 }
 
 // record is one counter_collection entry as the checks see it.
@@ -624,50 +630,66 @@ func ReadConfigJSON(r io.Reader) (ValidateOptions, error) {
 }
 
 // ValidateCSV checks a counter_collection.csv: the reference's columns
-// are there and there is no Replay_Pass column (RPV-6).
-func ValidateCSV(r io.Reader) []Problem {
-	cr := csv.NewReader(r)
+// are there and there is no Replay_Pass column (RPV-6), and every field is
+// quoted and every number written as the writer does (RPV-9).
+func ValidateCSV(r io.Reader) []Problem { return ValidateCSVFile("counter_collection.csv", r) }
+
+// ValidateCSVFile checks one CSV file that rocprofv3 writes, told apart
+// by its name (PREFIX_counter_collection.csv, _kernel_trace.csv,
+// _agent_info.csv, _kernel_stats.csv, _domain_stats.csv): the writer's
+// quoting and number forms (RPV-9), and for counter_collection.csv its
+// columns (RPV-6). A name rocprofv3 does not write is one problem.
+func ValidateCSVFile(name string, r io.Reader) []Problem {
+	f, ok := csvFormOf(name)
+	if !ok {
+		return []Problem{{Rule: "FORMAT", Msg: fmt.Sprintf("%s is not a CSV file rocprofv3 writes (its names end in %s)", name, csvSuffixes())}}
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return []Problem{{Rule: "FORMAT", Msg: fmt.Sprintf("cannot read %s: %v", f.suffix, err)}}
+	}
+	var problems []Problem
+	if f.suffix == "counter_collection.csv" {
+		problems = counterColumns(data)
+	}
+	return append(problems, csvFormProblems(f, bytes.NewReader(data))...)
+}
+
+func csvSuffixes() string {
+	var s []string
+	for _, f := range csvForms {
+		s = append(s, f.suffix)
+	}
+	return strings.Join(s, ", ")
+}
+
+// counterColumns (RPV-6): counter_collection.csv has the reference's
+// columns and no Replay_Pass column.
+func counterColumns(data []byte) []Problem {
+	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
 	head, err := cr.Read()
 	if err != nil {
 		return []Problem{{Rule: "FORMAT", Msg: fmt.Sprintf("cannot read the CSV header: %v", err)}}
 	}
 	var problems []Problem
-	have := map[string]int{}
-	for i, h := range head {
+	have := map[string]bool{}
+	for _, h := range head {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		have[h] = i
+		have[h] = true
 		if strings.EqualFold(h, "Replay_Pass") {
 			problems = append(problems, Problem{Rule: "RPV-6", Msg: fmt.Sprintf("counter_collection.csv has a %s column: the CSV keeps the columns of a run without replay (the pass is in the JSON's replay_pass)", h)})
 		}
 	}
 	var missing []string
 	for _, c := range CounterCSVColumns {
-		if _, ok := have[c]; !ok {
+		if !have[c] {
 			missing = append(missing, c)
 		}
 	}
 	if len(missing) > 0 {
 		problems = append(problems, Problem{Rule: "RPV-6", Msg: "counter_collection.csv lacks the reference's column(s) " + strings.Join(missing, ", ")})
-		return problems
-	}
-	for line := 2; ; line++ {
-		row, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			problems = append(problems, Problem{Rule: "FORMAT", Msg: fmt.Sprintf("counter_collection.csv line %d: %v", line, err)})
-			break
-		}
-		if len(row) != len(head) {
-			problems = append(problems, Problem{Rule: "FORMAT", Msg: fmt.Sprintf("counter_collection.csv line %d has %d fields, the header %d", line, len(row), len(head))})
-			break
-		}
-		if _, err := strconv.ParseFloat(row[have["Counter_Value"]], 64); err != nil {
-			problems = append(problems, Problem{Rule: "FORMAT", Msg: fmt.Sprintf("counter_collection.csv line %d: Counter_Value %q is not a number", line, row[have["Counter_Value"]])})
-			break
-		}
 	}
 	return problems
 }
@@ -678,61 +700,77 @@ var passDir = regexp.MustCompile(`^pass_([0-9]+)$`)
 // rocprofv3 output.
 var ErrNoOutput = errors.New("no rocprofv3 output (*results.json, *counter_collection.csv)")
 
-// ValidateDir checks every rocprofv3 output file under dir: each
-// *results.json with ValidateJSONWith (reading the requested groups from
-// the *config.json beside it, when opts has none), each
-// *counter_collection.csv with ValidateCSV, and application replay's pass_N
-// folders for gaps (RPV-5). It returns the files checked and the problems;
-// an error means dir could not be read or holds no output.
+// ValidateDir checks every rocprofv3 output file under dir (ValidateFS on
+// the directory).
 func ValidateDir(dir string, opts ValidateOptions) (checked []string, problems []Problem, err error) {
+	checked, problems, err = ValidateFS(os.DirFS(dir), opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return checked, problems, nil
+}
+
+// ValidateFS checks every rocprofv3 output file of fsys: each
+// *results.json with ValidateJSONWith (reading the requested groups from
+// the *config.json beside it, when opts has none), each CSV file rocprofv3
+// writes with ValidateCSVFile, and application replay's pass_N folders for
+// gaps (RPV-5). It returns the files checked and the problems; an error
+// means fsys could not be read or holds no results.json or
+// counter_collection.csv.
+func ValidateFS(fsys fs.FS, opts ValidateOptions) (checked []string, problems []Problem, err error) {
 	passes := map[string][]int{} // parent -> pass numbers
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	data := 0                    // results.json and counter_collection.csv files
+	err = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, path)
 		if d.IsDir() {
 			if m := passDir.FindStringSubmatch(d.Name()); m != nil {
 				n, _ := strconv.Atoi(m[1])
-				parent := filepath.Dir(rel)
+				parent := filepath.Dir(filepath.FromSlash(path))
 				passes[parent] = append(passes[parent], n)
 			}
 			return nil
 		}
 		var ps []Problem
+		_, isCSV := csvFormOf(d.Name())
 		switch {
 		case strings.HasSuffix(d.Name(), "results.json"):
 			o := opts
 			if o.Groups == nil {
 				cfgPath := strings.TrimSuffix(path, "results.json") + "config.json"
-				if f, err := os.Open(cfgPath); err == nil {
-					read, rerr := ReadConfigJSON(f)
-					f.Close()
+				if cfg, err := fsys.Open(cfgPath); err == nil {
+					read, rerr := ReadConfigJSON(cfg)
+					cfg.Close()
 					if rerr != nil {
-						cfgRel, _ := filepath.Rel(dir, cfgPath)
-						problems = append(problems, Problem{File: cfgRel, Rule: "FORMAT", Msg: rerr.Error()})
+						problems = append(problems, Problem{File: filepath.FromSlash(cfgPath), Rule: "FORMAT", Msg: rerr.Error()})
 					} else {
 						read.PassIndependent = opts.PassIndependent
 						o = read
 					}
 				}
 			}
-			f, err := os.Open(path)
+			f, err := fsys.Open(path)
 			if err != nil {
 				return err
 			}
 			ps = ValidateJSONWith(f, o)
 			f.Close()
-		case strings.HasSuffix(d.Name(), "counter_collection.csv"):
-			f, err := os.Open(path)
+			data++
+		case isCSV:
+			f, err := fsys.Open(path)
 			if err != nil {
 				return err
 			}
-			ps = ValidateCSV(f)
+			ps = ValidateCSVFile(d.Name(), f)
 			f.Close()
+			if strings.HasSuffix(d.Name(), "counter_collection.csv") {
+				data++
+			}
 		default:
 			return nil
 		}
+		rel := filepath.FromSlash(path)
 		checked = append(checked, rel)
 		for i := range ps {
 			ps[i].File = rel
@@ -743,8 +781,8 @@ func ValidateDir(dir string, opts ValidateOptions) (checked []string, problems [
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(checked) == 0 {
-		return nil, nil, fmt.Errorf("%s: %w", dir, ErrNoOutput)
+	if data == 0 {
+		return nil, nil, ErrNoOutput
 	}
 	parents := make([]string, 0, len(passes))
 	for p := range passes {

@@ -1,9 +1,15 @@
 package rocprof
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -34,7 +40,11 @@ func validateFiles(t *testing.T, files map[string][]byte) ([]string, []Problem) 
 type doc struct {
 	golden string
 	json   map[string]any
-	config []byte // nil: validate without config.json
+	order  map[string][]string // the key order of each object path, as the golden has it
+	config []byte              // nil: validate without config.json
+	// post edits the bytes as written, for breakages of the layout that
+	// the decoded document cannot hold (a double written as an integer).
+	post func([]byte) []byte
 }
 
 func openDoc(t *testing.T, golden string, withConfig bool) *doc {
@@ -44,7 +54,7 @@ func openDoc(t *testing.T, golden string, withConfig bool) *doc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &doc{golden: golden}
+	d := &doc{golden: golden, order: keyOrders(t, data)}
 	if err := json.Unmarshal(data, &d.json); err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +64,111 @@ func openDoc(t *testing.T, golden string, withConfig bool) *doc {
 		}
 	}
 	return d
+}
+
+// keyOrders records the key order of every object path of a JSON
+// document (array elements are "[]"), so that an edited copy can be
+// written back as the writer lays it out (RPV-9 judges the layout).
+func keyOrders(t *testing.T, data []byte) map[string][]string {
+	t.Helper()
+	order := map[string][]string{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'):
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				key := k.(string)
+				if !slices.Contains(order[path], key) {
+					order[path] = append(order[path], key)
+				}
+				if err := walk(path + "/" + key); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token()
+		case json.Delim('['):
+			for dec.More() {
+				if err := walk(path + "/[]"); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token()
+		}
+		return err
+	}
+	if err := walk(""); err != nil {
+		t.Fatal(err)
+	}
+	return order
+}
+
+// marshal writes the (edited) document back as the writer would: keys in
+// the golden's order (new keys last), counter values as doubles, other
+// integral numbers as integers.
+func (d *doc) marshal() []byte {
+	var b bytes.Buffer
+	var write func(path string, v any)
+	write = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			rank := func(k string) int {
+				if i := slices.Index(d.order[path], k); i >= 0 {
+					return i
+				}
+				return len(d.order[path])
+			}
+			sort.SliceStable(keys, func(i, j int) bool {
+				if ri, rj := rank(keys[i]), rank(keys[j]); ri != rj {
+					return ri < rj
+				}
+				return keys[i] < keys[j]
+			})
+			b.WriteByte('{')
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				kb, _ := json.Marshal(k)
+				b.Write(kb)
+				b.WriteByte(':')
+				write(path+"/"+k, x[k])
+			}
+			b.WriteByte('}')
+		case []any:
+			b.WriteByte('[')
+			for i, e := range x {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				write(path+"/[]", e)
+			}
+			b.WriteByte(']')
+		case float64:
+			if path == counterValuePath || x != math.Trunc(x) {
+				b.WriteString(jsonDouble(x))
+			} else {
+				b.WriteString(strconv.FormatInt(int64(x), 10))
+			}
+		default:
+			vb, _ := json.Marshal(x)
+			b.Write(vb)
+		}
+	}
+	write("", d.json)
+	return b.Bytes()
 }
 
 func (d *doc) tool() map[string]any {
@@ -123,9 +238,9 @@ func (d *doc) counterID(t *testing.T, name string, agent float64) float64 {
 // validate checks the document as check-rocprofv3 checks a directory.
 func (d *doc) validate(t *testing.T) []Problem {
 	t.Helper()
-	data, err := json.Marshal(d.json)
-	if err != nil {
-		t.Fatal(err)
+	data := d.marshal()
+	if d.post != nil {
+		data = d.post(data)
 	}
 	files := map[string][]byte{"replayspec-sim/1000_results.json": data}
 	if d.config != nil {
@@ -274,6 +389,29 @@ func TestValidatorRejectsBrokenOutputs(t *testing.T) {
 		{"a counter the counters list does not name", mi300, true, func(t *testing.T, d *doc) {
 			d.rec(t, 1, 0)["records"].([]any)[0].(map[string]any)["counter_id"] = map[string]any{"handle": 42.0}
 		}, "FORMAT", "has counter_id 42, which the file's counters list does not name", "a reader maps ids to names"},
+		// RPV-9: laid out as the writer lays it out.
+		{"counter values written as integers", mi300, true, func(t *testing.T, d *doc) {
+			d.post = func(b []byte) []byte {
+				return regexp.MustCompile(`"value":([0-9]+)\.0\b`).ReplaceAll(b, []byte(`"value":$1`))
+			}
+		}, "RPV-9", "counter_collection[0].records[0].value is written 1, an integer: the writer writes a counter value as a double (1.0) (96 places like it)",
+			"rapidjson writes a double with its fraction; a consumer that reads doubles reads 1.0"},
+		{"a counter value null", mi300, true, func(t *testing.T, d *doc) {
+			d.rec(t, 2, 1)["records"].([]any)[3].(map[string]any)["value"] = nil
+		}, "RPV-9", "counter_collection[4].records[3].value is null", "the writer writes every value; null is no count"},
+		{"a counter record's keys out of order", mi300, true, func(t *testing.T, d *doc) {
+			d.order[counterRecordPath] = []string{"replay_pass", "thread_id", "dispatch_data", "records", "stream_id"}
+		}, "RPV-9", `in rocprofiler-sdk-tool[]/callback_records/counter_collection[], "thread_id" comes after "replay_pass"`,
+			"a streaming reader follows the writer's order"},
+		{"buffer_records before callback_records", mi300, true, func(t *testing.T, d *doc) {
+			o := d.order["/rocprofiler-sdk-tool/[]"]
+			i, j := slices.Index(o, "callback_records"), slices.Index(o, "buffer_records")
+			o[i], o[j] = o[j], o[i]
+		}, "RPV-9", `in rocprofiler-sdk-tool[], "callback_records" comes after "buffer_records"`, "the top-level sections in the writer's order"},
+		{"a second top-level key", mi300, true, func(t *testing.T, d *doc) { d.json["replay"] = true },
+			"RPV-9", `the top level has key "replay"`, "the writer writes one top-level key"},
+		{"no strings section", mi300, true, func(t *testing.T, d *doc) { delete(d.tool(), "strings") },
+			"RPV-9", `rocprofiler-sdk-tool[] has no "strings"`, "consumers look kinds and dimensions up there"},
 		{"not rocprofv3 output", mi300, false, func(t *testing.T, d *doc) { delete(d.json, "rocprofiler-sdk-tool") },
 			"FORMAT", "rocprofiler-sdk-tool", "FORMAT"},
 	}
@@ -374,9 +512,35 @@ func TestValidateCSV(t *testing.T) {
 	if len(ps) != 1 || !strings.Contains(ps[0].Msg, "Correlation_Id") {
 		t.Errorf("missing columns: %v", ps)
 	}
-	ps = ValidateCSV(strings.NewReader(good + strings.Replace(row, "4.000000", `"four"`, 1)))
-	if len(ps) != 1 || ps[0].Rule != "FORMAT" || !strings.Contains(ps[0].Msg, `Counter_Value "four"`) {
-		t.Errorf("a value that is not a number: %v", ps)
+	// RPV-9: the writer's number forms and quoting.
+	for _, c := range []struct{ from, to, want string }{
+		{"4.000000", "four", `Counter_Value "four" is not a number`},
+		{"4.000000", `"4.000000"`, `Counter_Value "4.000000" is in double quotes`},
+		{"4.000000", "4", `Counter_Value "4" is not written as the writer writes this value (%.6f from 1 up, %.8e below: 4.000000)`},
+		{"4.000000", "4.0000000", `(%.6f from 1 up, %.8e below: 4.000000)`},
+		{"4.000000", "1.00000000e+00", `Counter_Value "1.00000000e+00" is not written as the writer writes this value (%.6f from 1 up, %.8e below: 1.000000)`},
+		{"4.000000", "nan", `Counter_Value "nan" is not a finite number`},
+		{`"Agent 1"`, "Agent 1", `Agent_Id "Agent 1" is not in double quotes`},
+		{`"Agent 1"`, `"agent-1"`, `Agent_Id "agent-1" does not name an agent`},
+		{`"increment"`, "increment", `Kernel_Name "increment" is not in double quotes`},
+		{",1000,1000,", ",1000,-1000,", `Thread_Id "-1000" is not an unsigned integer`},
+		{"1003160", "1003160,7", `has 20 fields, the header 19`},
+	} {
+		ps = ValidateCSV(strings.NewReader(good + strings.Replace(row, c.from, c.to, 1)))
+		if len(ps) != 1 || ps[0].Rule != "RPV-9" || !strings.Contains(ps[0].Msg, c.want) {
+			t.Errorf("%s written %s: %v, want one RPV-9 problem saying %q", c.from, c.to, ps, c.want)
+		}
+	}
+	if ps := ValidateCSV(strings.NewReader(good + strings.Replace(row, "4.000000", "0.50000000", 1))); len(ps) != 1 || !strings.Contains(ps[0].Msg, "5.00000000e-01") {
+		t.Errorf("0.5 written %%.8f: %v, want the writer's %%.8e form named", ps)
+	}
+	if ps := ValidateCSV(strings.NewReader(strings.Replace(good, `"Agent_Id"`, "Agent_Id", 1) + row)); len(ps) != 1 || ps[0].Rule != "RPV-9" || !strings.Contains(ps[0].Msg, "header field(s) Agent_Id not in double quotes") {
+		t.Errorf("an unquoted header field: %v", ps)
+	}
+	// A kernel name may hold a comma: the writer does not escape it, and a
+	// reader splits at the closing quote.
+	if ps := ValidateCSV(strings.NewReader(good + strings.Replace(row, `"increment"`, `"sum<int, float>"`, 1))); len(ps) != 0 {
+		t.Errorf("a kernel name with a comma: %v", ps)
 	}
 	if ps := ValidateCSV(strings.NewReader("")); len(ps) != 1 || ps[0].Rule != "FORMAT" {
 		t.Errorf("empty CSV: %v", ps)
@@ -390,7 +554,7 @@ func TestValidateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked, ps, err := ValidateDir(dir, ValidateOptions{})
-	if err != nil || len(ps) != 0 || len(checked) != 6 {
+	if err != nil || len(ps) != 0 || len(checked) != 9 { // results.json, counter_collection.csv, agent_info.csv per pass
 		t.Fatalf("checked %v, problems %v, err %v", checked, ps, err)
 	}
 	if err := os.RemoveAll(filepath.Join(dir, "pass_2")); err != nil {
@@ -409,7 +573,7 @@ func TestValidateDir(t *testing.T) {
 // is no config.json; wrong groups are then reported.
 func TestValidateWithGivenGroups(t *testing.T) {
 	d := openDoc(t, mi300, false)
-	data, _ := json.Marshal(d.json)
+	data := d.marshal()
 	right := [][]string{{"SQ_WAVES", "SQ_INSTS_VALU", "TCC_HIT"}, {"SQ_WAVES", "TCC_MISS", "TCC_EA_RDREQ"}}
 	if ps := ValidateJSONWith(strings.NewReader(string(data)), ValidateOptions{Groups: right}); len(ps) != 0 {
 		t.Errorf("the groups the run used: %v", ps)
@@ -427,7 +591,7 @@ func TestValidateHugePass(t *testing.T) {
 		`{"dispatch_data":{"dispatch_info":{"dispatch_id":1}},"replay_pass":0},` +
 		`{"dispatch_data":{"dispatch_info":{"dispatch_id":1}},"replay_pass":9223372036854775807}]}}]}`
 	ps := ValidateJSON(strings.NewReader(in))
-	if len(ps) != 1 || !strings.Contains(ps[0].Msg, "replay_pass 1, 2, 3") {
+	if len(ps) == 0 || !strings.Contains(ps[0].Msg, "replay_pass 1, 2, 3") || ps[0].Rule != "RPV-8" {
 		t.Errorf("%v", ps)
 	}
 }

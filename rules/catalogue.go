@@ -92,4 +92,5 @@ var catalogue = []Rule{
 	r("RPV-6", "JSON counter records carry replay_pass, while counter_collection.csv has no Replay_Pass column"),
 	r("RPV-7", "kernel replay refuses thread trace, PC sampling and SPM with a diagnostic naming the conflict, and warns that kernel tracing and stats see one record per pass"),
 	r("RPV-8", "in JSON output each replayed dispatch id has replay_pass 0..N-1 once per counter group, ids are non-zero and contiguous, and pass-independent counters agree across passes"),
+	r("RPV-9", "rocprofv3's output files are its writer's: CSV text quoted and numbers bare, counter values in %.6f/%.8e, agents named Agent N, results.json's key order and filled name tables, so a consumer of real output reads them without a special case"),
 }

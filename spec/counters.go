@@ -1,6 +1,10 @@
 package spec
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/replayspec/replayspec/trace"
+)
 
 // CounterBlock is one hardware counter block of an agent kind: the
 // counters it has and how many it can count in one pass (its registers).
@@ -95,17 +99,14 @@ func CounterGroupCount(kind string, counters []string) (int, bool) {
 
 // StatusNames are the statuses an SDK call can return
 // (rocprofiler_status_t without its ROCPROFILER_STATUS_ prefix, in the
-// reference's order); trace.StatusEnum is the same list, a runner test
-// keeps the two equal.
-var StatusNames = []string{
-	"SUCCESS", "ERROR", "ERROR_CONTEXT_NOT_FOUND", "ERROR_BUFFER_NOT_FOUND",
-	"ERROR_KIND_NOT_FOUND", "ERROR_OPERATION_NOT_FOUND", "ERROR_THREAD_NOT_FOUND",
-	"ERROR_AGENT_NOT_FOUND", "ERROR_COUNTER_NOT_FOUND", "ERROR_CONTEXT_ERROR",
-	"ERROR_CONTEXT_INVALID", "ERROR_CONTEXT_NOT_STARTED", "ERROR_CONTEXT_CONFLICT",
-	"ERROR_CONTEXT_ID_NOT_ZERO", "ERROR_BUFFER_BUSY", "ERROR_SERVICE_ALREADY_CONFIGURED",
-	"ERROR_CONFIGURATION_LOCKED", "ERROR_NOT_IMPLEMENTED", "ERROR_INCOMPATIBLE_ABI",
-	"ERROR_INVALID_ARGUMENT",
-}
+// reference's order): trace.StatusEnum as strings, so the two cannot drift.
+var StatusNames = func() []string {
+	out := make([]string, len(trace.StatusEnum))
+	for i, s := range trace.StatusEnum {
+		out[i] = string(s)
+	}
+	return out
+}()
 
 // StatusCalls are the calls expect.statuses can name: the SDK's API calls
 // as traces name them, and the two local context calls of tool.misuse.

@@ -1,5 +1,7 @@
 package spec
 
+import "github.com/replayspec/replayspec/trace"
+
 // passesSeen refuses a wait for a pass that nothing could see: the tool
 // learns that a dispatch is inside a pass from its PASS callbacks, so
 // without a kernel_replay subscription that covers PASS a dispatch waiting
@@ -14,7 +16,7 @@ func (v *validator) passesSeen(path string) {
 			return
 		}
 		for _, op := range kr.Operations {
-			if op == "PASS" {
+			if op == string(trace.OpPass) {
 				return
 			}
 		}

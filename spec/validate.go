@@ -255,7 +255,7 @@ func (v *validator) action(path string, a Action) {
 	switch {
 	case a.Pass < -1:
 		v.fail(path+".pass", fmt.Sprintf("pass %d: want a pass (0, 1, ...) or -1 for every pass", a.Pass))
-	case v.written(path+".pass") && !strings.HasPrefix(a.In, "PASS"):
+	case v.written(path+".pass") && !inPass(a.In):
 		v.fail(path+".pass", "a pass is only meaningful in PASS_ENTER and PASS_EXIT")
 	}
 	switch a.Call {
@@ -518,7 +518,7 @@ func (v *validator) expect(e Expect) {
 		if s.In != "" || v.written(p+".in") {
 			v.oneOf(p+".in", "callback", s.In, CallbackWindows)
 		}
-		if s.Pass != nil && !strings.HasPrefix(s.In, "PASS") {
+		if s.Pass != nil && !inPass(s.In) {
 			v.fail(p+".pass", "a pass narrows in: PASS_ENTER or PASS_EXIT; say which")
 		}
 	}
@@ -576,7 +576,7 @@ func (v *validator) expectMore(e Expect) {
 		p := fmt.Sprintf("expect.user_data[%d]", i)
 		v.dispatchRef(p+".dispatch", u.Dispatch)
 		v.oneOf(p+".at", "point", u.At, UserDataPoints)
-		if u.Pass != nil && !strings.HasPrefix(u.At, "PASS") && u.At != PointContinue {
+		if u.Pass != nil && !inPass(u.At) && u.At != PointContinue {
 			v.fail(p+".pass", "a pass narrows PASS_ENTER, PASS_EXIT and continue only")
 		}
 	}
@@ -645,7 +645,7 @@ func (v *validator) expectMore(e Expect) {
 		p := fmt.Sprintf("expect.payload[%d]", i)
 		v.dispatchRef(p+".dispatch", pe.Dispatch)
 		v.oneOf(p+".at", "callback", pe.At, CallbackWindows)
-		if pe.Pass != nil && !strings.HasPrefix(pe.At, "PASS") {
+		if pe.Pass != nil && !inPass(pe.At) {
 			v.fail(p+".pass", "a pass narrows PASS_ENTER and PASS_EXIT only")
 		}
 		for j, m := range pe.Members {
@@ -689,3 +689,6 @@ func (v *validator) expectMore(e Expect) {
 		}
 	}
 }
+
+// inPass reports whether a spec's callback name is a PASS callback.
+func inPass(window string) bool { return window == WindowPassEnter || window == WindowPassExit }

@@ -187,7 +187,7 @@ func carriesAll(payload []string, fields ...string) bool {
 
 // carriesNone fails on the first callback whose payload carries one of
 // fields, which op's payloads should not.
-func (w *world) carriesNone(cbs []trace.Event, op string, fields ...string) error {
+func (w *world) carriesNone(cbs []trace.Event, op trace.Op, fields ...string) error {
 	for _, e := range cbs {
 		for _, f := range fields {
 			if slices.Contains(e.Payload, f) {
@@ -203,7 +203,7 @@ func configPayloadClean(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.carriesNone(v.callbacks("CONFIG", ""), "CONFIG", "current_pass", "total_passes", "replay_start_context", "replay_stop_context")
+	return w.carriesNone(v.callbacks(trace.OpConfig, anyPhase), trace.OpConfig, "current_pass", "total_passes", "replay_start_context", "replay_stop_context")
 }
 
 func passPayloadClean(ctx context.Context) error {
@@ -211,5 +211,5 @@ func passPayloadClean(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.carriesNone(ps, "PASS", "replay_pass_count", "replay_continue")
+	return w.carriesNone(ps, trace.OpPass, "replay_pass_count", "replay_continue")
 }

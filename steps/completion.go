@@ -47,7 +47,7 @@ func oneCompletionAfterLoop(ctx context.Context, label string) error {
 		}
 	}
 	for _, k := range v.of(trace.Kernel) {
-		if k.Signal == dec.Signal && len(v.callbacks("PASS", "")) > 0 {
+		if k.Signal == dec.Signal && len(v.callbacks(trace.OpPass, anyPhase)) > 0 {
 			return w.failf("no pass may carry the application's completion signal:\n%s", show(k))
 		}
 	}

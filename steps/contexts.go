@@ -135,8 +135,8 @@ func noGlobalToggle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	in, ok1 := first(v.callbacks("CONFIG", "ENTER"))
-	out, ok2 := first(v.callbacks("CONFIG", "EXIT"))
+	in, ok1 := first(v.callbacks(trace.OpConfig, trace.PhaseEnter))
+	out, ok2 := first(v.callbacks(trace.OpConfig, trace.PhaseExit))
 	if !ok1 || !ok2 {
 		return w.failf("the dispatch should be a replay candidate")
 	}

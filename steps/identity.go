@@ -183,7 +183,7 @@ func recordPerPassSameCorr(ctx context.Context, svc string) error {
 		return w.failf("the dispatch got no replay callback")
 	}
 	rs := v.records(serviceName(svc))
-	if len(rs) != len(v.callbacks("PASS", "ENTER")) {
+	if len(rs) != len(v.callbacks(trace.OpPass, trace.PhaseEnter)) {
 		return w.failf("every pass should deliver one %s record:\n%s", svc, show(rs...))
 	}
 	starts := map[uint64]bool{}
@@ -230,7 +230,7 @@ func seeUserData(ctx context.Context, want uint64) error {
 	if err != nil {
 		return err
 	}
-	if len(v.of(trace.PassCount)) == 0 || len(v.callbacks("PASS", "")) == 0 {
+	if len(v.of(trace.PassCount)) == 0 || len(v.callbacks(trace.OpPass, anyPhase)) == 0 {
 		return w.failf("the dispatch should be replayed:\n%s", show(v.ev...))
 	}
 	sequence := where(v.ev, func(e trace.Event) bool {
@@ -257,7 +257,7 @@ func passBeginsWith(ctx context.Context, want uint64) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range v.callbacks("PASS", "ENTER") {
+	for _, e := range v.callbacks(trace.OpPass, trace.PhaseEnter) {
 		if u(e.UserData) != want {
 			return w.failf("pass %d should begin with user data %d:\n%s", u(e.Pass), want, show(e))
 		}
@@ -270,7 +270,7 @@ func exitSeesOwnWrite(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range append(v.callbacks("PASS", "EXIT"), v.of(trace.Continue)...) {
+	for _, e := range append(v.callbacks(trace.OpPass, trace.PhaseExit), v.of(trace.Continue)...) {
 		if u(e.UserData) != 1000+u(e.Pass) {
 			return w.failf("after pass %d the tool should see what that pass wrote, %d:\n%s", u(e.Pass), 1000+u(e.Pass), show(e))
 		}
@@ -293,7 +293,7 @@ func sameThread(ctx context.Context) error {
 func (v *dispatchView) openPass(at trace.Event) (trace.Event, bool) {
 	var open trace.Event
 	isOpen := false
-	for _, e := range v.callbacks("PASS", "") {
+	for _, e := range v.callbacks(trace.OpPass, anyPhase) {
 		if e.Seq > at.Seq {
 			break
 		}

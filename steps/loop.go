@@ -50,7 +50,7 @@ func runsPasses(ctx context.Context, label string, want []uint64) error {
 	if err != nil {
 		return err
 	}
-	enters, exits := passes(v.callbacks("PASS", "ENTER")), passes(v.callbacks("PASS", "EXIT"))
+	enters, exits := passes(v.callbacks(trace.OpPass, trace.PhaseEnter)), passes(v.callbacks(trace.OpPass, trace.PhaseExit))
 	if !equalPasses(enters, want) || !equalPasses(exits, want) {
 		return w.failf("%s should run passes %s; the tool saw PASS ENTER for %s and PASS EXIT for %s:\n%s",
 			v.label, list(want), list(enters), list(exits), show(v.of(trace.Callback)...))
@@ -64,7 +64,7 @@ func notReplayed(ctx context.Context, label string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.expectNone(v.callbacks("PASS", ""), "%s should not be replayed, yet the tool saw PASS callbacks", v.label); err != nil {
+	if err := w.expectNone(v.callbacks(trace.OpPass, anyPhase), "%s should not be replayed, yet the tool saw PASS callbacks", v.label); err != nil {
 		return err
 	}
 	if err := w.expectNone(v.savesAndRestores(), "%s should not be replayed, yet memory was saved or restored", v.label); err != nil {
@@ -112,11 +112,11 @@ func configOnce(ctx context.Context, label string) error {
 	if err != nil {
 		return err
 	}
-	cfg := v.callbacks("CONFIG", "")
+	cfg := v.callbacks(trace.OpConfig, anyPhase)
 	if len(cfg) != 2 || cfg[0].Phase != trace.PhaseEnter || cfg[1].Phase != trace.PhaseExit {
 		return w.failf("%s should get one CONFIG ENTER then one CONFIG EXIT:\n%s", v.label, show(cfg...))
 	}
-	for _, e := range v.callbacks("PASS", "") {
+	for _, e := range v.callbacks(trace.OpPass, anyPhase) {
 		if e.Seq < cfg[0].Seq || e.Seq > cfg[1].Seq {
 			return w.failf("every pass should lie between CONFIG ENTER and EXIT:\n%s", show(cfg[0], e, cfg[1]))
 		}
@@ -129,7 +129,7 @@ func passesBracketed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ps := v.callbacks("PASS", "")
+	ps := v.callbacks(trace.OpPass, anyPhase)
 	if len(ps) == 0 || len(ps)%2 != 0 {
 		return w.failf("every pass should have an ENTER and an EXIT:\n%s", show(ps...))
 	}
@@ -149,11 +149,11 @@ func passCountOnce(ctx context.Context) error {
 		return err
 	}
 	pc := v.of(trace.PassCount)
-	ce := v.callbacks("CONFIG", "ENTER")
+	ce := v.callbacks(trace.OpConfig, trace.PhaseEnter)
 	if len(pc) != 1 || len(ce) != 1 || pc[0].Seq < ce[0].Seq {
 		return w.failf("the pass count should be asked once, after CONFIG ENTER:\n%s", show(append(ce, pc...)...))
 	}
-	if p, ok := first(v.callbacks("PASS", "ENTER")); ok && p.Seq < pc[0].Seq {
+	if p, ok := first(v.callbacks(trace.OpPass, trace.PhaseEnter)); ok && p.Seq < pc[0].Seq {
 		return w.failf("the pass count should be asked before the first pass:\n%s", show(pc[0], p))
 	}
 	return nil
@@ -165,7 +165,7 @@ func exclusive(ctx context.Context, b, a string) error {
 	if err != nil {
 		return err
 	}
-	end, ok := last(va.callbacks("CONFIG", "EXIT"))
+	end, ok := last(va.callbacks(trace.OpConfig, trace.PhaseExit))
 	kb, okb := first(vb.of(trace.Kernel))
 	if !ok || !okb {
 		return w.failf("both %s's loop and %s's kernel should be in the trace", a, b)

@@ -73,7 +73,7 @@ func snapshotOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s, enters := v.of(trace.Snapshot), v.callbacks("PASS", "ENTER")
+	s, enters := v.of(trace.Snapshot), v.callbacks(trace.OpPass, trace.PhaseEnter)
 	if p, ok := first(enters); len(s) != 1 || !ok || s[0].Seq > p.Seq {
 		return w.failf("memory should be saved once, before the first pass:\n%s", show(append(s, enters...)...))
 	}
@@ -102,7 +102,7 @@ func restoredBefore(ctx context.Context, which string) error {
 	// Each restore lies between the previous pass's EXIT and its pass's ENTER.
 	for _, r := range rs {
 		var exit, enter trace.Event
-		for _, e := range v.callbacks("PASS", "") {
+		for _, e := range v.callbacks(trace.OpPass, anyPhase) {
 			if e.Phase == trace.PhaseExit && *e.Pass+1 == *r.Pass {
 				exit = e
 			}

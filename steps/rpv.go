@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"testing/fstest"
 
 	"github.com/cucumber/godog"
 
@@ -41,6 +42,9 @@ func registerRPV(sc *godog.ScenarioContext) {
 	sc.Step(`^the output passes the rocprofv3 output checks$`, profValid)
 	sc.Step(`^the output is altered so that a later pass claims to be pass 0$`, profAlter)
 	sc.Step(`^the rocprofv3 output checks report (RPV-\d+)$`, profInvalid)
+	sc.Step(`^every output file is laid out as rocprofv3's writer lays it out$`, profWriterForm)
+	sc.Step(`^the output is altered so that (`+alterationNames()+`)$`, profAlterForm)
+	sc.Step(`^the rocprofv3 output checks report (RPV-\d+) about "([^"]+)" mentioning "([^"]+)"$`, profInvalidMentioning)
 }
 
 func runProf(ctx context.Context, line string) (context.Context, error) {
@@ -342,4 +346,89 @@ func profInvalid(ctx context.Context, rule string) error {
 		}
 	}
 	return fmt.Errorf("the output checks should report %s; they reported %v", rule, probs)
+}
+
+// validateAll checks every file rocprofv3 wrote, as check-rocprofv3 checks
+// an output directory, told the groups the run requested.
+func (p *profRun) validateAll() ([]string, []rocprof.Problem, error) {
+	fsys := fstest.MapFS{}
+	for name, data := range p.files {
+		fsys[name] = &fstest.MapFile{Data: data}
+	}
+	cfg := p.res.Runs[0].Config
+	return rocprof.ValidateFS(fsys, rocprof.ValidateOptions{Groups: cfg.Groups, KernelReplay: &cfg.KernelReplay})
+}
+
+// profWriterForm (RPV-9): every CSV file and results.json passes the
+// checks, the writer's quoting and number forms among them.
+func profWriterForm(ctx context.Context) error {
+	p, err := accepted(ctx)
+	if err != nil {
+		return err
+	}
+	checked, probs, err := p.validateAll()
+	if err != nil {
+		return err
+	}
+	for _, suffix := range []string{"results.json", "counter_collection.csv", "kernel_trace.csv", "kernel_stats.csv", "agent_info.csv"} {
+		if !slices.ContainsFunc(checked, func(f string) bool { return strings.HasSuffix(f, suffix) }) {
+			return fmt.Errorf("rocprofv3 should have written a %s file to check; checked %v", suffix, checked)
+		}
+	}
+	if len(probs) > 0 {
+		return fmt.Errorf("the output should be laid out as rocprofv3's writer lays it out: %v", probs)
+	}
+	return nil
+}
+
+// formAlterations are hand-made faults in the writer's form (RPV-9): the
+// file they edit and the edit.
+var formAlterations = map[string]struct {
+	file string
+	from *regexp.Regexp
+	to   string
+}{
+	"the CSV's counter values are written as integers":  {"counter_collection.csv", regexp.MustCompile(`,([0-9]+)\.000000,`), ",$1,"},
+	"the kernel trace's kernel names are not quoted":    {"kernel_trace.csv", regexp.MustCompile(`"increment"`), "increment"},
+	"the JSON's counter values are written as integers": {"results.json", regexp.MustCompile(`("value": [0-9]+)\.0\n`), "$1\n"},
+	"the statistics' averages have two decimals":        {"kernel_stats.csv", regexp.MustCompile(`,([0-9]+\.[0-9]{2})[0-9]{4},`), ",$1,"},
+}
+
+func alterationNames() string {
+	var names []string
+	for n := range formAlterations {
+		names = append(names, regexp.QuoteMeta(n))
+	}
+	slices.Sort(names)
+	return strings.Join(names, "|")
+}
+
+func profAlterForm(ctx context.Context, what string) error {
+	alt := formAlterations[what]
+	p, data, name, err := acceptedOutput(ctx, alt.file)
+	if err != nil {
+		return err
+	}
+	if !alt.from.Match(data) {
+		return fmt.Errorf("%s has nothing to alter so that %s", name, what)
+	}
+	p.files[name] = alt.from.ReplaceAll(data, []byte(alt.to))
+	return nil
+}
+
+func profInvalidMentioning(ctx context.Context, rule, about, text string) error {
+	p, err := accepted(ctx)
+	if err != nil {
+		return err
+	}
+	_, probs, err := p.validateAll()
+	if err != nil {
+		return err
+	}
+	for _, pr := range probs {
+		if pr.Rule == rule && strings.Contains(pr.Msg, about) && strings.Contains(pr.Msg, text) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the output checks should report %s about %s mentioning %q; they reported %v", rule, about, text, probs)
 }

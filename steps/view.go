@@ -49,7 +49,7 @@ func passCallbacksOf(ctx context.Context) (*world, []trace.Event, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ps := v.callbacks("PASS", "")
+	ps := v.callbacks(trace.OpPass, anyPhase)
 	if len(ps) == 0 {
 		return nil, nil, w.failf("no pass ran")
 	}
@@ -127,11 +127,13 @@ func (v *dispatchView) of(types ...trace.Type) []trace.Event { return byType(v.e
 // appOf keeps the application's events of the dispatch of the given types.
 func (v *dispatchView) appOf(types ...trace.Type) []trace.Event { return byType(v.app, types...) }
 
-// callbacks keeps the dispatch's replay callbacks of an operation and phase
-// ("" matches any).
+// anyPhase asks callbacks for both phases of an operation.
+const anyPhase trace.Phase = ""
+
+// callbacks keeps the dispatch's replay callbacks of an operation and phase.
 func (v *dispatchView) callbacks(op trace.Op, phase trace.Phase) []trace.Event {
 	return where(v.ev, func(e trace.Event) bool {
-		return e.Type == trace.Callback && (op == "" || e.Op == op) && (phase == "" || e.Phase == phase)
+		return e.Type == trace.Callback && e.Op == op && (phase == anyPhase || e.Phase == phase)
 	})
 }
 

@@ -11,13 +11,14 @@ import (
 )
 
 func init() {
-	register(command{name: "check-rocprofv3", summary: "check a rocprofv3 output directory (ours or a real one) against RPV-3/5/6/8", run: runCheckRocprof})
+	register(command{name: "check-rocprofv3", summary: "check a rocprofv3 output directory (ours or a real one) against RPV-3/5/6/8/9", run: runCheckRocprof})
 }
 
 const checkRocprofUsage = `Usage: replayspec check-rocprofv3 [--pmc COUNTER...]... [--invariant COUNTER]... DIR
 
-Checks every *results.json and *counter_collection.csv under DIR, as written
-by rocprofv3 or by 'replayspec prof':
+Checks every *results.json and every CSV file rocprofv3 writes
+(*counter_collection.csv, *kernel_trace.csv, *agent_info.csv, *kernel_stats.csv,
+*domain_stats.csv) under DIR, as written by rocprofv3 or by 'replayspec prof':
   RPV-8  every replayed dispatch has replay_pass 0..N-1 exactly once, all
          replayed dispatches of an agent have the same N, records sharing a
          dispatch id are one dispatch, a dispatch has as many kernel dispatch
@@ -29,6 +30,11 @@ by rocprofv3 or by 'replayspec prof':
   RPV-6  under kernel replay every JSON counter record has replay_pass; the
          CSV has the reference's columns and no Replay_Pass column
   RPV-5  application replay folders are pass_1, pass_2, ... without a gap
+  RPV-9  the files are laid out as rocprofv3's writer lays them out: CSV text
+         fields quoted and numbers bare, counter values with 6 decimals from
+         1 up and in 8-digit scientific form below, statistics in their forms,
+         Agent_Id "Agent N"; results.json's keys in the writer's order,
+         counter values written as doubles
 
 The requested groups come from the PREFIX_config.json beside each
 results.json (rocprofv3 --output-config writes it); --pmc gives them when

@@ -221,7 +221,7 @@ func TestCheckRocprofv3(t *testing.T) {
 		t.Fatalf("prof: exit %d\n%s", code, stderr)
 	}
 	code, stdout, _ := runProfCLI("check-rocprofv3", dir)
-	if code != exitOK || !strings.Contains(stdout, "2 file(s) checked, no problem") {
+	if code != exitOK || !strings.Contains(stdout, "3 file(s) checked, no problem") {
 		t.Errorf("our output: exit %d\n%s", code, stdout)
 	}
 	if code, stdout, _ := runProfCLI("check-rocprofv3", "--invariant", "GRBM_COUNT", dir); code != exitOK {

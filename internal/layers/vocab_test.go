@@ -96,3 +96,50 @@ func TestNoTraceVocabularyLiterals(t *testing.T) {
 		t.Errorf("%s: use the constant from trace/vocab.go", b)
 	}
 }
+
+// The packages that read or build traces without owning the wire format
+// (the step definitions and the spec model) spell no operation, phase,
+// status or warning code at all, not even in a call's arguments: every
+// such literal there is a name that could drift from trace/vocab.go.
+func TestNoWireNamesInStepsAndSpec(t *testing.T) {
+	var names []string
+	for op := range trace.OpIDs {
+		names = append(names, string(op))
+	}
+	names = append(names, string(trace.PhaseEnter), string(trace.PhaseExit))
+	for _, s := range trace.StatusEnum {
+		names = append(names, string(s), strings.TrimPrefix(string(s), "ROCPROFILER_STATUS_"))
+	}
+	names = append(names, string(trace.WarnPassCountZeroWithoutContinue), string(trace.WarnMultiPacketSubmission),
+		string(trace.WarnGraphLaunch), string(trace.WarnSnapshotIncomplete), string(trace.WarnServiceConflict))
+	fset := token.NewFileSet()
+	var bad []string
+	for _, dir := range []string{"../../steps", "../../spec"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				if v, _ := strconv.Unquote(lit.Value); slices.Contains(names, v) {
+					bad = append(bad, fset.Position(lit.Pos()).String()+": "+lit.Value)
+				}
+				return true
+			})
+		}
+	}
+	for _, b := range bad {
+		t.Errorf("%s: a wire name spelled out; use trace's typed constant (trace/vocab.go)", b)
+	}
+}
