@@ -110,7 +110,10 @@ func markdownCell(c cell, ok bool) string {
 	for _, r := range c.Named {
 		named = append(named, fmt.Sprintf("%s(%d)", r, c.New[r]))
 	}
-	s := mark + " " + strings.Join(named, " ")
+	s := mark
+	if len(named) > 0 {
+		s += " " + strings.Join(named, " ")
+	}
 	if len(c.Missed) > 0 && len(c.Named) > 0 {
 		s += ", not " + strings.Join(c.Missed, " ")
 	}
@@ -165,6 +168,8 @@ func writeMarkdown(w io.Writer, faults []Fault, profiles []string, cells map[str
 		}
 		fmt.Fprintf(w, " %d/%d (%.1f%%) | %s |\n", t.Full, t.Faults, t.fullPercent(), aim)
 	}
+	fmt.Fprintf(w, "\nIn each cell: ✔ named under every rule the fault breaks, ◐ under some, ✘ under none; RULE(n): n specs\n"+
+		"report the rule beyond the baseline, the rules it breaks first, then the others (· ...).\n")
 	fmt.Fprintf(w, "\n| fault | kind | breaks |")
 	for _, p := range profiles {
 		fmt.Fprintf(w, " %s |", p)

@@ -33,10 +33,29 @@ type runner struct {
 	reports    string // where each run's JSON report is kept
 }
 
-// run runs the library once and reads its report. name and profile name
-// the report file; tag tells repeated runs apart.
+// reportFile is where the report of one run is kept: name and profile
+// say whose, tag tells repeated runs apart.
+func (r *runner) reportFile(name, profile string, tag int) string {
+	return fmt.Sprintf("%s/%s.%s.%d.json", r.reports, name, profile, tag)
+}
+
+// read reads the report a previous run kept.
+func (r *runner) read(name, profile string, tag int) (outcome, error) {
+	file := r.reportFile(name, profile, tag)
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%v: run without -reuse first", err)
+	}
+	out, err := readOutcome(bytes.NewBuffer(text))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return out, nil
+}
+
+// run runs the library once and reads its report.
 func (r *runner) run(driver, name, profile string, tag int) (outcome, error) {
-	file := fmt.Sprintf("%s/%s.%s.%d.json", r.reports, name, profile, tag)
+	file := r.reportFile(name, profile, tag)
 	args := []string{"run", "--format", "json", "-j", "1", "--timeout", r.timeout.String(),
 		"--max-passes", fmt.Sprint(r.maxPasses), "--target", "exec:" + driver + " --profile " + profile}
 	args = append(args, r.specs...)

@@ -244,7 +244,7 @@ func TestReplaceSection(t *testing.T) {
 // each applies to the port as it is now (so a change to the port that
 // breaks a patch fails here, not only in CI's matrix).
 func TestTheFaultsOfThePort(t *testing.T) {
-	port := filepath.Join("..", "..")
+	port := filepath.Join("..", "..", "ports", "c")
 	switches, err := readSwitches(port)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Command matrix measures how well the suite names a port's bugs: the C
+// Command cfaults measures how well the suite names a port's bugs: the C
 // port's fault matrix. It builds the unmodified driver and one driver per
 // fault (every KRS_FAULT_* switch of sdk/faults.h, every patch of
 // ports/c/faults), runs the spec library through each at the full, runtime
@@ -7,7 +7,7 @@
 // (spec by spec, rule by rule). Run it from the repository root; faults.sh
 // does:
 //
-//	go run ./ports/c/faults/matrix [-enforce full] [-docs docs/faults.md]
+//	go run ./internal/cfaults [-enforce full] [-docs docs/faults.md]
 package main
 
 import (
@@ -54,6 +54,7 @@ func run() error {
 		enforce    = flag.String("enforce", "", "profiles whose aim must be met, comma-separated: below it the command fails")
 		strict     = flag.Bool("strict", false, "fail when a fault is not named under every rule it breaks at a profile and "+reasonsFile+" gives no reason, or gives one for a fault that is")
 		docs       = flag.String("docs", "", "rewrite the matrix section of this Markdown file (between its markers)")
+		reuse      = flag.Bool("reuse", false, "build and run nothing: judge the reports the last run left in "+filepath.Join(portDir, "bin", "matrix", "reports"))
 	)
 	flag.Parse()
 	if _, err := os.Stat(filepath.Join(portDir, "sdk", "faults.h")); err != nil {
@@ -99,13 +100,15 @@ func run() error {
 		objDir: filepath.Join(portDir, "bin", "matrix", "obj"), tmpDir: tmp, jobs: *jobs}
 
 	start := time.Now()
-	if err := b.base(); err != nil {
-		return err
+	if !*reuse {
+		if err := b.base(); err != nil {
+			return err
+		}
+		if err := first(parallel(*jobs, len(faults), func(i int) error { return b.build(faults[i]) })); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "faults matrix: built the baseline and %d fault drivers in %s\n", len(faults), time.Since(start).Round(time.Second))
 	}
-	if err := first(parallel(*jobs, len(faults), func(i int) error { return b.build(faults[i]) })); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "faults matrix: built the baseline and %d fault drivers in %s\n", len(faults), time.Since(start).Round(time.Second))
 
 	reports := filepath.Join(portDir, "bin", "matrix", "reports")
 	if err := os.MkdirAll(reports, 0o755); err != nil {
@@ -130,7 +133,13 @@ func run() error {
 	done := 0
 	outs := make([]outcome, len(todo))
 	errs := parallel(*jobs, len(todo), func(i int) error {
-		o, err := r.run(todo[i].driver, todo[i].name, todo[i].profile, todo[i].tag)
+		var o outcome
+		var err error
+		if *reuse {
+			o, err = r.read(todo[i].name, todo[i].profile, todo[i].tag)
+		} else {
+			o, err = r.run(todo[i].driver, todo[i].name, todo[i].profile, todo[i].tag)
+		}
 		outs[i] = o
 		mu.Lock()
 		done++
