@@ -101,6 +101,9 @@ port-c:
 ## stand-in driver, and the fault matrix (switches and patches, three
 ## profiles: the aim at full met, every miss explained; docs/faults.md)
 PORT_C_DRIVER := ports/c/bin/krs-driver-asan --runtime host
+# The fault matrix's verdict: the aim at full met (issue 20: 95%), every
+# miss explained in ports/c/faults/unnamed.txt, no stale line there.
+PORT_C_FAULT_FLAGS ?= -enforce full -strict
 port-c-check: build port-c
 	$(MAKE) -C ports/c test fakecuda
 	$(GO) run ./ports/c/gen/ptxgen.go | cmp - ports/c/runtime/cuda_ptx.h || (echo "ports/c/runtime/cuda_ptx.h is stale: go run ./ports/c/gen/ptxgen.go > ports/c/runtime/cuda_ptx.h"; exit 1)
@@ -112,7 +115,7 @@ port-c-check: build port-c
 	done
 	LD_LIBRARY_PATH=ports/c/bin/fakecuda ./$(BIN) run --quiet --target "exec:ports/c/bin/krs-driver-asan --runtime cuda" \
 		--xfail ports/c/known-failures-cuda-full.txt specs/
-	ports/c/faults.sh ./$(BIN) -enforce full -strict
+	ports/c/faults.sh ./$(BIN) $(PORT_C_FAULT_FLAGS)
 
 clean:
 	rm -rf bin out

@@ -42,19 +42,19 @@ func main() {
 
 func run() error {
 	var (
-		replayspec = flag.String("replayspec", "bin/replayspec", "the replayspec CLI")
-		specs      = flag.String("specs", "specs/", "the specs to run, comma-separated files or directories")
-		profiles   = flag.String("profiles", strings.Join(allProfiles, ","), "the profiles to run, comma-separated")
-		jobs       = flag.Int("j", runtime.NumCPU(), "builds and library runs at once")
-		only       = flag.String("run", "", "only the faults whose name matches this regular expression")
-		baselines  = flag.Int("baselines", 2, "runs of the unmodified driver per profile; their union is the baseline")
-		timeout    = flag.Duration("timeout", 8*time.Second, "give up on a spec after this long (a fault may hang one)")
-		maxPasses  = flag.Int("max-passes", 100, "the pass budget of every spec: a fault that loops for ever ends")
-		aimList    = flag.String("aim", "full=95,runtime=90,black-box=85", "the share of faults to name under a rule they break, per profile (percent)")
-		enforce    = flag.String("enforce", "", "profiles whose aim must be met, comma-separated: below it the command fails")
-		strict     = flag.Bool("strict", false, "fail when a fault is not named under every rule it breaks at a profile and "+reasonsFile+" gives no reason, or gives one for a fault that is")
-		docs       = flag.String("docs", "", "rewrite the matrix section of this Markdown file (between its markers)")
-		reuse      = flag.Bool("reuse", false, "build and run nothing: judge the reports the last run left in "+filepath.Join(portDir, "bin", "matrix", "reports"))
+		replayspec   = flag.String("replayspec", "bin/replayspec", "the replayspec CLI")
+		specs        = flag.String("specs", "specs/", "the specs to run, comma-separated files or directories")
+		profiles     = flag.String("profiles", strings.Join(allProfiles, ","), "the profiles to run, comma-separated")
+		jobs         = flag.Int("j", runtime.NumCPU(), "builds and library runs at once")
+		only         = flag.String("run", "", "only the faults whose name matches this regular expression")
+		baselineRuns = flag.Int("baselines", 2, "runs of the unmodified driver per profile; their union is the baseline")
+		timeout      = flag.Duration("timeout", 8*time.Second, "give up on a spec after this long (a fault may hang one)")
+		maxPasses    = flag.Int("max-passes", 100, "the pass budget of every spec: a fault that loops for ever ends")
+		aimList      = flag.String("aim", "full=95,runtime=90,black-box=85", "the share of faults to name under a rule they break, per profile (percent)")
+		enforce      = flag.String("enforce", "", "profiles whose aim must be met, comma-separated: below it the command fails")
+		strict       = flag.Bool("strict", false, "fail when a fault is not named under every rule it breaks at a profile and "+reasonsFile+" gives no reason, or gives one for a fault that is")
+		docs         = flag.String("docs", "", "rewrite the matrix section of this Markdown file (between its markers)")
+		reuse        = flag.Bool("reuse", false, "build and run nothing: judge the reports the last run left in "+filepath.Join(portDir, "bin", "matrix", "reports"))
 	)
 	flag.Parse()
 	if _, err := os.Stat(filepath.Join(portDir, "sdk", "faults.h")); err != nil {
@@ -121,7 +121,7 @@ func run() error {
 	}
 	var todo []job
 	for _, p := range profs {
-		for i := range *baselines {
+		for i := range *baselineRuns {
 			todo = append(todo, job{baselineName, b.driver(baselineName), p, i})
 		}
 		for _, f := range faults {
@@ -165,22 +165,27 @@ func run() error {
 		runs[j.profile][j.name] = outs[i]
 	}
 	cells := map[string]map[string]cell{}
+	baselines := map[string]outcome{}
 	for _, p := range profs {
-		baseline := merge(base[p]...)
+		baselines[p] = merge(base[p]...)
 		cells[p] = map[string]cell{}
 		for _, f := range faults {
-			cells[p][f.Name] = score(f, runs[p][f.Name], baseline)
+			cells[p][f.Name] = score(f, runs[p][f.Name], baselines[p])
 		}
 	}
 
 	writeText(os.Stdout, faults, profs, cells)
 	writeSummary(os.Stdout, faults, profs, cells, aims)
 	fmt.Printf("\n(%s; the baseline: %d runs of the unmodified driver per profile, same flags)\n",
-		commandLine(*specs, *maxPasses, *timeout), *baselines)
+		commandLine(*specs, *maxPasses, *timeout), *baselineRuns)
+	fmt.Printf("The baseline reported (subtracted from every fault's run):\n")
+	for _, line := range baselineText(profs, baselines) {
+		fmt.Printf("  %s\n", line)
+	}
 
 	if *docs != "" {
 		var md bytes.Buffer
-		writeMarkdown(&md, faults, profs, cells, aims, reasons)
+		writeMarkdown(&md, faults, profs, cells, aims, reasons, baselines)
 		text, err := os.ReadFile(*docs)
 		if err != nil {
 			return err

@@ -3,7 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 	"strings"
+
+	"github.com/replayspec/replayspec/rules"
 )
 
 // verdict is a cell in one word.
@@ -134,7 +138,12 @@ func markdownCell(c cell, ok bool) string {
 
 // writeMarkdown writes the docs' section: the summary, the table and the
 // reasons for every fault not named at a profile.
-func writeMarkdown(w io.Writer, faults []Fault, profiles []string, cells map[string]map[string]cell, aims map[string]float64, reasons map[reasonKey]reason) {
+func writeMarkdown(w io.Writer, faults []Fault, profiles []string, cells map[string]map[string]cell, aims map[string]float64, reasons map[reasonKey]reason, baselines map[string]outcome) {
+	fmt.Fprintf(w, "The unmodified driver, with the same flags, reported (subtracted from every fault's run):\n\n")
+	for _, line := range baselineText(profiles, baselines) {
+		fmt.Fprintf(w, "- %s\n", line)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "| profile |")
 	for _, k := range kinds {
 		if containsKind(faults, k) {
@@ -221,4 +230,34 @@ func replaceSection(doc, begin, end, body string) (string, error) {
 	}
 	i += len(begin)
 	return doc[:i] + "\n" + body + doc[j:], nil
+}
+
+// baselineText lists what the unmodified driver reported, per profile:
+// the (spec, rule) pairs subtracted from every fault's run.
+func baselineText(profiles []string, baselines map[string]outcome) []string {
+	var out []string
+	for _, p := range profiles {
+		var parts []string
+		b := baselines[p]
+		var specs []string
+		for spec, rs := range b {
+			if len(rs) > 0 {
+				specs = append(specs, spec)
+			}
+		}
+		slices.Sort(specs)
+		for _, spec := range specs {
+			var rs []string
+			for r := range b[spec] {
+				rs = append(rs, r)
+			}
+			sort.Slice(rs, func(i, j int) bool { return rules.Less(rs[i], rs[j]) })
+			parts = append(parts, spec+" "+strings.Join(rs, " "))
+		}
+		if len(parts) == 0 {
+			parts = []string{"nothing"}
+		}
+		out = append(out, fmt.Sprintf("%s: %s", p, strings.Join(parts, "; ")))
+	}
+	return out
 }
