@@ -105,7 +105,13 @@ type Options struct {
 // DefaultTimeout bounds a spec when Options.Timeout is 0.
 const DefaultTimeout = 60 * time.Second
 
-const defaultGrace = 2 * time.Second
+// ErrAbandoned is the error of a spec whose target did not stop within its
+// grace: what it recorded is lost with it, unless it streamed its events
+// somewhere (the CLI's FILE.partial keeps them).
+var ErrAbandoned = errors.New("abandoned (what it recorded is lost with it)")
+
+// DefaultGrace is how long a target gets to stop once its time is up.
+const DefaultGrace = 2 * time.Second
 
 // ErrInterrupted is wrapped by the error of a spec whose run was
 // interrupted (SIGINT, SIGTERM): its caller's context was cancelled.
@@ -134,7 +140,7 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		return r
 	}
 	timeout := cmpOr(opts.Timeout, DefaultTimeout)
-	grace := cmpOr(opts.Grace, defaultGrace)
+	grace := cmpOr(opts.Grace, DefaultGrace)
 	var spent time.Duration
 	if opts.Spent != nil {
 		spent = opts.Spent(s)
@@ -219,11 +225,22 @@ func runTarget(ctx context.Context, tg target.Target, s spec.Spec, opts Options,
 		select {
 		case o = <-done:
 		case <-time.After(grace):
-			return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: tg.Name()}},
-				fmt.Errorf("the target did not stop within %s of being told to; abandoned (what it recorded is lost with it)", grace)
+			return abandonedTrace(tg, s),
+				fmt.Errorf("the target did not stop within %s of being told to; %w", grace, ErrAbandoned)
 		}
 	}
 	return o.t, o.err
+}
+
+// abandonedTrace is what is left of a run whose target did not stop: no
+// events (they are lost with the target), under the header the target
+// would have written when it says so in advance (a streaming target), so
+// that the trace file stays readable; else one that claims no source.
+func abandonedTrace(tg target.Target, s spec.Spec) trace.Trace {
+	if st, ok := tg.(target.Streaming); ok {
+		return trace.Trace{Header: st.Header(spec.Defaults(s))}
+	}
+	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: tg.Name(), Sources: []trace.Source{}}}
 }
 
 // budgetSpent is the error of a trace in which the harness cut off a loop

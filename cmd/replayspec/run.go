@@ -65,7 +65,7 @@ type runFlags struct {
 	target, format, traceOut, timeline, shard, faults, xfail, matrix string
 	nameRE, rules, color, golden                                     string
 	maxPasses                                                        uint64
-	timeout                                                          time.Duration
+	timeout, grace                                                   time.Duration
 	quiet, verbose, failFast, lastFailed, update                     bool
 	count                                                            int
 	memoryMiB, maxInputMiB                                           int64
@@ -82,6 +82,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.shard, "shard", "", "run only shard `k/n` of the specs (1 <= k <= n), for a CI matrix")
 	fs.Uint64Var(&f.maxPasses, "max-passes", 0, "pass budget per dispatch, for every spec (`N`; 0 keeps each spec's limits.max_passes)")
 	fs.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "give up on a spec after this `duration`, loading and judging included, on every target")
+	fs.DurationVar(&f.grace, "grace", runner.DefaultGrace, "once --timeout is up, how long a target gets to stop before it is abandoned (`duration`)")
 	fs.StringVar(&f.faults, "fault", "", "plant known engine bugs, comma-separated `NAME,...` (sim only; see docs/faults.md)")
 	fs.BoolVar(&f.quiet, "quiet", false, "leave passing and skipped specs out of the text report")
 	fs.BoolVar(&f.verbose, "v", false, "list, under each spec, every rule judged with its instances")
@@ -118,6 +119,9 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	}
 	if f.timeout <= 0 {
 		return usageError(stderr, "run", "--timeout %s: want a positive duration such as 30s or 2m", f.timeout)
+	}
+	if f.grace <= 0 {
+		return usageError(stderr, "run", "--grace %s: want a positive duration such as 2s", f.grace)
 	}
 	if f.count < 1 {
 		return usageError(stderr, "run", "-count %d: want 1 or more", f.count)
@@ -260,7 +264,7 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		defer csvFile.Close()
 	}
 	prog := newProgress(stderr, len(specs)*f.count > 0 && isTerminal(stderr))
-	opts := runner.Options{Target: tg, Timeout: f.timeout, OnPass: prog.pass,
+	opts := runner.Options{Target: tg, Timeout: f.timeout, Grace: f.grace, OnPass: prog.pass,
 		// Loading counts too, once: against a spec's first run. Workers
 		// (-j) ask at once.
 		Spent: func(s spec.Spec) time.Duration {
@@ -292,7 +296,11 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 				}
 			}
 			if file, ok := plan.traces[traceKey(r.Spec.Name, r.Run)]; ok && r.Verdict() != runner.Skip {
-				if err := writeTrace(file, r.Trace); err != nil {
+				if errors.Is(r.Err, runner.ErrAbandoned) && os.Rename(partialFile(file), file) == nil {
+					// The abandoned target's events are in its partial
+					// file, which becomes the trace: nothing recorded is lost.
+					ropts.TraceFiles[r.Spec.Name] = file
+				} else if err := writeTrace(file, r.Trace); err != nil {
 					writeErrs = append(writeErrs, "--trace-out: "+err.Error())
 				} else {
 					ropts.TraceFiles[r.Spec.Name] = file
