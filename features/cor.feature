@@ -38,6 +38,25 @@ Feature: Correlation ids across passes
     Then the kernel trace records of passes 0, 1 and 2 carry external ids 7, 7 and 7
     And the rule checks find nothing wrong
 
+  @COR-1 @COR-2
+  Scenario: two threads launch at once and each dispatch takes its own thread's API calls
+    Given the application has a buffer "y" of 128 elements filled with 0
+    When application thread 1 dispatches "increment" on "x" as "first"
+    And application thread 2 dispatches "increment" on "y" as "second"
+    Then thread 2's launch call opens inside thread 1's, before its submission
+    And the replay callbacks and records of "first" carry the ids of the innermost API call open on its thread, and as ancestor the call around it
+    And the replay callbacks and records of "second" carry the ids of the innermost API call open on its thread, and as ancestor the call around it
+    And the rule checks find nothing wrong
+
+  @COR-1 @COR-2 @fault
+  Scenario: an engine that takes an API call's ancestor from a process-wide variable is caught
+    Given the engine has the planted fault ancestor_process_wide
+    And the application has a buffer "y" of 128 elements filled with 0
+    When application thread 1 dispatches "increment" on "x" as "first"
+    And application thread 2 dispatches "increment" on "y" as "second"
+    Then the checks report a violation of COR-1
+    And the checks report a violation of COR-2
+
   @COR-1 @fault
   Scenario: an engine that takes a new correlation id per pass is caught
     Given the engine has the planted fault correlation_per_pass

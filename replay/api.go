@@ -175,6 +175,19 @@ type RecordFunc func(Record)
 // the counters to collect; none means no record.
 type CounterSelectFunc func(thread hsa.ThreadID, info DispatchInfo, corr CorrelationID) []string
 
+// APICallRecord is one enter or exit of an API call as API tracing reports
+// it to the tool: the thread it runs on, the call, and the correlation id
+// the SDK gave it (its ancestor: the call open around it on that thread).
+type APICallRecord struct {
+	Thread      hsa.ThreadID
+	Call        trace.Call
+	Phase       Phase
+	Correlation CorrelationID
+}
+
+// APITracingFunc receives API calls, on the thread that makes them.
+type APITracingFunc func(APICallRecord)
+
 // ExternalCorrelationFunc is the tool's external correlation callback,
 // asked for an id on every submit (COR-3).
 type ExternalCorrelationFunc func(thread hsa.ThreadID, info DispatchInfo, internal uint64) uint64

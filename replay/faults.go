@@ -48,6 +48,9 @@ const (
 	FaultUserDataWriteLost    Fault = "user_data_write_lost"
 	FaultReplayMultiPacket    Fault = "replay_multi_packet"
 	FaultActivateUnstarted    Fault = "activate_unstarted"
+
+	// What the application's API calls, as API tracing shows them, can catch.
+	FaultAncestorProcessWide Fault = "ancestor_process_wide"
 )
 
 // faultTable is the one list of planted faults, each with the rules it is
@@ -91,6 +94,7 @@ var faultTable = []struct {
 	{FaultUserDataWriteLost, []string{"UD-2"}, "what the tool writes in PASS ENTER does not reach that pass's EXIT and continue"},
 	{FaultReplayMultiPacket, []string{"ACT-6"}, "the kernel of a multi-packet submission is replayed"},
 	{FaultActivateUnstarted, []string{"ACT-3"}, "a configured replay context that was never started activates replay (while another context is started)"},
+	{FaultAncestorProcessWide, []string{"COR-1", "COR-2"}, "an API call's ancestor is the process's last entered call (one variable for every thread), not its own thread's innermost open call; a dispatch inherits it"},
 }
 
 var allFaults = func() []Fault {

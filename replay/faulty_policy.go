@@ -31,6 +31,9 @@ type policy struct {
 	continueAfterLastPass bool // FaultContinueAfterLastPass: CONT-2 broken
 	localToggleLeaks      bool // FaultLocalToggleLeaks: LCX-4 broken
 
+	// correlation ids of API calls.
+	ancestorProcessWide bool // FaultAncestorProcessWide: COR-1, COR-2 broken
+
 	// activation and the interceptor.
 	activateUnstarted     bool // FaultActivateUnstarted: ACT-3 broken
 	activateWithoutConfig bool // FaultActivateWithoutConfig: ACT-3 broken
@@ -60,6 +63,8 @@ func policyOf(fs Faults) policy {
 		completionEveryPass:   fs.Has(FaultCompletionEveryPass),
 		continueAfterLastPass: fs.Has(FaultContinueAfterLastPass),
 		localToggleLeaks:      fs.Has(FaultLocalToggleLeaks),
+
+		ancestorProcessWide: fs.Has(FaultAncestorProcessWide),
 
 		activateUnstarted:     fs.Has(FaultActivateUnstarted),
 		activateWithoutConfig: fs.Has(FaultActivateWithoutConfig),

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // threadState is what the SDK keeps per application thread: the replay
@@ -12,7 +13,7 @@ import (
 type threadState struct {
 	mu       sync.Mutex
 	loop     *loopState
-	apiStack []uint64
+	apiStack []apiCall          // the API calls open on the thread, innermost last
 	leaked   map[ContextID]bool // policy.localToggleLeaks: a mask that outlived its loop
 	// inCallback counts the replay callbacks running on this thread: a
 	// dispatch written inside one is the tool's own (docs/decisions.md).
@@ -173,41 +174,76 @@ func (ts *threadState) participates(svc Service, ctx ContextID, pol *policy) boo
 	}
 }
 
-// EnterAPI marks the start of an API call on thread and returns its
-// correlation id; a dispatch submitted inside it is correlated to it.
-func (s *SDK) EnterAPI(thread hsa.ThreadID) uint64 {
-	id := s.correlationIDs.Add(1)
-	ts := s.thread(thread)
-	ts.mu.Lock()
-	ts.apiStack = append(ts.apiStack, id)
-	ts.mu.Unlock()
-	return id
+// apiCall is an open API call: its correlation id and its ancestor.
+type apiCall struct{ id, ancestor uint64 }
+
+// ConfigureAPITracing subscribes fn to the API calls of every thread: each
+// call's enter and exit, with its correlation id. The reference configures
+// callback tracing of a runtime API domain on a context; here it is one
+// subscription for the process, delivered whatever is started. Nil ends it.
+func (s *SDK) ConfigureAPITracing(fn APITracingFunc) {
+	if fn == nil {
+		s.apiTracing.Store(nil)
+		return
+	}
+	s.apiTracing.Store(&fn)
 }
 
-// ExitAPI ends the innermost API call on thread.
-func (s *SDK) ExitAPI(thread hsa.ThreadID) {
+// EnterAPI marks the start of API call name on thread and returns its
+// correlation id, a new one. Its ancestor is the innermost call open on the
+// same thread (0: none): a dispatch written inside it inherits both (COR-1,
+// decision 20.3.1).
+func (s *SDK) EnterAPI(thread hsa.ThreadID, name trace.Call) uint64 {
+	c := apiCall{id: s.correlationIDs.Add(1)}
 	ts := s.thread(thread)
 	ts.mu.Lock()
 	if n := len(ts.apiStack); n > 0 {
-		ts.apiStack = ts.apiStack[:n-1]
+		c.ancestor = ts.apiStack[n-1].id
 	}
+	if s.pol.ancestorProcessWide {
+		c.ancestor = s.lastAPI.Swap(c.id) // COR-1 broken: another thread's call
+	}
+	ts.apiStack = append(ts.apiStack, c)
 	ts.mu.Unlock()
+	s.traceAPI(thread, name, PhaseEnter, c)
+	return c.id
 }
 
-// correlation captures the internal and ancestor ids for a dispatch: the
-// innermost API call and its parent (COR-1).
+// ExitAPI ends the innermost API call on thread; name is that call's.
+func (s *SDK) ExitAPI(thread hsa.ThreadID, name trace.Call) {
+	ts := s.thread(thread)
+	ts.mu.Lock()
+	n := len(ts.apiStack)
+	if n == 0 {
+		ts.mu.Unlock()
+		return
+	}
+	c := ts.apiStack[n-1]
+	ts.apiStack = ts.apiStack[:n-1]
+	if s.pol.ancestorProcessWide {
+		s.lastAPI.Store(c.ancestor)
+	}
+	ts.mu.Unlock()
+	s.traceAPI(thread, name, PhaseExit, c)
+}
+
+// traceAPI tells the tool's API tracing, if any, of one enter or exit.
+func (s *SDK) traceAPI(thread hsa.ThreadID, name trace.Call, ph Phase, c apiCall) {
+	if fn := s.apiTracing.Load(); fn != nil {
+		(*fn)(APICallRecord{Thread: thread, Call: name, Phase: ph, Correlation: CorrelationID{Internal: c.id, Ancestor: c.ancestor}})
+	}
+}
+
+// correlation captures the internal and ancestor ids for a dispatch: those
+// of the innermost API call open on the dispatching thread (COR-1). Written
+// outside any call, it gets an id of its own and no ancestor.
 func (s *SDK) correlation(ts *threadState) CorrelationID {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	var c CorrelationID
 	n := len(ts.apiStack)
 	if n == 0 {
-		c.Internal = s.correlationIDs.Add(1)
-		return c
+		return CorrelationID{Internal: s.correlationIDs.Add(1)}
 	}
-	c.Internal = ts.apiStack[n-1]
-	if n > 1 {
-		c.Ancestor = ts.apiStack[n-2]
-	}
-	return c
+	c := ts.apiStack[n-1]
+	return CorrelationID{Internal: c.id, Ancestor: c.ancestor}
 }

@@ -64,10 +64,14 @@ type SDK struct {
 
 	dispatchIDs    atomic.Uint64
 	correlationIDs atomic.Uint64
-	kernels        kernelTable
-	tracker        tracker
-	warnings       onceWarnings
-	agentLocks     agentLocks
+	apiTracing     atomic.Pointer[APITracingFunc] // the tool's API tracing, nil none
+	// lastAPI is the process-wide "current call" of the planted fault
+	// ancestor_process_wide (policy.ancestorProcessWide); unused otherwise.
+	lastAPI    atomic.Uint64
+	kernels    kernelTable
+	tracker    tracker
+	warnings   onceWarnings
+	agentLocks agentLocks
 	// replayConfigured is set once KERNEL_REPLAY is configured: from then
 	// on a loop may hold an agent, and even a write made with nothing
 	// started takes its agent's lock (MEM-6, decision 18.2).

@@ -21,7 +21,7 @@
 // Threads: rt.Go registers an application thread and rt.Wait runs them.
 // With Config.Scheduled exactly one application thread runs at a time; the
 // baton passes at yield points (after every kernel the hardware runs, at
-// rt.Yield, and when a thread blocks on a lock from NewLock, in WaitUntil
+// rt.Yield (the harness's application calls it inside each launch), and when a thread blocks on a lock from NewLock, in WaitUntil
 // or in Signal.WaitBelow) to the next runnable thread id in round-robin
 // order. Same program, same interleaving, same virtual times, same trace.
 // Code that holds a sync.Mutex must not reach a yield point.

@@ -24,6 +24,8 @@ func registerIdentity(sc *godog.ScenarioContext) {
 	sc.Step(`^every replay callback of the dispatch carries the same internal and ancestor correlation ids$`, sameCorrelation)
 	sc.Step(`^every pass delivers a `+svcPhrase+` record with those correlation ids and its own timestamps$`, recordPerPassSameCorr)
 	sc.Step(`^the `+svcPhrase+` records of passes `+nums+` carry external ids `+nums+`$`, externalIDs)
+	sc.Step(`^thread (\d+)'s launch call opens inside thread (\d+)'s, before its submission$`, launchInsideLaunch)
+	sc.Step(`^the replay callbacks and records of "([\w-]+)" carry the ids of the innermost API call open on its thread, and as ancestor the call around it$`, idsOfOwnCalls)
 
 	// UD
 	sc.Step(`^the pass count, every pass and every continue call of the dispatch see user data (\d+)$`, seeUserData)
@@ -168,6 +170,62 @@ func sameCorrelation(ctx context.Context) error {
 	for _, e := range cbs {
 		if !sameCorr(e, ref) {
 			return w.failf("every replay callback should carry correlation %d/%d:\n%s", ref.Corr.Internal, ref.Corr.Ancestor, show(ref, e))
+		}
+	}
+	return nil
+}
+
+// openCalls is the API calls open on the dispatch's thread, innermost
+// last, when its first callback came: the launch and what is inside it.
+func (v *dispatchView) openCalls() (open []trace.Event, at trace.Event, ok bool) {
+	for _, e := range v.window() {
+		switch {
+		case e.Type == trace.APICall && e.Phase == trace.PhaseEnter:
+			open = append(open, e)
+		case e.Type == trace.APICall && e.Phase == trace.PhaseExit && len(open) > 0:
+			open = open[:len(open)-1]
+		case e.Type == trace.Callback && e.Dispatch == v.id:
+			return open, e, true
+		}
+	}
+	return nil, trace.Event{}, false
+}
+
+// launchInsideLaunch: the other thread's launch call entered between the
+// launch call's ENTER and its submission's ENTER on this thread.
+func launchInsideLaunch(ctx context.Context, other, thread int) error {
+	w, evs, err := traceOf(ctx)
+	if err != nil {
+		return err
+	}
+	var launch *trace.Event
+	for _, e := range byType(evs, trace.APICall) {
+		switch {
+		case e.Phase != trace.PhaseEnter:
+		case e.Thread == uint64(thread) && e.Call == trace.CallLaunchKernel && launch == nil:
+			launch = &e
+		case e.Thread == uint64(thread) && e.Call == trace.CallQueueSubmit && launch != nil:
+			return w.failf("thread %d's launch call should open before thread %d submits:\n%s", other, thread, show(byType(evs, trace.APICall)...))
+		case e.Thread == uint64(other) && e.Call == trace.CallLaunchKernel && launch != nil:
+			return nil
+		}
+	}
+	return w.failf("no launch call of thread %d inside thread %d's:\n%s", other, thread, show(byType(evs, trace.APICall)...))
+}
+
+func idsOfOwnCalls(ctx context.Context, label string) error {
+	w, v, err := dispatchOf(ctx, label)
+	if err != nil {
+		return err
+	}
+	open, at, ok := v.openCalls()
+	if !ok || len(open) < 2 {
+		return w.failf("%q should be written inside a launch and its submission:\n%s", label, show(append(open, at)...))
+	}
+	inner, outer := open[len(open)-1], open[len(open)-2]
+	for _, e := range v.of(trace.Callback, trace.Record) {
+		if e.Corr == nil || e.Corr.Internal != inner.Corr.Internal || e.Corr.Ancestor != outer.Corr.Internal {
+			return w.failf("%q should carry correlation %d/%d (its thread's %s inside %s):\n%s", label, inner.Corr.Internal, outer.Corr.Internal, inner.Call, outer.Call, show(outer, inner, e))
 		}
 	}
 	return nil

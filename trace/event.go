@@ -30,6 +30,10 @@ const (
 	// return of its wait for it: the events between belong to it.
 	ToolDispatch Type = "tool_dispatch"
 	ToolComplete Type = "tool_complete"
+	// An API call's enter or exit on its thread, with the correlation id
+	// the SDK gave it, as the tool's API tracing saw it: the witness a
+	// dispatch's correlation ids are judged against (COR-1, COR-2).
+	APICall Type = "api_call"
 
 	// sdk
 	DispatchID Type = "dispatch_id" // a dispatch id reserved (the counter advanced)
@@ -58,7 +62,7 @@ const (
 // sources maps every event type to who reports it.
 var sources = map[Type]Source{
 	API: SourceTool, Callback: SourceTool, Returned: SourceTool, PassCount: SourceTool, Continue: SourceTool,
-	Local: SourceTool, Record: SourceTool, Correlation: SourceTool, ToolDispatch: SourceTool, ToolComplete: SourceTool,
+	Local: SourceTool, Record: SourceTool, Correlation: SourceTool, ToolDispatch: SourceTool, ToolComplete: SourceTool, APICall: SourceTool,
 	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, Warning: SourceSDK, NeverEnded: SourceSDK,
 	AgentInfo: SourceRuntime, Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
 	AppAlloc: SourceApp, AppFree: SourceApp, AppDispatch: SourceApp, AppComplete: SourceApp,
@@ -74,7 +78,7 @@ func (t Type) Source() (Source, bool) {
 
 // Types lists every event type of this version, in a fixed order.
 func Types() []Type {
-	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation, ToolDispatch, ToolComplete,
+	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation, ToolDispatch, ToolComplete, APICall,
 		DispatchID, Snapshot, Restore, Warning, NeverEnded,
 		AgentInfo, Kernel, Signal, MemRead, MemWrite,
 		AppAlloc, AppFree, AppDispatch, AppComplete, AppReadback, AppMemory, AppTimeout}

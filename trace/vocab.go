@@ -125,6 +125,15 @@ const (
 	CallOperationID          Call = "operation_id"
 )
 
+// The application's API calls that API tracing reports (api_call events):
+// the launch, and the queue submission inside it through which the SDK
+// intercepts the dispatch.
+const (
+	CallLaunchKernel Call = "launch_kernel" // a kernel launch (hipLaunchKernel, cuLaunchKernel)
+	CallGraphLaunch  Call = "graph_launch"  // a graph launch: its packets come from the graph
+	CallQueueSubmit  Call = "queue_submit"  // the packets written and the doorbell rung
+)
+
 // Local context calls (local events).
 const (
 	LocalStart Call = "start" // replay_start_context
@@ -255,6 +264,7 @@ func Vocabulary() []string {
 		string(CallConfigureKernelTrace), string(CallConfigureDevice), string(CallConfigurePCSampling),
 		string(CallConfigureSPM), string(CallConfigureThreadTrace), string(CallConfigureExternal),
 		string(CallStartContext), string(CallStopContext), string(CallOperationName), string(CallOperationID),
+		string(CallLaunchKernel), string(CallGraphLaunch), string(CallQueueSubmit),
 		string(LocalStart), string(LocalStop), string(DomainKernelReplay))
 	add(string(WarnPassCountZeroWithoutContinue), string(WarnMultiPacketSubmission), string(WarnGraphLaunch),
 		string(WarnSnapshotIncomplete), string(WarnServiceConflict))

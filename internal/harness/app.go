@@ -299,13 +299,7 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	}
 	a.rec.Emit(e)
 
-	// The launch API and the queue write inside it: the dispatch's internal
-	// correlation id is the inner call, its ancestor the outer (COR-1).
-	a.sdk.EnterAPI(id)
-	a.sdk.EnterAPI(id)
-	err = q.Submit(id, packets...)
-	a.sdk.ExitAPI(id)
-	a.sdk.ExitAPI(id)
+	err = a.launch(id, d.Graph, func() error { return q.Submit(id, packets...) })
 	switch {
 	case errors.Is(err, replay.ErrNeverEnded):
 		// CMP-4: the application would block here for ever.
@@ -334,6 +328,31 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 		}
 	}
 	return nil
+}
+
+// launch makes the launch call around submit, the queue submission the
+// SDK intercepts: two nested API calls, so a dispatch's internal
+// correlation id is the submission's and its ancestor the launch's (COR-1).
+// Inside the launch, before it submits, the thread yields where the
+// threads take turns (Yielder): another thread's calls then interleave
+// with this one's, as they may on a machine (decision 20.3.2).
+func (a *app) launch(thread hsa.ThreadID, graph bool, submit func() error) error {
+	call := trace.CallLaunchKernel
+	if graph {
+		call = trace.CallGraphLaunch
+	}
+	a.sdk.EnterAPI(thread, call)
+	if y, ok := a.th.(Yielder); ok {
+		y.Yield(thread)
+	}
+	a.sdk.EnterAPI(thread, trace.CallQueueSubmit)
+	err := submit()
+	if errors.Is(err, replay.ErrRestoreFailed) {
+		return err // the process died inside the calls: they never return
+	}
+	a.sdk.ExitAPI(thread, trace.CallQueueSubmit)
+	a.sdk.ExitAPI(thread, call)
+	return err
 }
 
 // readEvent reads b whole, as the application does, and records it as an
@@ -431,9 +450,7 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Ev
 	a.rec.Emit(trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()),
 		Op: from.Op, Phase: from.Phase, Pass: from.Pass, Dispatch: from.Dispatch})
-	a.sdk.EnterAPI(thread)
-	err = q.Submit(thread, packets...)
-	a.sdk.ExitAPI(thread)
+	err = a.launch(thread, d.Graph, func() error { return q.Submit(thread, packets...) })
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,16 @@ type Scheduler interface {
 	Running() hsa.ThreadID
 }
 
+// Yielder is implemented by Threads whose threads take turns at yield
+// points (the simulator's scheduler). The application yields inside each
+// launch call, so that another thread's API calls can come between its
+// launch and the submission inside it (COR-1: a dispatch's ids are its own
+// thread's calls', whatever ran meanwhile). Free threads interleave on
+// their own.
+type Yielder interface {
+	Yield(thread hsa.ThreadID)
+}
+
 // FreeThreads runs threads as plain goroutines, for runtimes that do not
 // schedule threads themselves (real hardware).
 type FreeThreads struct {

@@ -147,8 +147,10 @@ func (t *tool) apiOn(thread hsa.ThreadID, e trace.Event, ctx replay.ContextID, s
 	t.rec.Emit(e)
 }
 
-// setUp creates, configures and starts the spec's contexts.
+// setUp subscribes to API tracing, then creates, configures and starts the
+// spec's contexts.
 func (t *tool) setUp() {
+	t.sdk.ConfigureAPITracing(t.onAPICall)
 	for _, c := range t.s.Contexts {
 		id, st := t.sdk.CreateContext()
 		t.api(trace.Event{Call: trace.CallCreateContext, Label: c.Name}, id, st)
@@ -189,6 +191,14 @@ func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where trace
 		t.mu.Unlock()
 	}
 	t.apiOn(thread, e, id, st)
+}
+
+// onAPICall records an API call's enter or exit as API tracing shows it,
+// on the thread the tool sees it run on: the witness of the correlation
+// ids a dispatch inherits (COR-1, COR-2).
+func (t *tool) onAPICall(r replay.APICallRecord) {
+	t.rec.Emit(trace.Event{Type: trace.APICall, Thread: uint64(t.here(r.Thread)), Call: r.Call,
+		Phase: trace.Phase(r.Phase.String()), Corr: Corr(r.Correlation)})
 }
 
 func (t *tool) hasReplay() bool {

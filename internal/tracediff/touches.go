@@ -17,6 +17,7 @@ var Touches = map[trace.Type][]string{
 	trace.Correlation:  {"COR-3"},
 	trace.ToolDispatch: {"DID-3", "LCX-6"},
 	trace.ToolComplete: {"DID-3"},
+	trace.APICall:      {"COR-1", "COR-2"},
 	trace.DispatchID:   {"DID-1", "DID-3"},
 	trace.Snapshot:     {"MEM-1", "MEM-4", "MEM-5", "ACT-4"},
 	trace.Restore:      {"MEM-2", "MEM-3", "MEM-5"},

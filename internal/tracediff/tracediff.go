@@ -530,7 +530,9 @@ func (n *normalizer) line(group string, e trace.Event) (string, bool) {
 		add("total", *e.Total)
 	}
 	if e.Corr != nil {
-		add("corr", n.id(group, "i", e.Corr.Internal)+"/"+n.id(group, "x", e.Corr.External)+"/"+n.id(group, "a", e.Corr.Ancestor))
+		// An ancestor is another call's internal id: one numbering for
+		// both keeps which call encloses which (COR-1).
+		add("corr", n.id(group, "i", e.Corr.Internal)+"/"+n.id(group, "x", e.Corr.External)+"/"+n.id(group, "i", e.Corr.Ancestor))
 	}
 	if e.UserData != nil {
 		add("user_data", *e.UserData)

@@ -180,6 +180,15 @@ krs_status_t krs_configure_thread_trace(krs_context_id_t context, krs_record_cb_
 krs_status_t krs_configure_external_correlation(krs_context_id_t context, krs_external_correlation_cb_t callback,
                                                 void *args);
 
+/* API tracing: fn is told of every runtime API call's enter and exit, on
+ * the thread that makes it, with the correlation id the SDK gave the call
+ * (its ancestor: the call open around it on that thread). One subscription
+ * for the process (the reference configures callback tracing of a runtime
+ * API domain on a context); NULL ends it. */
+typedef void (*krs_api_tracing_cb_t)(rt_api_call call, krs_callback_phase_t phase, krs_correlation_id_t corr,
+                                     void *args);
+krs_status_t krs_configure_api_tracing(krs_api_tracing_cb_t callback, void *args);
+
 /* Operation name and id queries (API-4). */
 krs_status_t krs_query_callback_tracing_kind_operation_name(krs_callback_tracing_kind_t kind, int operation,
                                                             const char **name);

@@ -119,11 +119,15 @@ typedef struct {
 
 /* ---------------------------------------------------------------- hooks */
 
+/* The runtime's API calls the SDK is told of: correlation ids nest by
+ * them (a launch, and the queue write inside it). */
+typedef enum { RT_API_LAUNCH = 1, RT_API_GRAPH_LAUNCH, RT_API_QUEUE_WRITE } rt_api_call;
+
 /* rt_hooks is the interception table the SDK fills. */
 typedef struct {
     void *arg;
-    void (*api_enter)(void *arg);
-    void (*api_exit)(void *arg);
+    void (*api_enter)(void *arg, rt_api_call call);
+    void (*api_exit)(void *arg, rt_api_call call);
     void (*on_alloc)(void *arg, const rt_alloc *a, bool freed);
     void (*on_queue)(void *arg, rt_queue *q);
 } rt_hooks;

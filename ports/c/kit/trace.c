@@ -95,7 +95,7 @@ static const char *type_name(rs_event_type t) {
         [RS_EV_SIGNAL] = "signal", [RS_EV_MEM_READ] = "mem_read", [RS_EV_MEM_WRITE] = "mem_write",
         [RS_EV_APP_ALLOC] = "app_alloc", [RS_EV_APP_FREE] = "app_free", [RS_EV_APP_DISPATCH] = "app_dispatch",
         [RS_EV_APP_COMPLETE] = "app_complete", [RS_EV_APP_READBACK] = "app_readback",
-        [RS_EV_APP_MEMORY] = "app_memory", [RS_EV_APP_TIMEOUT] = "app_timeout",
+        [RS_EV_APP_MEMORY] = "app_memory", [RS_EV_APP_TIMEOUT] = "app_timeout", [RS_EV_API_CALL] = "api_call",
     };
     if ((size_t)t < sizeof names / sizeof names[0] && names[t] != NULL) return names[t];
     return NULL;
@@ -105,7 +105,7 @@ static unsigned source_of(rs_event_type t) {
     switch (t) {
     case RS_EV_API: case RS_EV_CALLBACK: case RS_EV_CALLBACK_RETURN: case RS_EV_PASS_COUNT:
     case RS_EV_CONTINUE: case RS_EV_LOCAL: case RS_EV_RECORD: case RS_EV_CORRELATION:
-    case RS_EV_TOOL_DISPATCH: case RS_EV_TOOL_COMPLETE:
+    case RS_EV_TOOL_DISPATCH: case RS_EV_TOOL_COMPLETE: case RS_EV_API_CALL:
         return RS_SRC_TOOL;
     case RS_EV_DISPATCH_ID: case RS_EV_SNAPSHOT: case RS_EV_RESTORE: case RS_EV_WARNING: case RS_EV_NEVER_ENDED:
         return RS_SRC_SDK;
@@ -147,6 +147,8 @@ static const char *call_name(rs_call c) {
         [RS_CALL_CONFIGURE_EXTERNAL] = "configure_external_correlation", [RS_CALL_START_CONTEXT] = "start_context",
         [RS_CALL_STOP_CONTEXT] = "stop_context", [RS_CALL_OPERATION_NAME] = "operation_name",
         [RS_CALL_OPERATION_ID] = "operation_id", [RS_CALL_LOCAL_START] = "start", [RS_CALL_LOCAL_STOP] = "stop",
+        [RS_CALL_LAUNCH_KERNEL] = "launch_kernel", [RS_CALL_GRAPH_LAUNCH] = "graph_launch",
+        [RS_CALL_QUEUE_SUBMIT] = "queue_submit",
     };
     if ((size_t)c < sizeof names / sizeof names[0]) return names[c];
     return NULL;

@@ -255,7 +255,7 @@ int app_submit_from_tool(size_t di, const rs_event *from) {
     e.signal = rt_signal_id(sig);
     emit(&e);
     mark(di, app.p->started); /* a pass waiting on a `during` sees it (tool.c) */
-    int rc = rt_queue_write(q, pk, (size_t)packets); /* one API call, from the tool */
+    int rc = rt_launch(app.p->rt, q, pk, (size_t)packets); /* launched as the application does (COR-1) */
     free(pk);
     bool done = rc == RT_OK && rt_signal_wait_below(sig, 1, wait_normal_ns);
     mark(di, app.p->completed);

@@ -502,6 +502,18 @@ static uint64_t external_id(krs_kernel_dispatch_info_t info, uint64_t internal, 
     return id;
 }
 
+/* COR-1, COR-2: the application's API calls as API tracing shows them,
+ * on the thread that makes them: what a dispatch's ids are judged against. */
+static void on_api_call(rt_api_call call, krs_callback_phase_t phase, krs_correlation_id_t c, void *args) {
+    (void)args;
+    rs_call name = call == RT_API_LAUNCH         ? RS_CALL_LAUNCH_KERNEL
+                   : call == RT_API_GRAPH_LAUNCH ? RS_CALL_GRAPH_LAUNCH
+                                                 : RS_CALL_QUEUE_SUBMIT;
+    rs_corr corr = {c.internal, 0, c.ancestor};
+    emit(&(rs_event){.type = RS_EV_API_CALL, .thread = rs_app_thread(), .call = name,
+                     .phase = phase == KRS_CALLBACK_PHASE_ENTER ? RS_PHASE_ENTER : RS_PHASE_EXIT, .corr = &corr});
+}
+
 /* ---------------------------------------------------------------- set-up */
 
 void tool_init(port *p) {
@@ -571,6 +583,7 @@ void tool_setup(void) {
         port_fail(tool.p, "tool: out of memory");
         return;
     }
+    krs_configure_api_tracing(on_api_call, NULL);
     bool replay = false;
     for (size_t i = 0; i < s->ncontexts; i++) {
         const rs_spec_context *c = &s->contexts[i];
@@ -602,6 +615,7 @@ void tool_setup(void) {
 }
 
 void tool_fini(void) {
+    krs_configure_api_tracing(NULL, NULL);
     free(tool.ids);
     free(tool.split);
     free(tool.live);

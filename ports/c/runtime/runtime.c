@@ -134,16 +134,16 @@ static rt_hooks hooks_of(rt_runtime *rt, bool *ok) {
     return h;
 }
 
-static void api_enter(rt_runtime *rt) {
+static void api_enter(rt_runtime *rt, rt_api_call call) {
     bool ok;
     rt_hooks h = hooks_of(rt, &ok);
-    if (ok && h.api_enter != NULL) h.api_enter(h.arg);
+    if (ok && h.api_enter != NULL) h.api_enter(h.arg, call);
 }
 
-static void api_exit(rt_runtime *rt) {
+static void api_exit(rt_runtime *rt, rt_api_call call) {
     bool ok;
     rt_hooks h = hooks_of(rt, &ok);
-    if (ok && h.api_exit != NULL) h.api_exit(h.arg);
+    if (ok && h.api_exit != NULL) h.api_exit(h.arg, call);
 }
 
 /* ---------------------------------------------------------------- counters */
@@ -558,20 +558,21 @@ int rt_queue_hw_write(rt_queue *q, rt_packet *packets, size_t n) {
 }
 
 int rt_queue_write(rt_queue *q, rt_packet *packets, size_t n) {
-    api_enter(q->rt);
+    api_enter(q->rt, RT_API_QUEUE_WRITE);
     pthread_mutex_lock(&q->rt->mu);
     rt_interceptor fn = q->icpt;
     void *arg = q->icpt_arg;
     pthread_mutex_unlock(&q->rt->mu);
     int rc = fn != NULL ? fn(arg, q, packets, n) : rt_queue_hw_write(q, packets, n);
-    api_exit(q->rt);
+    api_exit(q->rt, RT_API_QUEUE_WRITE);
     return rc;
 }
 
 int rt_launch(rt_runtime *rt, rt_queue *q, rt_packet *packets, size_t n) {
-    api_enter(rt);
+    rt_api_call call = n > 0 && packets[0].from_graph ? RT_API_GRAPH_LAUNCH : RT_API_LAUNCH;
+    api_enter(rt, call);
     int rc = rt_queue_write(q, packets, n);
-    api_exit(rt);
+    api_exit(rt, call);
     return rc;
 }
 

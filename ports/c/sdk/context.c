@@ -15,8 +15,8 @@ _Static_assert(sizeof(krs_callback_tracing_kernel_replay_data_t) == 128, "API-5:
 
 sdk_state krs_sdk;
 
-static void api_enter(void *arg);
-static void api_exit(void *arg);
+static void api_enter(void *arg, rt_api_call call);
+static void api_exit(void *arg, rt_api_call call);
 static void on_queue(void *arg, rt_queue *q);
 
 krs_status_t krs_init(rt_runtime *rt) {
@@ -57,23 +57,55 @@ void krs_fini(void) {
 /* ---------------------------------------------------------------- correlation: the API stack per thread */
 
 enum { max_api_depth = 16 };
-static _Thread_local uint64_t api_stack[max_api_depth];
+typedef struct {
+    uint64_t id, ancestor;
+} api_frame;
+static _Thread_local api_frame api_stack[max_api_depth];
 static _Thread_local size_t api_depth;
 
-static void api_enter(void *arg) {
+/* The tool's API tracing, set before the application's threads start. */
+static pthread_mutex_t api_tracing_mu = PTHREAD_MUTEX_INITIALIZER;
+static krs_api_tracing_cb_t api_tracing;
+static void *api_tracing_args;
+
+krs_status_t krs_configure_api_tracing(krs_api_tracing_cb_t callback, void *args) {
+    pthread_mutex_lock(&api_tracing_mu);
+    api_tracing = callback;
+    api_tracing_args = args;
+    pthread_mutex_unlock(&api_tracing_mu);
+    return KRS_STATUS_SUCCESS;
+}
+
+static void trace_api(rt_api_call call, krs_callback_phase_t phase, api_frame f) {
+    pthread_mutex_lock(&api_tracing_mu);
+    krs_api_tracing_cb_t fn = api_tracing;
+    void *args = api_tracing_args;
+    pthread_mutex_unlock(&api_tracing_mu);
+    if (fn != NULL) fn(call, phase, (krs_correlation_id_t){.internal = f.id, .ancestor = f.ancestor}, args);
+}
+
+/* COR-1: every API call gets an id of its own; its ancestor is the
+ * innermost call open on the same thread (0: none). */
+static void api_enter(void *arg, rt_api_call call) {
     (void)arg;
-    uint64_t id = atomic_fetch_add(&krs_sdk.correlation_ids, 1) + 1;
-    if (api_depth < max_api_depth) api_stack[api_depth] = id;
+    api_frame f = {.id = atomic_fetch_add(&krs_sdk.correlation_ids, 1) + 1};
+    size_t d = api_depth < max_api_depth ? api_depth : max_api_depth;
+    if (d > 0) f.ancestor = api_stack[d - 1].id;
+    if (api_depth < max_api_depth) api_stack[api_depth] = f;
     api_depth++;
+    trace_api(call, KRS_CALLBACK_PHASE_ENTER, f);
 }
 
-static void api_exit(void *arg) {
+static void api_exit(void *arg, rt_api_call call) {
     (void)arg;
-    if (api_depth > 0) api_depth--;
+    if (api_depth == 0) return;
+    api_depth--;
+    api_frame f = api_depth < max_api_depth ? api_stack[api_depth] : (api_frame){0};
+    trace_api(call, KRS_CALLBACK_PHASE_EXIT, f);
 }
 
-/* COR-1: a dispatch's internal id is the innermost API call around it, its
- * ancestor the call around that one. */
+/* COR-1: a dispatch's internal id is the innermost API call open on its
+ * thread, its ancestor that call's own ancestor (docs/decisions.md 20.3.1). */
 krs_correlation_id_t krs_capture_correlation(void) {
     krs_correlation_id_t c = {0};
     size_t d = api_depth < max_api_depth ? api_depth : max_api_depth;
@@ -81,8 +113,8 @@ krs_correlation_id_t krs_capture_correlation(void) {
         c.internal = atomic_fetch_add(&krs_sdk.correlation_ids, 1) + 1;
         return c;
     }
-    c.internal = api_stack[d - 1];
-    if (d > 1) c.ancestor = api_stack[d - 2];
+    c.internal = api_stack[d - 1].id;
+    c.ancestor = api_stack[d - 1].ancestor;
     return c;
 }
 
