@@ -350,7 +350,9 @@ type pRPCounterDataInfo struct {
 // Enumerations.
 const (
 	cuptiRangeProfilerType = 0 // CUPTI_PROFILER_TYPE_RANGE_PROFILER
+	cuptiAutoRange         = 1 // CUPTI_AutoRange: each kernel launch is a range
 	cuptiUserRange         = 2 // CUPTI_UserRange
+	cuptiApplicationReplay = 1 // CUPTI_ApplicationReplay: SetConfig names the pass
 	cuptiUserReplay        = 3 // CUPTI_UserReplay
 )
 

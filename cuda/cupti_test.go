@@ -2,6 +2,9 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -64,27 +67,76 @@ func capacity(calls *int) func([]string) (int, error) {
 	}
 }
 
-func TestProfilerGroupsNextFit(t *testing.T) {
-	calls := 0
-	p := &profiler{chip: "GH100", valid: map[string]int{}, groups: map[string][][]string{}, configs: map[string]*passConfig{}}
-	p.passesOf = capacity(&calls)
-	g, err := p.Groups([]string{"aaaa", "bbbb", "cc", "ddddd", "eeeee", "f"})
+// fakeCUPTI is a profiler whose configurations follow capacity and whose
+// calibration packs the metrics into passes of 10 in reverse order (as a
+// scheduler may): the groups must follow the calibration, not the order
+// of the request.
+func fakeCUPTI(calls, calibrations *int) *profiler {
+	p := newProfilerState()
+	p.chip = "GH100"
+	p.passesOf = capacity(calls)
+	p.configure = func(ms []string) (*metricSet, error) {
+		n, err := p.passesOf(ms)
+		if err != nil {
+			return nil, err
+		}
+		return &metricSet{metrics: slices.Clone(ms), passes: n}, nil
+	}
+	p.calibrate = func(s *metricSet) ([][]string, error) {
+		*calibrations++
+		groups := make([][]string, s.passes)
+		pass, room := 0, 10
+		for i := len(s.metrics) - 1; i >= 0; i-- {
+			m := s.metrics[i]
+			if len(m) > room {
+				pass, room = pass+1, 10
+			}
+			groups[pass] = append(groups[pass], m)
+			room -= len(m)
+		}
+		for _, g := range groups {
+			slices.Reverse(g)
+		}
+		return groups, nil
+	}
+	return p
+}
+
+func TestProfilerGroupsFollowCUPTIPasses(t *testing.T) {
+	calls, cals := 0, 0
+	p := fakeCUPTI(&calls, &cals)
+	list := []string{"aaaa", "bbbb", "cc", "ddddd", "eeeee", "f"}
+	g, err := p.Groups(list)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"aaaa", "bbbb", "cc"}, {"ddddd", "eeeee"}, {"f"}}
-	if len(g) != len(want) {
-		t.Fatalf("groups %v, want %v", g, want)
-	}
-	for i := range want {
-		if strings.Join(g[i], ",") != strings.Join(want[i], ",") {
-			t.Fatalf("groups %v, want %v", g, want)
-		}
+	// 21 counters: 3 passes; the fake scheduler fills from the end, and
+	// each group keeps the request's order.
+	if want := "[[eeeee f] [cc ddddd] [aaaa bbbb]]"; fmt.Sprint(g) != want {
+		t.Fatalf("groups %v, want %s", g, want)
 	}
 	before := calls
 	g[0][0] = "changed"
-	if g2, _ := p.Groups([]string{"aaaa", "bbbb", "cc", "ddddd", "eeeee", "f"}); calls != before || g2[0][0] != "aaaa" {
-		t.Errorf("second call not served from the cache unchanged: %v (%d calls)", g2, calls-before)
+	if g2, _ := p.Groups(list); calls != before || cals != 1 || g2[0][0] == "changed" {
+		t.Errorf("second call not served from the cache unchanged: %v (%d calls, %d calibrations)", g2, calls-before, cals)
+	}
+	// Each group resolves to its pass of the set, which is in use.
+	g, _ = p.Groups(list)
+	for i, grp := range g {
+		s, pass, err := p.resolve(grp, nil)
+		if err != nil || pass != i || s.passes != 3 {
+			t.Errorf("group %d %v resolves to pass %d of %v: %v", i, grp, pass, s, err)
+		}
+	}
+	// A list of its own that fits one pass is a set of one pass.
+	if s, pass, err := p.resolve([]string{"xy", "z"}, nil); err != nil || pass != 0 || s.passes != 1 {
+		t.Errorf("single-pass list: %v %d %v", s, pass, err)
+	}
+	if _, _, err := p.resolve([]string{"abcdefgh", "ijklmnop"}, nil); err == nil || !strings.Contains(err.Error(), "need 2 passes") {
+		t.Errorf("two-pass list not from Groups: %v", err)
+	}
+	if g, err := p.Groups([]string{"xy", "z"}); err != nil || len(g) != 1 || cals != 1 {
+		t.Errorf("one pass needs no calibration: %v %v (%d)", g, err, cals)
 	}
 	if _, err := p.Groups([]string{"aaaa", "bad_one"}); err == nil || !strings.Contains(err.Error(), `"bad_one"`) {
 		t.Errorf("unknown metric: %v", err)
@@ -97,6 +149,31 @@ func TestProfilerGroupsNextFit(t *testing.T) {
 	}
 	if !strings.Contains(p.Describe(), "GH100") {
 		t.Error(p.Describe())
+	}
+}
+
+// A calibration that leaves a pass without a metric of its own, or a
+// metric in no pass, is refused: pass i must collect group i.
+func TestProfilerRefusesABadCalibration(t *testing.T) {
+	calls, cals := 0, 0
+	p := fakeCUPTI(&calls, &cals)
+	p.calibrate = func(s *metricSet) ([][]string, error) {
+		return [][]string{{"aaaaaaaa"}, nil}, nil
+	}
+	if _, err := p.Groups([]string{"aaaaaaaa", "bbbbbbbb"}); err == nil || !strings.Contains(err.Error(), "pass 1 of 2 completes no metric") {
+		t.Errorf("empty pass: %v", err)
+	}
+	p = fakeCUPTI(&calls, &cals)
+	p.calibrate = func(s *metricSet) ([][]string, error) {
+		return [][]string{{"aaaaaaaa"}, {"cccccccc"}}, nil
+	}
+	if _, err := p.Groups([]string{"aaaaaaaa", "bbbbbbbb"}); err == nil || !strings.Contains(err.Error(), "no pass completes bbbbbbbb") {
+		t.Errorf("metric left out: %v", err)
+	}
+	p = fakeCUPTI(&calls, &cals)
+	p.calibrate = nil
+	if _, err := p.Groups([]string{"aaaaaaaa", "bbbbbbbb"}); err == nil || !strings.Contains(err.Error(), "need 2 passes") {
+		t.Errorf("no device: %v", err)
 	}
 }
 
@@ -120,9 +197,21 @@ func TestLoadCUPTINamesWhatWasTried(t *testing.T) {
 }
 
 func TestIntegralRounds(t *testing.T) {
-	got := integral(map[string]float64{"a": 2.5, "b": -1, "c": 1e6 + 0.4})
-	if got["a"] != 3 || got["b"] != 0 || got["c"] != 1000000 {
-		t.Errorf("%v", got)
+	got, err := integral(map[string]float64{"a": 2.5, "b": -1e-9, "c": 1e6 + 0.4})
+	if err != nil || got["a"] != 3 || got["b"] != 0 || got["c"] != 1000000 {
+		t.Errorf("%v %v", got, err)
+	}
+}
+
+// NaN is never a count of 0 (issues 20 and 22): CUPTI's NaN for a metric it
+// did not collect, an infinity or a negative value is an error naming the
+// metric.
+func TestIntegralRefusesNaN(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -3} {
+		got, err := integral(map[string]float64{"ok": 4, "smsp__inst_executed.sum": v})
+		if err == nil || got != nil || !strings.Contains(err.Error(), "smsp__inst_executed.sum = ") || !strings.Contains(err.Error(), "not a count") {
+			t.Errorf("%v: %v %v", v, got, err)
+		}
 	}
 }
 

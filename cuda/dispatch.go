@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -99,7 +100,8 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 	if err != nil {
 		return err
 	}
-	var counting *passConfig
+	var counting *metricSet // the set and pass that collect p.Profile.Counters
+	var pass int
 	var values map[string]float64
 	if p.Profile != nil && len(p.Profile.Device) > 0 {
 		return fmt.Errorf("cuda: kernel %s: device counting (%v) is not modelled on CUDA", p.Kernel, p.Profile.Device)
@@ -108,8 +110,8 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 		if r.prof == nil {
 			return fmt.Errorf("cuda: kernel %s: counters %v need CUPTI: %w", p.Kernel, p.Profile.Counters, r.profErr)
 		}
-		if counting, err = r.prof.config(p.Profile.Counters); err != nil {
-			return err
+		if counting, pass, err = r.prof.resolve(p.Profile.Counters, r.prof.inUse.Load()); err != nil {
+			return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 		}
 	}
 	ev := trace.Event{Type: trace.Kernel, Thread: uint64(thread), Agent: uint64(agentID),
@@ -134,29 +136,50 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 			if err := r.clock.maybeReanchor(d); err != nil {
 				return err
 			}
-			if err := d.record(q.start, q.stream); err != nil {
-				return err
-			}
 		}
 		if counting != nil {
-			if err := r.prof.begin(r.ctx, counting); err != nil {
+			// Outside the counted range: the flush, then CUPTI's pass.
+			if err := r.flushCaches(); err != nil {
+				return err
+			}
+			err := r.prof.beginPass(r.ctx, counting, pass, p.Tag)
+			if errors.Is(err, errOutOfSequence) {
+				// Asked for out of its set's order (another tool's
+				// choice, or threads interleaving): the group alone.
+				own, ownErr := r.prof.ownSet(p.Profile.Counters)
+				if ownErr != nil {
+					return fmt.Errorf("%w; %w: kernel %s", err, ownErr, p.Kernel)
+				}
+				counting, pass = own, 0
+				err = r.prof.beginPass(r.ctx, counting, pass, p.Tag)
+			}
+			if err != nil {
 				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 			}
 		}
+		if timed {
+			if err := d.record(q.start, q.stream); err != nil {
+				r.abortPass(counting)
+				return err
+			}
+		}
 		if err := d.cuLaunch(l.fn, l.blocks, l.block, l.values, q.stream); err != nil {
+			r.abortPass(counting)
 			return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 		}
 		if timed {
 			if err := d.record(q.end, q.stream); err != nil {
+				r.abortPass(counting)
 				return err
 			}
 		}
 		if err := d.syncStream(q.stream); err != nil {
+			r.abortPass(counting)
 			return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 		}
 		var err error
 		if counting != nil {
-			if values, err = r.prof.end(counting); err != nil {
+			if values, err = r.prof.endPass(counting, pass, p.Profile.Counters); err != nil {
 				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 			}
 		}
@@ -183,10 +206,26 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 		p.Profile.Start, p.Profile.End = ev.Start, ev.End
 		p.Profile.Values = nil
 		if counting != nil {
-			p.Profile.Values = integral(values)
+			if p.Profile.Values, err = integral(values); err != nil {
+				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
+			}
+			if r.zeroLaterGroups && pass > 0 {
+				// Planted (REPLAYSPEC_CUDA_FAULT=zero-later-groups):
+				// the bug of issue 22, for checking the checks.
+				for m := range p.Profile.Values {
+					p.Profile.Values[m] = 0
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// abortPass closes a counted pass whose kernel did not complete.
+func (r *Runtime) abortPass(s *metricSet) {
+	if s != nil {
+		r.prof.abort()
+	}
 }
 
 func digestable(bufs []*allocation) bool {

@@ -1,6 +1,12 @@
 package cuda
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInjected marks a failure that Options planted (MEM-5 specs).
+var ErrInjected = errors.New("cuda: planted failure")
 
 // driverError is a non-zero CUresult from a named driver call.
 type driverError struct {

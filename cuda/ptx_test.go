@@ -59,7 +59,7 @@ func TestPTXBalancedAndDeclared(t *testing.T) {
 		for _, m := range regSingle.FindAllStringSubmatch(e, -1) {
 			singles[m[1]] = true
 		}
-		special := map[string]bool{"ctaid": true, "ntid": true, "tid": true}
+		special := map[string]bool{"ctaid": true, "ntid": true, "tid": true, "nctaid": true}
 		body := regDecl.ReplaceAllString(regSingle.ReplaceAllString(e[strings.Index(e, "{"):], ""), "")
 		for _, m := range regUse.FindAllStringSubmatch(body, -1) {
 			base, idx := m[1], m[2]

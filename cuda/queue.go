@@ -86,8 +86,15 @@ func (q *queue) write(thread hsa.ThreadID, packets []hsa.Packet) error {
 			if p.Completion != nil {
 				// A barrier that completes a signal (the replay engine's one
 				// completion after its loop) is a host callback behind
-				// everything on the stream: cuLaunchHostFunc.
+				// everything on the stream: cuLaunchHostFunc. Submit then
+				// waits for it, as for a dispatch: the decrement comes
+				// before Submit returns, so the application's API call
+				// ends after it, as on the simulator (TestCUDALibrary
+				// compares the order since the api_call events).
 				if err := q.completeOnHost(thread, p.Completion); err != nil {
+					return err
+				}
+				if err := q.Drain(); err != nil {
 					return err
 				}
 				continue

@@ -40,15 +40,31 @@ type Runtime struct {
 	// SignalTimeout bounds Signal.WaitBelow; zero waits forever.
 	SignalTimeout time.Duration
 
-	mu          sync.Mutex
-	allocs      map[uint64]*allocation
-	serial      uint64
-	nextQueue   hsa.QueueID
-	nextSignal  hsa.SignalID
-	queues      []*queue
-	hook        func(hsa.Allocation, bool)
-	restoreMode RestoreMode
-	closed      bool
+	mu           sync.Mutex
+	allocs       map[uint64]*allocation
+	serial       uint64
+	nextQueue    hsa.QueueID
+	nextSignal   hsa.SignalID
+	queues       []*queue
+	hook         func(hsa.Allocation, bool)
+	restoreMode  RestoreMode
+	cacheControl CacheControl
+	closed       bool
+
+	// failRestoreAt makes the n-th Restore of the runtime fail part-way
+	// (Options.FailRestoreAt); restores counts them (under mu).
+	failRestoreAt, restores int
+
+	// zeroLaterGroups plants issue 22's bug: every group after a set's
+	// first reads 0 (REPLAYSPEC_CUDA_FAULT=zero-later-groups), so that a
+	// GPU run can show the value checks fail on it.
+	zeroLaterGroups bool
+
+	// Driver thread only.
+	flushBuf, flushBytes uint64 // what flushCaches reads
+	calBuf               uint64 // what calibrate's kernel writes
+	staging              []byte // pinned host memory for restore flags, kept
+	stagingPtr           uintptr
 }
 
 var _ hsa.Runtime = (*Runtime)(nil)
@@ -61,6 +77,14 @@ type Options struct {
 	HandOff bool
 	// NoCounters leaves CUPTI alone: the agent counts nothing.
 	NoCounters bool
+	// FailRestoreAt makes the n-th Restore call (1-based, every snapshot's
+	// restores counted together) fail in its first copy, as a spec's
+	// restore_fails_at asks (MEM-5); 0 never.
+	FailRestoreAt int
+	// CacheControl is what happens to the caches before each counted pass
+	// (default: flushed, as Nsight Compute does). REPLAYSPEC_CACHE_CONTROL
+	// (all or none) overrides it.
+	CacheControl CacheControl
 }
 
 // Open loads the driver, takes device 0's primary context and loads the
@@ -77,9 +101,18 @@ func OpenWith(rec *trace.Recorder, o Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	cache, err := cacheControlFromEnv(o.CacheControl)
+	if err != nil {
+		return nil, err
+	}
+	fault := os.Getenv("REPLAYSPEC_CUDA_FAULT")
+	if fault != "" && fault != "zero-later-groups" {
+		return nil, fmt.Errorf("REPLAYSPEC_CUDA_FAULT=%q: the one planted fault is zero-later-groups", fault)
+	}
 	r := &Runtime{
-		drv: drv, w: &lockedCaller{}, rec: rec,
-		allocs: map[uint64]*allocation{}, kernels: map[string]uintptr{},
+		drv: drv, w: &lockedCaller{}, rec: rec, cacheControl: cache, zeroLaterGroups: fault == "zero-later-groups",
+		failRestoreAt: o.FailRestoreAt,
+		allocs:        map[uint64]*allocation{}, kernels: map[string]uintptr{},
 		pool:          newBufferPool(defaultPoolLimit),
 		noCounters:    o.NoCounters,
 		SignalTimeout: 30 * time.Second,
@@ -148,6 +181,8 @@ func (r *Runtime) start() error {
 	} else if os.Getenv("REPLAYSPEC_CUPTI") == "off" {
 		r.profErr = errors.New("no CUPTI profiler found: REPLAYSPEC_CUPTI=off")
 	} else if r.prof, r.profErr = newProfiler(r.ctx); r.profErr == nil {
+		r.prof.calibrate = r.calibrate
+		r.prof.filler = r.fill
 		r.agent.Counters = r.prof
 	}
 	return nil
@@ -214,6 +249,15 @@ func (r *Runtime) Close() error {
 		if r.prof != nil {
 			r.prof.close()
 		}
+		for _, b := range []uint64{r.flushBuf, r.calBuf} {
+			if b != 0 {
+				_ = d.free(b)
+			}
+		}
+		if r.stagingPtr != 0 {
+			_ = call("cuMemFreeHost", d.memFreeHost, r.stagingPtr)
+			r.stagingPtr, r.staging = 0, nil
+		}
 		if d.moduleUnload != 0 {
 			_ = call("cuModuleUnload", d.moduleUnload, r.module)
 		}
@@ -272,36 +316,6 @@ func (r *Runtime) CounterPasses(metrics []string) (int, error) {
 	return r.prof.Passes(metrics)
 }
 
-// CollectMetrics counts one group of metrics (it must fit one pass) over
-// whatever device work run causes, and returns CUPTI's values unrounded.
-// run may Submit, Write and Read; it must wait for its work.
-func (r *Runtime) CollectMetrics(metrics []string, run func() error) (map[string]float64, error) {
-	if r.prof == nil {
-		return nil, fmt.Errorf("cuda: counters need CUPTI: %w", r.profErr)
-	}
-	c, err := r.prof.config(metrics)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.w.do(func() error { return r.prof.begin(r.ctx, c) }); err != nil {
-		return nil, err
-	}
-	runErr := run()
-	var vals map[string]float64
-	err = r.w.do(func() error {
-		if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
-			return err
-		}
-		var err error
-		vals, err = r.prof.end(c)
-		return err
-	})
-	if runErr != nil {
-		return nil, runErr
-	}
-	return vals, err
-}
-
 // Ping makes one trivial driver call (cuCtxGetCurrent) through the same
 // path as every other: for measuring the cost of reaching the driver.
 func (r *Runtime) Ping() error {
@@ -312,67 +326,6 @@ func (r *Runtime) Ping() error {
 		var c uintptr
 		return call("cuCtxGetCurrent", r.drv.ctxGetCurrent, uintptr(unsafe.Pointer(&c)))
 	})
-}
-
-// ReplayMetrics collects metrics the way CUPTI schedules them, whatever
-// their number of passes: user replay, one range per pass. Before pass i,
-// outside the range, prepare(i) runs (restoring memory before a later pass
-// is its job, so that the restore's own launches are not counted); then
-// run(i) runs pass i's work inside the range and waits for it. It returns
-// the values and the passes run.
-func (r *Runtime) ReplayMetrics(metrics []string, prepare, run func(i int) error) (map[string]float64, int, error) {
-	if r.prof == nil {
-		return nil, 0, fmt.Errorf("cuda: counters need CUPTI: %w", r.profErr)
-	}
-	c, want, err := r.prof.multiConfig(metrics)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer r.w.do(func() error { r.prof.disable(); return nil })
-	for i := 0; ; i++ {
-		if i > want+1 {
-			return nil, i, fmt.Errorf("cuda: CUPTI scheduled %d passes but wanted more after %d", want, i)
-		}
-		if err := prepare(i); err != nil {
-			return nil, i, err
-		}
-		err := r.w.do(func() error {
-			if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
-				return err
-			}
-			if i == 0 {
-				return r.prof.beginSession(r.ctx, c)
-			}
-			return r.prof.startPass()
-		})
-		if err != nil {
-			return nil, i, fmt.Errorf("pass %d: %w", i, err)
-		}
-		if err := run(i); err != nil {
-			return nil, i, err
-		}
-		var done bool
-		err = r.w.do(func() error {
-			if err := call("cuCtxSynchronize", r.drv.ctxSynchronize); err != nil {
-				return err
-			}
-			var err error
-			done, err = r.prof.stopPass()
-			return err
-		})
-		if err != nil {
-			return nil, i + 1, fmt.Errorf("pass %d: %w", i, err)
-		}
-		if done {
-			var vals map[string]float64
-			err := r.w.do(func() error {
-				var err error
-				vals, err = r.prof.evaluate(c)
-				return err
-			})
-			return vals, i + 1, err
-		}
-	}
 }
 
 // CounterAlonePasses is the passes a metric needs by itself (0: CUPTI does

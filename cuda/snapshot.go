@@ -11,12 +11,13 @@ import (
 type RestoreMode int
 
 const (
-	// RestoreLearned (the default) restores and finds the changed 4 KiB
-	// pages in one compare_restore launch on a snapshot's first restore,
-	// and from then on copies back just those pages. It relies on what replay relies on: every
-	// pass runs the same kernel on the same restored memory, so it writes
-	// the same blocks. A kernel whose write set varies between passes needs
-	// RestoreCompare.
+	// RestoreLearned (the default) copies the whole region back on a
+	// snapshot's first restore (never slower than a plain copy), restores
+	// and finds the changed 4 KiB pages in one compare_restore launch on
+	// the second, and from then on copies back just those pages. It relies
+	// on what replay relies on: every pass runs the same kernel on the same
+	// restored memory, so it writes the same blocks. A kernel whose write
+	// set varies between passes needs RestoreCompare.
 	RestoreLearned RestoreMode = iota
 	// RestoreCompare runs compare_restore on every restore: exact for any
 	// kernel, but it reads the region and the snapshot each time.
@@ -41,6 +42,7 @@ type savedRegion struct {
 	host     []byte
 	flagBase uint64 // first page flag (a byte) of this region
 	learned  []span
+	restores int  // restores so far (driver thread)
 	known    bool // learned holds the write set
 	whole    bool // the write set covers most of the region: copy it all
 }
@@ -53,8 +55,6 @@ type snapshot struct {
 	bytes   uint64
 	nflags  uint64
 	flags   uint64 // device page flags, allocated at the first compare
-	// hostFlags is pinned host memory the flags are read back into.
-	hostFlags uint64
 
 	// The copy_ranges list of the learned spans (driver thread).
 	list      []uint64
@@ -147,10 +147,6 @@ func (s *snapshot) Release() {
 		if s.listDev != 0 {
 			s.rt.pool.release(s.rt.drv, s.listDev, s.listBytes)
 			s.listDev = 0
-		}
-		if s.hostFlags != 0 {
-			_ = call("cuMemFreeHost", s.rt.drv.memFreeHost, uintptr(s.hostFlags))
-			s.hostFlags = 0
 		}
 		return nil
 	})

@@ -132,7 +132,7 @@ func (r *AppRun) KernelTraceCSV() []byte {
 	mode := r.Config.AgentIndex()
 	for _, k := range r.Kernels {
 		d := k.Dispatch
-		csvRow(&b, text("KERNEL_DISPATCH"), text(agentIndex(mode, d.AgentID)), num(uint64(d.QueueID)), num(0),
+		csvRow(&b, text(BufferKindNames[bufferKindDispatch]), text(agentIndex(mode, d.AgentID)), num(uint64(d.QueueID)), num(0),
 			num(threadID(k.Thread)), num(d.DispatchID), num(d.KernelID), text(r.kernelName(d)), num(k.Correlation.Internal),
 			num(k.Start), num(k.End), num(ldsBlocks(d.GroupSegmentSize)), num(uint64(d.PrivateSegmentSize)),
 			num(vgprCount), num(accumVGPRCount), num(sgprCount),

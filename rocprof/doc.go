@@ -12,12 +12,15 @@
 // with ours through ValidateDir, and a tool author reads how a rocprofv3-like
 // tool drives replay (docs/architecture.md says why it is not internal).
 //
-// The way through: ParseArgs reads rocprofv3's grammar (a *UsageError is
-// argparse's exit status 2); Command.Plan reads an input file, splits the
-// work into runs as rocprofv3.py does and applies its rules for combining
-// options (a *Diagnostic is a fatal error, exit status 1); Run plays each
-// run; Result.Files renders the output. docs/rocprofv3.md cites the
-// upstream file behind every rule.
+// The way through: ParseArgs reads rocprofv3's grammar, every option of it
+// (a *UsageError is argparse's exit status 2); Command.Plan reads an input
+// file, splits the work into runs as rocprofv3.py does and applies its
+// rules for combining options, with a warning for each option whose effect
+// the simulator cannot produce (a *Diagnostic is a fatal error, exit status
+// 1); Run plays each run; Result.Files renders the output;
+// ApplicationExpect is the part of a spec's expect block that holds under
+// rocprofv3's tool. docs/rocprofv3.md cites the upstream file behind every
+// rule.
 //
 // What the tool does, rule by rule:
 //   - RPV-1, RPV-7: Plan refuses kernel replay without counters or the beta

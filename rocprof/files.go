@@ -1,6 +1,7 @@
 package rocprof
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,4 +113,78 @@ func (r *Result) Write() ([]string, error) {
 	}
 	slices.Sort(paths)
 	return paths, nil
+}
+
+// Under returns the plan with every run's output directory moved into
+// sub: the folder of one case of a spec with a matrix.
+func (p *Plan) Under(sub string) *Plan {
+	out := &Plan{Warnings: p.Warnings}
+	for _, cfg := range p.Runs {
+		v := cloneValues(cfg.Values)
+		dir := v.str("output_directory")
+		if dir == "" {
+			dir = DefaultOutputDir
+		}
+		from := v["output_directory"].From
+		v["output_directory"] = value{Str: filepath.Join(dir, sub), From: from}
+		cfg.Values = v
+		out.Runs = append(out.Runs, cfg)
+	}
+	return out
+}
+
+// namesPid reports whether the run's file names carry the process id
+// (-o's default %hostname%/%pid% does): a new rocprofv3 process never
+// writes over an older one's files then.
+func (cfg Config) namesPid() bool {
+	f := cfg.Values.str("output_file")
+	if f == "" {
+		f = DefaultOutputFile
+	}
+	return strings.Contains(f, "%pid%") || strings.Contains(f, "%p")
+}
+
+// Collisions lists the files the session would write over whose names
+// carry the process id. rocprofv3 runs as a new process each time, so its
+// default names never meet an older run's; the simulated process always
+// has pid 1000, so prof refuses rather than write over them silently. A
+// name without the pid (-o NAME) is written over, as rocprofv3 does.
+func (r *Result) Collisions() []string {
+	var out []string
+	for _, run := range r.Runs {
+		if !run.Config.namesPid() {
+			continue
+		}
+		base := run.Config.OutputDir()
+		for rel := range run.Files(r.Spec.Name) {
+			path := filepath.Join(base, rel)
+			if _, err := os.Lstat(path); err == nil {
+				out = append(out, path)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CheckOutputDirs reports an output directory that cannot be one: a path
+// that exists and is not a directory, or one under a file.
+func (p *Plan) CheckOutputDirs() error {
+	seen := map[string]bool{}
+	for _, cfg := range p.Runs {
+		dir := filepath.Join(cfg.OutputDir(), cfg.Dir)
+		for d := dir; !seen[d]; d = filepath.Dir(d) {
+			seen[d] = true
+			if fi, err := os.Stat(d); err == nil {
+				if !fi.IsDir() {
+					return &Diagnostic{Msg: fmt.Sprintf("output directory %s: %s is a file, not a directory: give -d a directory (it is created when missing)", dir, d)}
+				}
+				break
+			}
+			if d == filepath.Dir(d) {
+				break
+			}
+		}
+	}
+	return nil
 }

@@ -227,12 +227,58 @@ func (r *AppRun) jsonStrings() jobj {
 		dims = append(dims, dimensionInfo(n))
 	}
 	return jobj{
-		{"callback_records", jarr{}}, {"buffer_records", jarr{}}, {"marker_api", jarr{}},
+		{"callback_records", nameTable(CallbackKindNames, callbackKindDispatch)},
+		{"buffer_records", nameTable(BufferKindNames, bufferKindDispatch)}, {"marker_api", jarr{}},
 		{"correlation_id", jobj{{"external", jarr{}}}},
 		{"counters", jobj{{"dimension_ids", dims}}},
 		{"pc_sample_instructions", jarr{}}, {"pc_sample_comments", jarr{}}, {"att_filenames", jarr{}},
 		{"code_object_snapshot_filenames", jarr{}},
 	}
+}
+
+// The SDK's name tables, as metadata.cpp fills strings.callback_records
+// and strings.buffer_records (sdk::get_callback_tracing_names,
+// get_buffer_tracing_names): one entry per tracing kind, indexed by the
+// kind's enum value from NONE up (rocprofiler_iterate_*_tracing_kinds),
+// each {"kind": name, "operations": [name by operation value]}
+// (save.hpp, name_info). A kind's name is its enum name without the
+// ROCPROFILER_*_TRACING_ prefix (callback_tracing.cpp, buffer_tracing.cpp);
+// the kinds are those of fwd.h.
+var (
+	CallbackKindNames = []string{"NONE", "HSA_CORE_API", "HSA_AMD_EXT_API", "HSA_IMAGE_EXT_API",
+		"HSA_FINALIZE_EXT_API", "HIP_RUNTIME_API", "HIP_COMPILER_API", "MARKER_CORE_API", "MARKER_CONTROL_API",
+		"MARKER_NAME_API", "CODE_OBJECT", "SCRATCH_MEMORY", "KERNEL_DISPATCH", "MEMORY_COPY", "RCCL_API", "OMPT",
+		"MEMORY_ALLOCATION", "RUNTIME_INITIALIZATION", "ROCDECODE_API", "ROCJPEG_API", "HIP_STREAM",
+		"MARKER_CORE_RANGE_API", "HIP_GRAPH", "ROCSHMEM_API", "HIPFILE_API"}
+	BufferKindNames = []string{"NONE", "HSA_CORE_API", "HSA_AMD_EXT_API", "HSA_IMAGE_EXT_API",
+		"HSA_FINALIZE_EXT_API", "HIP_RUNTIME_API", "HIP_COMPILER_API", "MARKER_CORE_API", "MARKER_CONTROL_API",
+		"MARKER_NAME_API", "MEMORY_COPY", "KERNEL_DISPATCH", "SCRATCH_MEMORY", "CORRELATION_ID_RETIREMENT",
+		"RCCL_API", "OMPT", "MEMORY_ALLOCATION", "RUNTIME_INITIALIZATION", "ROCDECODE_API", "ROCJPEG_API",
+		"HIP_STREAM", "HIP_RUNTIME_API_EXT", "HIP_COMPILER_API_EXT", "ROCDECODE_API_EXT", "KFD_EVENT_PAGE_MIGRATE",
+		"KFD_EVENT_PAGE_FAULT", "KFD_EVENT_QUEUE", "KFD_EVENT_UNMAP_FROM_GPU", "KFD_EVENT_DROPPED_EVENTS",
+		"KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT", "KFD_QUEUE", "MARKER_CORE_RANGE_API", "HIP_GRAPH", "ROCSHMEM_API",
+		"ROCSHMEM_API_EXT", "HIPFILE_API", "HIPFILE_API_EXT"}
+	// KernelDispatchOperations are the kernel dispatch operations by value
+	// (kernel_dispatch.cpp): what a kernel dispatch record's operation names.
+	KernelDispatchOperations = []string{"KERNEL_DISPATCH_NONE", "KERNEL_DISPATCH_ENQUEUE", "KERNEL_DISPATCH_COMPLETE"}
+)
+
+const callbackKindDispatch = 12 // ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH
+
+// nameTable is one name table. The operations of KERNEL_DISPATCH, the only
+// kind prof's records carry, are listed; the other kinds' operations are
+// the runtimes' API function lists and the like, which depend on the ROCm
+// release and name nothing in prof's output, so they are left empty.
+func nameTable(kinds []string, dispatch int) jarr {
+	out := make(jarr, len(kinds))
+	for i, k := range kinds {
+		ops := jarr{}
+		if i == dispatch {
+			ops = strs(KernelDispatchOperations)
+		}
+		out[i] = jobj{{"kind", k}, {"operations", ops}}
+	}
+	return out
 }
 
 // jsonCodeObjects indexes code objects by id, entry 0 empty (metadata.cpp

@@ -79,6 +79,11 @@ func TestGrammarErrors(t *testing.T) {
 		{"--spm-sample-interval x --", `--spm-sample-interval: invalid integer value "x"`},
 		{"--pc-sampling-unit waves --", `--pc-sampling-unit: invalid choice "waves"`},
 		{"--frobnicate --", "unknown option --frobnicate"},
+		{"--log-level loud --", `--log-level: invalid choice "loud"`},
+		{"--ompt-trace parallel,task --", "categories are space-separated"},
+		{"--ompt-trace parallel nonsense --", "unknown category nonsense"},
+		{"--perfetto-buffer-size 0 --", "must be between 1 and 4194303 KB"},
+		{"-v=1 --", "-v takes no value"},
 		{"--kernel-trac --", "unknown option --kernel-trac"}, // allow_abbrev=False
 		{"-d --", "-d needs a value"},
 		{"--pmc A", `end the options with "--"`},
@@ -125,12 +130,21 @@ func TestPlanRefusals(t *testing.T) {
 		{kr + "--spm-sample-interval 10", "RPV-7", "--spm-sample-interval (SPM)"},
 		{kr + "--pc-sampling-method host_trap", "", "need --pc-sampling-beta-enabled"},
 		{"--pmc A --pmc", "", "--pmc occurrence 2 names no counter"},
-		{"--pmc A -f rocpd", "", "rocpd, is a database prof does not write"},
-		{"--pmc A -s", "", "-s is not modelled"},
-		{"--pmc A --att", "", "--att (thread trace) is not modelled"},
+		{"--pmc A -f rocpd", "", "-f rocpd: replayspec prof writes only csv and json"},
+		{"--pmc A -f pftrace otf2", "", "-f pftrace, otf2: replayspec prof writes only csv and json"},
 		{"--pmc A B --pmc C -P 1:1:0", "", "several counter groups in separate runs (multiple --pmc options) cannot be combined with -P"},
 		{"--pmc A B --pmc C --pid 3", "", "cannot be combined with --pid"},
-		{"--pmc A -p 42", "", "attach mode is not available"},
+		{"--pmc A -p 42 -P 1:1:0", "", "-P is not compatible with attach mode (-p)"},
+		{"--pmc A --pc-sampling-beta-enabled --pc-sampling-method host_trap", "", "needs all three"},
+		{"--pmc A --pc-sampling-beta-enabled --pc-sampling-method host_trap --pc-sampling-unit time --pc-sampling-interval 0", "", "must be a positive number"},
+		{"--kernel-trace --spm SQ_WAVES", "", "add --spm-beta-enabled"},
+		{"--pmc A --spm SQ_WAVES --spm-beta-enabled", "", "SPM cannot be combined with PC sampling or counter collection"},
+		{"--kernel-trace --spm-beta-enabled --spm-sample-interval 4", "", "give them with --spm"},
+		{"--pmc A --att --att-activity 8", "", "--att-activity cannot be combined with counter collection"},
+		{"--pmc A --selected-regions -P 1:1:0", "", "--selected-regions and -P are mutually exclusive"},
+		{"--pmc A --mpi-world-rank-variable R", "", "need both --mpi-world-rank-variable and --mpi-world-size-variable"},
+		{"--stats", "", "no tracing option was enabled for --stats"},
+		{"-S", "", "no tracing option was enabled for -S"},
 		{"--pmc A --kernel-include-regex (", "", "is not a regular expression"},
 		{"--pmc A --kernel-iteration-range 3-x", "", "bad range"},
 	}
@@ -159,7 +173,27 @@ func TestPlanWarnings(t *testing.T) {
 		{"--pmc A --kernel-replay-beta-enabled", "has no effect without --replay-mode kernel"},
 		{"--pmc A --stats", "no domain is traced"},
 		{"--pmc A -P 1:1:0", "is ignored"},
-		{"--pmc A --spm-beta-enabled", "has no effect without --spm"},
+		// Accepted, with one warning naming what is not produced.
+		{"--pmc A -s", "-s: the kernel dispatch trace is written (as --kernel-trace); no HIP, HSA, marker"},
+		{"--pmc A --sys-trace", "--sys-trace: the kernel dispatch trace is written"},
+		{"--pmc A -r", "-r: the kernel dispatch trace is written"},
+		{"--pmc A --hip-trace", "--hip-trace: no HIP API trace is written: the simulated application makes no HIP API calls"},
+		{"--pmc A --hsa-core-trace", "--hsa-core-trace: no HSA core API trace is written"},
+		{"--pmc A --ompt-trace parallel task", "--ompt-trace: no OpenMP (OMPT) API trace is written"},
+		{"--pmc A --kfd-queue-trace", "no KFD event trace is written"},
+		{"--pmc A --memory-copy-trace", "no memory copy trace is written"},
+		{"--pmc A -S", "-S: no end-of-run summary is printed"},
+		{"--pmc A -E extra.yaml", "-E: no extra counters are defined"},
+		{"--pmc A --minimum-output-data 4", "every output file is written, whatever its size"},
+		{"--pmc A --att", "--att: no thread trace is written"},
+		{"--pmc A --att-no-intercept", "--att-no-intercept: no thread trace is written"},
+		{"--pmc A --pc-sampling-beta-enabled", "no PC samples are written"},
+		{"--kernel-trace --spm SQ_WAVES --spm-beta-enabled", "no SPM samples are written"},
+		{"--pmc A -p 42", "-p: attach mode is not modelled"},
+		{"--pmc A --selected-regions", "the whole run is profiled"},
+		{"--pmc A -f csv rocpd", "-f rocpd: not produced; replayspec prof writes csv and json only"},
+		{"--pmc A --benchmark-mode execution-profile", "no SDK overhead is measured"},
+		{"--kernel-trace=false", "No tracing options were enabled"},
 	}
 	for _, c := range cases {
 		p, err := planOf(t, c.args)
@@ -171,9 +205,66 @@ func TestPlanWarnings(t *testing.T) {
 			t.Errorf("%q: warnings %q, want one containing %q", c.args, p.Warnings, c.want)
 		}
 	}
-	p, err := planOf(t, "--pmc A --kernel-trace=false --stats=false")
-	if err != nil || len(p.Warnings) != 0 {
-		t.Errorf("false booleans: %v %q", err, p.Warnings)
+	// No spurious warnings: options that change nothing prof writes, and
+	// plain runs, are silent.
+	for _, args := range []string{
+		"--pmc A --kernel-trace=false --stats=false",
+		"--pmc A --pmc B", // no input file: no input job to skip
+		"--pmc A --spm-beta-enabled",
+		"--pmc A --log-level warning --group-by-queue --preload x.so --rocm-root /opt/rocm --perfetto-backend system",
+		"--pmc A --profile-mpi-ranks 0-3 --mpi-world-rank-variable R --mpi-world-size-variable S --kernel-rename",
+		"--pmc A --att-target-cu 1 --att-buffer-size 0x100 --disable-signal-handlers --process-sync --readlink",
+		"--pmc A --hip-trace=false --sys-trace=no",
+	} {
+		p, err := planOf(t, args)
+		if err != nil || len(p.Warnings) != 0 {
+			t.Errorf("%q: %v, warnings %q, want none", args, err, p.Warnings)
+		}
+	}
+	// One warning per option, however many runs it applies to.
+	p, err := planOf(t, "--pmc A --pmc B --pmc C --hip-trace")
+	if err != nil || len(p.Warnings) != 1 {
+		t.Errorf("--hip-trace over three runs: %v, warnings %q, want one", err, p.Warnings)
+	}
+}
+
+// -s and -r turn the kernel trace on unless it is given (rocprofv3.py's
+// setattrifnone).
+func TestSysTraceKernelTrace(t *testing.T) {
+	for args, want := range map[string]bool{"--pmc A -s": true, "--pmc A -r": true, "--pmc A -s --kernel-trace=false": false, "--pmc A": false} {
+		p, err := planOf(t, args)
+		if err != nil || p.Runs[0].KernelTrace() != want {
+			t.Errorf("%q: kernel trace %v, want %v (%v)", args, p != nil && p.Runs[0].KernelTrace(), want, err)
+		}
+	}
+}
+
+// Every option of rocprofv3's parser parses: none is an unknown option.
+func TestEveryRocprofv3Option(t *testing.T) {
+	for _, o := range optionTable {
+		for _, name := range o.names {
+			args := []string{name}
+			switch o.arity {
+			case optOne:
+				val := "1"
+				if len(o.choices) > 0 {
+					val = o.choices[0]
+				}
+				args = append(args, val)
+			case optSome:
+				val := "1"
+				if len(o.choices) > 0 {
+					val = o.choices[0]
+				}
+				args = append(args, val)
+			}
+			if _, err := ParseArgs(append(args, "--", "s.yaml")); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	if len(optionTable) < 100 {
+		t.Errorf("%d options; rocprofv3's parser has over 100", len(optionTable))
 	}
 }
 
@@ -247,9 +338,9 @@ func TestRuns(t *testing.T) {
 		body, name, want string
 	}{
 		{"jobs:\n  - pmc: [A]\n    kernel_trace: true\n", "conflict.yaml", `option "kernel_trace" has conflicting values`},
-		{"jobs:\n  - hip_trace: true\n", "unknown.yaml", `key "hip_trace" is not an option`},
 		{"jobs: []\n", "empty.yaml", "has no jobs"},
-		{"pmc: A\n", "nojobs.txt", "text format"},
+		{"# nothing\n", "nojobs.txt", "has no jobs"},
+		{"jobs:\n  - pmc: [A]\n", "in.xml", "does not have a recognized extension (.txt, .json, .yaml, .yml)"},
 		{"{", "broken.json", "broken.json"},
 		{"jobs:\n  - pmc: [A]\n    pmc_groups: [[B]]\n    replay_mode: kernel\n    kernel_replay_beta_enabled: true\n", "both.yaml", "cannot give both pmc and (input file) pmc_groups"},
 		{"jobs:\n  - pmc_groups: [[A], [B]]\n", "rotation.yaml", "group rotation"},
@@ -260,6 +351,46 @@ func TestRuns(t *testing.T) {
 		if !errors.As(err, &d) || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%s: %v, want a diagnostic containing %q", b.name, err, b.want)
 		}
+	}
+}
+
+// The text format runs, with the reference's deprecation warning, each
+// pmc: line one job in pmc_N; a key that is no option is ignored with a
+// warning, as rocprofv3 ignores it.
+func TestInputFileWarnings(t *testing.T) {
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "pmc.txt")
+	if err := os.WriteFile(txt, []byte("# groups\npmc: SQ_WAVES TCC_HIT  # first\n\npmc:\tGRBM_COUNT\nnot a job\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := planOf(t, "-i "+txt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range p.Runs {
+		got = append(got, r.Dir+":"+strings.Join(r.Groups[0], ","))
+	}
+	if want := []string{"pmc_1:SQ_WAVES,TCC_HIT", "pmc_2:GRBM_COUNT"}; !slices.Equal(got, want) {
+		t.Errorf("text jobs %v, want %v", got, want)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "the text format for counter collection is deprecated") {
+		t.Errorf("warnings %q, want the deprecation warning alone", p.Warnings)
+	}
+	p, err = planOf(t, "--pmc A -i "+txt)
+	if err != nil || len(p.Runs) != 3 || p.Runs[0].Dir != "pass_1" || p.Runs[1].Dir != "pmc_2" {
+		t.Errorf("--pmc with a text file: %v %+v", err, p)
+	}
+	yml := filepath.Join(dir, "typo.yaml")
+	if err := os.WriteFile(yml, []byte("jobs:\n  - pmc: [SQ_WAVES]\n    kernal_trace: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err = planOf(t, "-i "+yml)
+	if err != nil || len(p.Runs) != 1 || p.Runs[0].Dir != "pass_1" {
+		t.Fatalf("an unknown key is not fatal: %v", err)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], `job 1: key "kernal_trace" is not a rocprofv3 option and is ignored`) {
+		t.Errorf("warnings %q", p.Warnings)
 	}
 }
 

@@ -69,10 +69,11 @@ func (c *Command) Plan(env Env) (*Plan, error) {
 	}
 	jobs := []Values{{}}
 	fromInput := c.Values.has("input")
+	var inputWarnings []string
 	if fromInput {
 		var err error
-		if jobs, err = readInput(c.Values.str("input")); err != nil {
-			return nil, err
+		if jobs, inputWarnings, err = readInput(c.Values.str("input")); err != nil {
+			return &Plan{Warnings: inputWarnings}, err
 		}
 	}
 	var errs []error
@@ -100,7 +101,7 @@ func (c *Command) Plan(env Env) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Warnings: warnings}
+	p := &Plan{Warnings: append(inputWarnings, warnings...)}
 	for i := range runs {
 		ws, err := runs[i].check(env)
 		for _, w := range ws {
@@ -191,7 +192,7 @@ func splitRuns(cli Values, jobs []Values, fromInput bool) ([]Config, []string, e
 		}
 		cfg := newConfig(v)
 		if fromInput && len(cfg.Groups) > 0 && v.has("pmc") {
-			cfg.Dir, cfg.Number = "pass_1", 1
+			cfg.Dir, cfg.Number = subOf(v)+"1", 1
 		}
 		return []Config{cfg}, nil, nil
 	}
@@ -205,7 +206,7 @@ func splitRuns(cli Values, jobs []Values, fromInput bool) ([]Config, []string, e
 	add := func(v Values) {
 		cfg := newConfig(v)
 		cfg.Number = len(runs) + 1
-		cfg.Dir = "pass_" + strconv.Itoa(cfg.Number)
+		cfg.Dir = subOf(v) + strconv.Itoa(cfg.Number)
 		runs = append(runs, cfg)
 	}
 	if cliHasPMC {
@@ -213,18 +214,22 @@ func splitRuns(cli Values, jobs []Values, fromInput bool) ([]Config, []string, e
 		case len(cliGroups) == 1 || replayCLI:
 			v := cloneValues(baseMerged)
 			v["pmc"] = cli["pmc"]
+			delete(v, subDirectory) // command-line passes go to pass_N
 			add(v)
 		default:
 			for _, g := range cliGroups {
 				v := cloneValues(baseMerged)
 				v["pmc"] = value{Groups: [][]string{g}, From: "--pmc"}
+				delete(v, subDirectory)
 				add(v)
 			}
 		}
 	}
 	for k, job := range jobs {
 		if !job.has("pmc") {
-			warnings = append(warnings, fmt.Sprintf("input job %d has no pmc and is skipped, as rocprofv3 skips it when it runs several passes", k+1))
+			if fromInput { // the job the command line alone makes is no input job
+				warnings = append(warnings, fmt.Sprintf("input job %d has no pmc and is skipped, as rocprofv3 skips it when it runs several passes", k+1))
+			}
 			continue
 		}
 		v, err := merge(base, job)
@@ -234,6 +239,14 @@ func splitRuns(cli Values, jobs []Values, fromInput bool) ([]Config, []string, e
 		add(v)
 	}
 	return runs, warnings, nil
+}
+
+// subOf is the folder prefix of a run: its job's, pass_ otherwise.
+func subOf(v Values) string {
+	if s := v.str(subDirectory); s != "" {
+		return s
+	}
+	return "pass_"
 }
 
 func cloneValues(v Values) Values {
@@ -310,11 +323,7 @@ func (cfg *Config) check(env Env) (warnings []string, err error) {
 	refuse := func(rule, format string, args ...any) {
 		errs = append(errs, &Diagnostic{Rule: rule, Msg: fmt.Sprintf(format, args...)})
 	}
-	for _, dest := range []string{"sys_trace", "runtime_trace"} {
-		if v.on(dest) {
-			refuse("", "%s is not modelled by replayspec prof: it traces the HIP, HSA and marker APIs, which the simulated application does not have; use --kernel-trace for kernel dispatches", v.from(dest))
-		}
-	}
+	warn := func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
 	if v["pmc"].From != "--pmc" { // the command line's groups are checked before the runs are split
 		for i, g := range v["pmc"].Groups {
 			if len(g) == 0 {
@@ -330,19 +339,24 @@ func (cfg *Config) check(env Env) (warnings []string, err error) {
 	if v.has("pmc") && v.has("pmc_groups") {
 		refuse("", "cannot give both pmc and (input file) pmc_groups: put every counter group in one of them")
 	}
-	for _, f := range v.list("output_format") {
-		switch f {
-		case "pftrace", "otf2", "rocpd":
-			refuse("", "--output-format %s is not produced by replayspec prof: use csv and/or json (rocprofv3's own default, rocpd, is a database prof does not write)", f)
-		}
-	}
-	pcOn := v.on("pc_sampling_beta_enabled")
-	if _, ok := env(pcSamplingEnv); ok {
-		pcOn = true
-	}
+	cfg.checkFormats(refuse, warn)
+	pcAll := v.has("pc_sampling_unit") && v.has("pc_sampling_method") && v.has("pc_sampling_interval")
+	_, pcEnv := env(pcSamplingEnv)
+	_, spmEnv := env(spmEnv)
+	pcOn := v.on("pc_sampling_beta_enabled") || pcEnv
 	pcSettings := v.has("pc_sampling_unit") || v.has("pc_sampling_method") || v.has("pc_sampling_interval")
 	spmOn := v.has("spm") || v.has("spm_sample_interval") || v.has("spm_sample_interval_unit")
-	attOn := v.on("advanced_thread_trace") || v.on("att_no_intercept")
+	attOn := v.on("advanced_thread_trace") || v.on("att_no_intercept") // rocprofv3.py turns thread trace on for both
+	if pcSettings {                                                    // rocprofv3.py run checks these after the kernel replay conflicts, whatever the mode
+		switch {
+		case !pcOn:
+			refuse("", "PC sampling is not enabled: --pc-sampling-unit, --pc-sampling-method and --pc-sampling-interval need --pc-sampling-beta-enabled (or %s in the environment)", pcSamplingEnv)
+		case !pcAll:
+			refuse("", "PC sampling needs all three of --pc-sampling-unit, --pc-sampling-method and --pc-sampling-interval")
+		case intOf(v.str("pc_sampling_interval")) <= 0:
+			refuse("", "--pc-sampling-interval must be a positive number")
+		}
+	}
 	if cfg.KernelReplay {
 		if !v.on("kernel_replay_beta_enabled") {
 			refuse("RPV-1", "--replay-mode kernel is experimental: add --kernel-replay-beta-enabled to acknowledge it")
@@ -352,7 +366,7 @@ func (cfg *Config) check(env Env) (warnings []string, err error) {
 		}
 		why := "kernel replay varies only the counter group from pass to pass, so %s would stay on in every pass and report each kernel once per pass under one dispatch id; collect it in a separate run"
 		if attOn {
-			flag := v.from("att_no_intercept") // rocprofv3.py turns thread trace on for it too
+			flag := v.from("att_no_intercept")
 			if v.on("advanced_thread_trace") {
 				flag = v.from("advanced_thread_trace")
 			}
@@ -375,43 +389,88 @@ func (cfg *Config) check(env Env) (warnings []string, err error) {
 			}
 			refuse("RPV-7", "--replay-mode kernel cannot be combined with %s (SPM): "+why, flag, "SPM")
 		}
-		if v.on("kernel_trace") {
-			warnings = append(warnings, "--kernel-trace with --replay-mode kernel: a replayed dispatch is traced once per pass, so the kernel trace holds one record per pass with the same dispatch id")
+		if cfg.KernelTrace() {
+			warn("%s with --replay-mode kernel: a replayed dispatch is traced once per pass, so the kernel trace holds one record per pass with the same dispatch id", cfg.kernelTraceFlag())
 			if v.on("stats") {
-				warnings = append(warnings, "--stats with --replay-mode kernel: every pass of a replayed dispatch counts as a call, so calls and total durations are multiplied by the pass count")
+				warn("--stats with --replay-mode kernel: every pass of a replayed dispatch counts as a call, so calls and total durations are multiplied by the pass count")
 			}
 		}
 	} else {
 		if v.on("kernel_replay_beta_enabled") {
-			warnings = append(warnings, "--kernel-replay-beta-enabled has no effect without --replay-mode kernel")
+			warn("--kernel-replay-beta-enabled has no effect without --replay-mode kernel")
 		}
 		if attOn {
-			refuse("", "%s (thread trace) is not modelled by replayspec prof: it produces counter collection, kernel trace and stats only", v.from("advanced_thread_trace"))
-		}
-		if pcOn {
-			refuse("", "PC sampling is not modelled by replayspec prof: it produces counter collection, kernel trace and stats only")
-		}
-		if spmOn {
-			refuse("", "SPM (%s) is not modelled by replayspec prof: it produces counter collection, kernel trace and stats only", v.from("spm"))
+			for _, d := range []string{"att_perfcounters", "att_perfcounter_ctrl", "att_activity"} {
+				if v.has(d) && len(cfg.Groups) > 0 {
+					refuse("", "%s cannot be combined with counter collection (--pmc): thread trace's own counters and dispatch counters share the hardware", v.from(d))
+				}
+			}
+			if v.has("att_activity") && (v.has("att_perfcounters") || v.has("att_perfcounter_ctrl")) {
+				refuse("", "--att-activity cannot be combined with --att-perfcounters or --att-perfcounter-ctrl")
+			}
+			warn("%s: no thread trace is written: the simulator has no shader instruction stream to trace", v.fromAny("advanced_thread_trace", "att_no_intercept"))
 		}
 		if v.has("pmc_groups") || len(v["pmc"].Groups) > 1 {
 			refuse("", "several counter groups in one run without --replay-mode kernel select rocprofv3's group rotation across dispatches, which replayspec prof does not model: give them as separate --pmc options (one run each) or use kernel replay")
 		}
+		if pcOn && len(errs) == 0 && !(pcSettings && !pcAll) {
+			warn("%s: no PC samples are written: the simulator does not sample program counters", v.fromAny("pc_sampling_beta_enabled", "pc_sampling_method"))
+		}
+		if spmOn {
+			switch {
+			case !v.on("spm_beta_enabled") && !spmEnv:
+				refuse("", "SPM is a beta feature and is off: add --spm-beta-enabled to use --spm")
+			case len(cfg.Groups) > 0 || pcOn:
+				refuse("", "SPM cannot be combined with PC sampling or counter collection (--pmc): collect them in separate runs")
+			case !v.has("spm"):
+				refuse("", "--spm-sample-interval and --spm-sample-interval-unit need the counters to sample: give them with --spm")
+			default:
+				warn("--spm: no SPM samples are written: the simulator does not stream counters")
+			}
+		}
 	}
-	if pcSettings && !pcOn {
-		refuse("", "PC sampling is not enabled: --pc-sampling-unit, --pc-sampling-method and --pc-sampling-interval need --pc-sampling-beta-enabled (or %s in the environment)", pcSamplingEnv)
-	}
-	if v.on("spm_beta_enabled") && !spmOn {
-		warnings = append(warnings, "--spm-beta-enabled has no effect without --spm")
+	for _, d := range []string{"sys_trace", "runtime_trace"} {
+		if v.on(d) {
+			warn("%s: the kernel dispatch trace is written (as --kernel-trace); no HIP, HSA, marker or other API trace and no memory copy, allocation, scratch or KFD trace: the simulated application makes no runtime API calls", v.from(d))
+		}
 	}
 	if v.has("pid") {
-		refuse("", "%s: attach mode is not available here: replayspec prof always launches the spec's application itself", v.from("pid"))
+		warn("%s: attach mode is not modelled: replayspec prof launches the spec's application itself", v.from("pid"))
+		if v.has("collection_period") {
+			refuse("", "%s is not compatible with attach mode (%s)", v.from("collection_period"), v.from("pid"))
+		}
 	}
-	if v.has("collection_period") {
-		warnings = append(warnings, v.from("collection_period")+" is ignored: the simulated application is profiled from start to end")
+	if v.on("selected_regions") {
+		switch {
+		case v.has("collection_period"):
+			refuse("", "--selected-regions and %s are mutually exclusive", v.from("collection_period"))
+		case v.has("att_consecutive_kernels"):
+			refuse("", "--selected-regions and --att-consecutive-kernels are mutually exclusive")
+		default:
+			warn("--selected-regions: the simulated application has no roctxProfilerResume/Pause calls, so the whole run is profiled")
+		}
 	}
-	if v.on("stats") && !v.on("kernel_trace") {
-		warnings = append(warnings, "--stats summarises traced domains only, and no domain is traced: add --kernel-trace for kernel_stats.csv")
+	if v.has("collection_period") && !v.has("pid") && !v.on("selected_regions") {
+		warn("%s is ignored: the simulated application is profiled from start to end", v.from("collection_period"))
+	}
+	if v.has("mpi_world_rank_variable") != v.has("mpi_world_size_variable") {
+		refuse("", "custom MPI environment variables need both --mpi-world-rank-variable and --mpi-world-size-variable")
+	}
+	// Options that ask for what the simulator cannot produce: one warning each.
+	for _, o := range optionTable {
+		if o.effect == notProduced && v.given(o) {
+			warn("%s: %s", v.from(o.dest), o.what)
+		}
+	}
+	if len(cfg.Groups) == 0 && !cfg.KernelTrace() && !cfg.anyTracing() {
+		warn("No tracing options were enabled: give --pmc or --kernel-trace")
+		for _, d := range []string{"stats", "summary", "summary_per_domain", "summary_groups", "summary_output_file", "summary_units"} {
+			if o, _ := optionByDest(d); v.given(o) {
+				refuse("", "no tracing option was enabled for %s: it summarises traced data (add --kernel-trace)", v.from(d))
+			}
+		}
+	} else if v.on("stats") && !cfg.KernelTrace() {
+		warn("--stats summarises traced domains only, and no domain is traced: add --kernel-trace for kernel_stats.csv")
 	}
 	for _, d := range []string{"kernel_include_regex", "kernel_exclude_regex"} {
 		if v.has(d) {
@@ -426,6 +485,55 @@ func (cfg *Config) check(env Env) (warnings []string, err error) {
 		}
 	}
 	return warnings, errors.Join(errs...)
+}
+
+// spmEnv turns SPM on without the flag (rocprofv3.py reads it).
+const spmEnv = "ROCPROFILER_SPM_BETA_ENABLED"
+
+// checkFormats: prof writes csv and json; the other formats are named in
+// a warning, and a run that would write nothing is refused.
+func (cfg *Config) checkFormats(refuse func(rule, format string, args ...any), warn func(format string, args ...any)) {
+	fs := cfg.Values.list("output_format")
+	var other []string
+	for _, f := range fs {
+		if f != "csv" && f != "json" && !slices.Contains(other, f) {
+			other = append(other, f)
+		}
+	}
+	if len(other) == 0 {
+		return
+	}
+	what := strings.Join(other, ", ")
+	if len(other) == len(slices.Compact(slices.Sorted(slices.Values(fs)))) {
+		refuse("", "%s %s: replayspec prof writes only csv and json (rocprofv3's rocpd database, Perfetto and OTF2 traces are not produced): add -f csv and/or json", cfg.Values.from("output_format"), what)
+		return
+	}
+	warn("%s %s: not produced; replayspec prof writes csv and json only", cfg.Values.from("output_format"), what)
+}
+
+// anyTracing reports whether an option asks for a trace prof does not
+// produce: rocprofv3 counts it as tracing, so it does not say that nothing
+// was enabled.
+func (cfg *Config) anyTracing() bool {
+	v := cfg.Values
+	for _, o := range optionTable {
+		if strings.HasSuffix(o.dest, "_trace") && v.given(o) && (o.arity != optBool || v.on(o.dest)) {
+			return true
+		}
+	}
+	return v.on("advanced_thread_trace") || v.on("att_no_intercept") || v.on("pc_sampling_beta_enabled") || v.has("spm")
+}
+
+func (cfg *Config) kernelTraceFlag() string {
+	if cfg.Values.has("kernel_trace") {
+		return cfg.Values.from("kernel_trace")
+	}
+	return cfg.Values.fromAny("sys_trace", "runtime_trace")
+}
+
+func intOf(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
 }
 
 // parseIterationRange reads --kernel-iteration-range as the tool library
@@ -458,48 +566,83 @@ func parseIterationRange(s string) (map[uint64]bool, error) {
 	return set, nil
 }
 
-// readInput reads an input file's jobs: {"jobs": [{...}, ...]} in JSON or
-// YAML, each job's keys the options' argparse names (kernel_trace, pmc,
-// pmc_groups, replay_mode, ...).
-func readInput(path string) ([]Values, error) {
+// readInput reads an input file's jobs (rocprofv3.py parse_input):
+// {"jobs": [{...}, ...]} in JSON or YAML, each job's keys the options'
+// argparse names (kernel_trace, pmc, pmc_groups, replay_mode, ...), run in
+// pass_N; or the deprecated text format, one job per "pmc:" line, run in
+// pmc_N. Keys that are no rocprofv3 option are ignored with a warning, as
+// rocprofv3 ignores them.
+func readInput(path string) (jobs []Values, warnings []string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Diagnostic{Msg: fmt.Sprintf("input file: %v", err)}
+		return nil, nil, &Diagnostic{Msg: fmt.Sprintf("input file: %v", err)}
 	}
 	var doc struct {
 		Jobs []map[string]any `json:"jobs" yaml:"jobs"`
 	}
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	sub := "pass_"
+	switch ext := filepath.Ext(path); ext {
 	case ".json":
 		err = json.Unmarshal(data, &doc)
 	case ".yaml", ".yml":
 		err = yaml.Unmarshal(data, &doc)
 	case ".txt", ".text":
-		return nil, &Diagnostic{Msg: fmt.Sprintf("input file %s: the text format (pmc: lines) is deprecated in rocprofv3 and not read by replayspec prof: write {\"jobs\": [{\"pmc\": [...]}]} as JSON or YAML", path)}
+		warnings = append(warnings, fmt.Sprintf("input file %s: the text format for counter collection is deprecated in rocprofv3 and will be removed; write {\"jobs\": [{\"pmc\": [...]}, ...]} as JSON or YAML instead", path))
+		doc.Jobs, sub = textJobs(data), "pmc_"
 	default:
-		return nil, &Diagnostic{Msg: fmt.Sprintf("input file %s does not have a recognized extension (.json, .yaml, .yml)", path)}
+		return nil, warnings, &Diagnostic{Msg: fmt.Sprintf("input file %s does not have a recognized extension (.txt, .json, .yaml, .yml)", path)}
 	}
 	if err != nil {
-		return nil, &Diagnostic{Msg: fmt.Sprintf("input file %s: %v", path, err)}
+		return nil, warnings, &Diagnostic{Msg: fmt.Sprintf("input file %s: %v", path, err)}
 	}
 	if len(doc.Jobs) == 0 {
-		return nil, &Diagnostic{Msg: fmt.Sprintf("input file %s has no jobs: write {\"jobs\": [{\"pmc\": [...]}]}", path)}
+		return nil, warnings, &Diagnostic{Msg: fmt.Sprintf("input file %s has no jobs: write {\"jobs\": [{\"pmc\": [...]}]}", path)}
 	}
-	var jobs []Values
 	var errs []error
 	for k, raw := range doc.Jobs {
-		v, err := jobValues(raw)
+		v, ignored, err := jobValues(raw)
 		if err != nil {
 			errs = append(errs, &Diagnostic{Msg: fmt.Sprintf("input file %s, job %d: %v", path, k+1, err)})
 		}
+		for _, key := range ignored {
+			warnings = append(warnings, fmt.Sprintf("input file %s, job %d: key %q is not a rocprofv3 option and is ignored (keys are the options' names with underscores: pmc, pmc_groups, replay_mode, kernel_trace, ...)", path, k+1, key))
+		}
+		v[subDirectory] = value{Str: sub}
 		jobs = append(jobs, v)
 	}
-	return jobs, errors.Join(errs...)
+	return jobs, warnings, errors.Join(errs...)
 }
 
-// jobValues converts one job's keys into option values.
-func jobValues(raw map[string]any) (Values, error) {
-	v := Values{}
+// subDirectory is where an input-file job's runs go: pass_N, or pmc_N for
+// the text format (rocprofv3.py's sub_directory).
+const subDirectory = "sub_directory"
+
+// textJobs reads the text format as rocprofv3.py's parse_text does: a
+// comment runs from # to the end of the line, a line without "pmc:" is
+// skipped, and each "pmc:" line is one job, its counters separated by
+// blanks.
+func textJobs(data []byte) []map[string]any {
+	var jobs []map[string]any
+	for _, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if !strings.Contains(line, "pmc:") {
+			continue
+		}
+		var counters []any
+		for _, c := range strings.Fields(strings.ReplaceAll(line, "pmc:", " ")) {
+			counters = append(counters, c)
+		}
+		if len(counters) > 0 {
+			jobs = append(jobs, map[string]any{"pmc": counters})
+		}
+	}
+	return jobs
+}
+
+// jobValues converts one job's keys into option values; ignored lists the
+// keys that are no rocprofv3 option.
+func jobValues(raw map[string]any) (v Values, ignored []string, err error) {
+	v = Values{}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
 		keys = append(keys, k)
@@ -508,8 +651,8 @@ func jobValues(raw map[string]any) (Values, error) {
 	var errs []error
 	for _, k := range keys {
 		o, ok := optionByDest(k)
-		if !ok || k == "input" {
-			errs = append(errs, fmt.Errorf("key %q is not an option replayspec prof models (keys are rocprofv3's option names with underscores: pmc, pmc_groups, replay_mode, kernel_replay_beta_enabled, kernel_trace, stats, kernel_include_regex, ...)", k))
+		if !ok || k == "input" || k == subDirectory {
+			ignored = append(ignored, k)
 			continue
 		}
 		x, err := jobValue(o, raw[k])
@@ -524,7 +667,7 @@ func jobValues(raw map[string]any) (Values, error) {
 		}
 		v[k] = x
 	}
-	return v, errors.Join(errs...)
+	return v, ignored, errors.Join(errs...)
 }
 
 func jobValue(o option, x any) (value, error) {
@@ -621,8 +764,15 @@ func scalar(x any) (string, bool) {
 
 // Accessors of a run's settings, with rocprofv3's defaults.
 
-// KernelTrace reports --kernel-trace.
-func (cfg Config) KernelTrace() bool { return cfg.Values.on("kernel_trace") }
+// KernelTrace reports --kernel-trace, or -s/-r, which turn it on unless
+// it is given (rocprofv3.py run: setattrifnone).
+func (cfg Config) KernelTrace() bool {
+	v := cfg.Values
+	if v.has("kernel_trace") {
+		return v.on("kernel_trace")
+	}
+	return v.on("sys_trace") || v.on("runtime_trace")
+}
 
 // Stats reports --stats.
 func (cfg Config) Stats() bool { return cfg.Values.on("stats") }

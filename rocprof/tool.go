@@ -83,6 +83,9 @@ type Result struct {
 	Plan *Plan
 	Spec spec.Spec
 	Runs []*AppRun
+	// Warnings say where the spec's application had to be read for these
+	// runs (a dispatch meant to start during a pass the run does not have).
+	Warnings []string
 }
 
 // Run profiles s's application (buffers and dispatches; its contexts and
@@ -103,7 +106,13 @@ func Run(p *Plan, s spec.Spec) (*Result, error) {
 	}
 	res := &Result{Plan: p, Spec: s}
 	for _, cfg := range p.Runs {
-		r, err := runOnce(s, cfg)
+		sRun, ws := startsDuringPasses(s, cfg, agents)
+		for _, w := range ws {
+			if !slices.Contains(res.Warnings, w) {
+				res.Warnings = append(res.Warnings, w)
+			}
+		}
+		r, err := runOnce(sRun, cfg)
 		if r != nil {
 			res.Runs = append(res.Runs, r)
 		}
@@ -115,6 +124,54 @@ func Run(p *Plan, s spec.Spec) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// startsDuringPasses reads a spec's "during" under a run's passes. A
+// dispatch that starts while another is in pass P waits for that pass; a
+// run that does not replay the other dispatch that often (no kernel
+// replay, one counter group, or fewer groups on its agent) never has it, so the
+// dispatch starts once the other has completed instead, and a warning says
+// so.
+func startsDuringPasses(s spec.Spec, cfg Config, agents []hsa.Agent) (spec.Spec, []string) {
+	agentOf := map[string]hsa.AgentID{}
+	for i, a := range s.Agents {
+		if i < len(agents) {
+			agentOf[a.Name] = agents[i].ID
+		}
+	}
+	passesOf := func(dispatch string) int {
+		if !cfg.KernelReplay {
+			return 0
+		}
+		for _, d := range s.Application.Dispatches {
+			if d.Name == dispatch {
+				for _, a := range agents {
+					if a.ID == agentOf[d.Agent] {
+						if g, _ := Groups(a, cfg.Groups); len(g) > 1 {
+							return len(g)
+						}
+						return 0 // one group: the dispatch runs once, no pass to start during
+					}
+				}
+			}
+		}
+		return 0
+	}
+	var warnings []string
+	out := s
+	out.Application.Dispatches = slices.Clone(s.Application.Dispatches)
+	for i, d := range out.Application.Dispatches {
+		if d.During == nil {
+			continue
+		}
+		if n := passesOf(d.During.Dispatch); uint64(n) <= d.During.Pass {
+			warnings = append(warnings, fmt.Sprintf("dispatch %s of spec %s starts during pass %d of %s, which this run does not have (%d pass(es)): it starts once %s has completed",
+				d.Name, s.Name, d.During.Pass, d.During.Dispatch, n, d.During.Dispatch))
+			d.After, d.During = d.During.Dispatch, nil
+			out.Application.Dispatches[i] = d
+		}
+	}
+	return out, warnings
 }
 
 func simConfig(s spec.Spec) sim.Config {

@@ -20,9 +20,12 @@ import (
 // Problem is one way a rocprofv3 output breaks a rule.
 type Problem struct {
 	File     string // set by ValidateDir
-	Rule     string // RPV-3, RPV-5, RPV-6, RPV-8, or FORMAT for unreadable output
+	Rule     string // RPV-3, RPV-5, RPV-6, RPV-8, RPV-9, DID-4, or FORMAT for unreadable output
 	Dispatch uint64 // 0 when the problem is not about one dispatch
 	Msg      string
+	// Note marks what the file cannot decide, said so that it does not
+	// pass silently; a note does not fail the check.
+	Note bool
 }
 
 func (p Problem) String() string {
@@ -30,12 +33,27 @@ func (p Problem) String() string {
 	if p.File != "" {
 		b.WriteString(p.File + ": ")
 	}
-	b.WriteString(p.Rule + ": ")
+	if p.Note {
+		b.WriteString(p.Rule + " (note): ")
+	} else {
+		b.WriteString(p.Rule + ": ")
+	}
 	if p.Dispatch != 0 {
 		fmt.Fprintf(&b, "dispatch %d: ", p.Dispatch)
 	}
 	b.WriteString(p.Msg)
 	return b.String()
+}
+
+// Failures are the problems that are not notes: what fails a check.
+func Failures(ps []Problem) []Problem {
+	var out []Problem
+	for _, p := range ps {
+		if !p.Note {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // PassIndependent reports whether a counter's value cannot depend on the
@@ -80,31 +98,46 @@ type (
 		Tool *[]readTool `json:"rocprofiler-sdk-tool"`
 	}
 	readTool struct {
-		Agents []struct {
+		Agents *[]struct {
 			ID   readHandle `json:"id"`
 			Type *int       `json:"type"`
 		} `json:"agents"`
 		Counters []struct {
-			ID      readHandle `json:"id"`
-			AgentID readHandle `json:"agent_id"`
-			Name    string     `json:"name"`
+			ID        readHandle `json:"id"`
+			AgentID   readHandle `json:"agent_id"`
+			Name      string     `json:"name"`
+			IsDerived *uint64    `json:"is_derived"`
 		} `json:"counters"`
 		CallbackRecords struct {
 			CounterCollection []readRecord `json:"counter_collection"`
 		} `json:"callback_records"`
 		BufferRecords struct {
 			KernelDispatch []struct {
+				Kind         *uint64   `json:"kind"`
+				Operation    *uint64   `json:"operation"`
+				Start        *uint64   `json:"start_timestamp"`
+				End          *uint64   `json:"end_timestamp"`
 				DispatchInfo *readInfo `json:"dispatch_info"`
 			} `json:"kernel_dispatch"`
 		} `json:"buffer_records"`
+		Strings struct {
+			CallbackRecords []readName `json:"callback_records"`
+			BufferRecords   []readName `json:"buffer_records"`
+		} `json:"strings"`
+	}
+	readName struct {
+		Kind       string   `json:"kind"`
+		Operations []string `json:"operations"`
 	}
 	readRecord struct {
 		DispatchData *struct {
+			Start        *uint64   `json:"start_timestamp"`
+			End          *uint64   `json:"end_timestamp"`
 			DispatchInfo *readInfo `json:"dispatch_info"`
 		} `json:"dispatch_data"`
 		Records []struct {
 			CounterID readHandle `json:"counter_id"`
-			Value     *float64   `json:"value"`
+			Value     any        `json:"value"` // a number; RPV-9 reports anything else
 		} `json:"records"`
 		ReplayPass *json.RawMessage `json:"replay_pass"`
 		N          *json.RawMessage `json:"n"`
@@ -154,6 +187,8 @@ type record struct {
 	pass     int64 // -1: no replay_pass
 	counters map[string]float64
 	names    []string // sorted, the set it collected
+	start    *uint64
+	end      *uint64
 }
 
 type validator struct {
@@ -166,22 +201,8 @@ func (v *validator) add(rule string, dispatch uint64, format string, args ...any
 }
 
 func (v *validator) tool(t readTool) []Problem {
-	names := map[uint64]string{}
-	agentCounters := map[uint64]map[string]bool{} // agent handle -> counters the file lists for it
-	for _, c := range t.Counters {
-		if c.ID.Handle == nil {
-			continue
-		}
-		names[*c.ID.Handle] = c.Name
-		if c.AgentID.Handle != nil {
-			a := *c.AgentID.Handle
-			if agentCounters[a] == nil {
-				agentCounters[a] = map[string]bool{}
-			}
-			agentCounters[a][c.Name] = true
-		}
-	}
-	recs := v.records(t, names)
+	cat := v.catalogue(t)
+	recs := v.records(t, cat)
 	kernelReplay := false
 	for _, r := range recs {
 		if r.pass > 0 {
@@ -215,7 +236,7 @@ func (v *validator) tool(t readTool) []Problem {
 		byDispatch[r.dispatch] = append(byDispatch[r.dispatch], r)
 	}
 	slices.Sort(ids)
-	v.contiguous(t, ids, agentCounters)
+	v.contiguous(t, ids, cat.byAgent)
 	if !kernelReplay {
 		for _, id := range ids {
 			if n := len(byDispatch[id]); n > 1 {
@@ -223,23 +244,16 @@ func (v *validator) tool(t readTool) []Problem {
 			}
 		}
 	}
-	kernelRecords := map[uint64]int{}
-	for _, k := range t.BufferRecords.KernelDispatch {
-		if k.DispatchInfo != nil && k.DispatchInfo.DispatchID != nil {
-			kernelRecords[*k.DispatchInfo.DispatchID]++
-		}
-	}
+	kernelRecords := v.kernelRecords(t)
 
-	perAgent := map[uint64]struct {
-		dispatch uint64
-		n        int
-	}{}
+	perAgent := map[uint64]replayed{}        // agent -> first replayed dispatch and its pass count
+	once := map[uint64][]ranOnce{}           // agent -> dispatches with one record (pass 0)
 	groupOf := map[uint64]map[int64]record{} // agent -> pass -> first record seen
 	for _, id := range ids {
 		rs := byDispatch[id]
 		v.sameDispatch(id, rs)
 		passes, ok := v.passes(id, rs, kernelReplay)
-		if n := kernelRecords[id]; n > 0 && n != len(rs) {
+		if n := len(kernelRecords[id]); n > 0 && n != len(rs) {
 			v.add("RPV-8", id, "%d kernel dispatch records but %d counter records: every execution of a dispatch (every pass) has one of each", n, len(rs))
 		}
 		if !ok {
@@ -251,14 +265,14 @@ func (v *validator) tool(t readTool) []Problem {
 			if prev, seen := perAgent[agent]; seen && prev.n != n {
 				v.add("RPV-8", id, "%d passes, but dispatch %d on the same agent %d had %d: the pass count is the number of counter groups collectable on the agent", n, prev.dispatch, agent, prev.n)
 			} else if !seen {
-				perAgent[agent] = struct {
-					dispatch uint64
-					n        int
-				}{id, n}
+				perAgent[agent] = replayed{id, n}
 			}
+			v.ownTimestamps(id, passes, kernelRecords[id])
+		} else if kernelReplay {
+			once[agent] = append(once[agent], ranOnce{id, len(notIn(keys(cat.listedFor(agent)), setOf(passes[0].names))) > 0})
 		}
 		if v.opts.Groups != nil {
-			v.groups(id, passes, expectedGroups(v.opts.Groups, agentCounters[agent]), kernelReplay)
+			v.groups(id, passes, expectedGroups(v.opts.Groups, cat.listedFor(agent)), kernelReplay)
 		} else {
 			// RPV-3 / AGT-1: pass i collects the same group on every dispatch of an agent.
 			if groupOf[agent] == nil {
@@ -272,16 +286,130 @@ func (v *validator) tool(t readTool) []Problem {
 						r.pass, strings.Join(r.names, " "), g.dispatch, agent, strings.Join(g.names, " "))
 				}
 			}
+			if n > 1 {
+				v.inferGroups(id, agent, passes, cat)
+			}
 		}
 		v.invariant(id, passes)
 	}
+	v.declinedOrStopped(perAgent, once, len(t.BufferRecords.KernelDispatch) > 0)
 	v.allZero(recs)
+	v.nameTables(t)
 	return v.problems
 }
 
-// records reads the counter records, reporting unreadable ones.
-func (v *validator) records(t readTool, names map[uint64]string) []record {
+// ranOnce is a dispatch with one record under kernel replay; short says
+// it collected fewer counters than the file lists for its agent (so the
+// agent needs more than one pass).
+type ranOnce struct {
+	dispatch uint64
+	short    bool
+}
+
+// replayed is an agent's first replayed dispatch and its pass count.
+type replayed struct {
+	dispatch uint64
+	n        int
+}
+
+// counterCatalogue is the file's counters list: what each counter id
+// names, for which agent, and which counters the file lists per agent
+// (rocprofv3 lists only the requested counters an agent has,
+// metadata.cpp init with counters).
+type counterCatalogue struct {
+	name     map[uint64]string
+	agent    map[uint64]*uint64 // nil: the entry names no agent
+	derived  map[uint64]bool
+	byAgent  map[uint64]map[string]bool
+	anyAgent map[string]bool // counters listed without an agent id
+}
+
+// listedFor is the set of counters the file lists for an agent (nil when
+// the list says nothing about it).
+func (c counterCatalogue) listedFor(agent uint64) map[string]bool {
+	if len(c.anyAgent) == 0 {
+		return c.byAgent[agent]
+	}
+	out := map[string]bool{}
+	for n := range c.anyAgent {
+		out[n] = true
+	}
+	for n := range c.byAgent[agent] {
+		out[n] = true
+	}
+	return out
+}
+
+// catalogue reads the counters and agents lists (RPV-9: identity): an
+// agents list that is empty or names an agent twice, a counter id listed
+// twice.
+func (v *validator) catalogue(t readTool) counterCatalogue {
+	cat := counterCatalogue{name: map[uint64]string{}, agent: map[uint64]*uint64{}, derived: map[uint64]bool{},
+		byAgent: map[uint64]map[string]bool{}, anyAgent: map[string]bool{}}
+	for _, c := range t.Counters {
+		if c.ID.Handle == nil {
+			continue
+		}
+		h := *c.ID.Handle
+		if prev, dup := cat.name[h]; dup {
+			v.add("RPV-9", 0, "counter id %d is listed twice in counters (%s and %s): the writer lists each counter once, so a counter id names one counter of one agent", h, prev, c.Name)
+			continue
+		}
+		cat.name[h] = c.Name
+		cat.agent[h] = c.AgentID.Handle
+		cat.derived[h] = c.IsDerived != nil && *c.IsDerived != 0
+		if c.AgentID.Handle != nil {
+			a := *c.AgentID.Handle
+			if cat.byAgent[a] == nil {
+				cat.byAgent[a] = map[string]bool{}
+			}
+			cat.byAgent[a][c.Name] = true
+		} else {
+			cat.anyAgent[c.Name] = true
+		}
+	}
+	if t.Agents != nil {
+		if len(*t.Agents) == 0 {
+			v.add("RPV-9", 0, "agents is empty: the writer lists every agent of the machine (the CPU too), and records name their agent by its id")
+		}
+		seen := map[uint64]bool{}
+		for i, a := range *t.Agents {
+			if a.ID.Handle == nil {
+				v.add("RPV-9", 0, "agents[%d] has no id.handle: the writer writes every agent's id", i)
+				continue
+			}
+			if seen[*a.ID.Handle] {
+				v.add("RPV-9", 0, "agent id %d is listed twice in agents: an agent id names one agent", *a.ID.Handle)
+			}
+			seen[*a.ID.Handle] = true
+		}
+	}
+	return cat
+}
+
+// records reads the counter records, reporting unreadable ones, records
+// on an agent the agents list does not name, counter ids the counters
+// list does not name or names for another agent (RPV-9: referential
+// integrity), and negative values of hardware counters (RPV-3: a count is
+// never negative; derived counters may be).
+func (v *validator) records(t readTool, cat counterCatalogue) []record {
+	listed := map[uint64]bool{}
+	if t.Agents != nil {
+		for _, a := range *t.Agents {
+			if a.ID.Handle != nil {
+				listed[*a.ID.Handle] = true
+			}
+		}
+	}
 	var recs []record
+	reported := map[string]bool{} // one report per kind of reference problem
+	once := func(key string) bool {
+		if reported[key] {
+			return false
+		}
+		reported[key] = true
+		return true
+	}
 	for i, raw := range t.CallbackRecords.CounterCollection {
 		if raw.DispatchData == nil || raw.DispatchData.DispatchInfo == nil || raw.DispatchData.DispatchInfo.DispatchID == nil {
 			v.add("FORMAT", 0, "counter_collection[%d] has no dispatch_data.dispatch_info.dispatch_id", i)
@@ -289,9 +417,12 @@ func (v *validator) records(t readTool, names map[uint64]string) []record {
 		}
 		info := raw.DispatchData.DispatchInfo
 		r := record{index: i, dispatch: *info.DispatchID, pass: -1, counters: map[string]float64{},
-			kernel: info.KernelID, queue: info.QueueID.Handle}
+			kernel: info.KernelID, queue: info.QueueID.Handle, start: raw.DispatchData.Start, end: raw.DispatchData.End}
 		if info.AgentID.Handle != nil {
 			r.agent = *info.AgentID.Handle
+			if len(listed) > 0 && !listed[r.agent] && once(fmt.Sprintf("agent %d", r.agent)) {
+				v.add("RPV-9", r.dispatch, "counter_collection[%d] is on agent %d, which the agents list does not name: a record's agent_id is one of the listed agents' ids", i, r.agent)
+			}
 		}
 		if raw.ReplayPass != nil {
 			var p int64
@@ -303,14 +434,20 @@ func (v *validator) records(t readTool, names map[uint64]string) []record {
 		}
 		for k, c := range raw.Records {
 			h := deref(c.CounterID.Handle)
-			name, ok := names[h]
+			name, ok := cat.name[h]
 			if !ok {
-				v.add("FORMAT", r.dispatch, "counter_collection[%d].records[%d] has counter_id %d, which the file's counters list does not name", i, k, h)
+				if once(fmt.Sprintf("unnamed %d", h)) {
+					v.add("RPV-9", r.dispatch, "counter_collection[%d].records[%d] has counter_id %d, which the file's counters list does not name: a reader maps ids to names through it", i, k, h)
+				}
 				name = "counter#" + strconv.FormatUint(h, 10)
+			} else if owner := cat.agent[h]; owner != nil && info.AgentID.Handle != nil && *owner != r.agent && once(fmt.Sprintf("owner %d %d", h, r.agent)) {
+				v.add("RPV-9", r.dispatch, "counter_collection[%d].records[%d] has counter_id %d, which the counters list gives to agent %d, but the record is on agent %d: counter ids are per agent", i, k, h, *owner, r.agent)
 			}
-			if c.Value != nil {
-				r.counters[name] += *c.Value // dimension instances add up
+			x, isNum := c.Value.(float64)
+			if isNum && x < 0 && !cat.derived[h] && once(fmt.Sprintf("negative %s", name)) {
+				v.add("RPV-3", r.dispatch, "counter_collection[%d].records[%d]: %s is %s, a negative count: a hardware counter counts events and is never negative", i, k, name, fmtValue(x))
 			}
+			r.counters[name] += x // dimension instances add up; a value that is not a number is RPV-9's
 		}
 		for n := range r.counters {
 			r.names = append(r.names, n)
@@ -319,6 +456,195 @@ func (v *validator) records(t readTool, names map[uint64]string) []record {
 		recs = append(recs, r)
 	}
 	return recs
+}
+
+// kernelRecords are the kernel dispatch records by dispatch id.
+func (v *validator) kernelRecords(t readTool) map[uint64][][2]*uint64 {
+	out := map[uint64][][2]*uint64{}
+	for _, k := range t.BufferRecords.KernelDispatch {
+		if k.DispatchInfo != nil && k.DispatchInfo.DispatchID != nil {
+			id := *k.DispatchInfo.DispatchID
+			out[id] = append(out[id], [2]*uint64{k.Start, k.End})
+		}
+	}
+	return out
+}
+
+// ownTimestamps (DID-4): every pass of a replayed dispatch ran on its own,
+// so no two passes share both start and end timestamps, in the counter
+// records and in the kernel dispatch records.
+func (v *validator) ownTimestamps(id uint64, passes []record, kernels [][2]*uint64) {
+	type span struct{ start, end uint64 }
+	check := func(what string, spans []*span, label func(i int) string) {
+		first := map[span]int{}
+		var same []string
+		owner := -1
+		for i, sp := range spans {
+			if sp == nil {
+				continue
+			}
+			if j, seen := first[*sp]; seen {
+				if owner < 0 {
+					owner = j
+				}
+				if j == owner {
+					same = append(same, label(i))
+				}
+				continue
+			}
+			first[*sp] = i
+		}
+		if len(same) > 0 {
+			sp := spans[owner]
+			v.add("DID-4", id, "%s %s %s the start and end timestamps of %s (%d..%d): every pass runs the kernel again and has its own", what, strings.Join(same, ", "),
+				map[bool]string{true: "has", false: "have"}[len(same) == 1], label(owner), sp.start, sp.end)
+		}
+	}
+	var spans []*span
+	for _, r := range passes {
+		if r.start != nil && r.end != nil {
+			spans = append(spans, &span{*r.start, *r.end})
+		} else {
+			spans = append(spans, nil)
+		}
+	}
+	check("counter records:", spans, func(i int) string { return "replay_pass " + strconv.FormatInt(passes[i].pass, 10) })
+	spans = spans[:0]
+	for _, k := range kernels {
+		if k[0] != nil && k[1] != nil {
+			spans = append(spans, &span{*k[0], *k[1]})
+		} else {
+			spans = append(spans, nil)
+		}
+	}
+	if len(spans) > 1 {
+		check("kernel dispatch records:", spans, func(i int) string { return "execution " + strconv.Itoa(i+1) })
+	}
+}
+
+// inferGroups (RPV-3) judges a replayed dispatch without the requested
+// groups, from what the file does say: the counters list names exactly the
+// requested counters each agent has, so the passes together collect all
+// of them; and each pass collects its own group, so no pass collects only
+// counters that other passes of the dispatch also collect.
+func (v *validator) inferGroups(id, agent uint64, passes []record, cat counterCatalogue) {
+	union := map[string]bool{}
+	for _, r := range passes {
+		for _, n := range r.names {
+			union[n] = true
+		}
+	}
+	if listed := cat.listedFor(agent); len(listed) > 0 {
+		var never []string
+		for n := range listed {
+			if !union[n] {
+				never = append(never, n)
+			}
+		}
+		if len(never) > 0 {
+			sort.Strings(never)
+			v.add("RPV-3", id, "counter(s) %s never collected in the %d passes, although the counters list names them for agent %d (rocprofv3 lists only the requested counters): every requested counter is collected in some pass",
+				strings.Join(never, ", "), len(passes), agent)
+		}
+	}
+	for i, r := range passes {
+		others := map[string]bool{}
+		for j, o := range passes {
+			if j != i {
+				for _, n := range o.names {
+					others[n] = true
+				}
+			}
+		}
+		if len(notIn(r.names, others)) == 0 {
+			v.add("RPV-3", id, "replay_pass %d collected [%s], nothing that the dispatch's other passes do not also collect: each pass collects its own counter group (only requested groups that overlap this way would make such a pass; config.json or check-rocprofv3 --pmc tells)",
+				r.pass, strings.Join(r.names, " "))
+			return
+		}
+	}
+}
+
+// declinedOrStopped says what the file cannot decide: on an agent where
+// dispatches replayed, some ran once with replay_pass 0. That is what a
+// declined dispatch leaves (a graph launch or a multi-packet submission,
+// ACT-6; a snapshot that could not be taken, MEM-5), and also what a replay
+// that never started leaves; nothing in the file tells why. Kernel
+// dispatch records do tell a replay that lost its later counter records
+// (RPV-8 above), so with them the note is narrower.
+func (v *validator) declinedOrStopped(first map[uint64]replayed, once map[uint64][]ranOnce, haveKernels bool) {
+	agents := make([]uint64, 0, len(once))
+	for a := range once {
+		agents = append(agents, a)
+	}
+	slices.Sort(agents)
+	for _, a := range agents {
+		r, replays := first[a]
+		var ids []string
+		for _, o := range once[a] {
+			if replays || o.short {
+				ids = append(ids, strconv.FormatUint(o.dispatch, 10))
+			}
+		}
+		if len(ids) == 0 {
+			continue // the agent's counters fit one pass: running once is all there is
+		}
+		kernels := "and no kernel dispatch records show how many times they ran"
+		if haveKernels {
+			kernels = "their kernel dispatch records show one execution each, so no replay lost passes"
+		}
+		why := "although the counters the file lists for the agent need more than one pass"
+		if replays {
+			why = fmt.Sprintf("while dispatch %d on that agent replayed %d passes", r.dispatch, r.n)
+		}
+		v.problems = append(v.problems, Problem{Rule: "RPV-8", Note: true, Msg: fmt.Sprintf(
+			"dispatch(es) %s on agent %d ran once (replay_pass 0 only) %s; %s. A declined dispatch (a graph launch, a multi-packet submission, a snapshot that could not be taken) and a replay that never started look the same in the file: this is not judged",
+			strings.Join(ids, ", "), a, why, kernels)})
+	}
+}
+
+// nameTables (RPV-9): strings.callback_records and buffer_records are
+// filled as the writer fills them, one entry per tracing kind, and every
+// kernel dispatch record's kind and operation can be looked up there, as a
+// consumer names a record (kind 11 is KERNEL_DISPATCH).
+func (v *validator) nameTables(t readTool) {
+	for _, table := range []struct {
+		name    string
+		entries []readName
+	}{{"callback_records", t.Strings.CallbackRecords}, {"buffer_records", t.Strings.BufferRecords}} {
+		if len(table.entries) == 0 {
+			v.add("RPV-9", 0, "strings.%s is empty: the writer fills it with the SDK's tracing kinds and their operations, where a consumer looks a record's kind up", table.name)
+		}
+	}
+	for i, k := range t.BufferRecords.KernelDispatch {
+		if k.Kind == nil || k.Operation == nil {
+			v.add("RPV-9", dispatchOf(k.DispatchInfo), "buffer_records.kernel_dispatch[%d] has no kind or operation: the writer writes both", i)
+			return
+		}
+		if len(t.Strings.BufferRecords) == 0 {
+			return // reported above
+		}
+		kind, op := *k.Kind, *k.Operation
+		if kind >= uint64(len(t.Strings.BufferRecords)) {
+			v.add("RPV-9", dispatchOf(k.DispatchInfo), "buffer_records.kernel_dispatch[%d] has kind %d, which strings.buffer_records (%d entries) does not name", i, kind, len(t.Strings.BufferRecords))
+			return
+		}
+		entry := t.Strings.BufferRecords[kind]
+		if entry.Kind != BufferKindNames[bufferKindDispatch] {
+			v.add("RPV-9", dispatchOf(k.DispatchInfo), "buffer_records.kernel_dispatch[%d] has kind %d, which strings.buffer_records names %q: a kernel dispatch record's kind names KERNEL_DISPATCH", i, kind, entry.Kind)
+			return
+		}
+		if op >= uint64(len(entry.Operations)) || entry.Operations[op] == "" {
+			v.add("RPV-9", dispatchOf(k.DispatchInfo), "buffer_records.kernel_dispatch[%d] has operation %d, which strings.buffer_records[%d].operations does not name", i, op, kind)
+			return
+		}
+	}
+}
+
+func dispatchOf(info *readInfo) uint64 {
+	if info == nil || info.DispatchID == nil {
+		return 0
+	}
+	return *info.DispatchID
 }
 
 // nHint explains a record that names its pass "n": the reference's
@@ -352,7 +678,7 @@ func (v *validator) contiguous(t readTool, counterIDs []uint64, agentCounters ma
 		if v.opts.Filtered == nil || *v.opts.Filtered {
 			return // filters may leave gaps, or we cannot tell
 		}
-		for _, a := range t.Agents {
+		for _, a := range deref2(t.Agents) {
 			if a.Type != nil && *a.Type == agentTypeGPU && a.ID.Handle != nil && len(agentCounters[*a.ID.Handle]) == 0 {
 				return // this agent's dispatches collect nothing
 			}
@@ -511,12 +837,35 @@ func (v *validator) groups(id uint64, passes []record, groups [][]string, kernel
 		return // a dispatch that was not replayed collects the first pass only
 	}
 	if g < len(groups) {
-		var never []string
-		never = append(never, keys(remaining)...)
-		for _, og := range groups[g+1:] {
-			never = append(never, og...)
+		// What no pass collected at all, and the groups left uncollected.
+		seen := map[string]bool{}
+		for _, r := range passes {
+			for _, n := range r.names {
+				seen[n] = true
+			}
 		}
-		v.add("RPV-3", id, "requested counter(s) %s never collected: the %d passes cover groups 0..%d of %d; every requested group is collected in some pass", strings.Join(never, ", "), len(passes), g-1, len(groups))
+		never := notIn(keys(remaining), seen)
+		var left []string
+		if len(remaining) < len(groups[g]) {
+			left = append(left, fmt.Sprintf("the rest of %d [%s]", g, strings.Join(keys(remaining), " ")))
+		} else {
+			left = append(left, fmt.Sprintf("%d [%s]", g, strings.Join(keys(remaining), " ")))
+		}
+		for j, og := range groups[g+1:] {
+			never = append(never, notIn(og, seen)...)
+			left = append(left, fmt.Sprintf("%d [%s]", g+1+j, strings.Join(og, " ")))
+		}
+		covered := "no group"
+		if g > 0 {
+			covered = fmt.Sprintf("groups 0..%d", g-1)
+		}
+		nowhere := ""
+		if len(never) > 0 {
+			slices.Sort(never)
+			nowhere = fmt.Sprintf(" (%s in no pass at all)", strings.Join(slices.Compact(never), ", "))
+		}
+		v.add("RPV-3", id, "requested group(s) %s never collected%s: the %d passes cover %s of %d; every requested group is collected in its own pass(es)",
+			strings.Join(left, ", "), nowhere, len(passes), covered, len(groups))
 	}
 }
 
@@ -586,6 +935,13 @@ func (v *validator) allZero(recs []record) {
 	if values > 0 {
 		v.add("RPV-3", 0, "every counter value in the file (%d, dimension instances added up) is 0: the counters were not really collected", values)
 	}
+}
+
+func deref2[T any](p *[]T) []T {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 func deref(p *uint64) uint64 {
@@ -694,7 +1050,15 @@ func counterColumns(data []byte) []Problem {
 	return problems
 }
 
-var passDir = regexp.MustCompile(`^pass_([0-9]+)$`)
+// passDir is a run's folder: pass_N, or pmc_N for a text input file's job
+// (rocprofv3.py numbers the runs of one invocation across both).
+var passDir = regexp.MustCompile(`^(pass|pmc)_([0-9]+)$`)
+
+// passFolder is one run folder found under a parent.
+type passFolder struct {
+	name string
+	n    int
+}
 
 // ErrNoOutput is returned by ValidateDir for a directory without
 // rocprofv3 output.
@@ -718,17 +1082,17 @@ func ValidateDir(dir string, opts ValidateOptions) (checked []string, problems [
 // means fsys could not be read or holds no results.json or
 // counter_collection.csv.
 func ValidateFS(fsys fs.FS, opts ValidateOptions) (checked []string, problems []Problem, err error) {
-	passes := map[string][]int{} // parent -> pass numbers
-	data := 0                    // results.json and counter_collection.csv files
+	passes := map[string][]passFolder{} // parent -> run folders
+	data := 0                           // results.json and counter_collection.csv files
 	err = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			if m := passDir.FindStringSubmatch(d.Name()); m != nil {
-				n, _ := strconv.Atoi(m[1])
+				n, _ := strconv.Atoi(m[2])
 				parent := filepath.Dir(filepath.FromSlash(path))
-				passes[parent] = append(passes[parent], n)
+				passes[parent] = append(passes[parent], passFolder{d.Name(), n})
 			}
 			return nil
 		}
@@ -790,12 +1154,12 @@ func ValidateFS(fsys fs.FS, opts ValidateOptions) (checked []string, problems []
 	}
 	sort.Strings(parents)
 	for _, parent := range parents {
-		ns := passes[parent]
-		sort.Ints(ns)
-		for i, n := range ns {
-			if n != i+1 {
-				problems = append(problems, Problem{File: filepath.Join(parent, fmt.Sprintf("pass_%d", n)), Rule: "RPV-5",
-					Msg: fmt.Sprintf("application replay folders must be pass_1, pass_2, ... without a gap; found %s", passList(ns))})
+		fs := passes[parent]
+		sort.Slice(fs, func(i, j int) bool { return fs[i].n < fs[j].n || fs[i].n == fs[j].n && fs[i].name < fs[j].name })
+		for i, f := range fs {
+			if f.n != i+1 {
+				problems = append(problems, Problem{File: filepath.Join(parent, f.name), Rule: "RPV-5",
+					Msg: fmt.Sprintf("the runs' folders must be numbered 1, 2, ... without a gap or a repeat (pass_N, pmc_N for a text input file's jobs); found %s", passList(fs))})
 				break
 			}
 		}
@@ -803,10 +1167,10 @@ func ValidateFS(fsys fs.FS, opts ValidateOptions) (checked []string, problems []
 	return checked, problems, nil
 }
 
-func passList(ns []int) string {
+func passList(fs []passFolder) string {
 	var s []string
-	for _, n := range ns {
-		s = append(s, fmt.Sprintf("pass_%d", n))
+	for _, f := range fs {
+		s = append(s, f.name)
 	}
 	return strings.Join(s, ", ")
 }

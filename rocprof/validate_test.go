@@ -54,14 +54,21 @@ func openDoc(t *testing.T, golden string, withConfig bool) *doc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &doc{golden: golden, order: keyOrders(t, data)}
-	if err := json.Unmarshal(data, &d.json); err != nil {
-		t.Fatal(err)
-	}
+	var config []byte
 	if withConfig {
-		if d.config, err = os.ReadFile(filepath.Join(dir, "1000_config.json.golden")); err != nil {
+		if config, err = os.ReadFile(filepath.Join(dir, "1000_config.json.golden")); err != nil {
 			t.Fatal(err)
 		}
+	}
+	return newDoc(t, golden, data, config)
+}
+
+// newDoc opens results.json bytes (and config.json's, nil for none).
+func newDoc(t *testing.T, name string, data, config []byte) *doc {
+	t.Helper()
+	d := &doc{golden: name, order: keyOrders(t, data), config: config}
+	if err := json.Unmarshal(data, &d.json); err != nil {
+		t.Fatal(err)
 	}
 	return d
 }
@@ -297,7 +304,7 @@ func TestValidatorRejectsBrokenOutputs(t *testing.T) {
 		}, "RPV-3", "replay_pass 3 collected [TCC_MISS] after passes 0..2 had collected all 2 requested groups: one pass too many",
 			"the pass count must be the group count, not one more"},
 		{"one pass too few", mi300, true, func(t *testing.T, d *doc) { d.remove(t, 1, 2) },
-			"RPV-3", "requested counter(s) TCC_MISS never collected: the 2 passes cover groups 0..0 of 2",
+			"RPV-3", "requested group(s) the rest of 1 [TCC_MISS] never collected (TCC_MISS in no pass at all): the 2 passes cover groups 0..0 of 2",
 			"a pass count one short leaves the last split group uncollected"},
 		{"a requested counter never collected", mi300, true, func(t *testing.T, d *doc) {
 			r := d.rec(t, 2, 0)
@@ -388,7 +395,67 @@ func TestValidatorRejectsBrokenOutputs(t *testing.T) {
 		}, "RPV-6", "2 counter records share the dispatch id in a run without kernel replay", "one run, one record per dispatch"},
 		{"a counter the counters list does not name", mi300, true, func(t *testing.T, d *doc) {
 			d.rec(t, 1, 0)["records"].([]any)[0].(map[string]any)["counter_id"] = map[string]any{"handle": 42.0}
-		}, "FORMAT", "has counter_id 42, which the file's counters list does not name", "a reader maps ids to names"},
+		}, "RPV-9", "has counter_id 42, which the file's counters list does not name", "a reader maps ids to names"},
+		// Identity and referential integrity (RPV-9), ranges (RPV-3), each
+		// pass its own timestamps (DID-4).
+		{"a counter id listed twice", mi300, true, func(t *testing.T, d *doc) {
+			cs := d.tool()["counters"].([]any)
+			dup := map[string]any{}
+			for k, v := range cs[1].(map[string]any) {
+				dup[k] = v
+			}
+			dup["id"] = cs[0].(map[string]any)["id"]
+			d.tool()["counters"] = append(cs, dup)
+		}, "RPV-9", "is listed twice in counters", "an id names one counter of one agent"},
+		{"an agent id listed twice", mixed, true, func(t *testing.T, d *doc) {
+			as := d.tool()["agents"].([]any)
+			as[2].(map[string]any)["id"] = as[1].(map[string]any)["id"]
+		}, "RPV-9", "agent id 2 is listed twice in agents", "an id names one agent"},
+		{"no agents", mi300, true, func(t *testing.T, d *doc) { d.tool()["agents"] = []any{} },
+			"RPV-9", "agents is empty", "the writer lists every agent"},
+		{"a record on an agent not listed", mi300, true, func(t *testing.T, d *doc) {
+			for _, p := range []float64{0, 1, 2} {
+				info(d.rec(t, 2, p))["agent_id"] = map[string]any{"handle": 9.0}
+			}
+		}, "RPV-9", "counter_collection[3] is on agent 9, which the agents list does not name", "a record's agent is a listed agent"},
+		{"counter ids of another agent", mixed, true, func(t *testing.T, d *doc) {
+			r := d.rec(t, 3, 0) // on the MI210, agent 3
+			r["records"].([]any)[0].(map[string]any)["counter_id"] = map[string]any{"handle": d.counterID(t, "SQ_WAVES", 2)}
+		}, "RPV-9", "which the counters list gives to agent 2, but the record is on agent 3", "counter ids are per agent"},
+		{"a negative counter value", mi300, true, func(t *testing.T, d *doc) {
+			d.rec(t, 2, 2)["records"].([]any)[0].(map[string]any)["value"] = -3.0
+		}, "RPV-3", "TCC_MISS is -3, a negative count", "a count is never negative"},
+		{"every pass with pass 0's timestamps", mi300, true, func(t *testing.T, d *doc) {
+			p0 := d.rec(t, 1, 0)["dispatch_data"].(map[string]any)
+			for _, p := range []float64{1, 2} {
+				dd := d.rec(t, 1, p)["dispatch_data"].(map[string]any)
+				dd["start_timestamp"], dd["end_timestamp"] = p0["start_timestamp"], p0["end_timestamp"]
+			}
+		}, "DID-4", "dispatch 1: counter records: replay_pass 1, replay_pass 2 have the start and end timestamps of replay_pass 0", "a pass that did not run again"},
+		{"kernel dispatch records with one time", mixed, true, func(t *testing.T, d *doc) {
+			var one []map[string]any // dispatch 1's three executions
+			for _, k := range d.kernels() {
+				if info(k)["dispatch_id"] == 1.0 {
+					one = append(one, k.(map[string]any))
+				}
+			}
+			for _, k := range one[1:] {
+				k["start_timestamp"], k["end_timestamp"] = one[0]["start_timestamp"], one[0]["end_timestamp"]
+			}
+		}, "DID-4", "kernel dispatch records: execution 2, execution 3 have the start and end timestamps of execution 1", "one trace row per pass, each timed"},
+		// Without config.json: what the file itself says about the groups.
+		{"one pass too few, no config.json", mi300, false, func(t *testing.T, d *doc) {
+			d.remove(t, 1, 2)
+			d.remove(t, 2, 2)
+		}, "RPV-3", "counter(s) TCC_MISS never collected in the 2 passes, although the counters list names them for agent 2",
+			"rocprofv3 lists only the requested counters, so the passes together collect all of them"},
+		{"the same group on every pass, no config.json", mi300, false, func(t *testing.T, d *doc) {
+			for _, id := range []float64{1, 2} {
+				p0 := d.rec(t, id, 0)["records"]
+				d.rec(t, id, 1)["records"], d.rec(t, id, 2)["records"] = p0, p0
+			}
+		}, "RPV-3", "replay_pass 0 collected [SQ_INSTS_VALU SQ_WAVES TCC_HIT], nothing that the dispatch's other passes do not also collect",
+			"every dispatch equally wrong: only the passes' own groups show it"},
 		// RPV-9: laid out as the writer lays it out.
 		{"counter values written as integers", mi300, true, func(t *testing.T, d *doc) {
 			d.post = func(b []byte) []byte {
@@ -412,6 +479,16 @@ func TestValidatorRejectsBrokenOutputs(t *testing.T) {
 			"RPV-9", `the top level has key "replay"`, "the writer writes one top-level key"},
 		{"no strings section", mi300, true, func(t *testing.T, d *doc) { delete(d.tool(), "strings") },
 			"RPV-9", `rocprofiler-sdk-tool[] has no "strings"`, "consumers look kinds and dimensions up there"},
+		{"name tables empty", mi300, true, func(t *testing.T, d *doc) {
+			d.tool()["strings"].(map[string]any)["buffer_records"] = []any{}
+		}, "RPV-9", "strings.buffer_records is empty", "consumers name a record's kind through the table"},
+		{"a kernel dispatch record of another kind", mixed, true, func(t *testing.T, d *doc) {
+			d.kernels()[2].(map[string]any)["kind"] = 10.0
+		}, "RPV-9", `buffer_records.kernel_dispatch[2] has kind 10, which strings.buffer_records names "MEMORY_COPY"`,
+			"kind 11 is KERNEL_DISPATCH; a record filed there under another kind is misnamed"},
+		{"a kernel dispatch operation the table does not name", mixed, true, func(t *testing.T, d *doc) {
+			d.kernels()[0].(map[string]any)["operation"] = 7.0
+		}, "RPV-9", "has operation 7, which strings.buffer_records[11].operations does not name", "operation 2 is KERNEL_DISPATCH_COMPLETE"},
 		{"not rocprofv3 output", mi300, false, func(t *testing.T, d *doc) { delete(d.json, "rocprofiler-sdk-tool") },
 			"FORMAT", "rocprofiler-sdk-tool", "FORMAT"},
 	}
@@ -443,20 +520,24 @@ func TestValidatorAcceptsLegitimateOutputs(t *testing.T) {
 		config bool
 		edit   func(d *doc)
 		reason string
+		note   string // the note the report must carry, "" for none
 	}{
-		{"every golden kernel replay run", mixed, true, nil, "our own output"},
-		{"application replay without config.json", "application-replay-mi300/pass_2", false, nil, "our own output"},
+		{"every golden kernel replay run", mixed, true, nil, "our own output", ""},
+		{"application replay without config.json", "application-replay-mi300/pass_2", false, nil, "our own output", ""},
 		{"dispatches that were not replayed, and a filtered-out one", filtered, true, nil,
-			"the graph launch (3) and the multi-packet submission (5) run once with pass 0; saxpy (2) collects nothing under --kernel-exclude-regex"},
+			"the graph launch (3) and the multi-packet submission (5) run once with pass 0; saxpy (2) collects nothing under --kernel-exclude-regex",
+			"dispatch(es) 3, 5 on agent 2 ran once (replay_pass 0 only) while dispatch 1 on that agent replayed 3 passes; their kernel dispatch records show one execution each"},
 		{"the same without kernel dispatch records", filtered, true, func(d *doc) { d.setKernels([]any{}) },
-			"config.json shows a kernel filter, so the gap at 2 is not a missing dispatch"},
+			"config.json shows a kernel filter, so the gap at 2 is not a missing dispatch",
+			"and no kernel dispatch records show how many times they ran"},
 		{"the same without config.json", filtered, false, func(d *doc) { d.setKernels([]any{}) },
-			"without config.json the validator cannot know the filters, so it does not judge gaps"},
+			"without config.json the validator cannot know the filters, so it does not judge gaps",
+			"a replay that never started look the same in the file: this is not judged"},
 		{"a writer from before kernel replay", "application-replay-mi300/pass_1", false, func(d *doc) {
 			for _, r := range d.records() {
 				delete(r.(map[string]any), "replay_pass")
 			}
-		}, "older rocprofv3 writers emit no replay_pass; a run without replay needs none"},
+		}, "older rocprofv3 writers emit no replay_pass; a run without replay needs none", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -464,8 +545,21 @@ func TestValidatorAcceptsLegitimateOutputs(t *testing.T) {
 			if c.edit != nil {
 				c.edit(d)
 			}
-			if ps := d.validate(t); len(ps) != 0 {
-				t.Errorf("%s: %v", c.reason, ps)
+			ps := d.validate(t)
+			if f := Failures(ps); len(f) != 0 {
+				t.Errorf("%s: %v", c.reason, f)
+			}
+			var notes []string
+			for _, p := range ps {
+				if p.Note {
+					notes = append(notes, p.String())
+				}
+			}
+			switch {
+			case c.note == "" && len(notes) > 0:
+				t.Errorf("%s: unexpected notes %v", c.reason, notes)
+			case c.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], c.note)):
+				t.Errorf("%s: want one note saying %q, got %v", c.reason, c.note, notes)
 			}
 		})
 	}
@@ -482,8 +576,12 @@ func TestValidatorAcceptsFailedSnapshot(t *testing.T) {
 	if passes[1] != 3 || passes[2] != 1 {
 		t.Fatalf("records per dispatch %v, want 1:3 (small buffer, replayed) and 2:1 (snapshot too large, run once)", passes)
 	}
-	if _, ps := validateFiles(t, res.Files()); len(ps) != 0 {
-		t.Errorf("a dispatch that was not replayed is legitimate: %v", ps)
+	_, ps := validateFiles(t, res.Files())
+	if f := Failures(ps); len(f) != 0 {
+		t.Errorf("a dispatch that was not replayed is legitimate: %v", f)
+	}
+	if len(ps) != 1 || !ps[0].Note || !strings.Contains(ps[0].Msg, "dispatch(es) 2 on agent 3 ran once (replay_pass 0 only) although the counters the file lists for the agent need more than one pass") {
+		t.Errorf("the report should say that dispatch 2's single run is not judged: %v", ps)
 	}
 }
 
@@ -561,11 +659,27 @@ func TestValidateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, ps, _ = ValidateDir(dir, ValidateOptions{})
-	if len(ps) != 1 || ps[0].Rule != "RPV-5" || !strings.Contains(ps[0].Msg, "pass_1, pass_3") {
+	if len(ps) != 1 || ps[0].Rule != "RPV-5" || !strings.Contains(ps[0].Msg, "found pass_1, pass_3") {
 		t.Errorf("a missing pass folder: %v", ps)
 	}
 	if _, _, err := ValidateDir(t.TempDir(), ValidateOptions{}); err == nil {
 		t.Error("an empty directory validated")
+	}
+	// A text input file's jobs run in pmc_N, numbered with the command
+	// line's pass_N: pass_1 and pmc_3 leave 2 out; pmc_1 beside pass_1 is
+	// a repeat.
+	if err := os.Rename(filepath.Join(dir, "pass_3"), filepath.Join(dir, "pmc_2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ps, _ = ValidateDir(dir, ValidateOptions{}); len(ps) != 0 {
+		t.Errorf("pass_1, pmc_2: %v", ps)
+	}
+	if err := os.Rename(filepath.Join(dir, "pmc_2"), filepath.Join(dir, "pmc_1")); err != nil {
+		t.Fatal(err)
+	}
+	_, ps, _ = ValidateDir(dir, ValidateOptions{})
+	if len(ps) != 1 || ps[0].Rule != "RPV-5" || !strings.Contains(ps[0].Msg, "found pass_1, pmc_1") {
+		t.Errorf("pass_1 and pmc_1: %v", ps)
 	}
 }
 

@@ -3,8 +3,10 @@
 #   1. the cuda package's tests (real counters, the Nsight Compute
 #      cross-check on the same launch);
 #   2. Nsight Compute's kernel replay of cudabench -ncu-target with
-#      --set basic and --set full (the application times the profiled
-#      launch; ncu's CSV gives the metric sets and values);
+#      --set basic, --set full and one metric (gpu__time_duration.sum, one
+#      pass: the base of the per-extra-pass figures); caches flushed
+#      (--cache-control all, ncu's default, as ours); the application
+#      times the profiled launch; ncu's CSV gives the metric sets and values;
 #   3. cudabench: kernel checks, copies and restores, restore patterns,
 #      host path, and the same kernel replayed by our engine with the same
 #      metric sets (-ncu), one CUPTI group a pass;
@@ -62,10 +64,12 @@ run() {
 	work=$(mktemp -d)
 	mkdir -p "$work/cuda" "$work/target/cuda" "$work/ncu"
 	cp -r "$bin/specs" "$work/specs"
-	(cd "$work/cuda" && step cuda-test.log 150 "$bin/cuda.test" -test.v -test.count=1)
-	for set in basic full; do
-		(cd "$work/ncu" && REPLAYSPEC_CUPTI=off timeout 100 "$ncu" --replay-mode kernel --clock-control none \
-			-k increment -c 1 --set "$set" --csv --page raw --log-file "$set.csv" \
+	(cd "$work/cuda" && step cuda-test.log 240 "$bin/cuda.test" -test.v -test.count=1)
+	for set in one basic full; do
+		what=(--set "$set")
+		[ "$set" = one ] && what=(--metrics gpu__time_duration.sum)
+		(cd "$work/ncu" && REPLAYSPEC_CUPTI=off timeout 100 "$ncu" --replay-mode kernel --clock-control none --cache-control all \
+			-k increment -c 1 "${what[@]}" --csv --page raw --log-file "$set.csv" \
 			"$bin/cudabench" -ncu-target >"$set.app" 2>"$set.log"
 		echo "== ncu $set: exit $? $(grep -h -o '[0-9]* passes' "$set.csv" "$set.log" | head -n 1); $(cat "$set.app")" | tee -a "$log/summary.txt")
 	done

@@ -298,7 +298,7 @@ func profValid(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if probs := p.validate(suffix, data); len(probs) > 0 {
+		if probs := rocprof.Failures(p.validate(suffix, data)); len(probs) > 0 {
 			return fmt.Errorf("%s should pass the output checks: %v", name, probs)
 		}
 	}
@@ -375,7 +375,7 @@ func profWriterForm(ctx context.Context) error {
 			return fmt.Errorf("rocprofv3 should have written a %s file to check; checked %v", suffix, checked)
 		}
 	}
-	if len(probs) > 0 {
+	if probs = rocprof.Failures(probs); len(probs) > 0 {
 		return fmt.Errorf("the output should be laid out as rocprofv3's writer lays it out: %v", probs)
 	}
 	return nil

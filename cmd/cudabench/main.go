@@ -28,14 +28,20 @@ func main() {
 	ncuDir := flag.String("ncu", "", "folder of Nsight Compute runs of -ncu-target (NAME.csv, NAME.log, NAME.app): replay the same kernel with the same metric sets and compare")
 	target := flag.Bool("ncu-target", false, "be the program Nsight Compute profiles: one increment over 1% of -mib, timed, checked, then exit")
 	groupsOf := flag.String("groups", "", "print the single-pass groups of these comma-separated metrics and exit")
-	only := flag.String("only", "", "run only these parts, comma-separated: checks,copies,restore,patterns,host,counters (default all)")
+	only := flag.String("only", "", "run only these parts, comma-separated: checks,copies,restore,patterns,fixed,host,counters (default all)")
+	cacheControl := flag.String("cache-control", "all", "caches before each counted pass: all (flushed, as Nsight Compute does) or none")
 	flag.Parse()
 	if *reps < 1 || *passReps < 1 {
 		fmt.Fprintln(os.Stderr, "cudabench: -reps and -pass-reps must be at least 1")
 		os.Exit(2)
 	}
 
-	rt, err := cuda.Open(nil)
+	cc, err := cuda.ParseCacheControl(*cacheControl)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cudabench:", err)
+		os.Exit(2)
+	}
+	rt, err := cuda.OpenWith(nil, cuda.Options{CacheControl: cc})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cudabench:", err)
 		os.Exit(2)
@@ -76,6 +82,12 @@ func main() {
 	if want("patterns") {
 		if err := b.restorePatterns(t, *bigMiB<<20, *reps); err != nil {
 			t.row("restore patterns", "error: "+err.Error(), "", "")
+			failed = true
+		}
+	}
+	if want("fixed") {
+		if err := b.restoreCosts(t, *bigMiB<<20, *reps); err != nil {
+			t.row("first restore and fixed costs", "error: "+err.Error(), "", "")
 			failed = true
 		}
 	}

@@ -100,8 +100,8 @@ func (b *bench) restorePatterns(t *table, size uint64, reps int) error {
 
 func (b *bench) onePattern(t *table, a hsa.Allocation, p writePattern, pw *cuda.PageWriter, reps int, launch time.Duration) error {
 	b.rt.SetRestoreMode(cuda.RestoreLearned)
-	var first, snapT samples
-	var firstBytes uint64
+	var second, snapT samples
+	var secondBytes uint64
 	for i := range warmUp + reps {
 		var s hsa.Snapshot
 		sn, err := b.deviceTime("snapshot", func() error {
@@ -112,17 +112,23 @@ func (b *bench) onePattern(t *table, a hsa.Allocation, p writePattern, pw *cuda.
 		if err != nil {
 			return err
 		}
-		if err := pw.Run(a); err != nil {
-			s.Release()
-			return err
+		var d time.Duration
+		err = pw.Run(a)
+		if err == nil {
+			_, err = s.Restore() // the first: a plain copy
 		}
-		d, err := b.rt.TimeGPU(func() error { n, err := s.Restore(); firstBytes = n; return err })
+		if err == nil {
+			err = pw.Run(a)
+		}
+		if err == nil {
+			d, err = b.rt.TimeGPU(func() error { n, err := s.Restore(); secondBytes = n; return err })
+		}
 		s.Release()
 		if err != nil {
 			return err
 		}
 		if i >= warmUp {
-			first, snapT = append(first, d), append(snapT, sn)
+			second, snapT = append(second, d), append(snapT, sn)
 		}
 	}
 	snap, err := b.rt.Snapshot(0, a.Agent, []hsa.Allocation{a})
@@ -130,11 +136,13 @@ func (b *bench) onePattern(t *table, a hsa.Allocation, p writePattern, pw *cuda.
 		return err
 	}
 	defer snap.Release()
-	if err := pw.Run(a); err != nil {
-		return err
-	}
-	if _, err := snap.Restore(); err != nil { // learns the write set
-		return err
+	for range 2 { // the second restore learns the write set
+		if err := pw.Run(a); err != nil {
+			return err
+		}
+		if _, err := snap.Restore(); err != nil {
+			return err
+		}
 	}
 	var full, learned samples
 	var learnedBytes uint64
@@ -169,9 +177,8 @@ func (b *bench) onePattern(t *table, a hsa.Allocation, p writePattern, pw *cuda.
 		fmt.Sprintf("%s = %.2f× floor", dur(learned.min()), ratio(learned.min(), floor)), "≤ 1.5× floor (contiguous); ≤ 1× full")
 	t.row("  full restore (device)", dur(full.median()), dur(full.min()), "")
 	t.row("  floor: bytes at 4.27 TB/s + one launch", dur(floor), "", "")
-	t.row(fmt.Sprintf("  per dispatch: snapshot (device) + first restore (compare_restore + flags to host; events incl. host; %.2f MiB)", float64(firstBytes)/(1<<20)),
-		fmt.Sprintf("%s + %s = %s", dur(snapT.median()), dur(first.median()), dur(snapT.median()+first.median())),
-		dur(snapT.min()+first.min()), "")
+	t.row(fmt.Sprintf("  snapshot (device); a snapshot's second restore, which learns (compare_restore + flags to host; events incl. host; %.2f MiB)", float64(secondBytes)/(1<<20)),
+		fmt.Sprintf("%s; %s", dur(snapT.median()), dur(second.median())), fmt.Sprintf("%s; %s", dur(snapT.min()), dur(second.min())), "")
 	return nil
 }
 

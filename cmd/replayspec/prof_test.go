@@ -47,11 +47,9 @@ func TestProfDiagnostics(t *testing.T) {
 		{"empty --pmc group", cat([]string{"--pmc"}, kr), []string{"--pmc occurrence 1 names no counter"}},
 		{"empty --pmc group among others", cat(pmc, []string{"--pmc=", "--pmc", "GRBM_COUNT"}), []string{"--pmc occurrence 2 names no counter"}},
 		{"several groups with --pid", cat(pmc, []string{"--pmc", "GRBM_COUNT", "--pid", "42"}), []string{"(multiple --pmc options) cannot be combined with --pid"}},
-		{"attach mode", cat(pmc, []string{"-p", "42"}), []string{"-p: attach mode is not available"}},
 		{"several groups with a collection period", cat(pmc, []string{"--pmc", "GRBM_COUNT", "-P", "1:1:0"}), []string{"cannot be combined with -P"}},
-		{"a format prof does not write", cat(pmc, []string{"-f", "pftrace"}), []string{"--output-format pftrace is not produced"}},
-		{"thread trace without replay", cat(pmc, []string{"--att"}), []string{"--att (thread trace) is not modelled"}},
-		{"system trace", cat(pmc, []string{"-s"}), []string{"-s is not modelled"}},
+		{"only formats prof does not write", cat(pmc, []string{"-f", "pftrace"}), []string{"-f pftrace: replayspec prof writes only csv and json"}},
+		{"an output directory that is a file", cat(pmc, []string{"-d", profSpec, "--", profSpec}), []string{"is a file, not a directory: give -d a directory"}},
 		{"unknown counter", []string{"--pmc", "SQ_WAVES", "NOPE"}, []string{`--pmc counter "NOPE" is not a counter of any agent`}},
 		{"group too big without kernel replay", []string{"--pmc", "TCC_HIT", "TCC_MISS"}, []string{"does not fit one hardware pass", "--replay-mode kernel"}},
 		{"a spec that does not load", []string{"--pmc", "SQ_WAVES", "-d", "x", "--", "does-not-exist.yaml"}, []string{"does-not-exist.yaml"}},
@@ -96,9 +94,124 @@ func TestProfUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
-	code, stdout, _ := runProfCLI("prof", "--help")
-	if code != exitOK || !strings.Contains(stdout, "--kernel-replay-beta-enabled") {
-		t.Errorf("--help: exit %d\n%s", code, stdout)
+	for _, args := range [][]string{{"prof", "--help"}, {"prof"}} { // rocprofv3 alone prints its help
+		code, stdout, _ := runProfCLI(args...)
+		if code != exitOK || !strings.Contains(stdout, "--kernel-replay-beta-enabled") {
+			t.Errorf("%v: exit %d\n%s", args, code, stdout)
+		}
+	}
+}
+
+// Options rocprofv3 has that ask for what the simulator cannot produce are
+// accepted with one warning naming what is not written; those it can
+// produce are honoured.
+func TestProfRocprofv3Options(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"--hip-trace"}, "warning: --hip-trace: no HIP API trace is written"},
+		{[]string{"-s"}, "warning: -s: the kernel dispatch trace is written"},
+		{[]string{"--att"}, "warning: --att: no thread trace is written"},
+		{[]string{"-p", "42"}, "warning: -p: attach mode is not modelled"},
+		{[]string{"-f", "csv", "rocpd"}, "warning: -f rocpd: not produced"},
+	} {
+		dir := t.TempDir()
+		args := append(append([]string{"prof", "--pmc", "SQ_WAVES"}, c.args...), "-d", dir, "--", profSpec)
+		code, _, stderr := runProfCLI(args...)
+		if code != exitOK || !strings.Contains(stderr, c.want) || strings.Count(stderr, "warning") != 1 {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit 0 and one warning %q", c.args, code, stderr, c.want)
+		}
+	}
+	// -s turns the kernel trace on.
+	dir := t.TempDir()
+	if code, stdout, stderr := runProfCLI("prof", "--pmc", "SQ_WAVES", "-s", "-d", dir, "--", profSpec); code != exitOK || !strings.Contains(stdout, "kernel_trace.csv") {
+		t.Errorf("-s: exit %d, no kernel trace:\n%s%s", code, stdout, stderr)
+	}
+	// -v prints the version, -L the counters, --echo the command; nothing runs.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prof", "-v"}, "replayspec"},
+		{[]string{"prof", "-L"}, "GPU:1 MI300X (gfx942)"},
+		{[]string{"prof", "-L", "--", profSpec}, "TCC (1 per pass): TCC_HIT TCC_MISS TCC_EA_RDREQ"},
+		{[]string{"prof", "--pmc", "SQ_WAVES", "--echo", "--", profSpec}, "command: [\"" + profSpec + "\"]"},
+	} {
+		code, stdout, stderr := runProfCLI(c.args...)
+		if code != exitOK || !strings.Contains(stdout, c.want) || strings.Contains(stdout, "wrote") {
+			t.Errorf("%v: exit %d, stdout:\n%s%s\nwant %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+	// --log-level config prints each run's configuration.
+	_, _, stderr := runProfCLI("prof", "--pmc", "SQ_WAVES", "--log-level", "config", "-d", t.TempDir(), "--", profSpec)
+	if !strings.Contains(stderr, "- rocprofv3 configuration:") || !strings.Contains(stderr, "log_level        = config") {
+		t.Errorf("--log-level config:\n%s", stderr)
+	}
+}
+
+// prof never writes over the files of an earlier run silently: rocprofv3's
+// default names carry the process id, so a new run never meets them; with
+// -o NAME rocprofv3 writes over, and so does prof.
+func TestProfExistingOutput(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"prof", "--pmc", "SQ_WAVES", "-d", dir, "--", profSpec}
+	if code, _, stderr := runProfCLI(args...); code != exitOK {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runProfCLI(args...)
+	if code != exitFail || !strings.Contains(stderr, "already exists") || !strings.Contains(stderr, "pid 1000") || strings.Contains(stdout, "wrote") {
+		t.Errorf("second run into the same directory: exit %d\n%s%s", code, stdout, stderr)
+	}
+	named := []string{"prof", "--pmc", "SQ_WAVES", "-o", "run", "-d", dir, "--", profSpec}
+	for i := 0; i < 2; i++ {
+		if code, _, stderr := runProfCLI(named...); code != exitOK {
+			t.Errorf("-o run, run %d: exit %d\n%s", i+1, code, stderr)
+		}
+	}
+}
+
+// A spec with a matrix runs case by case, each in a folder of its own.
+func TestProfMatrixSpec(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runProfCLI("prof", "--pmc", "SQ_WAVES", "--replay-mode", "kernel", "--kernel-replay-beta-enabled",
+		"-d", dir, "--", "../../specs/counters-by-agent-kind.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, kind := range []string{"kind=MI200", "kind=MI300", "kind=consumer"} {
+		if _, err := os.Stat(filepath.Join(dir, kind, "replayspec-sim", "1000_results.json")); err != nil {
+			t.Errorf("case %s: %v\n%s", kind, err, stdout)
+		}
+	}
+	if strings.Contains(stderr, "ParseCases") || strings.Contains(stderr, "LoadCases") {
+		t.Errorf("a Go name in a message:\n%s", stderr)
+	}
+}
+
+// prof runs every library spec that has an application without a failure
+// of its own making: the spec's expectations about its own tool are not
+// judged, the application's are.
+func TestProfLibrary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole library through prof")
+	}
+	specs, err := filepath.Glob("../../specs/*.yaml")
+	if err != nil || len(specs) == 0 {
+		t.Fatalf("no library specs: %v", err)
+	}
+	lines := [][]string{
+		{"--pmc", "SQ_WAVES", "TCC_HIT", "--pmc", "SQ_WAVES,GRBM_COUNT", "--replay-mode", "kernel", "--kernel-replay-beta-enabled", "--kernel-trace"},
+		{"--pmc", "SQ_WAVES", "--pmc", "TCC_HIT"},
+	}
+	for _, f := range specs {
+		for _, line := range lines {
+			args := append(append([]string{"prof"}, line...), "-d", t.TempDir(), "--", f)
+			code, stdout, stderr := runProfCLI(args...)
+			if code != exitOK {
+				t.Errorf("%s %s: exit %d\n%s%s", filepath.Base(f), strings.Join(line, " "), code, stdout, stderr)
+			}
+		}
 	}
 }
 
@@ -174,7 +287,7 @@ func TestProfExpectations(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Replace(body, "inc: 2,", "inc: 3,", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"prof", "--pmc", "SQ_WAVES", "--pmc", "TCC_HIT", "--replay-mode", "kernel", "--kernel-replay-beta-enabled", "-d", t.TempDir(), "--"}
+	args := []string{"prof", "--pmc", "SQ_WAVES", "--pmc", "TCC_HIT", "--replay-mode", "kernel", "--kernel-replay-beta-enabled", "-d", t.TempDir(), "-o", "run", "--"}
 	if code, _, stderr := runProfCLI(append(args, good)...); code != exitOK {
 		t.Errorf("a spec whose expectations hold: exit %d\n%s", code, stderr)
 	}
@@ -186,6 +299,25 @@ func TestProfExpectations(t *testing.T) {
 	code, _, stderr = runProfCLI("prof", "--pmc", "SQ_WAVES", "--pmc", "TCC_HIT", "-d", t.TempDir(), "--", good)
 	if code != exitFail || !strings.Contains(stderr, "pass_1: [EXPECT]") || !strings.Contains(stderr, "pass_2: [EXPECT]") {
 		t.Errorf("expectations per application replay run: exit %d\n%s", code, stderr)
+	}
+	// A spec with a tool of its own: expectations about that tool are not
+	// judged (and prof says so), the application's are.
+	withTool := filepath.Join(dir, "tool.yaml")
+	toolBody := string(data) + "tool:\n  plan: {passes: 5}\nexpect:\n  passes: {inc: 5}\n  completions: {inc: 1, axpy: 1}\n  memory: {x: {all: 8}}\n"
+	if err := os.WriteFile(withTool, []byte(toolBody), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runProfCLI(append(args, withTool)...)
+	if code != exitOK || !strings.Contains(stdout, "expect: passes not judged (about the spec's own tool, which rocprofv3 replaces)") {
+		t.Errorf("a spec with a tool: exit %d\n%s%s", code, stdout, stderr)
+	}
+	broken := filepath.Join(dir, "tool-bad.yaml")
+	if err := os.WriteFile(broken, []byte(strings.Replace(toolBody, "all: 8", "all: 9", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runProfCLI(append(args, broken)...)
+	if code != exitFail || !strings.Contains(stderr, "expect.memory: buffer x holds 9") {
+		t.Errorf("the application's memory is judged: exit %d\n%s", code, stderr)
 	}
 }
 

@@ -41,13 +41,17 @@ func Open() (target.Target, error) {
 func (CUDA) Name() string { return "cuda" }
 
 // Capabilities implements Capable. One device, so no multi-agent specs; a
-// snapshot cannot be made to fail on purpose. "counters" and
+// snapshot cannot be made to fail on purpose, a restore can
+// (cuda.Options.FailRestoreAt, "restore-failure"); the tool's own calls
+// from callbacks ("tool-actions") are the harness's and run as on the
+// simulator. "counters" and
 // "device-counting" stay unclaimed: the specs that require them count AMD
 // counters (SQ_*, TCC_*, GRBM_*), which an NVIDIA device does not have
 // (docs/cuda.md lists them); with CUPTI the target claims
 // "nvidia-counters", the specs that count NVIDIA metrics (specs/nvidia/).
 func (c CUDA) Capabilities() []string {
-	caps := []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace"}
+	caps := []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace",
+		spec.CapRestoreFailure, spec.CapToolActions}
 	if c.counters {
 		caps = append(caps, "nvidia-counters")
 	}
@@ -66,7 +70,14 @@ func (tg CUDA) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace
 	if opts.Sink != nil {
 		rec.SetSink(opts.Sink)
 	}
-	rt, err := cuda.Open(rec)
+	var o cuda.Options
+	for _, a := range s.Agents {
+		// One device: the earliest failure any agent asks for happens.
+		if n := int(min(a.RestoreFailsAt, 1<<31)); n > 0 && (o.FailRestoreAt == 0 || n < o.FailRestoreAt) {
+			o.FailRestoreAt = n
+		}
+	}
+	rt, err := cuda.OpenWith(rec, o)
 	if err != nil {
 		return trace.Trace{}, &target.Unavailable{Reason: "target cuda: " + err.Error()}
 	}
@@ -81,6 +92,11 @@ func (tg CUDA) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace
 	}
 	runErr := harness.Run(rt, threads, s, harness.Options{Recorder: rec, Faults: tg.Faults, Context: ctx})
 	t := trace.Trace{Header: tg.Header(s), Events: rec.Events()}
+	if errors.Is(runErr, replay.ErrRestoreFailed) && o.FailRestoreAt > 0 {
+		// The spec fails a restore on purpose; the process aborting there
+		// is the run it asked for (expect.aborts judges the trace).
+		runErr = nil
+	}
 	return t, errors.Join(runErr)
 }
 
