@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz explore gpu-check port-c port-c-check mutation scripts clean
+.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz explore soak gpu-check port-c port-c-check mutation scripts clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
@@ -86,6 +86,21 @@ explore:
 	$(GO) test ./internal/specgen -run 'TestGeneratedSpecs(Hold|ForOneDevice|ExerciseTheRules)' -count=1 -v -rapid.checks=$(CHECKS)
 	$(GO) test ./internal/specgen -run 'TestGeneratedSpecsUnderFreeThreads' -count=1 -v -timeout 2h -free.specs=$(FREE_SPECS) -free.runs=$(FREE_RUNS)
 	$(GO) test ./internal/specgen -run '^$$' -bench CheckGeneratedSpec -benchtime 30s -count=1
+
+## soak: generated specs run again and again with their threads free, SOAK_RUNS runs over
+## SOAK_SPECS specs on the reference engine (the simulator's parallel mode) and as many on the
+## C port through its driver; every run must hold: no oracle may fail a correct implementation
+## under any interleaving (docs/faults.md, "Soak": how long it takes). Slow: run it niced.
+SOAK_RUNS ?= 100000
+SOAK_SPECS ?= 20000
+SOAK_JOBS ?= 2
+SOAK_SEED ?= 200001
+SOAK = $(GO) test ./internal/specgen -run '^TestSoak$$' -count=1 -v -timeout 0 \
+	-soak.runs=$(SOAK_RUNS) -soak.specs=$(SOAK_SPECS) -soak.jobs=$(SOAK_JOBS) -soak.seed=$(SOAK_SEED)
+soak:
+	$(MAKE) -C ports/c bin/krs-driver
+	$(SOAK) -soak.target=sim
+	$(SOAK) -soak.target="exec:$(CURDIR)/ports/c/bin/krs-driver"
 
 ## gpu-check: the CUDA target's checks and benchmarks, on a machine with an NVIDIA GPU
 gpu-check:

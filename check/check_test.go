@@ -436,7 +436,9 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"snapshot leaves a device buffer out", edit(fixed3, typ(trace.MemRead), func(e *trace.Event) { e.Regions, e.Bytes = nil, 0 }), "MEM-4"},
 		{"restore writes a freed buffer", insertBefore(fixed3, nth(typ(trace.MemWrite), 2), trace.Event{Type: trace.AppFree, Thread: 2, Buffer: "buf-1", Addr: 1<<32 + 1<<16}), "MEM-4"},
 		{"pass starts from other memory", edit(fixed3, inPass(fixed3, trace.Kernel, 2), func(e *trace.Event) { e.MemIn = "dirty" }), "MEM-2"},
-		{"readback is not one run", edit(fixed3, typ(trace.AppReadback), func(e *trace.Event) { e.Runs = []trace.Run{{Value: 2, Count: 4}} }), "MEM-3"},
+		{"readback is not one run", edit(fixed3, typ(trace.AppReadback), func(e *trace.Event) {
+			e.Runs, e.Digest = []trace.Run{{Value: 2, Count: 4}}, trace.DigestRuns([]trace.Run{{Value: 2, Count: 4}})
+		}), "MEM-3"},
 		{"other kernel during loop", insertAfter(fixed3, passCB(trace.PhaseEnter, 1), trace.Event{Type: trace.Kernel, Thread: 2, Agent: 1, Dispatch: 7}), "MEM-6"},
 		{"incomplete snapshot replayed", insertAfter(fixed3, typ(trace.DispatchID), trace.Event{Type: trace.Warning, Code: "snapshot_incomplete", Dispatch: 1}), "MEM-5"},
 		// DID

@@ -258,7 +258,7 @@ func (c *expectChecker) memory(buf string, want spec.MemoryExpect) {
 		c.fail("memory", buf, req, fmt.Sprintf("the application never read buffer %s back (no app_memory)", buf))
 		return
 	}
-	if msg := wholeBufferMismatch(c.x.ev[last], want); msg != "" {
+	if msg := c.x.wholeBufferMismatch(last, want); msg != "" {
 		c.fail("memory", buf, req, msg, last)
 	}
 }
@@ -266,16 +266,17 @@ func (c *expectChecker) memory(buf string, want spec.MemoryExpect) {
 // mismatchShown is how many differing elements a message names.
 const mismatchShown = 4
 
-// wholeBufferMismatch judges every element of a buffer event against want
-// and says what differs ("" when it holds). The buffer must be whole: its
-// runs cover exactly its element count.
-func wholeBufferMismatch(e trace.Event, want spec.MemoryExpect) string {
+// wholeBufferMismatch judges every element of the buffer event at position
+// i against want and says what differs ("" when it holds). The event must
+// be the whole buffer (notWhole): the size the application allocated, and a
+// digest equal to its values.
+func (x *index) wholeBufferMismatch(at int, want spec.MemoryExpect) string {
+	if msg := x.notWhole(at); msg != "" {
+		return msg
+	}
+	e := x.ev[at]
 	n := trace.CountOf(e.Runs)
 	switch {
-	case e.Elements == 0 || n == 0:
-		return fmt.Sprintf("the %s event carries no elements, so nothing could be compared", e.Type)
-	case n != e.Elements:
-		return fmt.Sprintf("the %s event's runs describe %d elements, but it says the buffer has %d", e.Type, n, e.Elements)
 	case want.Values != nil && uint64(len(want.Values)) > n:
 		return fmt.Sprintf("the buffer has %d elements, fewer than the %d values expected", n, len(want.Values))
 	}

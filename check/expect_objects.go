@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,7 +176,7 @@ func (c *expectChecker) memoryAfter(label, buf string, want spec.MemoryExpect) {
 		return
 	}
 	for _, i := range at {
-		if msg := wholeBufferMismatch(c.x.ev[i], want); msg != "" {
+		if msg := c.x.wholeBufferMismatch(i, want); msg != "" {
 			c.fail("memory_after", label, req, msg, i)
 			return
 		}
@@ -686,7 +687,9 @@ func (c *expectChecker) payload(pe spec.PayloadExpect) {
 }
 
 // counters: the counter records of the dispatch (in the pass, from the
-// context) carry exactly these counter names (AGT-1: pass i, group i).
+// context) carry exactly these counter names (AGT-1: pass i, group i), and
+// each counter given a value reads a value in its range in every such
+// record that carries it, and in one at least: values, not only names.
 func (c *expectChecker) counters(ce spec.CountersExpect) {
 	var scope []string
 	if ce.Pass != nil {
@@ -695,8 +698,22 @@ func (c *expectChecker) counters(ce spec.CountersExpect) {
 	if ce.Context != "" {
 		scope = append(scope, "from context "+ce.Context)
 	}
+	var want []string
+	var says []string
+	if len(ce.Names) > 0 {
+		want = slices.Compact(slices.Sorted(slices.Values(ce.Names)))
+		says = append(says, fmt.Sprintf("carry exactly %v", ce.Names))
+	}
+	names := slices.Sorted(maps.Keys(ce.Values))
+	if len(names) > 0 {
+		var vals []string
+		for _, n := range names {
+			vals = append(vals, fmt.Sprintf("%s %s", n, ce.Values[n]))
+		}
+		says = append(says, "read "+strings.Join(vals, ", "))
+	}
 	req := strings.Join(append([]string{fmt.Sprintf("the counter records of %s", ce.Dispatch)}, scope...), " ") +
-		fmt.Sprintf(" carry exactly %v", ce.Names)
+		" " + strings.Join(says, " and ")
 	s := c.subject("counters", ce.Dispatch, req)
 	if s == nil {
 		return
@@ -710,8 +727,8 @@ func (c *expectChecker) counters(ce spec.CountersExpect) {
 		}
 		ctx = id
 	}
-	want := slices.Compact(slices.Sorted(slices.Values(ce.Names)))
 	matched := 0
+	carried := map[string]int{}
 	for _, i := range c.x.byType[trace.Record] {
 		e := c.x.ev[i]
 		if e.Service != trace.CounterCollection || !s.has(e.Dispatch) || (haveCtx && e.Context != ctx) {
@@ -726,13 +743,30 @@ func (c *expectChecker) counters(ce spec.CountersExpect) {
 		var got []string
 		for _, k := range e.Counters {
 			got = append(got, k.Name)
+			if w, ok := ce.Values[k.Name]; ok {
+				carried[k.Name]++
+				if !w.Holds(k.Value) {
+					c.fail("counters", ce.Dispatch, req, fmt.Sprintf("a record says %s = %d", k.Name, k.Value), i)
+					return
+				}
+			}
 		}
-		if slices.Sort(got); !slices.Equal(got, want) {
+		if slices.Sort(got); want != nil && !slices.Equal(got, want) {
 			c.fail("counters", ce.Dispatch, req, fmt.Sprintf("a record carries %v", got), i)
 			return
 		}
 	}
 	if matched == 0 {
 		c.fail("counters", ce.Dispatch, req, "there is no such counter record")
+		return
+	}
+	var missing []string
+	for _, n := range names {
+		if carried[n] == 0 {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		c.fail("counters", ce.Dispatch, req, fmt.Sprintf("no such record carries %s", strings.Join(missing, ", ")))
 	}
 }

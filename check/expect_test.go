@@ -12,7 +12,8 @@ import (
 func TestExpectations(t *testing.T) {
 	base := new(builder).prelude()
 	base.dispatch(loop{label: "k", dispatch: 1, count: 5, cont: []int64{1, 1, 0}, services: []trace.Service{trace.KernelTrace, trace.CounterCollection}})
-	base.add(trace.Event{Type: trace.AppMemory, Buffer: "buf", Elements: 4, Runs: []trace.Run{{Value: 1, Count: 4}}})
+	base.add(trace.Event{Type: trace.AppAlloc, Thread: 1, Buffer: "buf", Agent: 1, MemKind: trace.MemDevice, Addr: 1 << 40, Bytes: 16})
+	base.add(readBack("buf", trace.Run{Value: 1, Count: 4}))
 	base.add(trace.Event{Type: trace.Local, Thread: 1, Dispatch: 1, Call: trace.LocalStop, Context: 2, Op: trace.OpConfig, Phase: trace.PhaseEnter, Status: "ERROR_CONTEXT_ERROR"})
 	tr := base.trace()
 	one := int64(1)
@@ -334,7 +335,8 @@ func TestMemoryJudgesEveryElement(t *testing.T) {
 	mem := func(runs ...trace.Run) trace.Trace {
 		bb := *b
 		bb.ev = slices.Clone(b.ev)
-		bb.add(trace.Event{Type: trace.AppMemory, Buffer: "big", Elements: trace.CountOf(runs), Runs: runs})
+		bb.add(trace.Event{Type: trace.AppAlloc, Thread: 1, Buffer: "big", Agent: 1, MemKind: trace.MemDevice, Addr: 1 << 40, Bytes: trace.CountOf(runs) * 4})
+		bb.add(readBack("big", runs...))
 		return bb.trace()
 	}
 	one := int64(1)
@@ -358,6 +360,68 @@ func TestMemoryJudgesEveryElement(t *testing.T) {
 		}
 		if c.fails && len(vs) > 0 && !strings.Contains(vs[0].Message, "differ") && !strings.Contains(vs[0].Message, "fewer") {
 			t.Errorf("%s: the message does not say what differs: %s", c.reason, vs[0].Message)
+		}
+	}
+}
+
+// readBack is the application's read of a whole buffer at the end: its
+// runs, their count and the digest of the bytes they spell.
+func readBack(buffer string, runs ...trace.Run) trace.Event {
+	return trace.Event{Type: trace.AppMemory, Buffer: buffer, Elements: trace.CountOf(runs), Runs: runs, Digest: trace.DigestRuns(runs)}
+}
+
+// A read-back is judged on the whole buffer the application allocated: a
+// port that reads back 10 of 256 elements, says 10 and digests the 10 does
+// not pass expect.memory {all: V} (issue 20), nor does one whose digest is
+// not that of the values it reports, nor one that says nothing of its size.
+func TestMemoryIsTheWholeBuffer(t *testing.T) {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
+	alloc := trace.Event{Type: trace.AppAlloc, Thread: 1, Buffer: "x", Agent: 1, MemKind: trace.MemDevice, Addr: 1 << 40, Bytes: 256 * 4}
+	with := func(evs ...trace.Event) trace.Trace {
+		bb := *b
+		bb.ev = slices.Clone(b.ev)
+		for _, e := range evs {
+			bb.add(e)
+		}
+		return bb.trace()
+	}
+	seven := int64(7)
+	whole := readBack("x", trace.Run{Value: 7, Count: 256})
+	badDigest := whole
+	badDigest.Digest = readBack("x", trace.Run{Value: 7, Count: 255}, trace.Run{Value: 0, Count: 1}).Digest
+	lying := readBack("x", trace.Run{Value: 7, Count: 10})
+	lying.Elements = 256 // says whole, spells 10
+	noDigest := whole
+	noDigest.Digest = ""
+	cases := []struct {
+		reason string
+		tr     trace.Trace
+		msg    string // "" holds
+	}{
+		{"all 256 elements read and equal", with(alloc, whole), ""},
+		{"10 of 256 read back, and it says 10", with(alloc, readBack("x", trace.Run{Value: 7, Count: 10})), "read 10 elements of buffer x, but the buffer has 256"},
+		{"10 of 256 read back, and it says 256", with(alloc, lying), "runs spell 10 elements of buffer x, but it says it holds 256"},
+		{"the digest is not the values'", with(alloc, badDigest), "but the values its runs spell digest to"},
+		{"no digest", with(alloc, noDigest), "carries no digest"},
+		{"no app_alloc: its size is unknown", with(whole), "no app_alloc of buffer x"},
+		{"allocated after it was read", with(whole, alloc), "no app_alloc of buffer x"},
+	}
+	for _, c := range cases {
+		for _, key := range []string{"memory", "memory_after"} {
+			ex := spec.Expect{Memory: map[string]spec.MemoryExpect{"x": {All: &seven}}}
+			tr := c.tr
+			if key == "memory_after" {
+				ex = spec.Expect{MemoryAfter: map[string]map[string]spec.MemoryExpect{"k": {"x": {All: &seven}}}}
+				tr = edit(tr, typ(trace.AppMemory), func(e *trace.Event) { e.Type, e.Label = trace.AppReadback, "k" })
+			}
+			vs := Expectations(spec.Spec{Expect: ex}, tr)
+			switch {
+			case c.msg == "" && len(vs) > 0:
+				t.Errorf("%s (%s): %v", c.reason, key, vs)
+			case c.msg != "" && (len(vs) != 1 || !strings.Contains(vs[0].Message, c.msg)):
+				t.Errorf("%s (%s): got %v, want one violation saying %q", c.reason, key, vs, c.msg)
+			}
 		}
 	}
 }

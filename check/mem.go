@@ -182,6 +182,13 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 		if k, agent, ok := x.allocOf(e.Buffer); !ok || !k.Saved() || (d.agent != 0 && agent != d.agent) {
 			continue
 		}
+		// What the application read must be the whole buffer, and its
+		// digest its values (check/buffers.go): a partial read would be
+		// compared with the kernel's digest of the whole.
+		if msg := x.notWhole(rb); msg != "" {
+			x.examined("MEM-3")
+			return []Violation{x.violation("MEM-3", d.id, msg+"; one run's result is judged on the whole buffer", rb)}
+		}
 		if trace.CountOf(e.Runs) > maxRebuild {
 			return nil // too large to rebuild: the expectation on memory judges it
 		}

@@ -27,6 +27,7 @@ var families = []family{
 	{"LCX", checkLCX},
 	{"SVC", checkSVC},
 	{"AGT", checkAGT},
+	{"AGT", checkCounterValues}, // counters.go: the values, not only the names
 }
 
 // Trace runs every oracle over t and returns what they found, in trace

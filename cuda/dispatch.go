@@ -103,6 +103,7 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 	var counting *metricSet // the set and pass that collect p.Profile.Counters
 	var pass int
 	var values map[string]float64
+	var counted map[string]uint64
 	if p.Profile != nil && len(p.Profile.Device) > 0 {
 		return fmt.Errorf("cuda: kernel %s: device counting (%v) is not modelled on CUDA", p.Kernel, p.Profile.Device)
 	}
@@ -182,6 +183,16 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 			if values, err = r.prof.endPass(counting, pass, p.Profile.Counters); err != nil {
 				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
 			}
+			if counted, err = integral(values); err != nil {
+				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
+			}
+			// What the runtime counted for this run, in the packet's
+			// order: the witness AGT-1 holds the records to.
+			for _, m := range p.Profile.Counters {
+				if v, ok := counted[m]; ok {
+					ev.Counters = append(ev.Counters, trace.Counter{Name: m, Value: v})
+				}
+			}
 		}
 		if timed {
 			if ev.Start, ev.End, err = r.clock.span(d, q.start, q.end); err != nil {
@@ -206,12 +217,12 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 		p.Profile.Start, p.Profile.End = ev.Start, ev.End
 		p.Profile.Values = nil
 		if counting != nil {
-			if p.Profile.Values, err = integral(values); err != nil {
-				return fmt.Errorf("%w: kernel %s", err, p.Kernel)
-			}
+			p.Profile.Values = counted
 			if r.zeroLaterGroups && pass > 0 {
 				// Planted (REPLAYSPEC_CUDA_FAULT=zero-later-groups):
-				// the bug of issue 22, for checking the checks.
+				// the bug of issue 22, for checking the checks. The
+				// kernel event keeps what CUPTI counted, so AGT-1
+				// holds the zeroed records to it.
 				for m := range p.Profile.Values {
 					p.Profile.Values[m] = 0
 				}

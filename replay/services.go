@@ -123,7 +123,11 @@ func (sub *submission) deliver(thread hsa.ThreadID, info DispatchInfo, corr Corr
 		switch u.svc {
 		case CounterCollection, DeviceCounting:
 			for _, n := range u.counters {
-				r.Counters = append(r.Counters, CounterValue{n, sub.profile.Values[n]})
+				// A counter the runtime did not count is left out, never
+				// recorded as 0 (a zero would read as counted).
+				if v, ok := sub.profile.Values[n]; ok {
+					r.Counters = append(r.Counters, CounterValue{n, v})
+				}
 			}
 		case PCSampling:
 			r.Counters = []CounterValue{{"pc_samples", (end-start)/64 + 1}}

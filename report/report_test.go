@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -230,6 +231,31 @@ func TestXFailInEveryFormat(t *testing.T) {
 	}
 	if strings.Contains(junit.String(), "<failure") {
 		t.Errorf("no failure is left once the list is applied:\n%s", junit.String())
+	}
+}
+
+// A spec that failed with nothing judged, and one whose port returned an
+// empty trace, are a failure and an error in every format when no list is
+// given: never an expected failure, never a JUnit skip (issue 25).
+func TestNothingJudgedIsNeverExpected(t *testing.T) {
+	silent := runner.Result{Spec: spec.Spec{Name: "silent", File: "specs/silent.yaml"}, NothingJudged: true}
+	empty := runner.Result{Spec: spec.Spec{Name: "empty", File: "specs/empty.yaml"}, Err: fmt.Errorf("%w: target exec:x returned a trace with a header and no events", runner.ErrEmptyTrace)}
+	outcomes := (runner.XFail{}).Apply([]runner.Result{silent, empty})
+	var text, junit bytes.Buffer
+	_ = Write(&text, "text", outcomes, Options{}, End{})
+	_ = Write(&junit, "junit", outcomes, Options{}, End{})
+	if strings.Contains(text.String(), "XFAIL") || !strings.Contains(text.String(), "FAIL silent") || !strings.Contains(text.String(), "ERROR empty") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	cases := junitDoc(t, junit.Bytes())
+	if c := cases["silent/spec"]; c.Failure == nil || c.Skipped != nil {
+		t.Errorf("silent/spec is a failure: %+v", c)
+	}
+	if c := cases["empty/spec"]; c.Error == nil || c.Skipped != nil || !strings.Contains(c.Error.Message, "no events") {
+		t.Errorf("empty/spec is an error: %+v", c)
+	}
+	if strings.Contains(junit.String(), "<skipped") {
+		t.Errorf("nothing is skipped:\n%s", junit.String())
 	}
 }
 

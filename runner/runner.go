@@ -117,6 +117,10 @@ const DefaultGrace = 2 * time.Second
 // interrupted (SIGINT, SIGTERM): its caller's context was cancelled.
 var ErrInterrupted = errors.New("interrupted")
 
+// ErrEmptyTrace is wrapped by the error of a spec whose target returned a
+// trace with no events.
+var ErrEmptyTrace = errors.New("empty trace")
+
 // errTimeout is wrapped by the error of a spec that ran out of time.
 var errTimeout = errors.New("timed out")
 
@@ -161,6 +165,12 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		err = errors.Join(fmt.Errorf("%w: no result within --timeout %s; the trace holds what was recorded until then", errTimeout, timeout), err)
 	case err == nil:
 		err = budgetSpent(s, t)
+	}
+	if err == nil && len(t.Events) == 0 {
+		// A spec always dispatches something, so a trace with no event
+		// is a target that ran or recorded nothing: an error of the run,
+		// never a verdict on the rules (nor an expected failure).
+		err = fmt.Errorf("%w: target %s returned a trace with a header and no events; it ran nothing or recorded nothing, so nothing could be judged (look at the trace with --trace-out, and at the target's own output)", ErrEmptyTrace, tg.Name())
 	}
 	r.Err = err
 	judgeBy(ctx, &r, s, t, deadline.Add(grace))

@@ -51,6 +51,24 @@ func TestRunTurnsATargetPanicIntoAnError(t *testing.T) {
 	}
 }
 
+// A target that returns a header and no events ran or recorded nothing:
+// an error of the run, and so never an expected failure (issue 25: it was
+// "XFAIL expected failure" without --xfail).
+func TestEmptyTraceIsAnError(t *testing.T) {
+	tg := fakeTarget{func(context.Context) (trace.Trace, error) {
+		return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "e", Sources: trace.AllSources}}, nil
+	}}
+	s := spec.Spec{Name: "e"}
+	s.Application.Dispatches = []spec.Dispatch{{Name: "d"}}
+	r := runner.Run(context.Background(), s, runner.Options{Target: tg})
+	if r.Verdict() != runner.Error || !errors.Is(r.Err, runner.ErrEmptyTrace) || !strings.Contains(r.Err.Error(), "target fake returned a trace with a header and no events") {
+		t.Fatalf("verdict %s, err %v", r.Verdict(), r.Err)
+	}
+	if o := (runner.XFail{}).Outcome(r); o.Status != runner.Errored {
+		t.Errorf("without a list: %s %q, want error", o.Status, o.Reason)
+	}
+}
+
 func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	tg := fakeTarget{func(c context.Context) (trace.Trace, error) {

@@ -160,10 +160,15 @@ func (xf XFail) Outcome(r Result) Outcome {
 			o.Listed = append(o.Listed, e)
 			reasons = append(reasons, id+": "+e.Reason)
 		}
-		if len(unlisted) == 0 {
-			o.Status, o.Reason = Expected, strings.Join(reasons, "; ")
-		} else {
+		switch {
+		case len(unlisted) > 0:
 			o.Status, o.Reason = Failed, "fails "+strings.Join(unlisted, ", ")
+		case len(reasons) == 0:
+			// A failure that names no rule (nothing judged) is
+			// excused by no rule entry: only listing the spec can.
+			o.Status, o.Reason = Failed, "nothing judged: no oracle examined anything in the trace"
+		default:
+			o.Status, o.Reason = Expected, strings.Join(reasons, "; ")
 		}
 	}
 	return o

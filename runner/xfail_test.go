@@ -35,6 +35,14 @@ func result(name string, rules []string, fails []string, err error, skip string)
 	return r
 }
 
+// nothingJudged is a spec that names no rule and whose trace showed
+// nothing: it fails, and names no rule it fails.
+func nothingJudged(name string) runner.Result {
+	r := result(name, nil, nil, nil, "")
+	r.NothingJudged = true
+	return r
+}
+
 func TestParseXFail(t *testing.T) {
 	xf, err := runner.ParseXFail("known.txt", []byte("# known failures of the port\nMEM-3  restore is not implemented yet\n\nfixed-three-passes\tcrashes on MI300 (issue 12)\n"))
 	if err != nil {
@@ -63,6 +71,7 @@ MEM-3      restore after the last pass
 COR-3      stale: the port fixed it
 crashy     the driver dies on this one
 fixed-now  stale: it passes
+listed-silent  the port records nothing yet
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +86,8 @@ fixed-now  stale: it passes
 		result("needs-spm", []string{"SVC-2"}, nil, nil, "target does not claim [spm]"),
 		result("broken", []string{"UD-1"}, nil, errors.New("driver timed out"), ""),
 		result("expect", []string{"MEM-3"}, []string{"EXPECT"}, nil, ""),
+		nothingJudged("silent"),
+		nothingJudged("listed-silent"),
 	}
 	want := []struct {
 		status runner.Status
@@ -91,6 +102,9 @@ fixed-now  stale: it passes
 		{runner.Skipped, "target does not claim [spm]"},
 		{runner.Errored, "driver timed out"},
 		{runner.Failed, "fails EXPECT"}, // expectations are listed by spec name, not rule
+		// A failure that names no rule is excused by no rule entry (issue 25).
+		{runner.Failed, "nothing judged: no oracle examined anything in the trace"},
+		{runner.Expected, "the port records nothing yet"}, // only its name lists it
 	}
 	got := xf.Apply(results)
 	if len(got) != len(want) {

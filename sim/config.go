@@ -35,6 +35,10 @@ type Config struct {
 type AgentConfig struct {
 	Name string
 	Kind string // one of Kinds()
+	// SnapshotLimit makes a snapshot on this agent fail when it would
+	// save more than this many bytes (0: never; FailSnapshotOver still
+	// applies to every agent), to exercise MEM-5 on one agent only.
+	SnapshotLimit uint64
 }
 
 const defaultMemoryPerAgent = 8 << 30
@@ -90,8 +94,9 @@ func counterBlocks(sqRegs, tccRegs int, hasEA bool) []hsa.CounterBlock {
 
 // agentState is one simulated GPU.
 type agentState struct {
-	info hsa.Agent
-	kind agentKind
+	info          hsa.Agent
+	kind          agentKind
+	snapshotLimit uint64 // AgentConfig.SnapshotLimit
 }
 
 func buildAgents(cfgs []AgentConfig) ([]*agentState, error) {
@@ -109,8 +114,9 @@ func buildAgents(cfgs []AgentConfig) ([]*agentState, error) {
 			name = k.product
 		}
 		agents = append(agents, &agentState{
-			info: hsa.Agent{ID: hsa.AgentID(i + 1), Name: name, Arch: k.arch, Family: k.family, CounterBlocks: k.blocks},
-			kind: k,
+			info:          hsa.Agent{ID: hsa.AgentID(i + 1), Name: name, Arch: k.arch, Family: k.family, CounterBlocks: k.blocks},
+			kind:          k,
+			snapshotLimit: c.SnapshotLimit,
 		})
 	}
 	return agents, nil

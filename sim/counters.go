@@ -2,8 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // shape is what a dispatch's duration and counter values derive from:
@@ -45,6 +47,21 @@ func counterValues(counters []string, s shape) map[string]uint64 {
 		values[c] = counterValue(c, s)
 	}
 	return values
+}
+
+// countedAs is what the runtime counted for one run of a profiled packet,
+// the dispatch's counters then the agent's, each once, in the packet's
+// order: the kernel event's counters (docs/trace.md).
+func countedAs(p *hsa.Profile, s shape) []trace.Counter {
+	var out []trace.Counter
+	for _, names := range [][]string{p.Counters, p.Device} {
+		for _, n := range names {
+			if !slices.ContainsFunc(out, func(c trace.Counter) bool { return c.Name == n }) {
+				out = append(out, trace.Counter{Name: n, Value: counterValue(n, s)})
+			}
+		}
+	}
+	return out
 }
 
 func counterValue(name string, s shape) uint64 {

@@ -175,6 +175,11 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 		if p.Completion != nil {
 			e.Signal = uint64(p.Completion.ID())
 		}
+		if p.Profile != nil {
+			// The runtime's own account of what it counted for this
+			// run: the witness the oracles hold counter records to (AGT-1).
+			e.Counters = countedAs(p.Profile, shape)
+		}
 		rec.Emit(e)
 	}
 	m.mu.Unlock()

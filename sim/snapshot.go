@@ -34,7 +34,8 @@ type savedRegion struct {
 // Snapshot implements hsa.Runtime. It copies only the regions given; the
 // engine decides what is tracked (MEM-4).
 func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
-	if _, ok := r.agent(agent); !ok {
+	st, ok := r.agent(agent)
+	if !ok {
 		return nil, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
 	}
 	m := r.mem
@@ -60,6 +61,9 @@ func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa
 	}
 	if r.cfg.FailSnapshotOver > 0 && total > r.cfg.FailSnapshotOver {
 		return nil, fmt.Errorf("%w: snapshot of %d bytes exceeds FailSnapshotOver=%d", ErrInjected, total, r.cfg.FailSnapshotOver)
+	}
+	if st.snapshotLimit > 0 && total > st.snapshotLimit {
+		return nil, fmt.Errorf("%w: snapshot of %d bytes on agent %d exceeds its SnapshotLimit=%d", ErrInjected, total, agent, st.snapshotLimit)
 	}
 	s := &snapshot{rt: r, bytes: total, mark: m.version, agent: agent, thread: thread}
 	read := make([]trace.Region, 0, len(lives))

@@ -402,12 +402,15 @@ type PayloadExpect struct {
 }
 
 // CountersExpect is "the counter records of this dispatch (in this pass,
-// from this context) carry exactly these counters".
+// from this context) carry exactly these counters" (Names), and "each of
+// these counters reads a value in its range, in every such record that
+// carries it and in at least one" (Values).
 type CountersExpect struct {
-	Dispatch string   `yaml:"dispatch" json:"dispatch"`
-	Pass     *uint64  `yaml:"pass,omitempty" json:"pass,omitempty"`
-	Context  string   `yaml:"context,omitempty" json:"context,omitempty"`
-	Names    []string `yaml:"names" json:"names"`
+	Dispatch string           `yaml:"dispatch" json:"dispatch"`
+	Pass     *uint64          `yaml:"pass,omitempty" json:"pass,omitempty"`
+	Context  string           `yaml:"context,omitempty" json:"context,omitempty"`
+	Names    []string         `yaml:"names,omitempty" json:"names,omitempty"`
+	Values   map[string]Count `yaml:"values,omitempty" json:"values,omitempty"`
 }
 
 // RecordCount is the number of records of a service, narrowed to one

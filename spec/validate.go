@@ -661,8 +661,13 @@ func (v *validator) expectMore(e Expect) {
 		if ce.Context != "" || v.written(p+".context") {
 			v.ref(p+".context", "context", ce.Context, v.contexts)
 		}
-		if len(ce.Names) == 0 {
-			v.fail(p+".names", "name the counters (record_counts states that a pass has none)")
+		if len(ce.Names) == 0 && len(ce.Values) == 0 {
+			v.fail(p+".names", "name the counters (record_counts states that a pass has none), or give their values (values: {NAME: COUNT})")
+		}
+		for _, name := range sortedKeys(ce.Values) {
+			if name == "" {
+				v.fail(p+".values", "a counter name is empty")
+			}
 		}
 	}
 	for _, d := range sortedKeys(e.Saved) {

@@ -103,7 +103,7 @@ func Read(r io.Reader) (Trace, error) {
 		}
 		if err != nil {
 			events.pop() // the events before the bad line are what was read
-			return fail(&ParseError{line, err})
+			return fail(&ParseError{line, explainValue(b, err)})
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -43,10 +43,10 @@ func (tg Sim) Header(s spec.Spec) trace.Header {
 func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
 	cfg := sim.Config{Scheduled: !tg.Parallel, FailRestoreAt: tg.FailRestoreAt}
 	for _, a := range s.Agents {
-		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
-		if a.SnapshotLimit > 0 && (cfg.FailSnapshotOver == 0 || a.SnapshotLimit < cfg.FailSnapshotOver) {
-			cfg.FailSnapshotOver = a.SnapshotLimit // the simulator has one limit for all agents
-		}
+		// The spec's limit is the agent's own (spec.Agent.SnapshotLimit):
+		// a machine-wide one made a snapshot on another agent fail, and a
+		// generated spec waiting for that agent's loop hung (gen-023977).
+		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind, SnapshotLimit: a.SnapshotLimit})
 		// The simulator counts restores over the whole machine: the
 		// earliest failure any agent asks for is the one that happens.
 		if n := int(min(a.RestoreFailsAt, 1<<31)); n > 0 && (cfg.FailRestoreAt == 0 || n < cfg.FailRestoreAt) {

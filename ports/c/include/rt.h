@@ -141,6 +141,7 @@ typedef struct {
     const char *kernel;
     uint64_t start, end;
     const char *mem_in, *mem_out; /* digests of the saved (device) buffers; NULL when not asked */
+    const rt_profile *profile;    /* what the runtime counted for this run; NULL when not asked */
 } rt_kernel_report;
 
 typedef struct {

@@ -34,10 +34,26 @@ typedef struct {
 
 /* ---------------------------------------------------------------- runtime and sdk events */
 
+/* on_kernel reports a kernel run with what the runtime counted for it
+ * (the dispatch's counters, then the agent's, each once): the witness the
+ * oracles hold the SDK's counter records to (AGT-1, docs/trace.md). */
 static void on_kernel(void *arg, const rt_kernel_report *k) {
+    rs_counter cs[2 * RT_MAX_COUNTERS];
+    size_t n = 0;
+    const rt_profile *p = k->profile;
+    for (int dev = 0; p != NULL && dev < 2; dev++) {
+        size_t m = dev ? p->ndevice : p->ncounters;
+        for (size_t i = 0; i < m; i++) {
+            const char *name = dev ? p->device[i] : p->counters[i];
+            bool seen = false;
+            for (size_t j = 0; j < n && !seen; j++) seen = strcmp(cs[j].name, name) == 0;
+            if (!seen) cs[n++] = (rs_counter){name, dev ? p->device_values[i] : p->values[i]};
+        }
+    }
     rs_emit(arg, &(rs_event){.type = RS_EV_KERNEL, .thread = rs_app_thread(), .agent = k->agent, .queue = k->queue,
                              .dispatch = k->tag, .kernel = k->kernel, .start = k->start, .end = k->end,
-                             .signal = k->signal, .mem_in = k->mem_in, .mem_out = k->mem_out});
+                             .signal = k->signal, .mem_in = k->mem_in, .mem_out = k->mem_out,
+                             .counters = n > 0 ? cs : NULL, .ncounters = n});
 }
 
 static void on_signal(void *arg, uint64_t signal, int64_t value) {

@@ -517,7 +517,7 @@ static int run_reported(rt_queue *q, rt_packet *p) {
     if (rt->has_obs && rt->obs.kernel != NULL) {
         rt_kernel_report k = {.agent = q->agent, .queue = q->id, .tag = p->tag, .kernel = p->kernel,
                               .start = start, .end = end, .mem_in = digests ? in : NULL, .mem_out = digests ? out : NULL,
-                              .signal = p->completion != NULL ? p->completion->id : 0};
+                              .signal = p->completion != NULL ? p->completion->id : 0, .profile = p->profile};
         rt->obs.kernel(rt->obs.arg, &k);
     }
     return RT_OK;
