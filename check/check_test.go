@@ -651,3 +651,215 @@ func startedButSilent() trace.Trace {
 		locals: map[int][]trace.Event{1: {ctxStop(10)}, 2: {ctxStart(10)}}})
 	return drop(b.trace(), and(typ(trace.Record), func(e trace.Event) bool { p, _ := e.PassOf(); return p == 1 || p == 2 }))
 }
+
+// Situations of LCX-4 and LCX-6 beyond a plain dispatch (issue 20): a
+// context stopped locally in one loop must still record in every dispatch
+// outside that loop, whatever kind it is.
+
+// nextLoop: loop a stops context 10 in pass 0; loop b follows on the same
+// thread and never toggles it. masked drops b's records: the override
+// survived into the next loop (LCX-4).
+func nextLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "a", dispatch: 1, count: 2, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
+	early := &builder{clock: 500, allocated: map[uint64]bool{1: true}}
+	early.dispatch(loop{label: "p", dispatch: 3, thread: 2, count: -1})
+	t = insertAfter(t, typ(trace.AppAlloc), early.ev...) // after the buffer it reads back exists
+	b = &builder{ev: t.Events, clock: 10000, allocated: map[uint64]bool{1: true}}
+	b.dispatch(loop{label: "b", dispatch: 2, count: 3})
+	t = b.trace()
+	if masked {
+		t = drop(t, and(typ(trace.Record), dispatchIs(2)))
+	}
+	return renumber(t)
+}
+
+// concurrentLoop: thread 2 replays on agent 2 while thread 1's loop has
+// context 10 stopped locally (from pass 0). masked drops thread 2's
+// records: the override was kept for the process, not the thread (LCX-6).
+func concurrentLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "a", dispatch: 1, agent: 1, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
+	early := &builder{clock: 5000}
+	early.dispatch(loop{label: "p", dispatch: 2, thread: 2, agent: 2, count: -1})
+	mid := &builder{clock: 6000, allocated: map[uint64]bool{2: true}}
+	mid.dispatch(loop{label: "c", dispatch: 3, thread: 2, agent: 2, count: 2})
+	es := mid.ev
+	if masked {
+		es = drop(mid.trace(), typ(trace.Record)).Events
+	}
+	t = insertAfter(t, passCB(trace.PhaseEnter, 1), es...)
+	t = insertAfter(t, typ(trace.API), early.ev...)
+	return renumber(t)
+}
+
+// afterOtherLoop: thread 2's plain dispatch runs after thread 1's loop,
+// which stopped context 10 locally, has ended. masked drops its record:
+// the override outlived its loop (LCX-4).
+func afterOtherLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "a", dispatch: 1, agent: 1, count: 2, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
+	early := &builder{clock: 500}
+	early.dispatch(loop{label: "p", dispatch: 2, thread: 2, agent: 2, count: -1})
+	t = insertAfter(t, typ(trace.API), early.ev...)
+	later := &builder{clock: 20000, allocated: map[uint64]bool{2: true}}
+	later.dispatch(loop{label: "c", dispatch: 3, thread: 2, agent: 2, count: -1})
+	es := later.ev
+	if masked {
+		es = drop(later.trace(), typ(trace.Record)).Events
+	}
+	return renumber(trace.Trace{Header: t.Header, Events: append(t.Events, es...)})
+}
+
+// toolDispatchInLoop: in PASS ENTER of pass 1 of a loop that stopped
+// context 10 in pass 0, the tool writes a dispatch of its own. masked
+// drops its record: the loop's override was applied to it (LCX-6).
+func toolDispatchInLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "before", dispatch: 1, count: -1})
+	b.dispatch(loop{label: "a", dispatch: 2, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(2)))
+	own := []trace.Event{
+		{Type: trace.ToolDispatch, Thread: 1, Label: "side", Kernel: "fill", Agent: 1, Signal: 777, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Dispatch: 2},
+		{Type: trace.DispatchID, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill"},
+		{Type: trace.Correlation, Thread: 1, Dispatch: 3, Result: trace.I64(990)},
+		{Type: trace.Kernel, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill", Start: 90001, End: 90005, Signal: 777},
+		{Type: trace.Record, Service: trace.KernelTrace, Context: 10, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill", Corr: &trace.Corr{Internal: 103, External: 990, Ancestor: 102}, Start: 90001, End: 90005},
+		{Type: trace.Signal, Thread: 1, Signal: 777, Value: trace.I64(0)},
+		{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 777},
+	}
+	if masked {
+		own = append(own[:4], own[5:]...)
+	}
+	t = insertBefore(t, and(typ(trace.Returned), func(e trace.Event) bool {
+		p, ok := e.PassOf()
+		return e.Dispatch == 2 && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && ok && p == 1
+	}), own...)
+	return renumber(t)
+}
+
+// restartedSilent: a plain run shows context 10's trace records; then a
+// loop stops it in pass 0 and starts it again in pass 1 (so the loop never
+// sees it record before the stop). With silent, passes 1 and 2 have no
+// record either: the start did not bring it back (SVC-1 in pass 1).
+func restartedSilent(silent bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "before", dispatch: 1, count: -1})
+	b.dispatch(loop{label: "a", dispatch: 2, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}, 1: {ctxStart(10)}}})
+	return drop(b.trace(), and(typ(trace.Record), dispatchIs(2), func(e trace.Event) bool { p, _ := e.PassOf(); return p == 0 || silent }))
+}
+
+func TestSituationsOfLocalOverrides(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		tr     func(bool) trace.Trace
+		want   string
+		reason string
+	}{
+		{"next loop on the thread", nextLoop, "LCX-4", "an override from one loop survives into the next loop on its thread"},
+		{"another thread's concurrent loop", concurrentLoop, "LCX-6", "local overrides kept for the process, not per thread"},
+		{"another thread after the loop", afterOtherLoop, "LCX-4", "an override outlives its loop for another thread"},
+		{"the tool's own dispatch", toolDispatchInLoop, "LCX-6", "a tool dispatch masked by the loop's overrides"},
+		{"brought back by a local start", restartedSilent, "SVC-1", "a local start after a local stop does not bring the context back"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, v := range Trace(c.tr(false)) {
+				t.Errorf("valid trace: unexpected\n%s", v)
+			}
+			if r, _ := Judge(c.tr(false)).Rule(c.want); r.Instances == 0 {
+				t.Errorf("valid trace: %s examined nothing", c.want)
+			}
+			// The tool's and the application's events alone show it too
+			// (black-box): LCX-4 and LCX-6 need nothing else.
+			for _, tr := range []trace.Trace{c.tr(true), blackBox(c.tr(true))} {
+				var got []string
+				found := false
+				for _, v := range Trace(tr) {
+					if v.Rule == c.want {
+						found = true
+						break
+					}
+					got = append(got, v.String())
+				}
+				if !found {
+					t.Errorf("%s (sources %v): want a %s violation, got:\n%s", c.reason, tr.Header.Sources, c.want, strings.Join(got, "\n"))
+				}
+			}
+			for _, v := range Trace(blackBox(c.tr(false))) {
+				t.Errorf("valid trace at black-box: unexpected\n%s", v)
+			}
+		})
+	}
+}
+
+// MEM-4: a restore skips a region freed or reallocated since the snapshot.
+// In pass 0 another thread frees the loop's buffer and a new buffer takes
+// its address; the restore before pass 1 writing there is caught, whether
+// the trace shows the new buffer or only the free.
+func TestRestoreIntoReusedAddress(t *testing.T) {
+	fixed3 := new(builder).prelude().dispatch(loop{label: "k", dispatch: 1, count: 3}).trace()
+	addr := uint64(1<<32 + 1<<16)
+	reuse := []trace.Event{
+		{Type: trace.AppFree, Thread: 2, Buffer: "buf-1", Addr: addr},
+		{Type: trace.AppAlloc, Thread: 2, Buffer: "late", Agent: 1, MemKind: trace.MemDevice, Addr: addr, Bytes: 16},
+	}
+	tr := renumber(insertAfter(fixed3, passCB(trace.PhaseExit, 0), reuse...))
+	var got []string
+	for _, v := range Trace(tr) {
+		if v.Rule == "MEM-4" && strings.Contains(v.Message, "late") {
+			return
+		}
+		got = append(got, v.String())
+	}
+	t.Errorf("a restore into a buffer that reuses a freed address: want MEM-4, got:\n%s", strings.Join(got, "\n"))
+}
+
+// nestedToolLoop: from PASS ENTER of pass 1 of a loop that stopped context
+// 10 in pass 0, the tool writes a dispatch of its own on agent 2, which
+// opens its own window there (MEM-6, clarified 2026-12-01) and replays
+// twice. masked drops its records from pass 1 on: the outer loop's override
+// reached a later pass of the nested window (LCX-6).
+func nestedToolLoop(masked bool) trace.Trace {
+	b := new(builder).prelude()
+	b.dispatch(loop{label: "a", dispatch: 1, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
+	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(1)))
+	early := &builder{clock: 500}
+	early.dispatch(loop{label: "p", dispatch: 3, thread: 2, agent: 2, count: -1})
+	t = insertAfter(t, typ(trace.API), early.ev...)
+	inner := &builder{clock: 50000, allocated: map[uint64]bool{2: true}}
+	inner.dispatch(loop{label: "side", dispatch: 2, thread: 1, agent: 2, count: 2})
+	own := drop(inner.trace(), func(e trace.Event) bool {
+		return e.Type == trace.AppDispatch || e.Type == trace.AppComplete || e.Type == trace.AppReadback
+	}).Events
+	if masked {
+		own = drop(trace.Trace{Events: own}, func(e trace.Event) bool {
+			p, _ := e.PassOf()
+			return e.Type == trace.Record && p >= 1
+		}).Events
+	}
+	wrapped := append([]trace.Event{{Type: trace.ToolDispatch, Thread: 1, Label: "side", Kernel: "increment", Agent: 2, Signal: 502,
+		Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Dispatch: 1}}, own...)
+	wrapped = append(wrapped, trace.Event{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 502})
+	t = insertBefore(t, and(typ(trace.Returned), func(e trace.Event) bool {
+		p, ok := e.PassOf()
+		return e.Dispatch == 1 && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && ok && p == 1
+	}), wrapped...)
+	return renumber(t)
+}
+
+func TestNestedToolLoopUnmasked(t *testing.T) {
+	for _, v := range Trace(nestedToolLoop(false)) {
+		if strings.HasPrefix(v.Rule, "LCX") || strings.HasPrefix(v.Rule, "SVC") {
+			t.Errorf("valid nested window: unexpected\n%s", v)
+		}
+	}
+	for _, v := range Trace(nestedToolLoop(true)) {
+		if v.Rule == "LCX-6" && strings.Contains(v.Message, "pass 1 of") {
+			return
+		}
+	}
+	t.Errorf("a later pass of the tool's nested window, masked by the outer loop's override: want LCX-6")
+}

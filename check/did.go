@@ -14,6 +14,7 @@ func checkDID(x *index) []Violation {
 	var vs []Violation
 	for _, a := range x.apps {
 		vs = append(vs, x.checkAppIdentity(a)...)
+		vs = append(vs, x.checkEveryPacketNamed(a)...)
 	}
 	vs = append(vs, x.checkIDCounter()...)
 	vs = append(vs, x.checkNamedIDs()...)

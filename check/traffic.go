@@ -160,11 +160,29 @@ func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
 	list := x.byThread[d.thread]
 	for j := sort.SearchInts(list, from); j < len(list) && list[j] < to; j++ {
 		e := &x.ev[list[j]]
-		if e.Type == typ && (e.Agent == d.agent || d.agent == 0) {
+		if e.Type == typ && (e.Agent == d.agent || d.agent == 0) && !(j > 0 && x.fillsAlloc(list[j-1], list[j])) {
 			out = append(out, list[j])
 		}
 	}
 	return out
+}
+
+// fillsAlloc reports whether the runtime's write w, next on its thread
+// after the application's allocation a, is the application filling the
+// buffer it just made (a tool that allocates from a callback does so
+// inside a loop's window, between a pass and the next restore), not the
+// SDK's doing.
+func (x *index) fillsAlloc(a, w int) bool {
+	al, wr := &x.ev[a], &x.ev[w]
+	if al.Type != trace.AppAlloc || wr.Type != trace.MemWrite {
+		return false
+	}
+	for _, g := range wr.Regions {
+		if g.Addr < al.Addr || g.Addr+g.Bytes > al.Addr+al.Bytes {
+			return false
+		}
+	}
+	return len(wr.Regions) > 0
 }
 
 func (x *index) bytesOf(list []int) uint64 {
@@ -356,8 +374,16 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 		}
 		for _, i := range writes {
 			for _, g := range x.ev[i].Regions {
-				if a, ok := x.allocatedBefore(g.Addr, i); ok && a.freedAt < i {
+				a, ok := x.allocatedBefore(g.Addr, i)
+				switch {
+				case !ok:
+				case a.freedAt < i:
 					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d wrote into buffer %s, freed since the snapshot", p, a.buffer), a.freedAt, i))
+				case x.prevOnThread(a.at) > d.passEnter[0]:
+					// Allocated after the loop's first pass began, so after
+					// its snapshot: the address held a region freed since
+					// (MEM-4: a restore skips a region freed or reallocated).
+					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d wrote into buffer %s, allocated at %#x after the snapshot: a region freed or reallocated since the snapshot must be skipped", p, a.buffer, g.Addr), a.at, i))
 				}
 			}
 		}

@@ -140,3 +140,30 @@ Feature: Which dispatches become replay candidates
     And the tool asks for 2 passes
     When the application dispatches "increment" on "x"
     Then the checks report a violation of ACT-3
+
+  @ACT-6
+  Scenario: the multi-packet and graph warnings are printed once for the process, whichever thread writes them
+    Given a tool that subscribes to kernel replay
+    And a machine with an MI200 agent as well
+    And the application has a buffer "y" of 64 elements filled with 0 on the MI200 agent
+    And the tool asks for 2 passes
+    When the application submits "increment" on "x" together with a barrier packet in one write as "packets"
+    And the application launches "increment" on "x" as part of a graph as "graph"
+    And thread 2 submits "increment" on "y" together with a barrier packet in one write on the MI200 agent as "packets-2"
+    And thread 2 launches "increment" on "y" as part of a graph on the MI200 agent as "graph-2"
+    Then "packets-2" gets no replay callback and runs once
+    And "graph-2" gets no replay callback and runs once
+    And the SDK warns "multi_packet_submission" once
+    And the SDK warns "graph_launch" once
+    And the rule checks find nothing wrong
+
+  @ACT-6 @fault
+  Scenario: an engine that warns once per thread is caught
+    Given the engine has the planted fault warn_once_per_thread
+    And a tool that subscribes to kernel replay
+    And a machine with an MI200 agent as well
+    And the application has a buffer "y" of 64 elements filled with 0 on the MI200 agent
+    And the tool asks for 2 passes
+    When the application submits "increment" on "x" together with a barrier packet in one write as "packets"
+    And thread 2 submits "increment" on "y" together with a barrier packet in one write on the MI200 agent as "packets-2"
+    Then the checks report a violation of ACT-6

@@ -62,3 +62,21 @@ Feature: The application sees one completion per dispatch
     And the tool asks for 3 passes
     When the application dispatches "increment" on "x"
     Then the checks report a violation of CMP-2
+
+  @CMP-1 @CMP-3
+  Scenario: an indefinite loop that ends after its first pass still completes once
+    Given the application has a buffer "x" of 64 elements filled with 5
+    And the tool asks for an indefinite loop and stops after pass 0
+    When the application dispatches "increment" on "x"
+    Then exactly 1 passes run
+    And the application sees one completion, after the last pass
+    And the buffer "x" holds 6 in every element
+    And the rule checks find nothing wrong
+
+  @CMP-1 @fault
+  Scenario: an engine that never completes an indefinite loop of one pass is caught
+    Given the engine has the planted fault indefinite_one_pass_no_completion
+    And the application has a buffer "x" of 64 elements filled with 5
+    And the tool asks for an indefinite loop and stops after pass 0
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of CMP-1

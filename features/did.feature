@@ -50,3 +50,21 @@ Feature: One dispatch id for every pass of a dispatch
     And the tool asks for 3 passes
     When the application dispatches "increment" on "x"
     Then the checks report a violation of DID-4
+
+  @DID-1 @DID-3
+  Scenario: each kernel packet of one write is its own dispatch, barriers between them or not
+    Given the tool asks for 2 passes
+    When the application submits 3 "increment" dispatches on "x" in one write, with a barrier between each two as "batch"
+    And the application then dispatches "increment" on "x" as "after"
+    Then one dispatch id is reserved for every dispatch the application makes
+    And the kernel of "batch" runs 3 times on the GPU
+    And the kernel of "after" runs twice on the GPU
+    And the buffer "x" holds 4 in every element
+    And the rule checks find nothing wrong
+
+  @DID-1 @fault
+  Scenario: an engine that stops reading a submission at its first barrier is caught
+    Given the engine has the planted fault barrier_ends_submission
+    And the tool asks for 2 passes
+    When the application submits 3 "increment" dispatches on "x" in one write, with a barrier between each two as "batch"
+    Then the checks report a violation of DID-1

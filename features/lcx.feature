@@ -141,3 +141,99 @@ Feature: Local context control inside a replay loop
     And in pass 0 the tool starts "later" locally
     When the application dispatches "increment" on "x"
     Then the checks report a violation of LCX-7
+
+  @LCX-4 @LCX-3
+  Scenario: the next loop on the thread starts with every context as it was before any override
+    Given the tool asks for 3 passes
+    And in pass 1 of "first", the tool stops "timing" locally
+    When the application dispatches "increment" on "x" as "first"
+    And the application dispatches "increment" on "x" as "next"
+    Then "timing" delivers kernel trace records for passes 0 only of "first"
+    And "timing" delivers kernel trace records for passes 0, 1 and 2 of "next"
+    And the rule checks find nothing wrong
+
+  @LCX-4 @fault
+  Scenario: an engine that starts the next loop with the last loop's override is caught
+    Given the engine has the planted fault local_override_next_loop
+    And the tool asks for 3 passes
+    And in pass 1 of "first", the tool stops "timing" locally
+    When the application dispatches "increment" on "x" as "first"
+    And the application dispatches "increment" on "x" as "next"
+    Then the checks report a violation of LCX-4
+
+  @LCX-6 @MEM-6
+  Scenario: a local stop on one thread leaves another thread's loop alone while both replay
+    Given a machine with an MI200 agent as well
+    And the application has a buffer "y" of 64 elements filled with 0 on the MI200 agent
+    And the application has a buffer "w" of 64 elements filled with 0 on the MI200 agent
+    And the tool asks for 4 passes
+    And in every pass of "replayed", the tool stops "timing" locally
+    When the application dispatches "increment" on "x" as "replayed"
+    And meanwhile, thread 2 dispatches "increment" on "y" on the MI200 agent as "other" while "replayed" is in pass 1
+    And thread 3 dispatches "increment" on "w" on the MI200 agent as "warm"
+    And the tool declines to replay "warm"
+    Then "timing" delivers no kernel trace records for "replayed"
+    And "timing" delivers kernel trace records for passes 0, 1, 2 and 3 of "other"
+    And the rule checks find nothing wrong
+
+  @LCX-6 @fault
+  Scenario: an engine that keeps one local override for the whole process is caught
+    Given the engine has the planted fault local_override_per_process
+    And a machine with an MI200 agent as well
+    And the application has a buffer "y" of 64 elements filled with 0 on the MI200 agent
+    And the application has a buffer "w" of 64 elements filled with 0 on the MI200 agent
+    And the tool asks for 4 passes
+    And in every pass of "replayed", the tool stops "timing" locally
+    When the application dispatches "increment" on "x" as "replayed"
+    And meanwhile, thread 2 dispatches "increment" on "y" on the MI200 agent as "other" while "replayed" is in pass 1
+    And thread 3 dispatches "increment" on "w" on the MI200 agent as "warm"
+    And the tool declines to replay "warm"
+    Then the checks report a violation of LCX-6
+
+  @LCX-3 @SVC-1
+  Scenario: a context stopped in the first pass and started in the next records again, though the loop never saw it record
+    Given the tool asks for 3 passes
+    And in pass 0 of "looped", the tool stops "timing" locally
+    And in pass 1 of "looped", the tool starts "timing" locally
+    When the application dispatches "increment" on "x" as "plain"
+    And the tool declines to replay "plain"
+    And the application dispatches "increment" on "x" as "looped"
+    Then "timing" delivers kernel trace records for passes 1 and 2 of "looped"
+    And the rule checks find nothing wrong
+
+  @SVC-1 @fault
+  Scenario: an engine whose local start does not end an earlier local stop is caught without a word from the spec
+    Given the engine has the planted fault local_start_ignored
+    And the tool asks for 3 passes
+    And in pass 0 of "looped", the tool stops "timing" locally
+    And in pass 1 of "looped", the tool starts "timing" locally
+    When the application dispatches "increment" on "x" as "plain"
+    And the tool declines to replay "plain"
+    And the application dispatches "increment" on "x" as "looped"
+    Then the checks report a violation of SVC-1
+
+  @LCX-6
+  Scenario: the tool's own dispatch from inside a loop is not masked by the loop's override
+    Given the application has a fine-grained buffer "t" of 16 elements filled with 0
+    And the tool asks for 3 passes
+    And in pass 0 of "main", the tool stops "timing" locally
+    And as pass 1 begins, the tool writes "fill" with 7 on "t" of its own as "side"
+    When the application dispatches "increment" on "x" as "plain"
+    And the tool declines to replay "plain"
+    And the application dispatches "increment" on "x" as "main"
+    Then "timing" delivers no kernel trace records for "main"
+    And the tool's own dispatch "side" gets one kernel trace record from "timing"
+    And the buffer "t" holds 7 in every element
+    And the rule checks find nothing wrong
+
+  @LCX-6 @fault
+  Scenario: an engine that prepares the tool's own dispatch under the loop's override is caught
+    Given the engine has the planted fault tool_dispatch_masked
+    And the application has a fine-grained buffer "t" of 16 elements filled with 0
+    And the tool asks for 3 passes
+    And in pass 0 of "main", the tool stops "timing" locally
+    And as pass 1 begins, the tool writes "fill" with 7 on "t" of its own as "side"
+    When the application dispatches "increment" on "x" as "plain"
+    And the tool declines to replay "plain"
+    And the application dispatches "increment" on "x" as "main"
+    Then the checks report a violation of LCX-6

@@ -172,3 +172,44 @@ Feature: Device memory is saved before a loop and restored between passes
     And the tool asks for 3 passes
     When the application dispatches "increment" on "x"
     Then the checks report a violation of MEM-4
+
+  @MEM-4 @MEM-2
+  Scenario: a restore skips a buffer freed during the loop, whatever now lives where it was
+    Given the application has a buffer "x" of 64 elements filled with 1
+    And the application has a buffer "y" of 1024 elements filled with 3
+    And the tool asks for 3 passes
+    And as pass 0 ends, the tool frees "y" and allocates "z" in its place, filled with 9
+    When the application dispatches "increment" on "x"
+    Then the buffer "x" holds 2 in every element
+    And the buffer "z" holds 9 in every element
+    And the rule checks find nothing wrong
+
+  @MEM-4 @fault
+  Scenario: an engine that restores a freed region by its address is caught
+    Given the engine has the planted fault restore_into_freed
+    And the application has a buffer "x" of 64 elements filled with 1
+    And the application has a buffer "y" of 1024 elements filled with 3
+    And the tool asks for 3 passes
+    And as pass 0 ends, the tool frees "y" and allocates "z" in its place, filled with 9
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of MEM-4
+
+  @MEM-4
+  Scenario: kernel-argument memory is not saved
+    Given the application has a buffer "y" of 64 elements filled with 1
+    And the application has a kernel-argument buffer "k" of 64 elements filled with 4
+    And the tool asks for 3 passes
+    When the application dispatches "accumulate" on "y" and "k"
+    Then the snapshot saves 1 region of device memory
+    And the buffer "y" holds 5 in every element
+    And the buffer "k" holds 4 in every element
+    And the rule checks find nothing wrong
+
+  @MEM-4 @fault
+  Scenario: an engine that saves kernel-argument memory is caught by what the runtime read
+    Given the engine has the planted fault snapshot_saves_kernarg
+    And the application has a buffer "y" of 64 elements filled with 1
+    And the application has a kernel-argument buffer "k" of 64 elements filled with 4
+    And the tool asks for 3 passes
+    When the application dispatches "accumulate" on "y" and "k"
+    Then the checks report a violation of MEM-4

@@ -104,3 +104,30 @@ Feature: Services under replay
     And in pass 1 the tool stops "pcs" locally
     When the application dispatches "increment" on "x"
     Then the checks report a violation of SVC-2
+
+  @SVC-2
+  Scenario Outline: on every kind of agent, PC sampling and device counting ignore a local stop
+    Given a machine with <agent> agent as well
+    And the application has a buffer "y" of 64 elements filled with 0 on the <kind> agent
+    And the tool samples PCs in a context "pcs"
+    And the tool counts device-wide GRBM_COUNT in a context "device"
+    And the tool asks for 3 passes
+    And in pass 1 the tool stops "pcs" and "device" locally
+    When the application dispatches "increment" on "y" on the <kind> agent
+    Then "pcs" delivers PC sample records for passes 0, 1 and 2
+    And "device" delivers device count records for passes 0, 1 and 2
+    And the rule checks find nothing wrong
+
+    Examples:
+      | agent       | kind     |
+      | an MI200    | MI200    |
+      | a consumer  | consumer |
+
+  @SVC-2 @fault
+  Scenario: an engine whose PC sampling obeys a local stop on MI200 and MI300 parts only is caught there
+    Given the engine has the planted fault pc_sampling_honours_stop_on_mi
+    And the tool samples PCs in a context "pcs"
+    And the tool asks for 3 passes
+    And in pass 1 the tool stops "pcs" locally
+    When the application dispatches "increment" on "x"
+    Then the checks report a violation of SVC-2

@@ -49,6 +49,18 @@ const (
 	FaultReplayMultiPacket    Fault = "replay_multi_packet"
 	FaultActivateUnstarted    Fault = "activate_unstarted"
 
+	// Situations beyond one loop on one thread (issue 20): later and
+	// concurrent loops, frees during a loop, the tool's own dispatches.
+	FaultLocalOverridePerProcess       Fault = "local_override_per_process"
+	FaultLocalOverrideNextLoop         Fault = "local_override_next_loop"
+	FaultLocalStartIgnored             Fault = "local_start_ignored"
+	FaultToolDispatchMasked            Fault = "tool_dispatch_masked"
+	FaultRestoreIntoFreed              Fault = "restore_into_freed"
+	FaultSnapshotSavesKernArg          Fault = "snapshot_saves_kernarg"
+	FaultIndefiniteOnePassNoCompletion Fault = "indefinite_one_pass_no_completion"
+	FaultWarnOncePerThread             Fault = "warn_once_per_thread"
+	FaultPCSamplingHonoursStopOnMI     Fault = "pc_sampling_honours_stop_on_mi"
+	FaultBarrierEndsSubmission         Fault = "barrier_ends_submission"
 	// What the application's API calls, as API tracing shows them, can catch.
 	FaultAncestorProcessWide Fault = "ancestor_process_wide"
 )
@@ -94,6 +106,16 @@ var faultTable = []struct {
 	{FaultUserDataWriteLost, []string{"UD-2"}, "what the tool writes in PASS ENTER does not reach that pass's EXIT and continue"},
 	{FaultReplayMultiPacket, []string{"ACT-6"}, "the kernel of a multi-packet submission is replayed"},
 	{FaultActivateUnstarted, []string{"ACT-3"}, "a configured replay context that was never started activates replay (while another context is started)"},
+	{FaultLocalOverridePerProcess, []string{"LCX-6", "LCX-3"}, "the loops' local override is one for the process: a local call masks every thread's loop, and a loop that is about to take its agent clears it"},
+	{FaultLocalOverrideNextLoop, []string{"LCX-4"}, "a loop's local override is kept when the loop ends and the thread's next loop starts with it"},
+	{FaultLocalStartIgnored, []string{"SVC-1", "LCX-3"}, "a local start after a local stop of the same context in one loop returns SUCCESS but the stop holds to the loop's end"},
+	{FaultToolDispatchMasked, []string{"LCX-6"}, "the tool's own dispatch, written from a replay callback, is prepared under the loop's local override"},
+	{FaultRestoreIntoFreed, []string{"MEM-4"}, "the SDK saves and restores by address, whole regions, and writes back a region freed since the snapshot (into whatever lives there now)"},
+	{FaultSnapshotSavesKernArg, []string{"MEM-4"}, "the snapshot also saves the agent's kernel-argument memory"},
+	{FaultIndefiniteOnePassNoCompletion, []string{"CMP-1"}, "an indefinite loop that ends after its first pass never fires the application's completion"},
+	{FaultWarnOncePerThread, []string{"ACT-6"}, "the multi-packet and graph warnings are printed once per thread, not once per process"},
+	{FaultPCSamplingHonoursStopOnMI, []string{"SVC-2"}, "PC sampling and device counting obey local stops on MI200 and MI300 agents"},
+	{FaultBarrierEndsSubmission, []string{"DID-1", "DID-2", "DID-3"}, "in a multi-packet submission, kernel packets after a barrier packet get no dispatch id and no services"},
 	{FaultAncestorProcessWide, []string{"COR-1", "COR-2"}, "an API call's ancestor is the process's last entered call (one variable for every thread), not its own thread's innermost open call; a dispatch inherits it"},
 }
 

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"errors"
+	"sort"
 	"sync"
 
 	"github.com/replayspec/replayspec/hsa"
@@ -24,7 +26,8 @@ type faultyRuntime struct {
 
 // withFaults wraps rt when a runtime-side fault is planted.
 func withFaults(rt hsa.Runtime, fs Faults) hsa.Runtime {
-	if !fs.Has(FaultSnapshotUnsavedKinds) && !fs.Has(FaultSnapshotSkipsBuffer) && !fs.Has(FaultRestoreMisreported) {
+	if !fs.Has(FaultSnapshotUnsavedKinds) && !fs.Has(FaultSnapshotSkipsBuffer) && !fs.Has(FaultRestoreMisreported) &&
+		!fs.Has(FaultSnapshotSavesKernArg) && !fs.Has(FaultRestoreIntoFreed) {
 		return rt
 	}
 	return &faultyRuntime{Runtime: rt, faults: fs, allocs: map[uint64]hsa.Allocation{}}
@@ -60,8 +63,22 @@ func (f *faultyRuntime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions
 		}
 		f.mu.Unlock()
 	}
+	if f.faults.Has(FaultSnapshotSavesKernArg) {
+		// MEM-4 broken: kernel-argument memory taken for device memory.
+		f.mu.Lock()
+		for _, a := range f.allocs {
+			if a.Agent == agent && a.Kind == hsa.KernArg {
+				regions = append(regions, a)
+			}
+		}
+		f.mu.Unlock()
+		sort.Slice(regions, func(i, j int) bool { return regions[i].Handle < regions[j].Handle })
+	}
 	if f.faults.Has(FaultSnapshotSkipsBuffer) && len(regions) > 0 {
 		regions = regions[:len(regions)-1] // MEM-4 broken: one device buffer left out
+	}
+	if f.faults.Has(FaultRestoreIntoFreed) {
+		return f.copySnapshot(regions)
 	}
 	snap, err := f.Runtime.Snapshot(thread, agent, regions)
 	if err != nil || !f.faults.Has(FaultRestoreMisreported) {
@@ -129,3 +146,49 @@ func faultyWrites(intercept hsa.WriteInterceptor, fs Faults) hsa.WriteIntercepto
 		})
 	}
 }
+
+// copySnapshot is the snapshot of restore_into_freed: the SDK copies each
+// region out itself and keeps it by address, and every restore copies
+// every region back whole, never asking whether the region was freed since
+// (MEM-4 broken). A region freed and not reused cannot be written (the
+// runtime refuses); one whose address a new allocation reuses is written
+// into that allocation.
+func (f *faultyRuntime) copySnapshot(regions []hsa.Allocation) (hsa.Snapshot, error) {
+	c := &copiedSnapshot{rt: f.Runtime}
+	for _, a := range regions {
+		data := make([]byte, a.Size)
+		if err := f.Runtime.Read(a, 0, data); err != nil {
+			return nil, err
+		}
+		c.regions = append(c.regions, a)
+		c.saved = append(c.saved, data)
+		c.bytes += a.Size
+	}
+	return c, nil
+}
+
+type copiedSnapshot struct {
+	rt      hsa.Runtime
+	regions []hsa.Allocation
+	saved   [][]byte
+	bytes   uint64
+}
+
+func (c *copiedSnapshot) Bytes() uint64 { return c.bytes }
+
+func (c *copiedSnapshot) Restore() (uint64, error) {
+	var n uint64
+	for i, a := range c.regions {
+		err := c.rt.Write(a, 0, c.saved[i])
+		switch {
+		case errors.Is(err, hsa.ErrFreed), errors.Is(err, hsa.ErrBadAccess):
+			continue // nothing lives there now
+		case err != nil:
+			return n, err
+		}
+		n += a.Size
+	}
+	return n, nil
+}
+
+func (c *copiedSnapshot) Release() { c.regions, c.saved = nil, nil }

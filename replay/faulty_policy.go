@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"sync"
+
 	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/trace"
 )
@@ -30,6 +32,9 @@ type policy struct {
 	completionEveryPass   bool // FaultCompletionEveryPass: CMP-1, CMP-2 broken
 	continueAfterLastPass bool // FaultContinueAfterLastPass: CONT-2 broken
 	localToggleLeaks      bool // FaultLocalToggleLeaks: LCX-4 broken
+	localOverrideNextLoop bool // FaultLocalOverrideNextLoop: LCX-4 broken
+	// FaultIndefiniteOnePassNoCompletion: CMP-1 broken.
+	indefiniteOnePassNoCompletion bool
 
 	// correlation ids of API calls.
 	ancestorProcessWide bool // FaultAncestorProcessWide: COR-1, COR-2 broken
@@ -39,11 +44,17 @@ type policy struct {
 	activateWithoutConfig bool // FaultActivateWithoutConfig: ACT-3 broken
 	replayMultiPacket     bool // FaultReplayMultiPacket: ACT-6 broken
 	warnEveryTime         bool // FaultWarnEveryTime: PC-6, ACT-6 broken
+	warnOncePerThread     bool // FaultWarnOncePerThread: ACT-6 broken
+	barrierEndsSubmission bool // FaultBarrierEndsSubmission: DID-1..3 broken
 
 	// local toggles and the services they mask.
 	localToggleAnywhere          bool // FaultLocalToggleAnywhere: LCX-2 broken
 	localStartNotStartedAllowed  bool // FaultLocalStartNotStartedAllowed: LCX-7 broken
 	agentWideServicesHonourStops bool // FaultPCSamplingHonoursStop: SVC-2 broken
+	pcSamplingHonoursStopOnMI    bool // FaultPCSamplingHonoursStopOnMI: SVC-2 broken
+	localOverridePerProcess      bool // FaultLocalOverridePerProcess: LCX-6, LCX-3 broken
+	localStartIgnored            bool // FaultLocalStartIgnored: SVC-1, LCX-3 broken
+	toolDispatchMasked           bool // FaultToolDispatchMasked: LCX-6 broken
 }
 
 func policyOf(fs Faults) policy {
@@ -63,6 +74,9 @@ func policyOf(fs Faults) policy {
 		completionEveryPass:   fs.Has(FaultCompletionEveryPass),
 		continueAfterLastPass: fs.Has(FaultContinueAfterLastPass),
 		localToggleLeaks:      fs.Has(FaultLocalToggleLeaks),
+		localOverrideNextLoop: fs.Has(FaultLocalOverrideNextLoop),
+
+		indefiniteOnePassNoCompletion: fs.Has(FaultIndefiniteOnePassNoCompletion),
 
 		ancestorProcessWide: fs.Has(FaultAncestorProcessWide),
 
@@ -70,10 +84,16 @@ func policyOf(fs Faults) policy {
 		activateWithoutConfig: fs.Has(FaultActivateWithoutConfig),
 		replayMultiPacket:     fs.Has(FaultReplayMultiPacket),
 		warnEveryTime:         fs.Has(FaultWarnEveryTime),
+		warnOncePerThread:     fs.Has(FaultWarnOncePerThread),
+		barrierEndsSubmission: fs.Has(FaultBarrierEndsSubmission),
 
 		localToggleAnywhere:          fs.Has(FaultLocalToggleAnywhere),
 		localStartNotStartedAllowed:  fs.Has(FaultLocalStartNotStartedAllowed),
 		agentWideServicesHonourStops: fs.Has(FaultPCSamplingHonoursStop),
+		pcSamplingHonoursStopOnMI:    fs.Has(FaultPCSamplingHonoursStopOnMI),
+		localOverridePerProcess:      fs.Has(FaultLocalOverridePerProcess),
+		localStartIgnored:            fs.Has(FaultLocalStartIgnored),
+		toolDispatchMasked:           fs.Has(FaultToolDispatchMasked),
 	}
 }
 
@@ -89,4 +109,43 @@ func (s *SDK) snapshotNotReplayed(thread hsa.ThreadID, info DispatchInfo) {
 		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
 	}
 	snap.Release()
+}
+
+// sharedOverride is the one override of local_override_per_process: what
+// the rules keep per thread and per loop (LCX-6), kept for the whole
+// process, so that every thread's loop reads the last local call of any.
+type sharedOverride struct {
+	mu      sync.Mutex
+	enabled map[ContextID]bool
+}
+
+func (o *sharedOverride) set(ctx ContextID, on bool) {
+	o.mu.Lock()
+	o.enabled[ctx] = on
+	o.mu.Unlock()
+}
+
+func (o *sharedOverride) clear() {
+	o.mu.Lock()
+	o.enabled = map[ContextID]bool{}
+	o.mu.Unlock()
+}
+
+func (o *sharedOverride) get(ctx ContextID) (on, set bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	on, set = o.enabled[ctx]
+	return on, set
+}
+
+// policyFor is the policy prepare applies on agent: with
+// pc_sampling_honours_stop_on_mi planted, agent-wide services obey local
+// stops on MI2xx/MI3xx agents (SVC-2 broken there only).
+func (s *SDK) policyFor(agent hsa.AgentID) *policy {
+	if !s.pol.pcSamplingHonoursStopOnMI || !s.agents[agent].Family.DataCenter() {
+		return &s.pol
+	}
+	p := s.pol
+	p.agentWideServicesHonourStops = true
+	return &p
 }

@@ -89,10 +89,10 @@ func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packe
 				code = trace.WarnGraphLaunch
 			}
 		}
-		s.warn(code, 0, fmt.Sprintf("%d packets", len(packets)))
+		s.warnFrom(thread, code, 0, fmt.Sprintf("%d packets", len(packets)))
 	}
 	ts := s.thread(thread)
-	if fromCallback {
+	if fromCallback && !s.pol.toolDispatchMasked { // LCX-6 broken when planted
 		// LCX-6: the running loop's local override is not for this dispatch.
 		ts.setUnmasked(true)
 		defer ts.setUnmasked(false)
@@ -107,6 +107,9 @@ func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packe
 	var subs []pending
 	for i := range out {
 		if out[i].Type != hsa.KernelDispatchPacket {
+			if s.pol.barrierEndsSubmission {
+				break // DID-1..3 broken: the packets after a barrier go unseen
+			}
 			continue
 		}
 		info := s.reserveDispatch(q, thread, out[i])

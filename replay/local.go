@@ -15,6 +15,8 @@ type threadState struct {
 	loop     *loopState
 	apiStack []apiCall          // the API calls open on the thread, innermost last
 	leaked   map[ContextID]bool // policy.localToggleLeaks: a mask that outlived its loop
+	carried  map[ContextID]bool // policy.localOverrideNextLoop: a mask the next loop starts with
+	shared   *sharedOverride    // policy.localOverridePerProcess: the process's one mask
 	// inCallback counts the replay callbacks running on this thread: a
 	// dispatch written inside one is the tool's own (docs/decisions.md).
 	inCallback int
@@ -38,7 +40,7 @@ func (s *SDK) thread(id hsa.ThreadID) *threadState {
 	if ts, ok := s.threads.Load(id); ok {
 		return ts.(*threadState)
 	}
-	ts := &threadState{}
+	ts := &threadState{shared: s.shared}
 	ts.start = func(ctx ContextID) Status { return s.localToggle(ts, ctx, true) }
 	ts.stop = func(ctx ContextID) Status { return s.localToggle(ts, ctx, false) }
 	actual, _ := s.threads.LoadOrStore(id, ts)
@@ -73,7 +75,15 @@ func (s *SDK) localToggle(ts *threadState, ctx ContextID, on bool) Status {
 		// the loop began can be neither started nor stopped locally.
 		return StatusErrorContextNotStarted
 	}
+	if on && s.pol.localStartIgnored {
+		if was, set := loop.enabled[ctx]; set && !was {
+			return StatusSuccess // SVC-1, LCX-3 broken: the stop holds
+		}
+	}
 	loop.enabled[ctx] = on // LCX-3: sticky; LCX-7: the last call in a pass wins
+	if ts.shared != nil {
+		ts.shared.set(ctx, on) // LCX-6 broken: every thread's loop sees it
+	}
 	return StatusSuccess
 }
 
@@ -81,16 +91,25 @@ func (ts *threadState) beginLoop(before *activeSet) *loopState {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.loop = &loopState{before: before, enabled: map[ContextID]bool{}}
+	for ctx, on := range ts.carried { // LCX-4 broken: the last loop's mask
+		ts.loop.enabled[ctx] = on
+	}
 	return ts.loop
 }
 
 // endLoop drops the override: every context's pre-loop state holds again
-// (LCX-4), unless the leak fault is planted.
-func (ts *threadState) endLoop(leak bool) {
+// (LCX-4), unless a fault that keeps it is planted.
+func (ts *threadState) endLoop(pol *policy) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if leak && ts.loop != nil && len(ts.loop.enabled) > 0 {
+	if pol.localToggleLeaks && ts.loop != nil && len(ts.loop.enabled) > 0 {
 		ts.leaked = ts.loop.enabled
+	}
+	if pol.localOverrideNextLoop && ts.loop != nil {
+		ts.carried = ts.loop.enabled
+	}
+	if ts.shared != nil {
+		ts.shared.clear()
 	}
 	ts.loop = nil
 }
@@ -155,6 +174,9 @@ func (ts *threadState) participates(svc Service, ctx ContextID, pol *policy) boo
 		mask = nil
 	}
 	on, set := mask[ctx]
+	if ts.shared != nil && ts.loop != nil && !ts.unmasked {
+		on, set = ts.shared.get(ctx) // LCX-6 broken: another thread's call counts
+	}
 	switch svc {
 	case PCSampling, DeviceCounting:
 		// SVC-2: agent-wide services ignore local toggles.

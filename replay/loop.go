@@ -59,6 +59,9 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): EXIT right after ENTER
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
+	if s.shared != nil {
+		s.shared.clear() // LCX-6 broken: a new loop's override, for everyone
+	}
 	lk := s.agentLocks.of(info.AgentID)
 	lk.Lock(thread) // MEM-6: the loop owns the agent
 	ts.setOwns(info.AgentID)
@@ -83,9 +86,14 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
 	defer snap.Release()
-	ended, err := s.loop(act, ts, sub, q, thread, corr, p, info, pl, seq, snap, write)
+	ran, ended, err := s.loop(act, ts, sub, q, thread, corr, p, info, pl, seq, snap, write)
 	if err != nil || !ended {
 		return err
+	}
+	if s.pol.indefiniteOnePassNoCompletion && pl.passes == 0 && ran == 1 {
+		// CMP-1 broken: the held-back completion is never released.
+		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq)
+		return nil
 	}
 	early := s.pol.completionBeforeConfigExit // CMP-2 broken
 	if early {
@@ -138,13 +146,13 @@ func regionsOf(allocs []hsa.Allocation) []trace.Region {
 	return out
 }
 
-// loop runs the passes. It reports whether the loop ended; a loop that
-// spends the caller's budget is reported as never-ended (CMP-4) and its
-// completion is not fired.
+// loop runs the passes. It reports how many ran and whether the loop
+// ended; a loop that spends the caller's budget is reported as never-ended
+// (CMP-4) and its completion is not fired.
 func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queue, thread hsa.ThreadID, corr CorrelationID,
-	p hsa.Packet, info DispatchInfo, pl plan, seq UserData, snap hsa.Snapshot, write hsa.WriteFunc) (bool, error) {
+	p hsa.Packet, info DispatchInfo, pl plan, seq UserData, snap hsa.Snapshot, write hsa.WriteFunc) (ran uint64, ended bool, err error) {
 	ts.beginLoop(act)
-	defer ts.endLoop(s.pol.localToggleLeaks) // LCX-4: the override ends with the loop
+	defer ts.endLoop(&s.pol) // LCX-4: the override ends with the loop
 	fixed := pl.passes > 0
 	total := pl.passes // PC-5: 0 for an indefinite loop
 	passUD := seq
@@ -152,7 +160,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		if pass > 0 && !s.pol.skipRestore {
 			// MEM-2: every later pass starts from the snapshot.
 			if err := s.restore(snap, thread, info.DispatchID, pass); err != nil {
-				return false, err
+				return pass, false, err
 			}
 		}
 		if !s.pol.userDataNotReseeded {
@@ -182,7 +190,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		svc := s.prepare(act, ts, thread, info, recCorr)
 		pass1.Tag, pass1.Profile = info.DispatchID, svc.profile
 		if err := write(thread, []hsa.Packet{pass1}); err != nil {
-			return false, err
+			return pass, false, err
 		}
 		if svc.profile != nil {
 			svc.deliver(thread, info, recCorr, svc.profile.Start, svc.profile.End) // CB-4: inside the pass; DID-4
@@ -206,15 +214,15 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 			if s.pol.restoreAfterLastPass {
 				// MEM-3 broken: memory ends as before the dispatch.
 				if err := s.restore(snap, thread, info.DispatchID, pass+1); err != nil {
-					return false, err
+					return pass + 1, false, err
 				}
 			}
-			return true, nil // MEM-3: break before restore
+			return pass + 1, true, nil // MEM-3: break before restore
 		}
 		if s.budgetSpent(pass + 1) {
 			s.rec.Emit(trace.Event{Type: trace.NeverEnded, Thread: uint64(thread), Dispatch: info.DispatchID, Pass: trace.U64(pass + 1),
 				Message: fmt.Sprintf("the loop ran %d passes without ending; the application's completion is never fired", pass+1)})
-			return false, ErrNeverEnded
+			return pass + 1, false, ErrNeverEnded
 		}
 	}
 }

@@ -77,6 +77,9 @@ type SDK struct {
 	// started takes its agent's lock (MEM-6, decision 18.2).
 	replayConfigured atomic.Bool
 	threads          sync.Map // hsa.ThreadID -> *threadState
+	// shared is the process-wide override of local_override_per_process
+	// (faulty_policy.go); nil, and never read, with no fault planted.
+	shared *sharedOverride
 }
 
 // toolContext is one context and the services configured on it.
@@ -117,6 +120,9 @@ func New(rt hsa.Runtime, opts Options) *SDK {
 	}
 	s := &SDK{rt: withFaults(rt, opts.Faults), opts: opts, pol: policyOf(opts.Faults), rec: opts.Recorder, contexts: map[ContextID]*toolContext{}}
 	s.intercept = faultyWrites(s.onWrite, opts.Faults)
+	if s.pol.localOverridePerProcess {
+		s.shared = &sharedOverride{enabled: map[ContextID]bool{}}
+	}
 	s.agents = map[hsa.AgentID]hsa.Agent{}
 	for _, a := range rt.Agents() {
 		s.agents[a.ID] = a

@@ -30,10 +30,11 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 	var sub submission
 	var counters, pcs, spm, att bool
 	var collecting []string // the dispatch counters of this pass so far
+	pol := s.policyFor(info.AgentID)
 	for i := range act.contexts {
 		c := &act.contexts[i]
 		id := c.id
-		if c.counters != nil && ts.participates(CounterCollection, id, &s.pol) {
+		if c.counters != nil && ts.participates(CounterCollection, id, pol) {
 			if names := c.counters.selectCounters(thread, info, corr); len(names) > 0 {
 				// Two contexts' dispatch counters that need two passes
 				// together cannot share this one: the later context is
@@ -49,10 +50,10 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 				}
 			}
 		}
-		if c.kernelTrace != nil && ts.participates(KernelTrace, id, &s.pol) {
+		if c.kernelTrace != nil && ts.participates(KernelTrace, id, pol) {
 			sub.uses = append(sub.uses, serviceUse{svc: KernelTrace, ctx: id, record: c.kernelTrace})
 		}
-		if d := c.deviceCounting; d != nil && d.covers(info.AgentID) && ts.participates(DeviceCounting, id, &s.pol) {
+		if d := c.deviceCounting; d != nil && d.covers(info.AgentID) && ts.participates(DeviceCounting, id, pol) {
 			// Configured for every agent, it counts on each what that
 			// agent has (decision 17.7), as the tool drops the dispatch
 			// counters an agent lacks (AGT-1).
@@ -60,15 +61,15 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 				sub.uses = append(sub.uses, serviceUse{DeviceCounting, id, names, d.record})
 			}
 		}
-		if d := c.pcSampling; d != nil && d.covers(info.AgentID) && ts.participates(PCSampling, id, &s.pol) {
+		if d := c.pcSampling; d != nil && d.covers(info.AgentID) && ts.participates(PCSampling, id, pol) {
 			sub.uses = append(sub.uses, serviceUse{svc: PCSampling, ctx: id, record: d.record})
 			pcs = true
 		}
-		if c.spm != nil && ts.participates(SPM, id, &s.pol) {
+		if c.spm != nil && ts.participates(SPM, id, pol) {
 			sub.uses = append(sub.uses, serviceUse{svc: SPM, ctx: id, record: c.spm})
 			spm = true
 		}
-		if c.threadTrace != nil && ts.participates(ThreadTrace, id, &s.pol) {
+		if c.threadTrace != nil && ts.participates(ThreadTrace, id, pol) {
 			sub.uses = append(sub.uses, serviceUse{svc: ThreadTrace, ctx: id, record: c.threadTrace})
 			att = true
 		}

@@ -3,6 +3,7 @@ package replay
 import (
 	"sync"
 
+	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -18,7 +19,8 @@ var warningText = map[trace.WarningCode]string{
 type onceWarnings struct {
 	mu        sync.Mutex
 	seen      map[trace.WarningCode]bool
-	everyTime bool // FaultWarnEveryTime
+	everyTime bool                                        // FaultWarnEveryTime
+	perThread map[hsa.ThreadID]map[trace.WarningCode]bool // FaultWarnOncePerThread
 }
 
 func (w *onceWarnings) init(everyTime bool) {
@@ -27,10 +29,26 @@ func (w *onceWarnings) init(everyTime bool) {
 }
 
 func (s *SDK) warn(code trace.WarningCode, dispatch uint64, detail string) {
+	s.warnFrom(0, code, dispatch, detail)
+}
+
+// warnFrom is warn for a warning thread may owe: with
+// warn_once_per_thread planted, each thread prints it once (ACT-6 broken).
+func (s *SDK) warnFrom(thread hsa.ThreadID, code trace.WarningCode, dispatch uint64, detail string) {
 	w := &s.warnings
 	w.mu.Lock()
 	first := !w.seen[code]
 	w.seen[code] = true
+	if s.pol.warnOncePerThread && thread != 0 {
+		if w.perThread == nil {
+			w.perThread = map[hsa.ThreadID]map[trace.WarningCode]bool{}
+		}
+		if w.perThread[thread] == nil {
+			w.perThread[thread] = map[trace.WarningCode]bool{}
+		}
+		first = !w.perThread[thread][code]
+		w.perThread[thread][code] = true
+	}
 	w.mu.Unlock()
 	if !first && !w.everyTime {
 		return

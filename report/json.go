@@ -27,6 +27,8 @@ type JSONLine struct {
 	// Start.
 	Target string `json:"target,omitempty"`
 	XFail  string `json:"xfail_file,omitempty"`
+	// Generated: the generated specs run beside the library.
+	Generated *Generated `json:"generated,omitempty"`
 	// Result: the fields of one spec's result.
 	*JSONResult
 	// End.
@@ -54,6 +56,9 @@ type JSONSummary struct {
 type JSONResult struct {
 	Name string `json:"name"`
 	File string `json:"file,omitempty"`
+	// Seed is a generated spec's seed (0: written by hand); Rerun then
+	// runs it again alone.
+	Seed int `json:"seed,omitempty"`
 	// Run numbers the runs of a spec run several times (-count).
 	Run     int    `json:"run,omitempty"`
 	Verdict string `json:"verdict"` // pass, fail, error, skip
@@ -147,7 +152,7 @@ func newJSONStream(w io.Writer, h Header) (*jsonStream, error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	s := &jsonStream{enc: enc, w: bw}
-	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile})
+	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile, Generated: h.Generated})
 }
 
 func (s *jsonStream) line(l JSONLine) error {

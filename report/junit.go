@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/replayspec/replayspec/check"
@@ -20,15 +21,27 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	File     string      `xml:"file,attr,omitempty"`
-	Cases    []junitCase `xml:"testcase"`
+	XMLName  xml.Name `xml:"testsuite"`
+	Name     string   `xml:"name,attr"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	Skipped  int      `xml:"skipped,attr"`
+	Time     string   `xml:"time,attr"`
+	File     string   `xml:"file,attr,omitempty"`
+	// Properties say, for a generated spec, its seed and the command that
+	// runs it again.
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Props []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -76,6 +89,9 @@ func newJUnitStream(w io.Writer, h Header) (*junitStream, error) {
 		name += " (" + h.Target + ")"
 	}
 	fmt.Fprintf(bw, "%s<testsuites name=%q>\n", xml.Header, xmlAttr(name))
+	if g := h.Generated; g != nil {
+		bw.WriteString("  <!-- " + strings.ReplaceAll(g.Line(), "--", "- -") + " -->\n")
+	}
 	return s, bw.Flush()
 }
 
@@ -170,6 +186,9 @@ func junitSpec(r JSONResult) junitSuite {
 	}
 	status := runner.Status(r.Outcome)
 	su := junitSuite{Name: name, Time: seconds(r.ElapsedMS / 1e3), File: r.File}
+	if r.Seed != 0 {
+		su.Properties = &junitProperties{Props: []junitProperty{{"seed", strconv.Itoa(r.Seed)}, {"rerun", r.Rerun}}}
+	}
 	for _, id := range ids {
 		c := junitCase{Name: name + "/" + id, Classname: "replayspec." + r.Name, File: r.File, Time: seconds(0)}
 		if id == "spec" {

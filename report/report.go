@@ -45,6 +45,24 @@ type Options struct {
 type Header struct {
 	Target    string
 	XFailFile string
+	// Generated says which generated specs run beside the library, if any.
+	Generated *Generated
+}
+
+// Generated describes the generated specs of a run: Count specs, of seeds
+// Seed to Seed+Count-1, drawn within Caps (what the target claims);
+// Command writes them as files.
+type Generated struct {
+	Count   int      `json:"count"`
+	Seed    int      `json:"seed"`
+	Caps    []string `json:"caps"`
+	Command string   `json:"command"`
+}
+
+// Line is how the text report states it.
+func (g *Generated) Line() string {
+	return fmt.Sprintf("GENERATED %d %s beside the library, seeds %d..%d (--gen %d --gen-seed %d); as files: %s",
+		g.Count, plural(g.Count, "spec", "specs"), g.Seed, g.Seed+g.Count-1, g.Count, g.Seed, g.Command)
 }
 
 // End closes a stream: what became of the expected-failure list, and why
@@ -67,7 +85,11 @@ var Formats = []string{"text", "json", "junit"}
 func NewStream(format string, w io.Writer, h Header, opts Options) (Stream, error) {
 	switch format {
 	case "text":
-		return &textStream{w: w, opts: opts}, nil
+		s := &textStream{w: w, opts: opts, gen: h.Generated}
+		if h.Generated != nil {
+			return s, s.write(h.Generated.Line() + "\n")
+		}
+		return s, nil
 	case "json":
 		return newJSONStream(w, h)
 	case "junit":

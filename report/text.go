@@ -18,6 +18,7 @@ type textStream struct {
 	w    io.Writer
 	opts Options
 	sum  summer
+	gen  *Generated // the generated specs, said again at the end
 }
 
 func (s *textStream) Add(r JSONResult) error {
@@ -61,6 +62,9 @@ func (s *textStream) End(e End) error {
 	fmt.Fprintf(&b, " (%s)\n", millis(fromMS(sum.ElapsedMS)))
 	if e.Stopped != "" {
 		fmt.Fprintf(&b, "STOPPED %s\n", e.Stopped)
+	}
+	if s.gen != nil {
+		b.WriteString(s.gen.Line() + "\n")
 	}
 	return s.write(b.String())
 }

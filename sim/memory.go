@@ -35,9 +35,15 @@ type allocation struct {
 // table: kernels, reads, writes and restores are serialised like a single
 // memory controller.
 type memory struct {
-	mu        sync.Mutex
-	byHandle  map[uint64]*allocation
-	nextAddr  uint64 // where the next allocation starts
+	mu       sync.Mutex
+	byHandle map[uint64]*allocation
+	nextAddr uint64 // where the next allocation starts
+	// reusable holds the addresses of freed blocks, by what fits them: a
+	// new allocation of the same agent, kind and page count takes the
+	// last one freed, as a caching allocator does. A snapshot keeps its
+	// regions by identity, so it still tells the new block from the freed
+	// one (MEM-4); an SDK that restores by address would not.
+	reusable  map[blockShape][]uint64
 	version   uint64 // bumped by every write; page stamps use it
 	gens      uint64 // the last content generation handed out
 	memo      memo   // digests and kernel runs by content (contents.go)
@@ -46,7 +52,29 @@ type memory struct {
 }
 
 func newMemory(limit uint64) *memory {
-	return &memory{byHandle: map[uint64]*allocation{}, liveBytes: map[hsa.AgentID]uint64{}, limit: limit, nextAddr: baseAddr}
+	return &memory{byHandle: map[uint64]*allocation{}, liveBytes: map[hsa.AgentID]uint64{}, limit: limit, nextAddr: baseAddr,
+		reusable: map[blockShape][]uint64{}}
+}
+
+// blockShape is what a freed block can be reused for.
+type blockShape struct {
+	agent hsa.AgentID
+	kind  hsa.MemoryKind
+	pages uint64
+}
+
+// place gives a new allocation its address: the last freed block of its
+// shape, else fresh memory after a guard page. The caller holds mu.
+func (m *memory) place(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) uint64 {
+	shape := blockShape{agent, kind, (size + pageSize - 1) / pageSize}
+	if free := m.reusable[shape]; len(free) > 0 {
+		addr := free[len(free)-1]
+		m.reusable[shape] = free[:len(free)-1]
+		return addr
+	}
+	addr := m.nextAddr
+	m.nextAddr += shape.pages*pageSize + pageSize
+	return addr
 }
 
 // lookup finds the live allocation a names. The caller holds mu.
@@ -109,9 +137,8 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 			hsa.ErrOutOfMemory, size, agent, m.liveBytes[agent], m.limit)
 	}
 	// A handle is the allocation's device address: page-aligned, a guard
-	// page between allocations, never reused.
-	meta := hsa.Allocation{Handle: m.nextAddr, Agent: agent, Kind: kind, Size: size}
-	m.nextAddr += (size+pageSize-1)/pageSize*pageSize + pageSize
+	// page between allocations; a freed block's address is reused.
+	meta := hsa.Allocation{Handle: m.place(agent, kind, size), Agent: agent, Kind: kind, Size: size}
 	pages := (size + pageSize - 1) / pageSize
 	m.byHandle[meta.Handle] = &allocation{
 		meta:       meta,
@@ -128,8 +155,8 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 
 var knownMemoryKinds = map[hsa.MemoryKind]bool{hsa.DeviceCoarse: true, hsa.DeviceFine: true, hsa.Host: true, hsa.KernArg: true}
 
-// Free implements hsa.Runtime. Handles are never reused, so a snapshot can
-// tell a freed region from a new one at the same place (MEM-4).
+// Free implements hsa.Runtime. The block's address goes to the next
+// allocation of its shape (place); a stale handle then names that one.
 func (r *Runtime) Free(a hsa.Allocation) error {
 	m := r.mem
 	m.mu.Lock()
@@ -141,6 +168,8 @@ func (r *Runtime) Free(a hsa.Allocation) error {
 	al.freed = true
 	al.data, al.pageStamp, al.chunkStamp = nil, nil, nil
 	m.liveBytes[al.meta.Agent] -= al.meta.Size
+	shape := blockShape{al.meta.Agent, al.meta.Kind, (al.meta.Size + pageSize - 1) / pageSize}
+	m.reusable[shape] = append(m.reusable[shape], al.meta.Handle)
 	meta := al.meta
 	m.mu.Unlock()
 	r.notifyAllocate(meta, true)

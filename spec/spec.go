@@ -156,11 +156,14 @@ type Action struct {
 	In string `yaml:"in" json:"in"`
 	// Pass is the pass for PASS_* callbacks (default 0; -1 every pass).
 	Pass int64 `yaml:"pass,omitempty" json:"pass,omitempty"`
-	// Call is start_context, stop_context (global calls, naming Context) or
-	// dispatch (naming a by_tool Dispatch of the application list).
+	// Call is start_context, stop_context (global calls, naming Context),
+	// dispatch (naming a by_tool Dispatch of the application list), or
+	// free and alloc (naming a Buffer: freeing it, or allocating a by_tool
+	// buffer, from inside the loop; each happens once in a run).
 	Call     string `yaml:"call" json:"call"`
 	Context  string `yaml:"context,omitempty" json:"context,omitempty"`
 	Dispatch string `yaml:"dispatch,omitempty" json:"dispatch,omitempty"`
+	Buffer   string `yaml:"buffer,omitempty" json:"buffer,omitempty"`
 }
 
 // ContinuePolicy says when replay_continue returns 0. Exactly one field is
@@ -228,6 +231,9 @@ type Buffer struct {
 	// completed, on its thread (after that dispatch's frees); until then
 	// the buffer does not exist.
 	AllocAfter string `yaml:"alloc_after,omitempty" json:"alloc_after,omitempty"`
+	// ByTool: the application does not allocate this buffer; the tool does,
+	// from inside a replay callback (tool.plan.actions, call alloc).
+	ByTool bool `yaml:"by_tool,omitempty" json:"by_tool,omitempty"`
 }
 
 // Dispatch is one kernel launch by the application.
@@ -254,6 +260,11 @@ type Dispatch struct {
 	// dispatches of this kernel (default 1); only the last carries the
 	// completion signal. More than 1 is a multi-packet submission (ACT-6).
 	KernelPackets int `yaml:"kernel_packets,omitempty" json:"kernel_packets,omitempty"`
+	// BarriersBetween puts a barrier packet between each two kernel
+	// packets of the submission (kernel_packets of at least 2), before
+	// the barriers that end it: the application orders the dispatches of
+	// one write (ACT-6, DID-1..3).
+	BarriersBetween bool `yaml:"barriers_between,omitempty" json:"barriers_between,omitempty"`
 	// Graph marks the dispatch as part of a graph launch (ACT-6).
 	Graph bool `yaml:"graph,omitempty" json:"graph,omitempty"`
 	// ByTool: the application does not run this dispatch; the tool writes

@@ -272,7 +272,70 @@ func (v *validator) action(path string, a Action) {
 		if a.Context != "" || v.written(path+".context") {
 			v.fail(path+".context", "dispatch names a dispatch, not a context")
 		}
+	case ActionFree, ActionAlloc:
+		v.memoryAction(path, a)
 	}
+	if a.Buffer != "" && a.Call != ActionFree && a.Call != ActionAlloc {
+		v.fail(path+".buffer", a.Call+" names no buffer")
+	}
+}
+
+// memoryAction: the tool frees a buffer, or allocates a by_tool one, from
+// a callback (MEM-4: a region freed or reallocated during the loop). Each
+// happens once, so it names one pass; the buffer is no dispatch's
+// argument, since a kernel could not use memory that comes and goes under
+// it.
+func (v *validator) memoryAction(path string, a Action) {
+	v.needs(path, CapMemoryActions)
+	v.ref(path+".buffer", "buffer", a.Buffer, v.buffers)
+	if a.Context != "" || a.Dispatch != "" || v.written(path+".context") || v.written(path+".dispatch") {
+		v.fail(path, a.Call+" names a buffer, not a context or a dispatch")
+	}
+	if a.Pass == -1 {
+		v.fail(path+".pass", a.Call+" happens once: name one pass")
+	}
+	for _, b := range v.s.Application.Buffers {
+		if b.Name != a.Buffer {
+			continue
+		}
+		switch {
+		case a.Call == ActionAlloc && !b.ByTool:
+			v.fail(path+".buffer", fmt.Sprintf("buffer %q is allocated by the application; mark it by_tool: true for the tool to allocate it", b.Name))
+		case a.Call == ActionFree && b.FreeAfter != "":
+			v.fail(path+".buffer", fmt.Sprintf("buffer %q is freed after %s already", b.Name, b.FreeAfter))
+		}
+		for i, d := range v.s.Application.Dispatches {
+			if slices.Contains(d.Args, b.Name) {
+				v.fail(fmt.Sprintf("application.dispatches[%d].args", i), fmt.Sprintf("buffer %s is freed or allocated by the tool from a callback; no dispatch may use it", b.Name))
+			}
+		}
+		if _, checked := v.s.Expect.Memory[b.Name]; checked && a.Call == ActionFree {
+			v.fail("expect.memory."+b.Name, fmt.Sprintf("buffer %s is freed by the tool; nothing reads it at the end", b.Name))
+		}
+	}
+}
+
+// toolAllocates reports whether some plan's action allocates buffer name.
+func (v *validator) toolAllocates(name string) bool {
+	for _, p := range v.plans() {
+		for _, a := range p.Actions {
+			if a.Call == ActionAlloc && a.Buffer == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plans are the tool's plan and every dispatch's own.
+func (v *validator) plans() []Plan {
+	plans := []Plan{v.s.Tool.Plan}
+	for _, d := range v.s.Application.Dispatches {
+		if d.Plan != nil {
+			plans = append(plans, *d.Plan)
+		}
+	}
+	return plans
 }
 
 // toolWrites reports whether some plan's action writes dispatch name.
@@ -339,6 +402,22 @@ func (v *validator) buffer(path string, b Buffer) {
 			v.fail(path+".free_after", fmt.Sprintf("freed after %s, the dispatch it is allocated after", b.FreeAfter))
 		}
 	}
+	switch {
+	case b.ByTool:
+		for _, k := range []string{"free_after", "alloc_after"} {
+			if v.written(path + "." + k) {
+				v.fail(path+"."+k, "a by_tool buffer is allocated by the tool from a callback; "+k+" does not apply")
+			}
+		}
+		if v.pos == nil && (b.FreeAfter != "" || b.AllocAfter != "") {
+			v.fail(path, "a by_tool buffer takes no free_after or alloc_after")
+		}
+		if !v.toolAllocates(b.Name) {
+			v.fail(path+".by_tool", fmt.Sprintf("no tool.plan.actions entry allocates buffer %q", b.Name))
+		}
+	case v.written(path + ".by_tool"):
+		v.fail(path+".by_tool", "by_tool: false is the default; leave it out")
+	}
 }
 
 // lateBuffers checks that a buffer allocated after dispatch A is used only
@@ -393,6 +472,15 @@ func (v *validator) dispatch(path string, d Dispatch) {
 	if d.KernelPackets > 1 && d.Packets > 0 && d.KernelPackets > d.Packets {
 		v.fail(path+".kernel_packets", fmt.Sprintf("%d kernel packets in a submission of %d packets", d.KernelPackets, d.Packets))
 	}
+	if d.BarriersBetween {
+		if d.KernelPackets < 2 {
+			v.fail(path+".barriers_between", "needs kernel_packets of at least 2: a barrier goes between two kernel packets")
+		} else if need := 2*d.KernelPackets - 1; d.Packets > 0 && d.Packets < need {
+			v.fail(path+".packets", fmt.Sprintf("%d kernel packets with a barrier between each two make %d packets, more than %d", d.KernelPackets, need, d.Packets))
+		}
+	} else if v.written(path + ".barriers_between") {
+		v.fail(path+".barriers_between", "barriers_between: false is the default; leave it out")
+	}
 	if d.Plan != nil {
 		v.plan(path+".plan", *d.Plan)
 	}
@@ -420,7 +508,7 @@ func (v *validator) dispatch(path string, d Dispatch) {
 // its own in the application: no thread, no waiting, no plan (it is not a
 // replay candidate), one kernel packet.
 func (v *validator) toolDispatch(path string, d Dispatch) {
-	for _, k := range []string{"thread", "after", "during", "plan", "packets", "kernel_packets", "graph"} {
+	for _, k := range []string{"thread", "after", "during", "plan", "packets", "kernel_packets", "barriers_between", "graph"} {
 		if v.written(path + "." + k) {
 			v.fail(path+"."+k, "a by_tool dispatch is written by the tool from a callback; "+k+" does not apply")
 		}

@@ -24,11 +24,11 @@ var (
 	RuleFamilies = rules.Families()
 	Capabilities = []string{"indefinite", "local-contexts", "concurrency", "pc-sampling",
 		"spm", "thread-trace", "device-counting", "multi-agent", "counters", "snapshot-failure", "nvidia-counters",
-		CapRestoreFailure, CapToolActions}
+		CapRestoreFailure, CapToolActions, CapMemoryActions}
 	TimestampChecks = []string{"differ_per_pass"}
 	// CallbackWindows are the replay callbacks a call can be made from.
 	CallbackWindows = []string{WindowConfigEnter, WindowConfigExit, WindowPassEnter, WindowPassExit}
-	ActionCalls     = []string{ActionStartContext, ActionStopContext, ActionDispatch}
+	ActionCalls     = []string{ActionStartContext, ActionStopContext, ActionDispatch, ActionFree, ActionAlloc}
 	// PayloadMembers are the replay payload's members, in the reference's
 	// order (API-6); traces name them the same way.
 	PayloadMembers = func() []string {
@@ -48,6 +48,9 @@ var (
 const (
 	CapRestoreFailure = "restore-failure"
 	CapToolActions    = "tool-actions"
+	// CapMemoryActions: the tool frees and allocates buffers from inside
+	// its callbacks (tool.plan.actions, call free and alloc).
+	CapMemoryActions = "memory-actions"
 )
 
 // The replay callbacks, as specs name them.
@@ -63,6 +66,8 @@ const (
 	ActionStartContext = "start_context"
 	ActionStopContext  = "stop_context"
 	ActionDispatch     = "dispatch"
+	ActionFree         = "free"
+	ActionAlloc        = "alloc"
 )
 
 // The tool's functions, as expect.user_data names them.

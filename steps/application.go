@@ -14,7 +14,7 @@ import (
 // and on which thread; each adds to the spec of the scenario.
 
 func registerApplication(sc *godog.ScenarioContext) {
-	sc.Step(`^the application has a (?:(device|fine-grained|host) )?buffer `+name+` of (\d+) elements filled with (-?\d+)(?: on the `+kind+` agent)?$`, buffer)
+	sc.Step(`^the application has a (?:(device|fine-grained|host|kernel-argument) )?buffer `+name+` of (\d+) elements filled with (-?\d+)(?: on the `+kind+` agent)?$`, buffer)
 	sc.Step(`^the application (?:then )?dispatches `+dispatchTail+`$`, dispatches)
 	sc.Step(`^(?:meanwhile, )?(?:application )?thread (\d+) dispatches `+dispatchTail+` while "([\w-]+)" is in pass (\d+)$`, dispatchesDuring)
 	sc.Step(`^(?:application )?thread (\d+) dispatches `+dispatchTail+`$`, dispatchesOnThread)
@@ -24,7 +24,7 @@ func registerApplication(sc *godog.ScenarioContext) {
 }
 
 // bufferKinds are the buffer kinds as scenarios name them, and as specs do.
-var bufferKinds = map[string]string{"": "", "device": "", "fine-grained": "fine", "host": "host"}
+var bufferKinds = map[string]string{"": "", "device": "", "fine-grained": "fine", "host": "host", "kernel-argument": "kernarg"}
 
 // buffer adds an application buffer.
 func buffer(ctx context.Context, kind, name string, elements uint64, fill int64, agentKind string) error {

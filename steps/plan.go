@@ -79,6 +79,9 @@ func (w *world) applyPlans() error {
 		if own.UserData != nil {
 			p.UserData = own.UserData
 		}
+		if own.Local != nil {
+			p.Local = own.Local // the dispatch's own local toggles, not the tool's
+		}
 		d.Plan = &p
 	}
 	return nil

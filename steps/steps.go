@@ -24,6 +24,7 @@ import (
 //	contexts.go     local contexts, services and counter groups
 //	api.go          the API surface and its configuration
 //	rpv.go          the rocprofv3 front end
+//	situations.go   one dispatch's own override, memory freed in a loop, other threads' submissions
 func InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		return newWorld(ctx), nil
@@ -45,7 +46,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	for _, register := range []func(*godog.ScenarioContext){
 		registerMachine, registerTool, registerPlan, registerApplication, registerFaults,
 		registerVerdicts, registerLoop, registerCompletion, registerMemory, registerIdentity,
-		registerContexts, registerAPI, registerRPV,
+		registerContexts, registerAPI, registerRPV, registerSituations,
 	} {
 		register(sc)
 	}

@@ -67,6 +67,7 @@ func (w *world) result(ctx context.Context) (*runner.Result, error) {
 		return nil, err
 	}
 	w.applyMachine()
+	w.applyRequires()
 	if err := spec.Validate(w.s); err != nil {
 		return nil, fmt.Errorf("the scenario builds an invalid spec: %w", err)
 	}

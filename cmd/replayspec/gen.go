@@ -23,9 +23,9 @@ var genHelp = help{
 file each, gen-SEED.yaml: the same seeds give the same specs. Each is a valid spec
 that runs to its end on the simulator with every rule oracle holding (go test
 ./internal/specgen checks those properties). --caps limits them to what a target
-claims: a comma-separated list of capabilities, or "sim" (everything, the default)
-or "cuda" (one device, no AMD counters, no planted snapshot or restore failure, no
-tool actions). Use them with run or diff, e.g. to compare two implementations on
+claims: a comma-separated list of capabilities, or "sim" (everything, the default),
+"cuda" (one device, no AMD counters, no planted snapshot or restore failure, no
+tool actions) or "none". Use them with run or diff, e.g. to compare two implementations on
 specs nobody wrote by hand.`,
 	examples: []string{
 		"replayspec gen --count 1000 --caps cuda --out gen/",
@@ -58,11 +58,13 @@ func genCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.Caps = specgen.SimCaps
 	case "cuda":
 		cfg.Caps = specgen.CUDACaps
+	case "none":
+		cfg.Caps = []string{} // the plainest specs: a target that claims nothing
 	default:
 		for _, c := range strings.Split(*caps, ",") {
 			c = strings.TrimSpace(c)
 			if !contains(spec.Capabilities, c) {
-				return usageError(stderr, "gen", "--caps: unknown capability %q (allowed: sim, cuda, %s)", c, strings.Join(spec.Capabilities, ", "))
+				return usageError(stderr, "gen", "--caps: unknown capability %q (allowed: sim, cuda, none, %s)", c, strings.Join(spec.Capabilities, ", "))
 			}
 			cfg.Caps = append(cfg.Caps, c)
 		}

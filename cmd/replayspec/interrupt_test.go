@@ -54,7 +54,7 @@ func TestInterruptEndsDriversAndKeepsResults(t *testing.T) {
 			marker := fmt.Sprintf("REPLAYSPEC_INTERRUPT_TEST=%d-%s", os.Getpid(), c.sig)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := replayspecBin(t, ctx, "run", "--target", "exec:replayspec driver", "--format", "json",
+			cmd := replayspecBin(t, ctx, "run", "--target", "exec:replayspec driver", "--gen", "0", "--format", "json",
 				"--trace-out", filepath.Join(dir, "out"), "--timeout", "90s", tiny, forever)
 			cmd.Env = append(cmd.Env, marker)
 			out, err := cmd.StdoutPipe()

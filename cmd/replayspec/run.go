@@ -35,6 +35,13 @@ and the spec's own expectations, and reports each spec on stdout as it
 finishes: an interrupted or killed run keeps what it did. A directory's
 sub-directories are not read.
 
+--gen N also runs N specs drawn by the spec generator, within what the target
+claims, named gen-SEED: seeds S, S+1, ... from --gen-seed S (default 1, or
+random), so the same target and seed give the same specs. A port (an exec:
+target) gets 50 by default, so it meets what the reference engine meets
+beyond the library; --gen 0 leaves them out. The reports state the seeds, and
+each generated spec's record the one command that runs it again.
+
 --trace-out FILE writes the NDJSON trace: with one spec to FILE (or into FILE/
 when FILE is a directory), with several specs one FILE/NAME.ndjson per spec, FILE
 being created as a directory. A failing run still writes its whole trace.
@@ -57,6 +64,7 @@ and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 		"replayspec run --last-failed specs/",
 		"replayspec run --golden my-goldens --update my-specs/ # then without --update in CI",
 		"replayspec run --fault completion_every_pass specs/fixed-three-passes.yaml   # watch the oracles catch it",
+		"replayspec run --target exec:./my-driver --gen 200 --gen-seed random   # a port: the library and 200 generated specs",
 	},
 }
 
@@ -70,6 +78,8 @@ type runFlags struct {
 	count                                                            int
 	memoryMiB, maxInputMiB                                           int64
 	ci                                                               *ciFlags
+	gen                                                              int
+	genSeed                                                          string
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -98,6 +108,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.update, "update", false, "with --golden: write the goldens instead of comparing")
 	fs.Int64Var(&f.memoryMiB, "memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
 	fs.Int64Var(&f.maxInputMiB, "max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	fs.IntVar(&f.gen, "gen", -1, fmt.Sprintf("also run `N` generated specs beside the library, drawn within what the target claims (default %d on an exec: target, a port; 0 elsewhere)", portGenerated))
+	fs.StringVar(&f.genSeed, "gen-seed", "1", "the first generated spec's seed `S` (spec i has seed S+i), or random")
 	f.ci = addCIFlags(fs) // -j, --retries, --flakes, --baseline, --results, --flakes-out (runci.go)
 	paths, code, ok := parseFlags(fs, runHelp, args, stdout, stderr)
 	if !ok {
@@ -166,11 +178,19 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 		return usageError(stderr, "run", "--target: %v", err)
 	}
 
+	gen, err := planGenerated(f.gen, f.genSeed, f.target, f.faults, tg)
+	if err != nil {
+		return usageError(stderr, "run", "%v", err)
+	}
+
 	spec.SetMemoryBudget(uint64(f.memoryMiB) << 20)
 	defer spec.SetMemoryBudget(0)
 	specs, loading, err := loadSpecsTimed(paths, f.maxInputMiB<<20)
 	if err != nil {
 		return inputError(stderr, "run", err, "Fix the spec (docs/spec-format.md lists every key), or check one file with 'replayspec validate FILE'.")
+	}
+	if gen != nil {
+		specs = append(specs, gen.specs()...)
 	}
 	if f.maxPasses > 0 {
 		var errs []string
@@ -222,22 +242,22 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if err := checkPaths(inputs, append(plan.all(), f.ci.outputs()...)); err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
-	return f.execute(ctx, tg, xf, specs, loading, plan, colour, stdout, stderr)
+	return f.execute(ctx, tg, xf, specs, loading, plan, colour, gen, stdout, stderr)
 }
 
-func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, stdout, stderr io.Writer) int {
+func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, gen *generated, stdout, stderr io.Writer) int {
 	ropts := report.Options{Target: tg.Name(), Quiet: f.quiet, Verbose: f.verbose, Color: colour, XFailFile: f.xfail,
 		TraceFiles: map[string]string{}, Rerun: func(s spec.Spec) string {
 			cmd := "replayspec run"
 			if f.target != "sim" {
-				cmd += " --target " + f.target
+				cmd += " --target " + shellQuote(f.target)
 			}
 			if f.faults != "" {
 				cmd += " --fault " + f.faults
 			}
 			return cmd + " --trace-out " + fileName(s.Name) + ".ndjson --timeline " + fileName(s.Name) + ".json " + s.File
 		}}
-	stream, err := report.NewStream(f.format, stdout, report.Header{Target: tg.Name(), XFailFile: f.xfail}, ropts)
+	stream, err := report.NewStream(f.format, stdout, report.Header{Target: tg.Name(), XFailFile: f.xfail, Generated: gen.header()}, ropts)
 	if err != nil {
 		return usageError(stderr, "run", "--format: %v", err)
 	}
@@ -320,6 +340,7 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			outcomes = append(outcomes, o)
 			results = append(results, r)
 			rec := report.Record(o, ropts)
+			gen.mark(&rec)
 			report.Attempts(&rec, a)
 			if err := stream.Add(rec); err != nil {
 				writeErrs = append(writeErrs, "writing the report: "+err.Error())

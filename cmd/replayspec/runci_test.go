@@ -84,7 +84,7 @@ func TestRunLikeACIRunner(t *testing.T) {
 	// failure does. The results file lists both, in the specs' order.
 	port := flakyPort(t, "fixed-three-passes", "early-exit-stop-after")
 	flakesOut := filepath.Join(dir, "flakes-out.txt")
-	code, out, errs := cli(t, append([]string{"run", "-j", "3", "--retries", "2", "--results", first, "--flakes-out", flakesOut, "--target", port}, ciSpecs...)...)
+	code, out, errs := cli(t, append([]string{"run", "-j", "3", "--retries", "2", "--results", first, "--flakes-out", flakesOut, "--target", port, "--gen", "0"}, ciSpecs...)...)
 	if code != exitFail || !strings.Contains(errs, "flake: fixed-three-passes (failed, then passed on attempt 2)") {
 		t.Errorf("flake and failure: exit %d\n%s%s", code, out, errs)
 	}
@@ -107,7 +107,7 @@ func TestRunLikeACIRunner(t *testing.T) {
 	// Against that baseline the same failure is expected (not rerun), the
 	// flake is a flake again: exit 0.
 	port = flakyPort(t, "fixed-three-passes", "early-exit-stop-after")
-	code, out, errs = cli(t, append([]string{"run", "--retries", "2", "--baseline", first, "--target", port}, ciSpecs...)...)
+	code, out, errs = cli(t, append([]string{"run", "--retries", "2", "--baseline", first, "--target", port, "--gen", "0"}, ciSpecs...)...)
 	if code != exitOK || !strings.Contains(errs, "0 new failures, 0 fixed, 1 still failing, 1 flakes") {
 		t.Errorf("against the baseline: exit %d\n%s%s", code, out, errs)
 	}
@@ -115,7 +115,7 @@ func TestRunLikeACIRunner(t *testing.T) {
 	// A listed failure that passes now fails the run until the baseline
 	// is updated; a new failure fails it too.
 	port = flakyPort(t, "", "indefinite-stop-after")
-	code, _, errs = cli(t, append([]string{"run", "--baseline", first, "--target", port}, ciSpecs...)...)
+	code, _, errs = cli(t, append([]string{"run", "--baseline", first, "--target", port, "--gen", "0"}, ciSpecs...)...)
 	for _, w := range []string{"fixed: early-exit-stop-after (listed as failing", "new failure: indefinite-stop-after", "1 new failures, 1 fixed, 0 still failing"} {
 		if !strings.Contains(errs, w) {
 			t.Errorf("baseline changes: stderr lacks %q\n%s", w, errs)
@@ -129,7 +129,7 @@ func TestRunLikeACIRunner(t *testing.T) {
 	// such, in JUnit's flakes suite too.
 	flakes := tempFile(t, dir, "flakes.txt", "# flaky on this port\nearly-exit-.*\n")
 	port = flakyPort(t, "", "early-exit-stop-after")
-	code, out, errs = cli(t, append([]string{"run", "--format", "junit", "--retries", "1", "--flakes", flakes, "--target", port}, ciSpecs...)...)
+	code, out, errs = cli(t, append([]string{"run", "--format", "junit", "--retries", "1", "--flakes", flakes, "--target", port, "--gen", "0"}, ciSpecs...)...)
 	if code != exitOK || !strings.Contains(errs, `flake: early-exit-stop-after (failed on all 2 attempts, listed in `+flakes+` as "early-exit-.*")`) {
 		t.Errorf("known flake: exit %d\n%s", code, errs)
 	}

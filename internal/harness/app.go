@@ -42,7 +42,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 	}
 	a := &app{ctx: ctx, rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
 		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
-		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}}
+		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}, toolMemory: map[string]bool{}}
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}
@@ -50,7 +50,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 		t.attach(a)
 	}
 	for _, b := range s.Application.Buffers {
-		if b.AllocAfter == "" {
+		if b.AllocAfter == "" && !b.ByTool {
 			if err := a.allocate(0, b); err != nil {
 				return err
 			}
@@ -106,8 +106,10 @@ type app struct {
 	queues    map[string]hsa.Queue
 	completed map[string]bool
 	freed     map[string]bool
-	errs      []error
-	abort     error // the failed restore that ended the process (MEM-5)
+	// toolMemory: the tool's frees and allocations done ("free/NAME").
+	toolMemory map[string]bool
+	errs       []error
+	abort      error // the failed restore that ended the process (MEM-5)
 }
 
 // aborted reports whether the process has died (a restore failed part-way).
@@ -273,6 +275,9 @@ func (a *app) packets(d spec.Dispatch, sig hsa.Signal) []hsa.Packet {
 		if i == kernels-1 {
 			p.Completion = sig
 		}
+		if i > 0 && d.BarriersBetween {
+			out = append(out, hsa.Packet{Type: hsa.BarrierPacket})
+		}
 		out = append(out, p)
 	}
 	for len(out) < d.Packets {
@@ -408,14 +413,45 @@ func memKindOf(k hsa.MemoryKind) trace.MemKind {
 func (a *app) freeAfter(thread hsa.ThreadID, name string) {
 	for _, b := range a.s.Application.Buffers {
 		if b.FreeAfter == name {
-			al := a.buffer(b.Name)
-			if err := a.rt.Free(al); err != nil {
-				a.fail(fmt.Errorf("free %s: %w", b.Name, err))
+			a.free(thread, b.Name)
+		}
+	}
+}
+
+// free frees buffer name on thread, recording it.
+func (a *app) free(thread hsa.ThreadID, name string) {
+	al := a.buffer(name)
+	if err := a.rt.Free(al); err != nil {
+		a.fail(fmt.Errorf("free %s: %w", name, err))
+	}
+	a.rec.Emit(trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: name, Addr: al.Handle})
+	a.mu.Lock()
+	a.freed[name] = true
+	a.mu.Unlock()
+}
+
+// memoryFromTool frees a buffer, or allocates a by_tool one, for the tool
+// from inside a replay callback on thread: memory that comes and goes
+// while a loop runs (MEM-4). Each buffer once in a run: a plan's action
+// fires in every dispatch that follows the plan.
+func (a *app) memoryFromTool(thread hsa.ThreadID, call, name string) {
+	a.mu.Lock()
+	key := call + "/" + name
+	done := a.toolMemory[key]
+	a.toolMemory[key] = true
+	a.mu.Unlock()
+	if done {
+		return
+	}
+	if call == spec.ActionFree {
+		a.free(thread, name)
+		return
+	}
+	for _, b := range a.s.Application.Buffers {
+		if b.Name == name {
+			if err := a.allocate(thread, b); err != nil {
+				a.fail(err)
 			}
-			a.rec.Emit(trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: b.Name, Addr: al.Handle})
-			a.mu.Lock()
-			a.freed[b.Name] = true
-			a.mu.Unlock()
 		}
 	}
 }

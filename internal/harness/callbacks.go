@@ -182,7 +182,8 @@ func dispatchScoped(sv spec.Services) bool {
 }
 
 // actions makes the plan's calls from inside this callback: global starts
-// and stops of contexts, and dispatches of the tool's own.
+// and stops of contexts, dispatches of the tool's own, and frees and
+// allocations of buffers.
 func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Event) {
 	for _, a := range pl.Actions {
 		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
@@ -198,6 +199,10 @@ func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Eve
 			}
 			if err := t.app.submitFromTool(th, d, where); err != nil {
 				t.app.fail(fmt.Errorf("the tool's dispatch %s: %w", d.Name, err))
+			}
+		case spec.ActionFree, spec.ActionAlloc:
+			if t.app != nil {
+				t.app.memoryFromTool(th, a.Call, a.Buffer)
 			}
 		}
 	}

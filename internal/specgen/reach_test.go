@@ -54,6 +54,7 @@ func features(s spec.Spec) []string {
 		add(d.Packets > 1, "multi-packet")
 		add(d.KernelPackets > 1, "kernel_packets")
 		add(d.Graph, "graph")
+		add(d.BarriersBetween, "barriers_between")
 		add(d.ByTool, "by_tool")
 		add(d.After != "", "after")
 		add(d.During != nil, "during")
@@ -81,6 +82,11 @@ func features(s spec.Spec) []string {
 		add(p.WriteUserDataInPass, "write_user_data_in_pass")
 		add(slices.ContainsFunc(p.Actions, func(a spec.Action) bool { return a.Call != spec.ActionDispatch }), "global call from a callback")
 		add(slices.ContainsFunc(p.Actions, func(a spec.Action) bool { return a.Call == spec.ActionDispatch }), "dispatch from a callback")
+		add(slices.ContainsFunc(p.Actions, func(a spec.Action) bool { return a.Call == spec.ActionFree }), "free from a callback")
+		add(slices.ContainsFunc(p.Actions, func(a spec.Action) bool { return a.Call == spec.ActionAlloc }), "alloc from a callback")
+	}
+	for _, sit := range situations(s) {
+		add(true, sit)
 	}
 	add(len(s.Tool.Misuse) > 0, "misuse")
 	add(s.Tool.ConfigureTwice, "configure_twice")
@@ -92,7 +98,85 @@ func features(s spec.Spec) []string {
 		add(true, "buffer "+kind)
 		add(b.FreeAfter != "", "free_after")
 		add(b.AllocAfter != "", "alloc_after")
+		add(b.ByTool, "buffer by_tool")
 		add(len(b.Values) > 0, "values")
+	}
+	return out
+}
+
+// situations names the situations of issue 20 a spec sets up, as far as
+// its text shows them: loops one after another on a thread and on several
+// threads at once, with local toggles; the tool's dispatches from a loop on
+// its own agent and on another; a buffer freed by one thread while another
+// replays.
+func situations(s spec.Spec) []string {
+	var out []string
+	planOf := func(d spec.Dispatch) spec.Plan {
+		if d.Plan != nil {
+			return *d.Plan
+		}
+		return s.Tool.Plan
+	}
+	loops := func(p spec.Plan) bool {
+		n, fixed := p.Passes.Number()
+		return fixed && (n > 1 || n == 0 && p.Continue != nil)
+	}
+	toggles := false
+	loopsOn := map[uint64]int{}
+	for _, d := range s.Application.Dispatches {
+		p := planOf(d)
+		toggles = toggles || len(p.Local) > 0
+		if !d.ByTool && loops(p) {
+			loopsOn[max(d.Thread, spec.DefaultThread)]++
+		}
+	}
+	if toggles {
+		for _, n := range loopsOn {
+			if n > 1 {
+				out = append(out, "loops one after another on a thread, with local toggles")
+				break
+			}
+		}
+		if len(loopsOn) > 1 {
+			out = append(out, "loops on several threads, with local toggles")
+		}
+	}
+	byTool := map[string]string{}
+	for _, d := range s.Application.Dispatches {
+		if d.ByTool {
+			byTool[d.Name] = d.Agent
+		}
+	}
+	for _, d := range s.Application.Dispatches {
+		p := planOf(d)
+		if d.ByTool || !loops(p) {
+			continue
+		}
+		for _, a := range p.Actions {
+			if agent, ok := byTool[a.Dispatch]; ok && a.Call == spec.ActionDispatch {
+				if agent == d.Agent {
+					out = append(out, "a dispatch from a callback on the loop's agent")
+				} else {
+					out = append(out, "a dispatch from a callback on another agent")
+				}
+			}
+		}
+	}
+	// A thread frees a buffer once one of its dispatches completes; another
+	// thread replays meanwhile (by the simulator's order, or during a pass
+	// it waits for).
+	for _, b := range s.Application.Buffers {
+		for _, d := range s.Application.Dispatches {
+			th := max(d.Thread, spec.DefaultThread)
+			if b.FreeAfter != d.Name {
+				continue
+			}
+			for other, n := range loopsOn {
+				if other != th && n > 0 {
+					out = append(out, "a buffer freed by one thread while another replays")
+				}
+			}
+		}
 	}
 	return out
 }
@@ -105,7 +189,11 @@ func TestGeneratorReachesEveryFeature(t *testing.T) {
 		"passes none", "passes groups", "passes 1", "passes N", "passes 0 without continue", "indefinite", "never-ending",
 		"continue stop_after", "continue always", "continue converge", "local toggles", "local every pass", "collect",
 		"user_data", "write_user_data_in_pass", "global call from a callback", "dispatch from a callback", "misuse", "configure_twice",
-		"buffer device", "buffer fine", "buffer host", "buffer kernarg", "free_after", "alloc_after", "values"}
+		"buffer device", "buffer fine", "buffer host", "buffer kernarg", "free_after", "alloc_after", "values",
+		"barriers_between", "free from a callback", "alloc from a callback", "buffer by_tool",
+		"loops one after another on a thread, with local toggles", "loops on several threads, with local toggles",
+		"a dispatch from a callback on the loop's agent", "a dispatch from a callback on another agent",
+		"a buffer freed by one thread while another replays"}
 	for _, k := range spec.Kernels {
 		all = append(all, "kernel "+k.Name)
 	}

@@ -3,8 +3,10 @@
 // contexts and their services, tool plans (fixed, early exit, indefinite,
 // zero, never-ending, local toggles and per-pass collection at any pass,
 // misuse, actions from callbacks), threads and queues, buffers of every
-// kind allocated late and freed early, every kernel, multi-packet and graph
-// submissions, and waits (after, during). What it draws shrinks towards
+// kind allocated late and freed early, memory freed and reallocated while
+// loops run (by another thread, or by the tool from a callback), every
+// kernel, multi-packet and graph submissions (barriers between kernel
+// packets), and waits (after, during). What it draws shrinks towards
 // the plainest spec: one agent, one buffer, one dispatch, features off.
 //
 // A generated spec is meant to run to its end on any target that claims
@@ -43,7 +45,8 @@ type Config struct {
 
 // SimCaps is what the reference engine on the simulator claims.
 var SimCaps = []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace",
-	"device-counting", "multi-agent", "counters", "snapshot-failure", spec.CapRestoreFailure, spec.CapToolActions}
+	"device-counting", "multi-agent", "counters", "snapshot-failure", spec.CapRestoreFailure, spec.CapToolActions,
+	spec.CapMemoryActions}
 
 func (c Config) withDefaults() Config {
 	if c.Caps == nil {
@@ -136,6 +139,7 @@ func (g *gen) spec() spec.Spec {
 	g.lifetimes()
 	g.stopAfters()
 	g.waits()
+	g.midLoopMemory()
 	g.s.Requires = Requires(g.s)
 	return g.s
 }
@@ -318,9 +322,77 @@ func (g *gen) submission(d *spec.Dispatch) {
 			d.KernelPackets = k
 		}
 	}
+	if d.KernelPackets > 1 && g.chance("barriers_between?", 3) {
+		d.BarriersBetween = true
+		d.Packets = max(d.Packets, 2*d.KernelPackets-1)
+	}
 	if g.chance("graph?", 12) {
 		d.Graph = true
 	}
+}
+
+// midLoopMemory draws memory that comes and goes while loops run (MEM-4,
+// issue 20): a spare device buffer no dispatch uses, freed by the thread of
+// an application dispatch once it completes (often one that runs during
+// another thread's pass), and a buffer of its shape allocated there at
+// once, which a runtime that reuses freed blocks places where the spare
+// was; and, where the target claims memory-actions, the same from inside
+// the tool's callbacks (call free, call alloc), in the middle of a loop.
+func (g *gen) midLoopMemory() {
+	ds := g.s.Application.Dispatches
+	var app []string
+	for _, d := range ds {
+		if !d.ByTool {
+			app = append(app, d.Name)
+		}
+	}
+	if len(app) > 0 && g.chance("freed_by_thread?", 4) {
+		at := pick(g, "freed_by_thread_after", app)
+		for i, d := range ds {
+			if d.During != nil && g.chance("freed_during_a_pass?", 2) {
+				at = ds[i].Name // the thread that runs during another's pass
+				break
+			}
+		}
+		spare, late := g.sparePair("spare", "late")
+		spare.FreeAfter, late.AllocAfter = at, at
+		g.s.Application.Buffers = append(g.s.Application.Buffers, spare, late)
+	}
+	if !g.has(spec.CapMemoryActions) || !g.has(spec.CapToolActions) || !g.chance("freed_by_tool?", 4) {
+		return
+	}
+	spare, late := g.sparePair("gone", "new")
+	late.ByTool = true
+	g.s.Application.Buffers = append(g.s.Application.Buffers, spare, late)
+	in := pick(g, "free_in", spec.CallbackWindows)
+	free := spec.Action{In: in, Call: spec.ActionFree, Buffer: spare.Name}
+	alloc := spec.Action{In: in, Call: spec.ActionAlloc, Buffer: late.Name}
+	if in == spec.WindowPassEnter || in == spec.WindowPassExit {
+		free.Pass = int64(g.intn("free_pass", 0, 2))
+		alloc.Pass = free.Pass
+	}
+	p := &g.s.Tool.Plan
+	var own []int
+	for i, d := range ds {
+		if d.Plan != nil {
+			own = append(own, i)
+		}
+	}
+	if len(own) > 0 && g.chance("free_in_own_plan?", 2) {
+		p = ds[pick(g, "free_plan", own)].Plan
+	}
+	p.Actions = append(p.Actions, free, alloc)
+}
+
+// sparePair is a device buffer no dispatch uses and a second one of the
+// same agent and size: allocated where the first was freed, it may take
+// its address.
+func (g *gen) sparePair(first, second string) (spec.Buffer, spec.Buffer) {
+	agent := pick(g, first+"_agent", g.agentNames())
+	n := uint64(g.intn(first+"_elements", 1, g.cfg.Elements))
+	a := spec.Buffer{Name: first, Agent: agent, Elements: n, Fill: int64(g.intn(first+"_fill", -9, 9))}
+	b := spec.Buffer{Name: second, Agent: agent, Elements: n, Fill: int64(g.intn(second+"_fill", -9, 9))}
+	return a, b
 }
 
 // plan draws a tool plan: what replay_pass_count answers, the continue
@@ -636,6 +708,12 @@ func Requires(s spec.Spec) []string {
 	// the tool's plan included whether or not a dispatch runs under it.
 	for _, p := range append(plans, s.Tool.Plan) {
 		used[spec.CapToolActions] = used[spec.CapToolActions] || len(p.Actions) > 0
+		for _, a := range p.Actions {
+			used[spec.CapMemoryActions] = used[spec.CapMemoryActions] || a.Call == spec.ActionFree || a.Call == spec.ActionAlloc
+		}
+	}
+	for _, b := range s.Application.Buffers {
+		used[spec.CapMemoryActions] = used[spec.CapMemoryActions] || b.ByTool
 	}
 	if len(s.Tool.Misuse) > 0 {
 		used["local-contexts"] = true

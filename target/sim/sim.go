@@ -30,7 +30,8 @@ func (Sim) Name() string { return "sim" }
 // Capabilities implements Capable: the reference claims everything.
 func (Sim) Capabilities() []string {
 	return []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace",
-		"device-counting", "multi-agent", "counters", "snapshot-failure", spec.CapRestoreFailure, spec.CapToolActions}
+		"device-counting", "multi-agent", "counters", "snapshot-failure", spec.CapRestoreFailure, spec.CapToolActions,
+		spec.CapMemoryActions}
 }
 
 // Header implements target.Streaming: the recorder hands each event on

@@ -158,6 +158,7 @@ typedef struct {
     uint32_t grid, workgroup;
     int packets;        /* packets in the submission */
     int kernel_packets; /* how many are kernel dispatches (the last carries the completion) */
+    bool barriers_between; /* a barrier packet between each two kernel packets */
     bool graph;
     bool by_tool; /* the tool writes it from a callback (a dispatch action) */
     rs_spec_plan *plan; /* NULL: the tool's plan */

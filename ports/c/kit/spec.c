@@ -143,7 +143,7 @@ static const char *const app_keys[] = {"buffers", "dispatches", NULL};
 static const char *const buffer_keys[] = {"name", "agent", "kind", "elements", "fill", "values", "free_after",
                                           "alloc_after", NULL};
 static const char *const dispatch_keys[] = {"name", "kernel", "agent", "queue", "thread", "args", "scalar", "grid",
-                                            "workgroup", "packets", "kernel_packets", "graph", "by_tool", "plan",
+                                            "workgroup", "packets", "kernel_packets", "barriers_between", "graph", "by_tool", "plan",
                                             "during", "after", NULL};
 static const char *const during_keys[] = {"dispatch", "pass", NULL};
 static const char *const limits_keys[] = {"max_passes", NULL};
@@ -305,7 +305,9 @@ static void read_dispatch(ctx *c, const rs_json *v, rs_spec_dispatch *d) {
     d->kernel_packets = 1;
     if (get_u64(c, rs_json_get(v, "kernel_packets"), "dispatches[].kernel_packets", &u)) d->kernel_packets = (int)u;
     if (d->kernel_packets < 1) d->kernel_packets = 1;
-    if (d->packets < d->kernel_packets) d->packets = d->kernel_packets;
+    get_bool(c, rs_json_get(v, "barriers_between"), "dispatches[].barriers_between", &d->barriers_between);
+    int least = d->barriers_between ? 2 * d->kernel_packets - 1 : d->kernel_packets;
+    if (d->packets < least) d->packets = least;
     get_bool(c, rs_json_get(v, "graph"), "dispatches[].graph", &d->graph);
     get_bool(c, rs_json_get(v, "by_tool"), "dispatches[].by_tool", &d->by_tool);
     const rs_json *plan = rs_json_get(v, "plan");

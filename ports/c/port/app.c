@@ -147,8 +147,8 @@ static bool wait_to_start(const rs_spec_dispatch *d) {
 }
 
 /* packets builds d's submission: its kernel packets (the last carries the
- * completion signal), then barriers up to d->packets. *pk is freed by the
- * caller. */
+ * completion signal; a barrier between each two with barriers_between),
+ * then barriers up to d->packets. *pk is freed by the caller. */
 static int build_packets(const rs_spec_dispatch *d, rt_signal *sig, rt_packet **out) {
     int packets = d->packets < d->kernel_packets ? d->kernel_packets : d->packets;
     rt_packet *pk = calloc((size_t)packets, sizeof *pk);
@@ -167,9 +167,15 @@ static int build_packets(const rs_spec_dispatch *d, rt_signal *sig, rt_packet **
     if (rs_kernel_shape(d->kernel, &nbuf, &scalar) && scalar && kernel.nargs < RT_MAX_ARGS) {
         kernel.args[kernel.nargs++] = (rt_arg){.scalar = d->scalar};
     }
-    for (int i = 0; i < d->kernel_packets; i++) pk[i] = kernel;
-    pk[d->kernel_packets - 1].completion = sig;
-    for (int i = d->kernel_packets; i < packets; i++) pk[i] = (rt_packet){.type = RT_PACKET_BARRIER};
+    /* The kernel packets, with a barrier between each two when the spec
+     * asks (barriers_between), then barriers up to packets. */
+    int at = 0;
+    for (int i = 0; i < d->kernel_packets; i++) {
+        if (i > 0 && d->barriers_between) pk[at++] = (rt_packet){.type = RT_PACKET_BARRIER};
+        pk[at++] = kernel;
+    }
+    pk[at - 1].completion = sig;
+    while (at < packets) pk[at++] = (rt_packet){.type = RT_PACKET_BARRIER};
     *out = pk;
     return packets;
 }
