@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz explore soak gpu-check port-c port-c-check mutation scripts clean
+.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz explore soak gpu-check port-c port-c-check mutation scripts screenshot ci-examples clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
@@ -12,7 +12,7 @@ run: build
 ## test: vet and every test, with the race detector
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 # -buildvcs=auto stamps the VCS revision that 'replayspec version' prints,
 # whatever GOFLAGS says.
@@ -36,6 +36,17 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./replay ./sim ./trace ./check
 	$(GO) test -run '^$$' -bench 'Pipeline' -benchmem -benchtime 30x -cpu 1 ./target/sim
+
+## screenshot: the README's picture of the HTML report (docs/report.png), taken in headless Chromium
+screenshot: build
+	./$(BIN) run --quiet --fault completion_every_pass --html out/report.html specs/fixed-three-passes.yaml \
+		specs/no-replay-configured.yaml specs/snapshot-failure-runs-once.yaml specs/zero-without-continue-warns-once.yaml || test $$? = 1
+	$(GO) run scripts/screenshot.go -status failed out/report.html docs/report.png
+
+## ci-examples: the CI and scheduler examples of docs/ci.md, run here: the GitHub workflow linted, GitHub,
+## GitLab and Kubernetes shard-then-merge, and Slurm for real (munge, slurmctld, slurmd in a scratch directory)
+ci-examples:
+	$(GO) test ./cmd/replayspec -count=1 -v -run 'TestGitHub|TestGitLab|TestKubernetes|TestSlurm'
 
 ## golden: rewrite the golden files from the current engine (review the diff!)
 golden:

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/replayspec/replayspec/trace"
@@ -13,6 +14,31 @@ type builder struct {
 	ev        []trace.Event
 	clock     uint64
 	allocated map[uint64]bool // agents whose buffer exists
+	// seen adds what a black-box port records besides (docs/trace.md):
+	// the buffers a dispatch takes, the tool's copies of every buffer at
+	// PASS ENTER and EXIT (after the runtime's read of each), the
+	// application's signal as the tool loads it in EXIT callbacks and as
+	// the application loads it after its wait.
+	seen  bool
+	state map[string][]byte // what each buffer holds, when seen
+}
+
+// copyAll records the tool's copy of every buffer from inside the callback
+// (phase, pass) of dispatch id on thread; own is the buffer the loop
+// works on, holding held.
+func (b *builder) copyAll(thread, id uint64, phase trace.Phase, p uint64, own string, held []byte) {
+	for _, agent := range slices.Sorted(maps.Keys(b.allocated)) {
+		buf, addr := fmt.Sprintf("buf-%d", agent), uint64(1<<32)+agent<<16
+		data := b.state[buf]
+		if buf == own {
+			data = held
+		}
+		if data == nil {
+			data = bufferBefore
+		}
+		b.add(trace.Event{Type: trace.MemRead, Thread: thread, Agent: agent, Bytes: uint64(len(data)), Regions: []trace.Region{{Addr: addr, Bytes: uint64(len(data))}}})
+		b.add(trace.Event{Type: trace.ToolMemory, Thread: thread, Dispatch: id, Op: trace.OpPass, Phase: phase, Pass: trace.U64(p), Buffer: buf, Digest: trace.Digest(data), Elements: uint64(len(data) / 4)})
+	}
 }
 
 func (b *builder) add(e trace.Event) *builder {
@@ -119,7 +145,18 @@ func (b *builder) dispatch(l loop) *builder {
 		b.add(trace.Event{Type: trace.AppAlloc, Thread: l.thread, Buffer: buf, Agent: l.agent, MemKind: trace.MemDevice, Addr: addr, Bytes: uint64(len(bufferBefore))})
 	}
 	grid, wg := trace.Dim3{256, 1, 1}, trace.Dim3{64, 1, 1}
-	b.add(trace.Event{Type: trace.AppDispatch, Thread: l.thread, Label: l.label, Kernel: "increment", Agent: l.agent, Signal: sig, Packets: 1, Grid: &grid, Workgroup: &wg})
+	app := trace.Event{Type: trace.AppDispatch, Thread: l.thread, Label: l.label, Kernel: "increment", Agent: l.agent, Signal: sig, Packets: 1, Grid: &grid, Workgroup: &wg}
+	if b.seen {
+		app.Args = []string{buf}
+		if b.state == nil {
+			b.state = map[string][]byte{}
+		}
+	}
+	start := b.state[buf]
+	if start == nil {
+		start = bufferBefore
+	}
+	b.add(app)
 	b.add(with(trace.Event{Type: trace.DispatchID, Kernel: "increment"}))
 	// cb is a callback as the tool received it, ret what it left when it
 	// returned.
@@ -195,19 +232,33 @@ func (b *builder) dispatch(l loop) *builder {
 				}
 				b.add(with(e))
 			}
+			if b.seen {
+				b.copyAll(l.thread, l.dispatch, trace.PhaseEnter, uint64(p), buf, start)
+			}
 			ret(trace.OpPass, trace.PhaseEnter, uint64(p), l.userData, passFlags(p))
 			run(p, 0)
 			cb(trace.Event{Op: trace.OpPass, Phase: trace.PhaseExit, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Payload: passFlags(p)})
+			if b.seen {
+				b.copyAll(l.thread, l.dispatch, trace.PhaseExit, uint64(p), buf, bufferAfter)
+				b.add(with(trace.Event{Type: trace.ToolSignal, Op: trace.OpPass, Phase: trace.PhaseExit, Pass: trace.U64(uint64(p)), Signal: sig, Value: trace.I64(1), Agent: 0}))
+			}
 			ret(trace.OpPass, trace.PhaseExit, uint64(p), l.userData, passFlags(p))
 			if l.cont != nil && !(l.count > 1 && p == int(l.count)-1) {
 				b.add(with(trace.Event{Type: trace.Continue, Pass: trace.U64(uint64(p)), Total: trace.U64(total), UserData: ud(l.userData), Result: trace.I64(l.cont[p])}))
 			}
 		}
 		cb(trace.Event{Op: trace.OpConfig, Phase: trace.PhaseExit, Pass: trace.U64(0), Total: trace.U64(0), UserData: ud(l.userData), Payload: set})
+		if b.seen {
+			b.add(with(trace.Event{Type: trace.ToolSignal, Op: trace.OpConfig, Phase: trace.PhaseExit, Signal: sig, Value: trace.I64(1), Agent: 0}))
+		}
 		ret(trace.OpConfig, trace.PhaseExit, 0, l.userData, set)
 	}
 	b.add(trace.Event{Type: trace.Signal, Thread: l.thread, Signal: sig, Value: trace.I64(0)})
 	b.add(trace.Event{Type: trace.AppComplete, Thread: l.thread, Label: l.label, Signal: sig})
+	if b.seen {
+		b.add(trace.Event{Type: trace.AppSignal, Thread: l.thread, Label: l.label, Signal: sig, Value: trace.I64(0)})
+		b.state[buf] = bufferAfter
+	}
 	return b.add(trace.Event{Type: trace.AppReadback, Thread: l.thread, Label: l.label, Buffer: buf,
 		Digest: trace.Digest(bufferAfter), Elements: 4, Runs: trace.RunsOf(bufferAfter)})
 }

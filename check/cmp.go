@@ -86,6 +86,19 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 	if len(a.complete) != 1 && len(a.timeout) == 0 {
 		v("CMP-1", fmt.Sprintf("the application saw %d completions of %s, want 1", len(a.complete), a.label), append([]int{a.at}, a.complete...)...)
 	}
+	// CMP-1 as the application sees it: its completion signal starts at 1,
+	// and after its wait it reads 0: decremented once. A completion written
+	// after every pass leaves it below 0 (docs/trace.md, app_signal).
+	for _, i := range a.signals {
+		if v := x.ev[i].Value; v != nil && !signals.shared[a] {
+			if *v != 0 {
+				v := x.violation("CMP-1", a.dispatch, fmt.Sprintf("%s's completion signal %d read %d after the application's wait: it started at 1, so it was decremented %d times, want once", a.label, a.signal, *v, 1-*v), a.at, i)
+				v.Label = a.label
+				vs = append(vs, v)
+			}
+			break
+		}
+	}
 	if x.has(trace.Signal) {
 		if decs, ok := x.decrements(a, signals, a.end); ok {
 			if len(decs) != 1 {
@@ -96,7 +109,23 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 			}
 		}
 	}
-	if d != nil && d.replayed() {
+	if d != nil && !signals.shared[a] {
+		// CMP-2 as the tool sees it: the application's completion signal,
+		// loaded from inside the loop's EXIT callbacks, still reads 1 (its
+		// start): the completion is held back until after CONFIG EXIT.
+		for _, i := range d.loads {
+			e := x.ev[i]
+			if e.Value == nil || x.byTool[i] || e.Signal != a.signal {
+				continue
+			}
+			x.examined("CMP-2")
+			if *e.Value != 1 {
+				v("CMP-2", fmt.Sprintf("%s's completion signal %d read %d in %s of dispatch %d, as the tool loaded it: the completion fired before the loop ended", a.label, a.signal, *e.Value, string(e.Op)+" "+string(e.Phase)+passSuffix(e), d.id), a.at, i)
+				break
+			}
+		}
+	}
+	if d != nil && d.replayed() && x.has(trace.Kernel) {
 		x.examined("CMP-2")
 		for _, k := range d.kernels {
 			if w := x.window(k); w.open && x.ev[k].Signal == a.signal && a.signal != 0 {
@@ -176,6 +205,13 @@ func (x *index) checkNeverCompletes(a *appView, d *dispatchView, signals *signal
 	}
 	if decs, ok := x.decrements(a, signals, a.end); ok && len(decs) > 0 {
 		v(fmt.Sprintf("%s never ended, yet its completion signal %d was decremented", a.label, a.signal), ne, decs[0])
+	}
+	// As the application sees it: the signal it gave up on still reads 1.
+	for _, i := range a.signals {
+		if val := x.ev[i].Value; val != nil && !signals.shared[a] && *val != 1 {
+			v(fmt.Sprintf("%s never ended, yet its completion signal %d read %d when the application gave up waiting (it started at 1)", a.label, a.signal, *val), ne, i)
+			break
+		}
 	}
 	return vs
 }

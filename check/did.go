@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -18,6 +19,10 @@ func checkDID(x *index) []Violation {
 	}
 	vs = append(vs, x.checkIDCounter()...)
 	vs = append(vs, x.checkNamedIDs()...)
+	vs = append(vs, x.checkSeenCounter()...)
+	for _, a := range x.apps {
+		vs = append(vs, x.checkPacketsTraced(a)...)
+	}
 	x.eachDispatch(func(d *dispatchView) {
 		if d.replayed() {
 			vs = append(vs, x.checkPassTimestamps(d)...)
@@ -253,6 +258,127 @@ func (x *index) checkRecordPasses(d *dispatchView) []Violation {
 			return []Violation{x.violation("DID-5", d.id, fmt.Sprintf("two %s records of context %d claim pass %d", e.Service, e.Context, p), prev, i)}
 		}
 		seen[k] = i
+	}
+	return nil
+}
+
+// DID-3 without the SDK's reservations, from the ids the tool sees: every
+// logical dispatch (each kernel packet an application wrote, each dispatch
+// the tool wrote from a callback) shows its id in its callbacks and
+// records (and in its kernels, at the runtime profile). When every one of them shows exactly its own, the ids are the
+// counter's values, one per logical dispatch, so they follow each other
+// with no gap: a counter that advanced without a logical dispatch (on every
+// pass, say) shows as the next dispatch's id jumping. Judged only when
+// every logical dispatch is named: one the tool never saw would leave a gap
+// of its own.
+func (x *index) checkSeenCounter() []Violation {
+	if x.has(trace.DispatchID) {
+		return nil // the reservations say it (checkIDCounter)
+	}
+	type named struct {
+		id    uint64
+		label string
+		at    int
+	}
+	var all []named
+	seenIn := func(pos []int, from, to int, tool bool, except uint64) []uint64 {
+		var ids []uint64
+		for j := sort.SearchInts(pos, from+1); j < len(pos) && pos[j] < to; j++ {
+			i := pos[j]
+			e := x.ev[i]
+			if x.byTool[i] != tool || e.Dispatch == 0 || e.Dispatch == except {
+				continue
+			}
+			switch {
+			case e.Type == trace.Callback, e.Type == trace.PassCount, e.Type == trace.Kernel:
+			case e.Type == trace.Record && dispatchScoped(e.Service):
+			default:
+				continue
+			}
+			if !slices.Contains(ids, e.Dispatch) {
+				ids = append(ids, e.Dispatch)
+			}
+		}
+		return ids
+	}
+	for _, a := range x.apps {
+		ids := seenIn(x.byThread[a.thread], a.at, a.end, false, 0)
+		want := max(x.ev[a.at].KernelPackets, 1)
+		if len(ids) < want {
+			return nil // a logical dispatch the tool did not see: not judged
+		}
+		// More ids than logical dispatches break DID-1/DID-2; the first
+		// the tool saw is the one reserved, as the full profile's first
+		// reservation is, so that the counter is still judged.
+		for _, id := range ids[:want] {
+			all = append(all, named{id, a.label, a.at})
+		}
+	}
+	for _, w := range x.inFlight().spans {
+		if !w.tool {
+			continue
+		}
+		ids := seenIn(x.byThread[w.thread], w.start, w.end, true, x.ev[w.start].Dispatch)
+		if len(ids) == 0 {
+			return nil
+		}
+		all = append(all, named{ids[0], x.ev[w.start].Label, w.start})
+	}
+	if len(all) < 2 {
+		return nil
+	}
+	slices.SortFunc(all, func(a, b named) int { return cmp.Compare(a.id, b.id) })
+	for k := 1; k < len(all); k++ {
+		if all[k].id == all[k-1].id {
+			return nil // two dispatches share an id: DID-1 says so
+		}
+	}
+	for k := 1; k < len(all); k++ {
+		x.examined("DID-3")
+		if prev, cur := all[k-1], all[k]; cur.id != prev.id+1 {
+			v := x.violation("DID-3", cur.id, fmt.Sprintf("the tool saw dispatch id %d for %s and %d for %s, the next logical dispatch: the counter advanced %d times for one dispatch", prev.id, prev.label, cur.id, cur.label, cur.id-prev.id), prev.at, cur.at)
+			v.Label = cur.label
+			return []Violation{v}
+		}
+	}
+	return nil
+}
+
+// DID-1 as the tool sees a submission of several kernel packets: each is a
+// logical dispatch with its own id (decision 7), so a kernel-trace context
+// started all the while the submission was in flight records one dispatch
+// per packet, each with its id, on the submitting thread inside the
+// submission's window (as every record of a plain dispatch comes, DID-2).
+// Fewer ids there than packets: some packet was given no id, so no record.
+// Needs no reservation or kernel event, so it holds at the black-box
+// profile.
+func (x *index) checkPacketsTraced(a *appView) []Violation {
+	want := x.ev[a.at].KernelPackets
+	if want < 2 || len(a.complete) == 0 || x.has(trace.DispatchID) {
+		return nil // with the SDK's reservations, checkAppIdentity judges it
+	}
+	done := a.complete[0]
+	for _, i := range x.byType[trace.API] {
+		cfg := x.ev[i]
+		if cfg.Call != trace.CallConfigureKernelTrace || !cfg.Status.Is(trace.StatusSuccess) || i > a.at {
+			continue
+		}
+		if on, known := x.contextActive(cfg.Context, a.at, done); !known || !on {
+			continue
+		}
+		ids := map[uint64]bool{}
+		pos := x.byThread[a.thread]
+		for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < done; j++ {
+			if e := x.ev[pos[j]]; e.Type == trace.Record && e.Service == trace.KernelTrace && e.Context == cfg.Context && e.Dispatch != 0 && !x.byTool[pos[j]] {
+				ids[e.Dispatch] = true
+			}
+		}
+		x.examined("DID-1")
+		if len(ids) < want {
+			v := x.violation("DID-1", a.dispatch, fmt.Sprintf("%s wrote %d kernel packets, each its own logical dispatch with its own id, but context %d's kernel trace, started all along, recorded %d dispatch id(s) for them: some packet got no id", a.label, want, cfg.Context, len(ids)), a.at, done)
+			v.Label = a.label
+			return []Violation{v}
+		}
 	}
 	return nil
 }

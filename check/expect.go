@@ -24,11 +24,12 @@ func Expectations(s spec.Spec, t trace.Trace) []Violation {
 // expectSources are the event sources each expectation reads. Where the
 // trace lacks them the expectation is not observable there: it is neither
 // judged nor passed, and the caller reports it so (a black-box port cannot
-// show the SDK's warnings, its dispatch ids or the runtime's kernel runs).
+// show the SDK's dispatch ids or the runtime's kernel runs; the warnings the
+// SDK printed are what the application's process shows, docs/trace.md).
 var expectSources = map[string][]trace.Source{
 	"passes": {tool}, "continue_consulted": {tool}, "completions": {app}, "memory": {app},
-	"memory_after": {app}, "records": {tool}, "statuses": {tool}, "warnings": {sdk},
-	"no_warnings": {sdk}, "never_ends": {sdk, app}, "timestamps": {tool}, "user_data": {tool},
+	"memory_after": {app}, "records": {tool}, "statuses": {tool}, "warnings": {app},
+	"no_warnings": {app}, "never_ends": {sdk, app}, "timestamps": {tool}, "user_data": {tool},
 	"sequence": {tool}, "dispatch_ids": {sdk}, "correlation": {tool}, "record_counts": {tool, sdk},
 	"runs": {runtime}, "payload": {tool}, "counters": {tool}, "saved": {sdk}, "aborts": {runtime, sdk},
 }

@@ -36,13 +36,27 @@ type index struct {
 	// thread): it is not the application's, nor the loop's.
 	byTool []bool
 
+	// toolReads holds the runtime's mem_read events that are the tool's own
+	// copies of memory (each followed on its thread by its tool_memory):
+	// neither the SDK's snapshot nor anything else it did (check/traffic.go).
+	toolReads map[int]bool
+
 	// died caches processDied: 0 not yet known, 1 no, 2 yes.
 	died int8
 
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 
-	allocs *[]allocation // built on first use
+	allocs      *[]allocation  // built on first use
+	allocByName map[string]int // the first allocation of each buffer, built on first use
+	spans       *flights       // built on first use: every dispatch in flight
+	// recordsByAgent: dispatch-scoped records with times, per agent,
+	// sorted by start, and the longest of them (MEM-6); built on first use.
+	recordsByAgent map[uint64][]int
+	longestRecord  map[uint64]uint64
+	// toolRecordIDs: per thread, the ids of records of dispatches the tool
+	// wrote from a callback on it (MEM-6); built on first use.
+	toolRecordIDs map[uint64]map[uint64]bool
 
 	// While filing (add): per-thread state, lists by type, and the last
 	// thread and dispatch seen, since runs of events share them.
@@ -77,6 +91,9 @@ type dispatchView struct {
 	correlations, reserves  []int
 	snapshots, restores     []int
 	failedSnapshots         []int // snapshots that could not be completed
+	copies                  []int // tool_memory: what the tool copied in its PASS callbacks
+	loads                   []int // tool_signal: the application's signal as the tool read it
+	copied                  *passCopies
 
 	// Built on first use, for checks that look passes up one by one.
 	exitByPass          map[uint64]int
@@ -102,6 +119,7 @@ type appView struct {
 	complete []int
 	timeout  []int
 	readback []int
+	signals  []int // app_signal: the completion signal's value after the wait
 }
 
 func (d *dispatchView) replayed() bool { return len(d.passEnter) > 0 }
@@ -146,6 +164,7 @@ func newIndex(t trace.Trace) *index {
 		byTool:     make([]bool, 0, len(t.Events)),
 		threads:    map[uint64]*threadState{},
 		types:      map[trace.Type]*[]int{},
+		toolReads:  map[int]bool{},
 	}
 	for i := range t.Events {
 		x.add(i)
@@ -192,6 +211,13 @@ func (x *index) add(i int) {
 		byTool = th.toolOpen
 	}
 	x.byTool = append(x.byTool, byTool)
+	if e.Type == trace.ToolMemory && len(th.pos) > 1 {
+		// The runtime's read just before a tool_memory on its thread is
+		// the tool's copy, not the SDK's (a copy is recorded as it ends).
+		if prev := th.pos[len(th.pos)-2]; x.ev[prev].Type == trace.MemRead {
+			x.toolReads[prev] = true
+		}
+	}
 	if e.Type == trace.Callback && e.Op == trace.OpPass {
 		p, _ := e.PassOf()
 		switch e.Phase {
@@ -320,6 +346,10 @@ func (x *index) file(i int, e *trace.Event) {
 		d.neverEnded = append(d.neverEnded, i)
 	case trace.Warning:
 		d.warnings = append(d.warnings, i)
+	case trace.ToolMemory:
+		d.copies = append(d.copies, i)
+	case trace.ToolSignal:
+		d.loads = append(d.loads, i)
 	}
 }
 
@@ -394,6 +424,11 @@ func (x *index) joinApps() {
 	for _, i := range x.byType[trace.AppReadback] {
 		if a := x.appLabel[x.ev[i].Label]; a != nil {
 			a.readback = append(a.readback, i)
+		}
+	}
+	for _, i := range x.byType[trace.AppSignal] {
+		if a := x.appLabel[x.ev[i].Label]; a != nil {
+			a.signals = append(a.signals, i)
 		}
 	}
 	for _, a := range x.apps {

@@ -1,7 +1,9 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -28,6 +30,12 @@ func checkMEM(x *index) []Violation {
 			vs = append(vs, x.checkTraffic(d)...)
 			return
 		}
+		if !memKnown && len(d.passExit) > 0 && x.aborted(d) {
+			// MEM-5 as the tool and the application see a restore that
+			// failed part-way: the process ended after a PASS EXIT
+			// instead of running on with half-restored memory.
+			x.examined("MEM-5")
+		}
 		if d.replayed() {
 			if memKnown {
 				vs = append(vs, x.checkSnapshot(d)...)
@@ -35,6 +43,8 @@ func checkMEM(x *index) []Violation {
 			}
 			vs = append(vs, x.checkSameInput(d)...)
 			vs = append(vs, x.checkExclusiveAgent(d, kernelsByAgent)...)
+			vs = append(vs, x.checkCopies(d)...)
+			vs = append(vs, x.checkAgentHeldSeen(d)...)
 		} else if len(d.snapshots) > 0 && !x.hiddenLoop(d) {
 			vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("dispatch %d is not replayed, yet memory was snapshotted", d.id), d.snapshots...))
 		}
@@ -307,4 +317,125 @@ func (x *index) checkExclusiveAgent(d *dispatchView, kernelsByAgent map[uint64][
 		}
 	}
 	return nil
+}
+
+// MEM-6 as the application and the tool see it, without the runtime's
+// kernels: another thread's dispatch on the loop's agent that was written
+// after the loop's first PASS ENTER (the agent's lock was held by then)
+// and completed before its CONFIG EXIT (the lock was still held) ran on the
+// agent inside the window; and a kernel of another dispatch whose record's
+// times on that agent overlap the loop's passes ran beside them (the agent
+// is drained before the snapshot, decision 11 lets only the loop thread's
+// own tool dispatches in).
+func (x *index) checkAgentHeldSeen(d *dispatchView) []Violation {
+	if d.agent == 0 {
+		return nil
+	}
+	from := d.passEnter[0]
+	until := len(x.ev)
+	if len(d.configExit) > 0 {
+		until = d.configExit[0]
+	} else if len(d.passExit) > 0 {
+		until = d.passExit[len(d.passExit)-1]
+	}
+	judge := !x.has(trace.Kernel) // with kernels, checkExclusiveAgent counts the instance
+	var vs []Violation
+	examined := false
+	x.inFlight().overlapping(from, until, func(w workSpan) bool {
+		if w.agent != d.agent || w.thread == d.thread {
+			return false
+		}
+		examined = true
+		if w.done && w.start > from && w.end < until {
+			vs = append(vs, x.violation("MEM-6", d.id, fmt.Sprintf("%s, on agent %d, was written after dispatch %d's first pass began and completed before its CONFIG EXIT: it ran while dispatch %d was replaying there", x.spanName(w), d.agent, d.id, d.id), from, w.start, w.end, until))
+			return true
+		}
+		return false
+	})
+	if vs != nil {
+		if judge {
+			x.examined("MEM-6")
+		}
+		return vs
+	}
+	// The loop's passes as its own records time them.
+	var lo, hi uint64
+	for _, i := range d.records {
+		e := x.ev[i]
+		if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
+			continue
+		}
+		if lo == 0 || e.Start < lo {
+			lo = e.Start
+		}
+		hi = max(hi, e.End)
+	}
+	if lo != 0 {
+		recs, longest := x.timedRecords(d.agent)
+		own := x.toolRecordsOn(d.thread)
+		// Records that start before hi and may end after lo.
+		k := sort.Search(len(recs), func(k int) bool { return x.ev[recs[k]].Start+longest > lo })
+		for ; k < len(recs) && x.ev[recs[k]].Start < hi; k++ {
+			e := x.ev[recs[k]]
+			if e.Dispatch == d.id || e.Dispatch == 0 || own[e.Dispatch] {
+				continue
+			}
+			examined = true
+			if e.End > lo {
+				if judge {
+					x.examined("MEM-6")
+				}
+				return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("dispatch %d's kernel ran on agent %d at %d..%d, while dispatch %d was replaying there (its passes ran %d..%d, by the tool's records)", e.Dispatch, d.agent, e.Start, e.End, d.id, lo, hi), d.passEnter[0], recs[k])}
+			}
+		}
+	}
+	if examined && judge {
+		x.examined("MEM-6") // what the tool and the application saw decides it
+	}
+	return nil
+}
+
+// timedRecords are agent's dispatch-scoped records with times, sorted by
+// start, and the longest of them.
+func (x *index) timedRecords(agent uint64) ([]int, uint64) {
+	if x.recordsByAgent == nil {
+		x.recordsByAgent, x.longestRecord = map[uint64][]int{}, map[uint64]uint64{}
+		for _, i := range x.byType[trace.Record] {
+			e := x.ev[i]
+			if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
+				continue
+			}
+			x.recordsByAgent[e.Agent] = append(x.recordsByAgent[e.Agent], i)
+			x.longestRecord[e.Agent] = max(x.longestRecord[e.Agent], e.End-e.Start+1)
+		}
+		for _, list := range x.recordsByAgent {
+			slices.SortStableFunc(list, func(a, b int) int { return cmp.Compare(x.ev[a].Start, x.ev[b].Start) })
+		}
+	}
+	return x.recordsByAgent[agent], x.longestRecord[agent]
+}
+
+// toolRecordsOn: the ids of the dispatches the tool wrote from callbacks on
+// thread, as their records inside the tool's brackets show them.
+func (x *index) toolRecordsOn(thread uint64) map[uint64]bool {
+	if x.toolRecordIDs == nil {
+		x.toolRecordIDs = map[uint64]map[uint64]bool{}
+		for _, i := range x.byType[trace.Record] {
+			if e := x.ev[i]; x.byTool[i] {
+				if x.toolRecordIDs[e.Thread] == nil {
+					x.toolRecordIDs[e.Thread] = map[uint64]bool{}
+				}
+				x.toolRecordIDs[e.Thread][e.Dispatch] = true
+			}
+		}
+	}
+	return x.toolRecordIDs[thread]
+}
+
+// spanName names a dispatch in flight for a message.
+func (x *index) spanName(w workSpan) string {
+	if w.tool {
+		return fmt.Sprintf("the tool's dispatch %s", x.ev[w.start].Label)
+	}
+	return fmt.Sprintf("the application's dispatch %s", x.ev[w.start].Label)
 }

@@ -148,9 +148,9 @@ func (x *index) leftOutForConflict(d *dispatchView, service trace.Service, pass 
 	if service != trace.PCSampling || (!x.dataCenterAgent(d.agent) && x.has(trace.AgentInfo)) {
 		return false
 	}
-	// The SDK's warning says it left PC sampling out; without the SDK's
-	// events the pass may have been left out unannounced.
-	if x.header.Reports(trace.SourceSDK) && !x.serviceConflictWarned() {
+	// The SDK's warning says it left PC sampling out; in a trace without
+	// the warnings the pass may have been left out unannounced.
+	if x.reportsWarnings() && !x.serviceConflictWarned() {
 		return false
 	}
 	for _, i := range d.records {
@@ -169,9 +169,9 @@ func (x *index) leftOutForConflict(d *dispatchView, service trace.Service, pass 
 // internal/specgen: LCX-4 took SPM left out beside thread trace for a mask
 // that outlived its loop.
 func (x *index) leftOutBeside(d *dispatchView, service trace.Service) bool {
-	// The warning is the SDK's; a trace without the SDK's reports cannot
+	// The warning is what the SDK printed; a trace without warnings cannot
 	// show it, and the kept service's record alone must do.
-	if x.header.Reports(trace.SourceSDK) && !x.serviceConflictWarned() {
+	if x.reportsWarnings() && !x.serviceConflictWarned() {
 		return false
 	}
 	var kept trace.Service

@@ -154,13 +154,14 @@ func (x *index) allocatedBefore(addr uint64, pos int) (allocation, bool) {
 // trafficOf returns the runtime's events of type typ on d's thread and agent
 // between positions from and to. It walks the thread's own events: the
 // window may hold other threads' whole loops (a thread that waited for the
-// agent's lock inside it), and those are not its business.
+// agent's lock inside it), and those are not its business. The tool's own
+// copies of memory (tool_memory) are the tool's, not the SDK's: left out.
 func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
 	var out []int
 	list := x.byThread[d.thread]
 	for j := sort.SearchInts(list, from); j < len(list) && list[j] < to; j++ {
 		e := &x.ev[list[j]]
-		if e.Type == typ && (e.Agent == d.agent || d.agent == 0) && !(j > 0 && x.fillsAlloc(list[j-1], list[j])) {
+		if e.Type == typ && (e.Agent == d.agent || d.agent == 0) && !x.toolReads[list[j]] && !(j > 0 && x.fillsAlloc(list[j-1], list[j])) {
 			out = append(out, list[j])
 		}
 	}
@@ -235,13 +236,14 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 	reads := x.trafficOf(on, trace.MemRead, start, firstWork)
 	sdk := x.header.Reports(trace.SourceSDK)
 	switch {
-	case len(d.configEnter) > 0 && len(d.failedSnapshots) == 0 && x.hiddenLoop(d) && (sdk || len(d.kernels) > 1):
+	case len(d.configEnter) > 0 && len(d.failedSnapshots) == 0 && x.hiddenLoop(d) && (sdk || len(d.kernels) > 1 || !x.snapshotMayHaveFailed(d)):
 		// Replayed with no PASS callback to show it (decision 9, docs/ports.md
 		// D3): the reads are its snapshot, not a snapshot of a dispatch left
 		// unreplayed. With the SDK's account, its snapshot is the one read
 		// and says what was read; without it, the reads are all there is
 		// (docs/ports.md O5). Without the SDK, one kernel may be a loop
-		// that never began (a failed snapshot, MEM-5): the case below.
+		// that never began (a failed snapshot, MEM-5): the case below,
+		// unless the trace carries the warnings and none said so.
 		x.examined("MEM-1")
 		vs = append(vs, x.checkSavedKinds(d, reads, firstWork)...)
 		if !sdk {
@@ -255,12 +257,13 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 				vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("the SDK says its snapshot of dispatch %d saved %d bytes; the runtime read %d", d.id, claim, seen), append([]int{d.snapshots[0]}, reads...)...))
 			}
 		}
-	case !d.replayed() && !sdk && len(reads) > 0 && x.asksForLoop(d):
+	case !d.replayed() && !sdk && len(reads) > 0 && x.asksForLoop(d) && x.snapshotMayHaveFailed(d):
 		// The tool asked for a loop that never began: only a snapshot that
 		// could not be completed excuses that (MEM-5), and it may have read
 		// memory before it failed. Without the SDK's report of the failure
 		// the reads cannot be told from a silent snapshot: not judged, as
-		// PC-3 is not (docs/ports.md O1, O5).
+		// PC-3 is not (docs/ports.md O1, O5), unless no snapshot_incomplete
+		// warning was printed.
 	case !d.replayed() && len(d.failedSnapshots) == 0:
 		// MEM-1: no snapshot for a dispatch that is not replayed, said or
 		// silent.
@@ -407,8 +410,9 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 }
 
 // endedInLoop: without the accounts of the runtime and the SDK, a process
-// that died in d's loop shows only as a trace whose last word from the tool
-// and the application was d's: no CONFIG EXIT, no completion, no timeout.
+// that died in d's loop shows only as a loop whose thread's last word from
+// the tool and the application was d's: no CONFIG EXIT, no completion, no
+// timeout, and no read-back at the end of the run.
 func (x *index) endedInLoop(d *dispatchView) bool {
 	a := x.appOf(d)
 	if a == nil || len(a.complete) > 0 || len(a.timeout) > 0 {
@@ -425,11 +429,24 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 	if last < 0 {
 		return false
 	}
-	for i := last + 1; i < len(x.ev); i++ {
-		if src, _ := x.ev[i].Type.Source(); src == trace.SourceTool || src == trace.SourceApp {
-			if x.ev[i].Dispatch != d.id {
-				return false
-			}
+	// The loop's thread said nothing more of its own: an application
+	// thread whose launch returns records the completion or the timeout,
+	// so its launch never returned. Other threads may have run on until
+	// the process ended (decision 17.19), but the application never read
+	// its memory back at the end, as a process that lives on does.
+	pos := x.byThread[d.thread]
+	for j := sort.SearchInts(pos, last+1); j < len(pos); j++ {
+		e := x.ev[pos[j]]
+		if e.Dispatch == d.id || x.byTool[pos[j]] || e.Type == trace.ToolDispatch || e.Type == trace.ToolComplete {
+			continue // the loop's own, and the tool's dispatch from its callback
+		}
+		if src, _ := e.Type.Source(); src == trace.SourceTool || src == trace.SourceApp {
+			return false
+		}
+	}
+	for _, i := range x.byType[trace.AppMemory] {
+		if i > last {
+			return false
 		}
 	}
 	return true

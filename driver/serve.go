@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -28,8 +27,20 @@ func (e *SpecError) Unwrap() error { return e.Err }
 // and writes the trace and the end line. The trace is written even when
 // the run fails; the error is returned so the caller exits non-zero.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, impl Implementation, tg target.Target, opts target.Options) error {
+	return ServeAt(ctx, in, out, impl, tg, opts, ProfileFull)
+}
+
+// ServeAt is Serve for a port that reports only what the named profile
+// holds: the handshake names it, and each trace keeps the events of its
+// sources, numbered again from 1, as a port that sees no more would write
+// it (docs/driver-protocol.md, "Observability profiles").
+func ServeAt(ctx context.Context, in io.Reader, out io.Writer, impl Implementation, tg target.Target, opts target.Options, profile string) error {
+	sources, ok := ProfileSources(profile)
+	if !ok {
+		return fmt.Errorf("unknown profile %q; known: %s, %s, %s", profile, ProfileBlackBox, ProfileRuntime, ProfileFull)
+	}
 	hs := Handshake{Protocol: Version, Implementation: impl, Capabilities: []string{},
-		Profile: ProfileFull, Sources: slices.Clone(trace.AllSources)}
+		Profile: profile, Sources: sources}
 	if c, ok := tg.(target.Capable); ok {
 		hs.Capabilities = append(hs.Capabilities, c.Capabilities()...)
 	}
@@ -51,6 +62,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, impl Implementation
 		return &SpecError{err}
 	}
 	t, runErr := tg.Run(ctx, spec.Defaults(s), opts)
+	t = t.Only(sources)
 	if err := trace.Write(out, t); err != nil {
 		return err
 	}

@@ -1,7 +1,10 @@
 // Package report writes the results of running specs for people (Text), for
-// machines (JSON), for CI (JUnit) and for eyes (Timeline). Every format is
-// a stream: a spec's result is written as the spec finishes, so a run
-// that is interrupted or killed keeps what it did.
+// machines (JSON), for CI (JUnit) and for eyes (Timeline, and HTMLPage: one
+// self-contained page with the compliance matrix and a picture of each
+// dispatch). Every format but the page is a stream: a spec's result is
+// written as the spec finishes, so a run that is interrupted or killed
+// keeps what it did; the page draws each spec as it finishes and is written
+// at the end.
 package report
 
 import (

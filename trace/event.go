@@ -13,9 +13,11 @@ const Version = "replayspec.trace/v2"
 type Type string
 
 // Event types. Who emits each is part of the contract (docs/trace.md):
-// "tool" events are what the tool saw or did, "runtime" events are what the
-// GPU runtime did, "sdk" events are what the SDK declared, "app" events are
-// what the application observed.
+// "tool" events are what the tool saw or did (the memory it copied and the
+// agents it queried included), "runtime" events are what the GPU runtime
+// did, "sdk" events are what the SDK declared, "app" events are what the
+// application observed (its completion signal and what the process printed
+// on stderr included).
 const (
 	// tool
 	API         Type = "api"             // an SDK API call by the tool and its status
@@ -30,6 +32,17 @@ const (
 	// return of its wait for it: the events between belong to it.
 	ToolDispatch Type = "tool_dispatch"
 	ToolComplete Type = "tool_complete"
+	// ToolMemory is one buffer of the application as the tool copied it
+	// from inside a PASS callback: the memory a pass starts from (ENTER)
+	// and leaves (EXIT), MEM-2, MEM-3, MEM-4.
+	ToolMemory Type = "tool_memory"
+	// ToolSignal is the value the tool loaded, from inside a callback,
+	// from the completion signal of the application's dispatch: held back
+	// until the loop has ended (CMP-2).
+	ToolSignal Type = "tool_signal"
+	// AgentInfo is an agent of the machine as the tool's query of the
+	// agents lists it, before anything runs.
+	AgentInfo Type = "agent"
 	// An API call's enter or exit on its thread, with the correlation id
 	// the SDK gave it, as the tool's API tracing saw it: the witness a
 	// dispatch's correlation ids are judged against (COR-1, COR-2).
@@ -39,15 +52,13 @@ const (
 	DispatchID Type = "dispatch_id" // a dispatch id reserved (the counter advanced)
 	Snapshot   Type = "snapshot"    // the SDK says it saved device memory
 	Restore    Type = "restore"     // the SDK says it wrote memory back before a pass
-	Warning    Type = "warning"     // a diagnostic the SDK printed
 	NeverEnded Type = "never_ended" // the pass budget ran out in an indefinite loop
 
 	// runtime
-	AgentInfo Type = "agent"     // an agent of the machine, listed at the start
-	Kernel    Type = "kernel"    // a kernel ran on the GPU
-	Signal    Type = "signal"    // a signal was decremented
-	MemRead   Type = "mem_read"  // device memory read outside a kernel (a copy out)
-	MemWrite  Type = "mem_write" // device memory written outside a kernel (a copy in)
+	Kernel   Type = "kernel"    // a kernel ran on the GPU
+	Signal   Type = "signal"    // a signal was decremented
+	MemRead  Type = "mem_read"  // device memory read outside a kernel (a copy out)
+	MemWrite Type = "mem_write" // device memory written outside a kernel (a copy in)
 
 	// app
 	AppAlloc    Type = "app_alloc"    // the application allocated a buffer
@@ -57,16 +68,23 @@ const (
 	AppReadback Type = "app_readback" // the application read one of a dispatch's buffers after completion
 	AppMemory   Type = "app_memory"   // the application read a buffer back at the end
 	AppTimeout  Type = "app_timeout"  // the application gave up waiting (never completed)
+	// AppSignal is the value the application loaded from its completion
+	// signal once its wait returned or gave up (CMP-1, CMP-4).
+	AppSignal Type = "app_signal"
+	// Warning is a diagnostic the SDK printed on the process's stderr, as
+	// whoever runs the application reads it (PC-6, ACT-6, MEM-5, SVC-3).
+	Warning Type = "warning"
 )
 
 // sources maps every event type to who reports it.
 var sources = map[Type]Source{
 	API: SourceTool, Callback: SourceTool, Returned: SourceTool, PassCount: SourceTool, Continue: SourceTool,
 	Local: SourceTool, Record: SourceTool, Correlation: SourceTool, ToolDispatch: SourceTool, ToolComplete: SourceTool, APICall: SourceTool,
-	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, Warning: SourceSDK, NeverEnded: SourceSDK,
-	AgentInfo: SourceRuntime, Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
+	ToolMemory: SourceTool, ToolSignal: SourceTool, AgentInfo: SourceTool,
+	DispatchID: SourceSDK, Snapshot: SourceSDK, Restore: SourceSDK, NeverEnded: SourceSDK,
+	Kernel: SourceRuntime, Signal: SourceRuntime, MemRead: SourceRuntime, MemWrite: SourceRuntime,
 	AppAlloc: SourceApp, AppFree: SourceApp, AppDispatch: SourceApp, AppComplete: SourceApp,
-	AppReadback: SourceApp, AppMemory: SourceApp, AppTimeout: SourceApp,
+	AppReadback: SourceApp, AppMemory: SourceApp, AppTimeout: SourceApp, AppSignal: SourceApp, Warning: SourceApp,
 }
 
 // Source returns who reports events of type t, and whether t is a type of
@@ -79,9 +97,10 @@ func (t Type) Source() (Source, bool) {
 // Types lists every event type of this version, in a fixed order.
 func Types() []Type {
 	return []Type{API, Callback, Returned, PassCount, Continue, Local, Record, Correlation, ToolDispatch, ToolComplete, APICall,
-		DispatchID, Snapshot, Restore, Warning, NeverEnded,
-		AgentInfo, Kernel, Signal, MemRead, MemWrite,
-		AppAlloc, AppFree, AppDispatch, AppComplete, AppReadback, AppMemory, AppTimeout}
+		ToolMemory, ToolSignal, AgentInfo,
+		DispatchID, Snapshot, Restore, NeverEnded,
+		Kernel, Signal, MemRead, MemWrite,
+		AppAlloc, AppFree, AppDispatch, AppComplete, AppReadback, AppMemory, AppTimeout, AppSignal, Warning}
 }
 
 // Corr is the correlation id triple of a callback or record.
@@ -189,19 +208,22 @@ type Event struct {
 	Packets int    `json:"packets,omitempty"` // packets in the application's submission
 	// KernelPackets is how many of them are kernel dispatches, when more
 	// than one: each is its own logical dispatch (ACT-6).
-	KernelPackets int      `json:"kernel_packets,omitempty"`
-	Graph         bool     `json:"graph,omitempty"` // the submission came from a graph launch
-	Grid          *Dim3    `json:"grid,omitempty"`  // what the application launched
-	Workgroup     *Dim3    `json:"workgroup,omitempty"`
-	Addr          uint64   `json:"addr,omitempty"`
-	Bytes         uint64   `json:"bytes,omitempty"`
-	MemKind       MemKind  `json:"mem_kind,omitempty"`
-	Regions       []Region `json:"regions,omitempty"`
-	MemIn         string   `json:"mem_in,omitempty"`  // digest of the kernel's saved buffers before it ran
-	MemOut        string   `json:"mem_out,omitempty"` // digest after it ran
-	Digest        string   `json:"digest,omitempty"`  // digest of a buffer the application read
-	Elements      uint64   `json:"elements,omitempty"`
-	Runs          []Run    `json:"runs,omitempty"` // that buffer's elements, run-length encoded
+	KernelPackets int   `json:"kernel_packets,omitempty"`
+	Graph         bool  `json:"graph,omitempty"` // the submission came from a graph launch
+	Grid          *Dim3 `json:"grid,omitempty"`  // what the application launched
+	Workgroup     *Dim3 `json:"workgroup,omitempty"`
+	// Args names the buffers a dispatch's kernel takes, in argument order:
+	// all it may write (app_dispatch, tool_dispatch).
+	Args     []string `json:"args,omitempty"`
+	Addr     uint64   `json:"addr,omitempty"`
+	Bytes    uint64   `json:"bytes,omitempty"`
+	MemKind  MemKind  `json:"mem_kind,omitempty"`
+	Regions  []Region `json:"regions,omitempty"`
+	MemIn    string   `json:"mem_in,omitempty"`  // digest of the kernel's saved buffers before it ran
+	MemOut   string   `json:"mem_out,omitempty"` // digest after it ran
+	Digest   string   `json:"digest,omitempty"`  // digest of a buffer the application read
+	Elements uint64   `json:"elements,omitempty"`
+	Runs     []Run    `json:"runs,omitempty"` // that buffer's elements, run-length encoded
 
 	// Diagnostics.
 	Code    WarningCode `json:"code,omitempty"` // stable warning code
@@ -275,3 +297,18 @@ func (e Event) PassOf() (uint64, bool) {
 
 // Reports reports whether the trace's header says it reports src.
 func (h Header) Reports(src Source) bool { return slices.Contains(h.Sources, src) }
+
+// Only keeps t's events of the given sources, numbered again from 1, under
+// a header that lists just those: the trace a port that sees no more would
+// write (docs/driver-protocol.md, "Observability profiles").
+func (t Trace) Only(sources []Source) Trace {
+	out := Trace{Header: t.Header, Events: make([]Event, 0, len(t.Events))}
+	out.Header.Sources = slices.Clone(sources)
+	for _, e := range t.Events {
+		if src, ok := e.Type.Source(); ok && slices.Contains(sources, src) {
+			e.Seq = uint64(len(out.Events) + 1)
+			out.Events = append(out.Events, e)
+		}
+	}
+	return out
+}

@@ -43,7 +43,7 @@ func TestDiffFindsWhatDiffers(t *testing.T) {
 	port := "exec:" + driverCommand(t, "driver", "--fault", "skip_restore")
 	dir := t.TempDir()
 	code, out, errs = cli(t, "diff", "--target", "sim", "--target", port, "--trace-out", dir, spec)
-	for _, want := range []string{"DIFFERS  fixed-three-passes", "inc, step 14: touches MEM-2", "restore thread=1 dispatch=d1 pass=1", "verdict MEM-2: pass on sim, fail on exec:"} {
+	for _, want := range []string{"DIFFERS  fixed-three-passes", "inc, step 19: touches MEM-2", "restore thread=1 dispatch=d1 pass=1", "verdict MEM-2: pass on sim, fail on exec:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sim vs a port without restores: output lacks %q:\n%s%s", want, out, errs)
 		}

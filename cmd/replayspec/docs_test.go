@@ -11,10 +11,10 @@ import (
 )
 
 // docExamples are the documents whose `sh` blocks are run, in order.
-var docExamples = []string{"README.md", "docs/cli.md"}
+var docExamples = []string{"README.md", "docs/cli.md", "docs/ci.md"}
 
 // TestDocExamples runs every `replayspec ...` line of the sh blocks of
-// README.md and docs/cli.md, in order, from a copy of the repository's
+// docExamples, in order, from a copy of the repository's
 // specs (so that what they write stays in the sandbox): an example that
 // does not run as written is a bug of the docs. Each must exit 0.
 func TestDocExamples(t *testing.T) {

@@ -23,15 +23,18 @@ func init() {
 
 var driverHelp = help{
 	name:     "driver",
-	synopsis: "[--fault NAME,...]",
+	synopsis: "[--fault NAME,...] [--profile black-box|runtime|full]",
 	about: `Speaks the driver protocol (docs/driver-protocol.md) once: writes its handshake,
 reads one spec as JSON on stdin, runs it on the reference engine on the
 simulator, writes the trace as NDJSON on stdout, then the end line {"end":N}.
 With stdin closed empty it writes the handshake only (the runner's probe).
-The engine failing is exit 1, the trace still written; an unreadable spec is 2.`,
+The engine failing is exit 1, the trace still written; an unreadable spec is 2.
+--profile makes it a port that sees only that profile's sources: its
+handshake says so and its traces keep only those events (default full).`,
 	examples: []string{
 		`replayspec run --target exec:"replayspec driver" specs/`,
 		`replayspec run --target exec:"replayspec driver --fault skip_restore" specs/   # a port with a known bug`,
+		`replayspec run --target exec:"replayspec driver --profile black-box" --matrix bb.md specs/`,
 		`replayspec driver < /dev/null   # the handshake alone`,
 	},
 }
@@ -45,12 +48,16 @@ var driverVersion = "dev"
 func runDriver(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(driverHelp.name)
 	faultList := fs.String("fault", "", "plant known engine bugs, comma-separated `NAME,...` (docs/faults.md)")
+	profile := fs.String("profile", driver.ProfileFull, "report only what the `PROFILE` sees: black-box, runtime or full")
 	rest, code, ok := parseFlags(fs, driverHelp, args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if len(rest) > 0 {
 		return usageError(stderr, "driver", "unexpected arguments %q: the spec comes on stdin", rest)
+	}
+	if _, ok := driver.ProfileSources(*profile); !ok {
+		return usageError(stderr, "driver", "--profile: unknown profile %q; known: %s, %s, %s", *profile, driver.ProfileBlackBox, driver.ProfileRuntime, driver.ProfileFull)
 	}
 	faults, err := replay.ParseFaults(*faultList)
 	if err != nil {
@@ -60,7 +67,7 @@ func runDriver(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *faultList != "" {
 		impl.Name += " with faults " + *faultList
 	}
-	err = driver.Serve(ctx, driverStdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{})
+	err = driver.ServeAt(ctx, driverStdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{}, *profile)
 	var se *driver.SpecError
 	switch {
 	case err == nil:

@@ -3,41 +3,56 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/replayspec/replayspec/driver"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
-	"github.com/replayspec/replayspec/target/exec"
 )
 
 func init() {
 	register(command{
 		name:    "report",
-		summary: "run specs and write a compliance matrix (rule x status) as Markdown or JSON",
+		summary: "write the compliance matrix (Markdown or JSON) or the HTML report, of a run or of saved results",
 		run:     runReport,
 	})
 }
 
 var reportHelp = help{
 	name:     "report",
-	synopsis: "[--target T] [--xfail FILE] [--format markdown|json] [--out FILE] [SPEC|DIR...]",
+	synopsis: "[--target T] [--xfail FILE] [--format markdown|json] [--out FILE] [--html FILE] [SPEC|DIR...]\n       replayspec report --from RESULTS.json... [--traces DIR] [--baseline FILE] [--compare OTHER.json] --html FILE",
 	about: `Runs the specs on the target and writes the compliance matrix: every rule of
 the catalogue with its status (passed, failed, expected failure, skipped, error,
 not claimed, not covered) over the specs that name it or fail it, then every
 spec (docs/compliance.md). --xfail names the port's known failures: a rule ID
 or spec name a line, with a reason; a listed one that passes is an error.
 Failures and errors are also told on stderr. Exit 1 when anything failed that
-the list does not name, or a listed failure passed.`,
+the list does not name, or a listed failure passed.
+
+--html FILE writes the report as one self-contained HTML page (no network,
+nothing beside it): the summary, the compliance matrix (filterable), every spec
+with its rules and time, each failing spec open on its violations with the
+events they cite, and a timeline of each dispatch. With --from, nothing runs:
+the page (and the matrix) is made from saved JSON results ('run --format json'
+or 'merge --format json'; several files are joined like merge), with each
+spec's trace read from its trace_file or from --traces DIR (run --trace-out
+DIR) for the timelines. --baseline (a results CSV or a JSON stream of an
+earlier run) adds new failures, fixed and flaky cases; --compare (another
+target's JSON results of the same specs) adds where the two differ, verdicts
+and, where both traces are at hand, each dispatch's first divergence (as
+'replayspec diff').`,
 	examples: []string{
 		"replayspec report specs/",
 		`replayspec report --target exec:"python3 my_driver.py" --xfail known-failures.txt --out COMPLIANCE.md specs/`,
 		`replayspec report --target exec:"replayspec driver" --format json --out compliance.json specs/`,
+		"replayspec report --html report.html specs/",
+		"replayspec run --format json --trace-out traces specs/ > results.json; replayspec report --from results.json --traces traces --html report.html",
+		"replayspec report --from port.json --compare sim.json --baseline last.csv --html report.html",
 	},
 }
 
@@ -48,9 +63,24 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	format := fs.String("format", "markdown", "markdown or json")
 	outFile := fs.String("out", "", "write the matrix to `FILE` instead of stdout")
 	timeout := fs.Duration("timeout", 60*time.Second, "give up on a spec after this `duration`")
+	var hf htmlFlags
+	hf.add(fs)
 	paths, code, ok := parseFlags(fs, reportHelp, args, stdout, stderr)
 	if !ok {
 		return code
+	}
+	// With --html and neither --out nor --format, the page is what was
+	// asked for: the matrix is not written on stdout too.
+	matrixWanted := hf.html == ""
+	fs.Visit(func(f *flag.Flag) { matrixWanted = matrixWanted || f.Name == "out" || f.Name == "format" })
+	if len(hf.from) > 0 {
+		if len(paths) > 0 {
+			return usageError(stderr, "report", "--from reads saved results: name no spec (%s), or leave --from out to run them", paths[0])
+		}
+		return hf.fromResults(*format, *outFile, matrixWanted, *xfailFile, args, stdout, stderr)
+	}
+	if err := hf.check(); err != nil {
+		return usageError(stderr, "report", "%v", err)
 	}
 	if err := checkFormat(*format, []string{"markdown", "json"}); err != nil {
 		return usageError(stderr, "report", "--format: %v", err)
@@ -74,12 +104,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "Every line names a rule ID or the name of a spec the run loads.")
 		}
 	}
-	if *outFile != "" {
+	if *outFile != "" || hf.html != "" {
 		inputs := specInputs(specs)
 		if *xfailFile != "" {
 			inputs = append(inputs, namedPath{"--xfail", *xfailFile})
 		}
-		if err := checkPaths(inputs, []namedPath{{"--out", *outFile}}); err != nil {
+		if err := checkPaths(append(inputs, hf.inputs()...), hf.outputs(*outFile)); err != nil {
 			return usageError(stderr, "report", "%v", err)
 		}
 	}
@@ -90,31 +120,28 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	results := runner.RunAll(ctx, specs, runner.Options{Target: tg, Timeout: *timeout}, nil)
 	outcomes := xf.Apply(results)
 
-	var families []string
-	impl := driver.Implementation{Name: "replayspec reference engine", Version: driverVersion}
-	if e, ok := tg.(*exectarget.Exec); ok {
-		families = e.Families()
-		impl = e.Handshake().Implementation
-	} else if tg.Name() != "sim" {
-		impl = driver.Implementation{Name: tg.Name()}
-	}
+	impl, families := identity(tg)
 	m := report.BuildMatrix(outcomes, families)
 	m.Target, m.Implementation = tg.Name(), impl
 
-	var buf bytes.Buffer
-	if *format == "json" {
-		err = m.WriteJSON(&buf)
-	} else {
-		err = m.WriteMarkdown(&buf)
+	if matrixWanted {
+		if err := writeMatrixTo(m, *format, *outFile, stdout); err != nil {
+			fmt.Fprintf(stderr, "replayspec report: %v\n", err)
+			return exitUsage
+		}
 	}
-	if err == nil && *outFile != "" {
-		err = os.WriteFile(*outFile, buf.Bytes(), 0o644)
-	} else if err == nil {
-		_, err = stdout.Write(buf.Bytes())
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "replayspec report: %v\n", err)
-		return exitUsage
+	if hf.html != "" {
+		page, err := hf.page(tg.Name(), impl, families, *xfailFile, commandLine("report", args))
+		if err != nil {
+			return inputError(stderr, "report", err, "")
+		}
+		for _, o := range outcomes {
+			page.Add(report.Record(o, report.Options{XFailFile: *xfailFile}), &o.Result.Trace)
+		}
+		if err := writeHTML(hf.html, page, report.End{}); err != nil {
+			fmt.Fprintf(stderr, "replayspec report: --html: %v\n", err)
+			return exitUsage
+		}
 	}
 	// What went wrong is told on stderr too, so that a matrix written to a
 	// file does not hide it.
@@ -127,6 +154,23 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFail
 	}
 	return exitOK
+}
+
+// writeMatrixTo writes the matrix in format to file, or to stdout.
+func writeMatrixTo(m report.Matrix, format, file string, stdout io.Writer) error {
+	var buf bytes.Buffer
+	var err error
+	if format == "json" {
+		err = m.WriteJSON(&buf)
+	} else {
+		err = m.WriteMarkdown(&buf)
+	}
+	if err == nil && file != "" {
+		err = os.WriteFile(file, buf.Bytes(), 0o644)
+	} else if err == nil {
+		_, err = stdout.Write(buf.Bytes())
+	}
+	return err
 }
 
 // detail is why an outcome is bad, with the violations when there are.

@@ -71,7 +71,7 @@ and the exit status is 130 (SIGINT) or 143 (SIGTERM).`,
 // runFlags are run's options, parsed.
 type runFlags struct {
 	target, format, traceOut, timeline, shard, faults, xfail, matrix string
-	nameRE, rules, color, golden                                     string
+	nameRE, rules, color, golden, html                               string
 	maxPasses                                                        uint64
 	timeout, grace                                                   time.Duration
 	quiet, verbose, failFast, lastFailed, update                     bool
@@ -80,6 +80,7 @@ type runFlags struct {
 	ci                                                               *ciFlags
 	gen                                                              int
 	genSeed                                                          string
+	args                                                             []string // as given, for the HTML page
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -97,6 +98,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.quiet, "quiet", false, "leave passing and skipped specs out of the text report")
 	fs.BoolVar(&f.verbose, "v", false, "list, under each spec, every rule judged with its instances")
 	fs.StringVar(&f.xfail, "xfail", "", "a port's expected failures: `FILE` of rule IDs or spec names, each with a reason (docs/driver-protocol.md); a listed one that passes is an error")
+	fs.StringVar(&f.html, "html", "", "also write the report as one self-contained HTML page to `FILE`: summary, compliance matrix, every spec with its violations and a timeline of each dispatch")
 	fs.StringVar(&f.matrix, "matrix", "", "also write the compliance matrix (rule x status) to `FILE` (.json for JSON, else Markdown)")
 	fs.StringVar(&f.nameRE, "run", "", "run only the specs whose name matches `REGEXP` (like go test -run)")
 	fs.StringVar(&f.rules, "rule", "", "run only the specs that name one of these rules or families, comma-separated (`PC-3,CMP`)")
@@ -115,6 +117,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	f.args = args
 	return f.run(ctx, paths, stdout, stderr)
 }
 
@@ -239,7 +242,11 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 		inputs = append(inputs, namedPath{"--xfail", f.xfail})
 	}
 	inputs = append(inputs, f.ci.inputs()...)
-	if err := checkPaths(inputs, append(plan.all(), f.ci.outputs()...)); err != nil {
+	outputs := append(plan.all(), f.ci.outputs()...)
+	if f.html != "" {
+		outputs = append(outputs, namedPath{"--html", f.html})
+	}
+	if err := checkPaths(inputs, outputs); err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
 	return f.execute(ctx, tg, xf, specs, loading, plan, colour, gen, stdout, stderr)
@@ -274,6 +281,10 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		defer tlFile.Close()
 	}
 
+	var page *report.HTMLPage
+	if f.html != "" {
+		page = htmlPage(tg, commandLine("run", f.args), f.xfail, f.ci.base)
+	}
 	var loadingMu sync.Mutex
 	csv, csvFile, err := f.ci.openResults()
 	if err != nil {
@@ -345,6 +356,9 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			if err := stream.Add(rec); err != nil {
 				writeErrs = append(writeErrs, "writing the report: "+err.Error())
 			}
+			if page != nil {
+				page.Add(rec, &r.Trace) // draws its timelines now, before the events are dropped
+			}
 			if csv != nil {
 				if err := csv.Write(a); err != nil {
 					writeErrs = append(writeErrs, "--results: "+err.Error())
@@ -395,6 +409,11 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	if tl != nil {
 		if err := tl.Close(); err != nil {
 			writeErrs = append(writeErrs, "--timeline: "+err.Error())
+		}
+	}
+	if page != nil {
+		if err := writeHTML(f.html, page, end); err != nil {
+			writeErrs = append(writeErrs, "--html: "+err.Error())
 		}
 	}
 	if err := f.ci.writeFlakesOut(flakes); err != nil {

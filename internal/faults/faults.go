@@ -15,7 +15,9 @@ import (
 	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/target/sim"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // Catches maps every planted fault to the rules it is meant to break
@@ -44,6 +46,36 @@ type Outcome struct {
 // Run runs every spec on the simulator with faults planted, on a small
 // pool of workers, and returns the outcomes in the order of specs.
 func Run(ctx context.Context, specs []spec.Spec, fs replay.Faults, workers int) []Outcome {
+	return RunAt(ctx, specs, fs, workers, nil)
+}
+
+// seeing is a target whose traces keep only the events of some sources: the
+// engine as a port at a narrower profile reports it.
+type seeing struct {
+	simtarget.Sim
+	sources []trace.Source
+}
+
+// Header says what the narrower port reports.
+func (s seeing) Header(sp spec.Spec) trace.Header {
+	h := s.Sim.Header(sp)
+	h.Sources = s.sources
+	return h
+}
+
+func (s seeing) Run(ctx context.Context, sp spec.Spec, opts target.Options) (trace.Trace, error) {
+	t, err := s.Sim.Run(ctx, sp, opts)
+	return t.Only(s.sources), err
+}
+
+// RunAt is Run for a port that reports only the given sources (nil: all,
+// the full profile): what the same faults look like at the black-box or
+// the runtime profile.
+func RunAt(ctx context.Context, specs []spec.Spec, fs replay.Faults, workers int, sources []trace.Source) []Outcome {
+	var tg target.Target = simtarget.Sim{Faults: fs}
+	if sources != nil {
+		tg = seeing{simtarget.Sim{Faults: fs}, sources}
+	}
 	if workers <= 0 {
 		workers = max(runtime.GOMAXPROCS(0), 2)
 	}
@@ -56,7 +88,7 @@ func Run(ctx context.Context, specs []spec.Spec, fs replay.Faults, workers int) 
 			defer wg.Done()
 			for i := range jobs {
 				s := specs[i]
-				r := runner.Run(ctx, s, runner.Options{Target: simtarget.Sim{Faults: fs}})
+				r := runner.Run(ctx, s, runner.Options{Target: tg})
 				out[i] = Outcome{Spec: s.Name, Rules: s.Rules, Result: r}
 			}
 		}()

@@ -42,7 +42,8 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 	}
 	a := &app{ctx: ctx, rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
 		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
-		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}, toolMemory: map[string]bool{}}
+		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}, toolMemory: map[string]bool{},
+		signals: map[hsa.ThreadID]hsa.Signal{}}
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}
@@ -108,8 +109,11 @@ type app struct {
 	freed     map[string]bool
 	// toolMemory: the tool's frees and allocations done ("free/NAME").
 	toolMemory map[string]bool
-	errs       []error
-	abort      error // the failed restore that ended the process (MEM-5)
+	// signals are the completion signals of the dispatches the threads
+	// are submitting, which the application hands its tool (CMP-2).
+	signals map[hsa.ThreadID]hsa.Signal
+	errs    []error
+	abort   error // the failed restore that ended the process (MEM-5)
 }
 
 // aborted reports whether the process has died (a restore failed part-way).
@@ -298,26 +302,35 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	e := trace.Event{Type: trace.AppDispatch, Thread: uint64(id), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Packets: len(packets),
 		Graph: d.Graph, Grid: &trace.Dim3{pk.Grid.X, pk.Grid.Y, pk.Grid.Z},
-		Workgroup: &trace.Dim3{pk.Workgroup.X, pk.Workgroup.Y, pk.Workgroup.Z}}
+		Workgroup: &trace.Dim3{pk.Workgroup.X, pk.Workgroup.Y, pk.Workgroup.Z}, Args: d.Args}
 	if d.KernelPackets > 1 {
 		e.KernelPackets = d.KernelPackets
 	}
 	a.rec.Emit(e)
 
+	a.mu.Lock()
+	a.signals[id] = sig
+	a.mu.Unlock()
 	err = a.launch(id, d.Graph, func() error { return q.Submit(id, packets...) })
+	a.mu.Lock()
+	delete(a.signals, id)
+	a.mu.Unlock()
 	switch {
 	case errors.Is(err, replay.ErrNeverEnded):
 		// CMP-4: the application would block here for ever.
 		a.rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+		a.loadSignal(id, d.Name, sig)
 		return nil
 	case err != nil:
 		return err
 	}
 	if !sig.WaitBelow(1) {
 		a.rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+		a.loadSignal(id, d.Name, sig)
 		return nil
 	}
 	a.rec.Emit(trace.Event{Type: trace.AppComplete, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+	a.loadSignal(id, d.Name, sig)
 	// The application reads each of the dispatch's buffers back, whole
 	// (MEM-3, and expect.memory after a dispatch).
 	seen := map[string]bool{}
@@ -333,6 +346,15 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 		}
 	}
 	return nil
+}
+
+// loadSignal records the value the application loads from its completion
+// signal once its wait returned or gave up. The signal starts at 1 and one
+// completion takes it to 0: another value shows a completion written more
+// than once (CMP-1), or one written for a loop that never ended (CMP-4).
+func (a *app) loadSignal(thread hsa.ThreadID, label string, sig hsa.Signal) {
+	a.rec.Emit(trace.Event{Type: trace.AppSignal, Thread: uint64(thread), Label: label, Signal: uint64(sig.ID()),
+		Value: trace.I64(sig.Value())})
 }
 
 // launch makes the launch call around submit, the queue submission the
@@ -484,7 +506,7 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Ev
 	sig := a.rt.CreateSignal(1)
 	packets := a.packets(d, sig)
 	a.rec.Emit(trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
-		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()),
+		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Args: d.Args,
 		Op: from.Op, Phase: from.Phase, Pass: from.Pass, Dispatch: from.Dispatch})
 	err = a.launch(thread, d.Graph, func() error { return q.Submit(thread, packets...) })
 	if err != nil {

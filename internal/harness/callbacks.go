@@ -42,6 +42,12 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	where := trace.Event{Op: op, Phase: phase, Dispatch: info.DispatchID}
 	if rec.Operation == replay.OpPass {
 		where.Pass = trace.U64(p.CurrentPass)
+		// MEM-2, MEM-3, MEM-4: the memory the pass starts from (ENTER) or
+		// left (EXIT), copied first, before anything the tool does here.
+		t.copyMemory(th, where)
+	}
+	if phase == trace.PhaseExit {
+		t.loadSignal(th, where) // CMP-2: held back until the loop has ended
 	}
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:

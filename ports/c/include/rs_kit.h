@@ -224,7 +224,13 @@ typedef enum {
     RS_EV_AGENT, RS_EV_KERNEL, RS_EV_SIGNAL, RS_EV_MEM_READ, RS_EV_MEM_WRITE,
     RS_EV_APP_ALLOC, RS_EV_APP_FREE, RS_EV_APP_DISPATCH, RS_EV_APP_COMPLETE,
     RS_EV_APP_READBACK, RS_EV_APP_MEMORY, RS_EV_APP_TIMEOUT,
-    RS_EV_API_CALL /* tool: an API call's enter or exit, as API tracing showed it (COR-1) */
+    RS_EV_API_CALL, /* tool: an API call's enter or exit, as API tracing showed it (COR-1) */
+    /* What a black-box port observes besides (docs/driver-protocol.md):
+     * the tool's copy of one buffer in a PASS callback (contents, digest
+     * and elements only), the application's completion signal as the tool
+     * loads it in an EXIT callback, and as the application loads it after
+     * its wait (value). */
+    RS_EV_TOOL_MEMORY, RS_EV_TOOL_SIGNAL, RS_EV_APP_SIGNAL
 } rs_event_type;
 
 typedef enum { RS_OP_NONE = 0, RS_OP_CONFIG = 1, RS_OP_PASS = 2, RS_OP_LAST = 3 } rs_op;
@@ -319,13 +325,15 @@ typedef struct {
     int packets, kernel_packets;
     bool graph;
     const uint32_t *grid, *workgroup; /* [3] */
+    const char *const *args; /* app_dispatch, tool_dispatch: the buffers the kernel takes */
+    size_t nargs;
     uint64_t addr, bytes;
     rs_mem_kind mem_kind;
     const rs_region *regions;
     size_t nregions;
     const char *mem_in, *mem_out, *digest; /* 16 hex digits */
-    const void *contents; /* app_readback, app_memory: the buffer, whole */
-    uint64_t contents_bytes;
+    const void *contents; /* app_readback, app_memory, tool_memory: the buffer, whole */
+    uint64_t contents_bytes; /* tool_memory writes its digest and elements only, no runs */
     rs_warning code;
     const char *message;
 } rs_event;

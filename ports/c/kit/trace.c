@@ -96,6 +96,7 @@ static const char *type_name(rs_event_type t) {
         [RS_EV_APP_ALLOC] = "app_alloc", [RS_EV_APP_FREE] = "app_free", [RS_EV_APP_DISPATCH] = "app_dispatch",
         [RS_EV_APP_COMPLETE] = "app_complete", [RS_EV_APP_READBACK] = "app_readback",
         [RS_EV_APP_MEMORY] = "app_memory", [RS_EV_APP_TIMEOUT] = "app_timeout", [RS_EV_API_CALL] = "api_call",
+        [RS_EV_TOOL_MEMORY] = "tool_memory", [RS_EV_TOOL_SIGNAL] = "tool_signal", [RS_EV_APP_SIGNAL] = "app_signal",
     };
     if ((size_t)t < sizeof names / sizeof names[0] && names[t] != NULL) return names[t];
     return NULL;
@@ -105,13 +106,14 @@ static unsigned source_of(rs_event_type t) {
     switch (t) {
     case RS_EV_API: case RS_EV_CALLBACK: case RS_EV_CALLBACK_RETURN: case RS_EV_PASS_COUNT:
     case RS_EV_CONTINUE: case RS_EV_LOCAL: case RS_EV_RECORD: case RS_EV_CORRELATION:
-    case RS_EV_TOOL_DISPATCH: case RS_EV_TOOL_COMPLETE: case RS_EV_API_CALL:
+    case RS_EV_TOOL_DISPATCH: case RS_EV_TOOL_COMPLETE: case RS_EV_API_CALL: case RS_EV_TOOL_MEMORY: case RS_EV_TOOL_SIGNAL:
+    case RS_EV_AGENT: /* the tool's query of the agents */
         return RS_SRC_TOOL;
-    case RS_EV_DISPATCH_ID: case RS_EV_SNAPSHOT: case RS_EV_RESTORE: case RS_EV_WARNING: case RS_EV_NEVER_ENDED:
+    case RS_EV_DISPATCH_ID: case RS_EV_SNAPSHOT: case RS_EV_RESTORE: case RS_EV_NEVER_ENDED:
         return RS_SRC_SDK;
-    case RS_EV_AGENT: case RS_EV_KERNEL: case RS_EV_SIGNAL: case RS_EV_MEM_READ: case RS_EV_MEM_WRITE:
+    case RS_EV_KERNEL: case RS_EV_SIGNAL: case RS_EV_MEM_READ: case RS_EV_MEM_WRITE:
         return RS_SRC_RUNTIME;
-    default:
+    default: /* the application's events, and the warnings its process printed */
         return RS_SRC_APP;
     }
 }
@@ -315,8 +317,9 @@ static void regions(sb *s, const rs_region *r, size_t n) {
     sb_raw(s, "]", 1);
 }
 
-/* contents writes a whole buffer: its digest, elements and runs. */
-static void contents(sb *s, const void *data, uint64_t bytes) {
+/* contents writes a whole buffer: its digest, elements and runs (runs
+ * left out when with_runs is false). */
+static void contents(sb *s, const void *data, uint64_t bytes, bool with_runs) {
     rs_digest_state d;
     char hex[17];
     rs_digest_begin(&d);
@@ -325,7 +328,7 @@ static void contents(sb *s, const void *data, uint64_t bytes) {
     kv_str(s, "digest", hex);
     uint64_t elements = bytes / 4;
     kv_u64(s, "elements", elements);
-    if (elements == 0) return;
+    if (elements == 0 || !with_runs) return;
     key(s, "runs");
     sb_raw(s, "[", 1);
     const unsigned char *p = data;
@@ -437,6 +440,15 @@ void rs_emit(rs_trace *t, const rs_event *e) {
     if (e->graph) { key(&s, "graph"); sb_puts(&s, "true"); }
     if (e->grid != NULL) dim3(&s, "grid", e->grid);
     if (e->workgroup != NULL) dim3(&s, "workgroup", e->workgroup);
+    if (e->nargs > 0) {
+        key(&s, "args");
+        sb_raw(&s, "[", 1);
+        for (size_t i = 0; i < e->nargs; i++) {
+            if (i > 0) sb_raw(&s, ",", 1);
+            sb_str(&s, e->args[i]);
+        }
+        sb_raw(&s, "]", 1);
+    }
     opt_u64(&s, "addr", e->addr);
     opt_u64(&s, "bytes", e->bytes);
     if (mem_kind_name(e->mem_kind) != NULL) kv_str(&s, "mem_kind", mem_kind_name(e->mem_kind));
@@ -444,7 +456,7 @@ void rs_emit(rs_trace *t, const rs_event *e) {
     opt_str(&s, "mem_in", e->mem_in);
     opt_str(&s, "mem_out", e->mem_out);
     opt_str(&s, "digest", e->digest);
-    if (e->contents != NULL) contents(&s, e->contents, e->contents_bytes);
+    if (e->contents != NULL) contents(&s, e->contents, e->contents_bytes, e->type != RS_EV_TOOL_MEMORY);
     if (rs_warning_code(e->code) != NULL) kv_str(&s, "code", rs_warning_code(e->code));
     opt_str(&s, "message", e->message);
     sb_puts(&s, "}\n");

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "port.h"
+#include "app.h"
 
 typedef struct {
     size_t agent; /* spec index */
@@ -21,7 +21,8 @@ typedef struct {
 
 static struct {
     port *p;
-    rt_alloc *buffers; /* by spec index */
+    const app_hooks *hooks; /* the tool, as far as the application knows it */
+    rt_alloc *buffers;      /* by spec index */
     bool *live;        /* allocated and not freed */
     named_queue *queues;
     size_t nqueues;
@@ -97,6 +98,7 @@ static int allocate(size_t i) {
     app.buffers[i] = al;
     app.live[i] = true;
     pthread_mutex_unlock(&app.p->mu);
+    app.hooks->allocated(i, &al, false);
     return 0;
 }
 
@@ -180,6 +182,15 @@ static int build_packets(const rs_spec_dispatch *d, rt_signal *sig, rt_packet **
     return packets;
 }
 
+/* load_signal records the value the application loads from its completion
+ * signal once its wait returned or gave up: it starts at 1, and one
+ * completion takes it to 0 (CMP-1; still 1 for a loop that never ended,
+ * CMP-4). */
+static void load_signal(uint64_t thread, const rs_spec_dispatch *d, rt_signal *sig) {
+    emit(&(rs_event){.type = RS_EV_APP_SIGNAL, .thread = thread, .label = d->name, .signal = rt_signal_id(sig),
+                     .has_value = true, .value = rt_signal_value(sig)});
+}
+
 static void dispatch(uint64_t thread, size_t di) {
     const rs_spec_dispatch *d = &spec()->dispatches[di];
     rt_queue *q = queue_for(d);
@@ -191,13 +202,15 @@ static void dispatch(uint64_t thread, size_t di) {
         rt_signal_destroy(sig);
         return;
     }
-    tool_submitting(di);
+    app.hooks->submitting(di, sig);
     uint32_t grid[3] = {d->grid, 1, 1}, wg[3] = {d->workgroup, 1, 1};
     emit(&(rs_event){.type = RS_EV_APP_DISPATCH, .thread = thread, .label = d->name, .kernel = d->kernel,
                      .agent = rt_queue_agent(q), .queue = rt_queue_id(q), .signal = rt_signal_id(sig),
                      .packets = packets, .kernel_packets = d->kernel_packets > 1 ? d->kernel_packets : 0,
-                     .graph = d->graph, .grid = grid, .workgroup = wg});
+                     .graph = d->graph, .grid = grid, .workgroup = wg, .args = (const char *const *)d->args.names,
+                     .nargs = d->args.n});
     int rc = rt_launch(app.p->rt, q, pk, (size_t)packets);
+    app.hooks->submitted();
     free(pk);
     if (rc != RT_OK && rc != RT_ERR_NEVER_ENDED) {
         port_fail(app.p, "dispatch %s: the launch failed", d->name);
@@ -206,10 +219,12 @@ static void dispatch(uint64_t thread, size_t di) {
     }
     if (!rt_signal_wait_below(sig, 1, rc == RT_OK ? wait_normal_ns : wait_after_error_ns)) {
         emit(&(rs_event){.type = RS_EV_APP_TIMEOUT, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
+        load_signal(thread, d, sig);
         rt_signal_destroy(sig);
         return;
     }
     emit(&(rs_event){.type = RS_EV_APP_COMPLETE, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
+    load_signal(thread, d, sig);
     rt_signal_destroy(sig);
     /* The application reads each of the dispatch's buffers back, whole. */
     for (size_t a = 0; a < d->args.n; a++) {
@@ -259,6 +274,8 @@ int app_submit_from_tool(size_t di, const rs_event *from) {
     e.agent = rt_queue_agent(q);
     e.queue = rt_queue_id(q);
     e.signal = rt_signal_id(sig);
+    e.args = (const char *const *)d->args.names;
+    e.nargs = d->args.n;
     emit(&e);
     mark(di, app.p->started); /* a pass waiting on a `during` sees it (tool.c) */
     int rc = rt_launch(app.p->rt, q, pk, (size_t)packets); /* launched as the application does (COR-1) */
@@ -279,6 +296,7 @@ static void free_after(size_t di) {
         rt_alloc al = app.buffers[i];
         app.live[i] = false;
         pthread_mutex_unlock(&app.p->mu);
+        app.hooks->allocated(i, &al, true); /* allocation tracing sees the free as it begins */
         if (rt_free_memory(app.p->rt, &al) != RT_OK) port_fail(app.p, "free %s failed", b->name);
         emit(&(rs_event){.type = RS_EV_APP_FREE, .buffer = b->name, .addr = al.handle});
     }
@@ -315,14 +333,15 @@ static void *run_thread(void *arg) {
         pthread_mutex_unlock(&app.p->mu);
         free_after(i);
         alloc_after(i);
-        tool_completed(i);
+        app.hooks->completed(i);
     }
     return NULL;
 }
 
-int app_run(port *p) {
+int app_run(port *p, const app_hooks *hooks) {
     memset(&app, 0, sizeof app);
     app.p = p;
+    app.hooks = hooks;
     const rs_spec *s = p->s;
     app.buffers = calloc(s->nbuffers + 1, sizeof *app.buffers);
     app.live = calloc(s->nbuffers + 1, sizeof *app.live);

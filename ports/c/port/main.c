@@ -22,7 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "port.h"
+#include "app.h"
+#include "tool.h"
 
 #ifndef KRS_FAULT_NAME
 #define KRS_FAULT_NAME ""
@@ -308,7 +309,10 @@ static int run(const rs_spec *s, rs_trace *t, void *arg) {
     }
     tool_init(&p);
     tool_setup(); /* the tool is loaded before the application allocates (ACT-4) */
-    int rc = p.failed ? -1 : app_run(&p);
+    /* The application knows the tool only through its hooks (port.h). */
+    const app_hooks hooks = {.submitting = tool_submitting, .submitted = tool_submitted,
+                             .completed = tool_completed, .allocated = tool_allocated};
+    int rc = p.failed ? -1 : app_run(&p, &hooks);
     krs_fini();
     tool_fini();
     if (mapped) unmap_stderr(&warnings);

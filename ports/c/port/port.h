@@ -1,5 +1,8 @@
 /* The C port's driver: the spec's tool (on the krs SDK) and its
- * application (on the rt runtime), recording what each observes. */
+ * application (on the rt runtime), recording what each observes. This is
+ * what both share; app.h is the application's side, tool.h the tool's.
+ * Includes and calls go one way: tool.c uses app.h, app.c never tool.h
+ * (it knows the tool only through the hooks main.c fills in). */
 #ifndef PORT_H
 #define PORT_H
 
@@ -20,23 +23,7 @@ typedef struct {
     bool failed;
 } port;
 
-/* tool.c */
-void tool_init(port *p);
-void tool_setup(void);
-void tool_fini(void);
-/* What the application tells the tool (its hooks). */
-void tool_submitting(size_t dispatch);
-void tool_completed(size_t dispatch);
-
-/* app.c */
-int app_run(port *p);
-/* app_submit_from_tool writes a by_tool dispatch from inside the replay
- * callback `from` names (op, phase, pass, dispatch), on the calling
- * thread, waits for it, and brackets its events with tool_dispatch and
- * tool_complete. */
-int app_submit_from_tool(size_t dispatch, const rs_event *from);
-
-/* Trace helpers. */
+/* port_fail reports a breakdown of the driver (app.c). */
 void port_fail(port *p, const char *fmt, ...);
 
 #endif

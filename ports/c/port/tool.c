@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "port.h"
+#include "app.h"
+#include "tool.h"
 
 typedef struct {
     size_t dispatch; /* spec index */
@@ -44,6 +45,12 @@ static struct {
     size_t nseen, capseen;
     uint64_t external_next;
     bool *live; /* by spec context index: started globally by the tool */
+    /* The application's buffers as memory-allocation tracing reports
+     * them (by spec buffer index); mem guards them and is held across a
+     * copy, so that a buffer is not freed while the tool reads it. */
+    pthread_mutex_t mem;
+    rt_alloc *allocs;
+    bool *alive;
 } tool;
 
 /* The pass this thread published at PASS ENTER (CB-4), and its dispatch:
@@ -52,8 +59,10 @@ static struct {
  * taken for the loop's. -1: none. */
 static _Thread_local int64_t published = -1;
 static _Thread_local uint64_t published_dispatch;
-/* The dispatch this thread is submitting (spec index), told by the app. */
+/* The dispatch this thread is submitting (spec index) and its completion
+ * signal, told by the app. */
 static _Thread_local size_t submitting = SIZE_MAX;
+static _Thread_local rt_signal *submitting_signal;
 
 static const rs_spec *spec(void) { return tool.p->s; }
 
@@ -161,6 +170,50 @@ static const groups *groups_for(size_t ctx, uint64_t agent) {
     if (agent < 1 || agent > na) return NULL;
     groups *g = &tool.split[ctx * na + (agent - 1)];
     return g->agent == agent ? g : NULL;
+}
+
+/* ---------------------------------------------------------------- what the tool sees of memory */
+
+/* copy_memory copies every live buffer of the application from inside the
+ * PASS callback w names, as a tool may copy device memory while it holds
+ * a callback, and records each copy (tool_memory): the memory a pass
+ * starts from (ENTER) and leaves (EXIT), MEM-2, MEM-3, MEM-4. The copies
+ * are the tool's, not the SDK's snapshot or restore: the runtime's read of
+ * each comes just before its tool_memory on this thread. */
+static void copy_memory(where w) {
+    pthread_mutex_lock(&tool.mem);
+    for (size_t i = 0; tool.allocs != NULL && i < spec()->nbuffers; i++) {
+        if (!tool.alive[i]) continue;
+        rt_alloc al = tool.allocs[i];
+        void *data = malloc(al.size > 0 ? al.size : 1);
+        if (data == NULL) break;
+        if (rt_read_memory(tool.p->rt, &al, data, al.size) == RT_OK) {
+            emit(&(rs_event){.type = RS_EV_TOOL_MEMORY, .thread = rs_app_thread(), .dispatch = w.dispatch,
+                             .buffer = spec()->buffers[i].name, .op = w.op, .phase = w.phase, .has_pass = w.in_pass,
+                             .pass = w.pass, .contents = data, .contents_bytes = al.size});
+        }
+        free(data);
+    }
+    pthread_mutex_unlock(&tool.mem);
+}
+
+/* load_signal records the application's completion signal as the tool
+ * loads it from inside the callback w names: the application hands it
+ * its signal, and until the loop has ended it still reads 1 (CMP-2). */
+static void load_signal(where w) {
+    if (submitting_signal == NULL) return;
+    emit(&(rs_event){.type = RS_EV_TOOL_SIGNAL, .thread = rs_app_thread(), .dispatch = w.dispatch, .op = w.op,
+                     .phase = w.phase, .has_pass = w.in_pass, .pass = w.pass, .signal = rt_signal_id(submitting_signal),
+                     .has_value = true, .value = rt_signal_value(submitting_signal)});
+}
+
+void tool_allocated(size_t buffer, const rt_alloc *a, bool freed) {
+    pthread_mutex_lock(&tool.mem);
+    if (tool.allocs != NULL && buffer < spec()->nbuffers) {
+        tool.allocs[buffer] = *a;
+        tool.alive[buffer] = !freed;
+    }
+    pthread_mutex_unlock(&tool.mem);
 }
 
 /* ---------------------------------------------------------------- the tool's callbacks */
@@ -398,6 +451,8 @@ static void on_replay(krs_callback_tracing_record_t rec, krs_user_data_t *ud, vo
                      .payload = payload_members(pl), .has_payload_size = true, .payload_size = pl->size,
                      .info = &in, .label = label_of(d)});
     where w = {.op = op, .phase = phase, .in_pass = !config, .pass = pl->current_pass, .dispatch = info.dispatch_id};
+    if (!config) copy_memory(w); /* first, before anything the tool does here */
+    if (!enter) load_signal(w);  /* CMP-2: held back until the loop has ended */
     if (config && enter) {
         misuse(info.dispatch_id, RS_WINDOW_CONFIG_ENTER, 0);
         if (plan->has_user_data) ud->value = plan->user_data; /* UD-1: once, for the whole sequence */
@@ -519,6 +574,10 @@ static void on_api_call(rt_api_call call, krs_callback_phase_t phase, krs_correl
 void tool_init(port *p) {
     memset(&tool, 0, sizeof tool);
     tool.p = p;
+    pthread_mutex_init(&tool.mem, NULL);
+    tool.allocs = calloc(p->s->nbuffers + 1, sizeof *tool.allocs);
+    tool.alive = calloc(p->s->nbuffers + 1, sizeof *tool.alive);
+    if (tool.allocs == NULL || tool.alive == NULL) port_fail(p, "tool: out of memory");
 }
 
 static void configure(size_t i) {
@@ -621,16 +680,22 @@ void tool_fini(void) {
     free(tool.live);
     free(tool.labels);
     free(tool.seen);
+    free(tool.allocs);
+    free(tool.alive);
+    pthread_mutex_destroy(&tool.mem);
     memset(&tool, 0, sizeof tool);
 }
 
-void tool_submitting(size_t dispatch) {
+void tool_submitting(size_t dispatch, rt_signal *completion) {
     submitting = dispatch;
+    submitting_signal = completion;
     pthread_mutex_lock(&tool.p->mu);
     tool.p->started[dispatch] = true;
     pthread_cond_broadcast(&tool.p->cv);
     pthread_mutex_unlock(&tool.p->mu);
 }
+
+void tool_submitted(void) { submitting_signal = NULL; }
 
 /* tool_completed stops the contexts the spec stops after this dispatch. */
 void tool_completed(size_t dispatch) {

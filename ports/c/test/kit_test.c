@@ -151,8 +151,39 @@ static void test_trace(void) {
     free(full);
     char *bb = trace_of(RS_PROFILE_BLACK_BOX, emit_some);
     CHECK(strstr(bb, "\"sources\":[\"tool\",\"app\"]") != NULL, "%s", bb);
-    CHECK(strstr(bb, "\"kernel\"") == NULL && strstr(bb, "\"warning\"") == NULL, "black-box leaves runtime and sdk events out: %s", bb);
-    CHECK(strstr(bb, "{\"end\":2}") != NULL && strstr(bb, "\"seq\":2,\"type\":\"callback\"") != NULL, "numbered as written: %s", bb);
+    CHECK(strstr(bb, "\"kernel\"") == NULL, "black-box leaves runtime events out: %s", bb);
+    CHECK(strstr(bb, "\"seq\":2,\"type\":\"warning\"") != NULL, "black-box keeps the warnings the process printed (an app event): %s", bb);
+    CHECK(strstr(bb, "{\"end\":3}") != NULL && strstr(bb, "\"seq\":3,\"type\":\"callback\"") != NULL, "numbered as written: %s", bb);
+    free(bb);
+}
+
+/* What a black-box port records besides: the tool's copies (digest and
+ * elements, no runs), the signal as the tool and the application load it,
+ * a dispatch's buffers, and the agents as the tool's query lists them. */
+static void emit_observed(rs_trace *t) {
+    int32_t data[4] = {1, 1, 1, 1};
+    const char *args[] = {"x", "y"};
+    rs_emit(t, &(rs_event){.type = RS_EV_AGENT, .time = 1, .agent = 1, .family = "MI300"});
+    rs_emit(t, &(rs_event){.type = RS_EV_APP_DISPATCH, .time = 2, .thread = 1, .label = "k", .args = args, .nargs = 2});
+    rs_emit(t, &(rs_event){.type = RS_EV_TOOL_MEMORY, .time = 3, .thread = 1, .dispatch = 1, .buffer = "x",
+                           .op = RS_OP_PASS, .phase = RS_PHASE_ENTER, .has_pass = true, .pass = 0, .contents = data,
+                           .contents_bytes = sizeof data});
+    rs_emit(t, &(rs_event){.type = RS_EV_TOOL_SIGNAL, .time = 4, .thread = 1, .dispatch = 1, .op = RS_OP_CONFIG,
+                           .phase = RS_PHASE_EXIT, .signal = 9, .has_value = true, .value = 1});
+    rs_emit(t, &(rs_event){.type = RS_EV_APP_SIGNAL, .time = 5, .thread = 1, .label = "k", .signal = 9, .has_value = true, .value = 0});
+}
+
+static void test_observed(void) {
+    char *bb = trace_of(RS_PROFILE_BLACK_BOX, emit_observed);
+    CHECK(strstr(bb, "{\"end\":5}") != NULL, "every observation is the tool's or the application's: %s", bb);
+    CHECK(strstr(bb, "\"type\":\"agent\"") != NULL, "the agents, as the tool lists them: %s", bb);
+    CHECK(strstr(bb, "\"args\":[\"x\",\"y\"]") != NULL, "a dispatch's buffers: %s", bb);
+    CHECK(strstr(bb, "\"type\":\"tool_memory\"") != NULL && strstr(bb, "\"elements\":4}") != NULL &&
+              strstr(bb, "\"runs\"") == NULL,
+          "a copy: digest and elements, no runs: %s", bb);
+    CHECK(strstr(bb, "\"type\":\"tool_signal\"") != NULL && strstr(bb, "\"signal\":9,\"value\":1}") != NULL,
+          "the signal as the tool loads it: %s", bb);
+    CHECK(strstr(bb, "\"type\":\"app_signal\"") != NULL && strstr(bb, "\"value\":0}") != NULL, "as the application loads it: %s", bb);
     free(bb);
 }
 
@@ -212,6 +243,7 @@ int main(void) {
     test_spec();
     test_trace();
     test_before_emit();
+    test_observed();
     test_digest();
     if (failures > 0) {
         fprintf(stderr, "kit_test: %d failures\n", failures);

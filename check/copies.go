@@ -1,0 +1,451 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// What the tool copied of the application's memory from inside its PASS
+// callbacks (tool_memory, docs/trace.md) decides restores at every profile,
+// the black-box one included: the memory each pass starts from (PASS ENTER)
+// and leaves (PASS EXIT), buffer by buffer, against what the application
+// reads back. Between a pass's EXIT and the next pass's ENTER only the
+// SDK's restore may change memory (REFERENCE.md: restore follows continue
+// and precedes PASS ENTER); a copy taken first in the callback comes before
+// anything the tool does there.
+//
+// Under free threads the copies are judged only where nothing else can
+// have written memory between them (otherWorkIn): another thread's
+// dispatch on another agent in flight (peer access, decision 18.3), a
+// dispatch the tool wrote from a callback where it is not undone by a
+// restore, or, after the loop, any other dispatch at all.
+
+// passCopies is one loop's copies by pass.
+type passCopies struct {
+	enter, exit map[uint64]*memCopy
+}
+
+// memCopy is one copy of the application's buffers, taken in one callback.
+type memCopy struct {
+	from, to int            // the callback it was taken in; its last tool_memory
+	buffers  map[string]int // buffer -> its tool_memory event
+}
+
+func (c *memCopy) digest(x *index, buffer string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	i, ok := c.buffers[buffer]
+	if !ok {
+		return "", false
+	}
+	return x.ev[i].Digest, true
+}
+
+// copiesOf groups d's tool_memory events by pass and phase.
+func (x *index) copiesOf(d *dispatchView) *passCopies {
+	if d.copied != nil {
+		return d.copied
+	}
+	pc := &passCopies{enter: map[uint64]*memCopy{}, exit: map[uint64]*memCopy{}}
+	for _, i := range d.copies {
+		e := x.ev[i]
+		p, ok := e.PassOf()
+		if !ok || e.Op != trace.OpPass {
+			continue
+		}
+		by, from := pc.enter, i
+		switch e.Phase {
+		case trace.PhaseEnter:
+			if w := x.window(i); w.open && w.dispatch == d.id && w.pass == p {
+				from = w.enter
+			}
+		case trace.PhaseExit:
+			by = pc.exit
+			if at := x.exitOf(d, p); at > 0 && at < i {
+				from = at
+			}
+		default:
+			continue
+		}
+		c := by[p]
+		if c == nil {
+			c = &memCopy{from: from, to: i, buffers: map[string]int{}}
+			by[p] = c
+		}
+		c.from, c.to = min(c.from, from), max(c.to, i)
+		if _, dup := c.buffers[e.Buffer]; !dup {
+			c.buffers[e.Buffer] = i
+		}
+	}
+	d.copied = pc
+	return pc
+}
+
+// savedness is what MEM-4 owes one buffer in one loop.
+type savedness int
+
+const (
+	unknownSaved savedness = iota // it may or may not be saved: not judged
+	saved                         // coarse-grained device memory of the loop's agent, live before the loop
+	notSaved                      // another kind, another agent's, or allocated after the snapshot
+)
+
+// savednessOf says whether d's snapshot owes buffer; why names the reason
+// it is not saved. lo is d's writeWindow's lower bound: what was allocated
+// before it, the SDK had when it took the write.
+func (x *index) savednessOf(d *dispatchView, buffer string, lo int) (s savedness, why string, a allocation) {
+	a, ok := x.allocationNamed(buffer)
+	if !ok {
+		return unknownSaved, "", a
+	}
+	switch {
+	case !a.kind.Saved():
+		return notSaved, fmt.Sprintf("%s memory", a.kind), a
+	case d.agent != 0 && a.agent != d.agent:
+		return notSaved, fmt.Sprintf("agent %d's memory", a.agent), a
+	}
+	if a.at < lo {
+		return saved, "", a
+	}
+	// Allocated after the loop's first PASS ENTER: surely after its
+	// snapshot, so no restore may touch it (MEM-4).
+	if len(d.passEnter) > 0 && x.prevOnThread(a.at) > d.passEnter[0] {
+		return notSaved, "allocated since the snapshot", a
+	}
+	return unknownSaved, "", a
+}
+
+// allocationNamed is the application's (first) allocation of buffer.
+func (x *index) allocationNamed(buffer string) (allocation, bool) {
+	if x.allocByName == nil {
+		x.allocByName = map[string]int{}
+		for k, a := range x.allocations() {
+			if _, dup := x.allocByName[a.buffer]; !dup {
+				x.allocByName[a.buffer] = k
+			}
+		}
+	}
+	k, ok := x.allocByName[buffer]
+	if !ok {
+		return allocation{}, false
+	}
+	return x.allocations()[k], true
+}
+
+// workSpan is a dispatch in flight: written at start, done by end.
+type workSpan struct {
+	thread, agent uint64
+	start, end    int
+	done          bool     // end is its completion (else only a bound)
+	tool          bool     // a dispatch the tool wrote from a callback
+	args          []string // the buffers its kernel takes; nil: not said
+}
+
+// writes reports whether w's kernel may write buffer ("": any): a kernel
+// writes through its arguments only, and a dispatch that does not name
+// them may write anything.
+func (w workSpan) writes(buffer string) bool {
+	return buffer == "" || w.args == nil || slices.Contains(w.args, buffer)
+}
+
+// flights is every dispatch in flight, sorted by start, with the latest end
+// among each prefix, so that those overlapping a stretch are found without
+// a walk of the whole trace.
+type flights struct {
+	spans  []workSpan
+	maxEnd []int // maxEnd[i]: the latest end among spans[:i+1]
+}
+
+// overlapping calls f for each span that starts before hi and ends after
+// lo, until f returns true; it reports whether one did.
+func (fl *flights) overlapping(lo, hi int, f func(w workSpan) bool) bool {
+	from := sort.Search(len(fl.maxEnd), func(i int) bool { return fl.maxEnd[i] > lo })
+	to := sort.Search(len(fl.spans), func(i int) bool { return fl.spans[i].start >= hi })
+	for _, w := range fl.spans[from:max(from, to)] {
+		if w.end > lo && f(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// inFlight lists every dispatch of the trace with the stretch in which its
+// kernel may run: an application's from app_dispatch to its completion (or
+// timeout, else the thread's next dispatch), a tool's from tool_dispatch to
+// tool_complete.
+func (x *index) inFlight() *flights {
+	if x.spans != nil {
+		return x.spans
+	}
+	var out []workSpan
+	for _, a := range x.apps {
+		end, done := a.end, false
+		for _, i := range a.complete {
+			if i > a.at && i < end {
+				end, done = i, true
+			}
+		}
+		for _, i := range a.timeout {
+			if i > a.at && i < end {
+				end, done = i, false
+			}
+		}
+		out = append(out, workSpan{thread: a.thread, agent: x.ev[a.at].Agent, start: a.at, end: end, done: done, args: x.ev[a.at].Args})
+	}
+	for _, i := range x.byType[trace.ToolDispatch] {
+		e := x.ev[i]
+		end, done := len(x.ev), false
+		pos := x.byThread[e.Thread]
+		k, _ := slices.BinarySearch(pos, i)
+		for _, j := range pos[k+1:] {
+			if x.ev[j].Type == trace.ToolComplete {
+				end, done = j, true
+				break
+			}
+		}
+		out = append(out, workSpan{thread: e.Thread, agent: e.Agent, start: i, end: end, done: done, tool: true, args: e.Args})
+	}
+	slices.SortStableFunc(out, func(a, b workSpan) int { return a.start - b.start })
+	fl := &flights{spans: out, maxEnd: make([]int, len(out))}
+	for i, w := range out {
+		fl.maxEnd[i] = w.end
+		if i > 0 {
+			fl.maxEnd[i] = max(w.end, fl.maxEnd[i-1])
+		}
+	}
+	x.spans = fl
+	return fl
+}
+
+// otherWorkIn reports whether something other than d's own passes and
+// restores may have written buffer ("": any) between positions lo and hi:
+// another thread's dispatch in flight on another agent (on d's agent too
+// when sameAgent: after the loop, where its lock no longer holds them
+// back), or a dispatch the tool wrote on d's thread when ownTool.
+func (x *index) otherWorkIn(d *dispatchView, lo, hi int, sameAgent, ownTool bool, buffer string) bool {
+	return x.inFlight().overlapping(lo, hi, func(w workSpan) bool {
+		switch {
+		case !w.writes(buffer):
+			return false
+		case w.thread == d.thread:
+			return w.tool && ownTool
+		case w.agent != d.agent || d.agent == 0:
+			return true
+		}
+		// On d's agent another dispatch waits for the loop's lock, held
+		// until CONFIG EXIT (MEM-6): it can run only after that.
+		return sameAgent && (len(d.configExit) == 0 || w.end > d.configExit[0])
+	})
+}
+
+// checkCopies judges d's restores from the tool's copies: MEM-2 (every
+// pass starts from the memory pass 0 started from), MEM-4 and ACT-4 (the
+// restore writes back every saved buffer and nothing else), MEM-3 (nothing
+// touches memory after the last pass, and it holds one run's result).
+func (x *index) checkCopies(d *dispatchView) []Violation {
+	if len(d.copies) == 0 || len(d.passEnter) == 0 {
+		return nil
+	}
+	pc := x.copiesOf(d)
+	e0 := pc.enter[0]
+	if e0 == nil {
+		return nil
+	}
+	var vs []Violation
+	sav := map[string]savedness{}
+	why := map[string]string{}
+	allocs := map[string]allocation{}
+	lo, _ := x.writeWindow(d)
+	classify := func(b string) savedness {
+		if s, ok := sav[b]; ok {
+			return s
+		}
+		sav[b], why[b], allocs[b] = x.savednessOf(d, b, lo)
+		return sav[b]
+	}
+	configured := x.replayConfiguredAt()
+	// Pass 0's copy stands for the snapshot where nothing else can have
+	// written the buffer since the SDK may have taken it (after CONFIG
+	// ENTER): another agent's kernel may write it through peer access in
+	// between, and the restores bring back the snapshot, not pass 0's
+	// memory (decision 18.3).
+	snapFrom := d.passEnter[0]
+	if len(d.configEnter) > 0 {
+		snapFrom = d.configEnter[0]
+	}
+	asSnapshot := map[string]bool{}
+	for b := range e0.buffers {
+		asSnapshot[b] = !x.otherWorkIn(d, snapFrom, e0.to, false, false, b)
+	}
+	mem2, mem4 := false, false
+	for k := uint64(1); k < uint64(len(d.passEnter)); k++ {
+		ek, xp := pc.enter[k], pc.exit[k-1]
+		if ek == nil {
+			continue
+		}
+		// MEM-2: pass k starts from what pass 0 started from, in every
+		// saved buffer. A dispatch the tool wrote on the loop's thread is
+		// undone by the next restore, so it does not excuse the pass.
+		if !mem2 {
+			var differ []string
+			var at []int
+			for _, b := range sortedKeys(ek.buffers) {
+				before, ok := e0.digest(x, b)
+				if !ok || classify(b) != saved || !asSnapshot[b] || x.otherWorkIn(d, e0.from, ek.to, false, false, b) {
+					continue
+				}
+				x.examined("MEM-2")
+				if now, _ := ek.digest(x, b); now != before {
+					differ = append(differ, fmt.Sprintf("%s (%s, pass 0 %s)", b, now, before))
+					at = append(at, e0.buffers[b], ek.buffers[b])
+				}
+			}
+			if differ != nil {
+				mem2 = true
+				vs = append(vs, x.violation("MEM-2", d.id, fmt.Sprintf("pass %d of dispatch %d started from other memory than pass 0, as the tool copied it at PASS ENTER: %s", k, d.id, strings.Join(differ, ", ")), at...))
+			}
+		}
+		if xp == nil || mem4 {
+			continue
+		}
+		// Between pass k-1's EXIT and pass k's ENTER only the restore
+		// writes: it writes back the saved buffers and nothing else.
+		var restored []string
+		var leftOut []string
+		for _, b := range sortedKeys(ek.buffers) {
+			after, okX := xp.digest(x, b)
+			now, _ := ek.digest(x, b)
+			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) {
+				continue
+			}
+			switch classify(b) {
+			case notSaved:
+				x.examined("MEM-4")
+				if now != after {
+					mem4 = true
+					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d of dispatch %d wrote buffer %s, which is %s: only coarse-grained device memory the snapshot saved is written back (the tool copied %s at pass %d's EXIT, %s at pass %d's ENTER)", k, d.id, b, why[b], after, k-1, now, k), allocs[b].at, xp.buffers[b], ek.buffers[b]))
+				}
+			case saved:
+				before, ok0 := e0.digest(x, b)
+				if !ok0 || !asSnapshot[b] || after == before {
+					continue // pass k-1 left it as it was: nothing to restore
+				}
+				x.examined("MEM-4")
+				if configured >= 0 && allocs[b].at > configured {
+					x.examined("ACT-4")
+				}
+				switch now {
+				case before:
+					restored = append(restored, b)
+				case after:
+					leftOut = append(leftOut, b)
+				}
+			}
+		}
+		// A buffer the restore left untouched while it wrote another back
+		// was missed by the snapshot or the restore; a restore that wrote
+		// nothing at all is MEM-2's.
+		if len(restored) > 0 && len(leftOut) > 0 {
+			mem4 = true
+			for _, b := range leftOut {
+				at := []int{allocs[b].at, xp.buffers[b], ek.buffers[b], ek.buffers[restored[0]]}
+				msg := fmt.Sprintf("device buffer %s was written by pass %d of dispatch %d and left out of the restore before pass %d, while %s was written back: the snapshot or the restore missed it", b, k-1, d.id, k, restored[0])
+				vs = append(vs, x.violation("MEM-4", d.id, msg, at...))
+				if configured >= 0 && allocs[b].at > configured {
+					vs = append(vs, x.violation("ACT-4", d.id, fmt.Sprintf("buffer %s was allocated after replay was configured, so the tracker should know it, yet the restore before pass %d left it out", b, k), at...))
+				}
+				break
+			}
+		}
+	}
+	return append(vs, x.checkCopiedResult(d, pc, classify, snapFrom)...)
+}
+
+// MEM-3 from the copies: what the application reads back after the
+// completion is what the last pass left (the loop breaks before the
+// restore) and what pass 0 left (one run's result).
+func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func(string) savedness, snapFrom int) []Violation {
+	a := x.appOf(d)
+	last := uint64(len(d.passEnter) - 1)
+	xl, x0, e0, el := pc.exit[last], pc.exit[0], pc.enter[0], pc.enter[last]
+	if a == nil || xl == nil || len(a.complete) == 0 {
+		return nil
+	}
+	// One run's result is pass 0's output when the last pass started from
+	// the same memory in what no restore brings back (decision 17.1), and
+	// nothing else wrote any buffer since.
+	sameUnsaved := el != nil
+	for b := range e0.buffers {
+		if classify(b) == saved {
+			continue
+		}
+		before, _ := e0.digest(x, b)
+		if now, ok := el.digest(x, b); !ok || now != before {
+			sameUnsaved = false
+		}
+	}
+	for _, rb := range a.readback {
+		e := x.ev[rb]
+		if rb < a.complete[0] || classify(e.Buffer) != saved {
+			continue
+		}
+		left, ok := xl.digest(x, e.Buffer)
+		if !ok || x.otherWorkIn(d, xl.from, rb, true, true, e.Buffer) {
+			continue
+		}
+		x.examined("MEM-3")
+		if e.Digest != left {
+			msg := fmt.Sprintf("the application read buffer %s back as %s after %s completed, but the last pass (%d) left %s: memory was written after the last pass", e.Buffer, e.Digest, a.label, last, left)
+			if first, _ := e0.digest(x, e.Buffer); first == e.Digest {
+				msg += " (it is what the loop started from: restored after the last pass)"
+			}
+			return []Violation{x.violation("MEM-3", d.id, msg, xl.buffers[e.Buffer], rb)}
+		}
+		one, ok := x0.digest(x, e.Buffer)
+		if ok && sameUnsaved && one != e.Digest && !x.otherWorkOnArgs(d, a, snapFrom, rb) {
+			return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read buffer %s back as %s after %s completed; one run (pass 0) left %s", e.Buffer, e.Digest, a.label, one), x0.buffers[e.Buffer], rb)}
+		}
+	}
+	return nil
+}
+
+// otherWorkOnArgs: something else may have written one of the buffers a's
+// kernel takes (any, when the application does not name them) between lo
+// and hi, after the loop too.
+func (x *index) otherWorkOnArgs(d *dispatchView, a *appView, lo, hi int) bool {
+	args := x.ev[a.at].Args
+	if len(args) == 0 {
+		return x.otherWorkIn(d, lo, hi, true, true, "")
+	}
+	for _, b := range args {
+		if x.otherWorkIn(d, lo, hi, true, true, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// replayConfiguredAt is the position of the first successful KERNEL_REPLAY
+// configuration (ACT-4: the tracker is on from there), -1 when none.
+func (x *index) replayConfiguredAt() int {
+	for _, c := range x.replayConfigs() {
+		if x.ev[c].Status.Is(trace.StatusSuccess) {
+			return c
+		}
+	}
+	return -1
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

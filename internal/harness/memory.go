@@ -1,0 +1,96 @@
+package harness
+
+import (
+	"github.com/replayspec/replayspec/hsa"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// What a tool can see of memory from inside its callbacks: a real tool
+// learns the application's allocations from memory-allocation tracing and
+// may copy device memory while it holds a callback. Copied at PASS ENTER
+// and PASS EXIT, the buffers show the memory each pass starts from and
+// leaves, so that restores are judged at the black-box profile (MEM-2,
+// MEM-3, MEM-4; docs/oracles.md).
+
+// liveBuffer is one buffer of the application that is allocated and not
+// freed.
+type liveBuffer struct {
+	name  string
+	alloc hsa.Allocation
+}
+
+// liveBuffers lists the application's live buffers in spec order.
+func (a *app) liveBuffers() []liveBuffer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []liveBuffer
+	for _, b := range a.s.Application.Buffers {
+		if al, ok := a.buffers[b.Name]; ok && !a.freed[b.Name] {
+			out = append(out, liveBuffer{b.Name, al})
+		}
+	}
+	return out
+}
+
+// digestOf reads b whole and returns its digest and element count; ok is
+// false when it cannot be read (freed by another thread meanwhile).
+func (a *app) digestOf(b hsa.Allocation) (digest string, elements uint64, ok bool) {
+	if m, isMapper := a.rt.(hsa.Mapper); isMapper {
+		err := m.ReadWith(b, func(src []byte, d string) {
+			if d == "" {
+				d = trace.Digest(src)
+			}
+			digest, elements = d, uint64(len(src)/4)
+		})
+		return digest, elements, err == nil
+	}
+	data := make([]byte, b.Size)
+	if err := a.rt.Read(b, 0, data); err != nil {
+		return "", 0, false
+	}
+	return trace.Digest(data), uint64(len(data) / 4), true
+}
+
+// copyMemory copies every live buffer of the application from inside the
+// PASS callback "where" names, on thread th, and records each copy as a
+// tool_memory event. The copies are the tool's own: they are neither the
+// SDK's snapshot nor its restore, and the runtime's account shows them
+// inside the callback (check/traffic.go tells them apart).
+func (t *tool) copyMemory(th hsa.ThreadID, where trace.Event) {
+	if t.app == nil {
+		return
+	}
+	for _, b := range t.app.liveBuffers() {
+		digest, elements, ok := t.app.digestOf(b.alloc)
+		if !ok {
+			continue
+		}
+		t.rec.Emit(trace.Event{Type: trace.ToolMemory, Thread: uint64(th), Dispatch: where.Dispatch,
+			Op: where.Op, Phase: where.Phase, Pass: where.Pass, Buffer: b.name, Digest: digest, Elements: elements})
+	}
+}
+
+// signalOf is the completion signal of the dispatch thread is submitting,
+// if any.
+func (a *app) signalOf(thread hsa.ThreadID) (hsa.Signal, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sig, ok := a.signals[thread]
+	return sig, ok
+}
+
+// loadSignal records the value of the application's completion signal as
+// the tool loads it from inside the callback "where" names: the
+// application hands its tool the signal it waits on, and until the loop
+// has ended it must still read 1 (CMP-2).
+func (t *tool) loadSignal(th hsa.ThreadID, where trace.Event) {
+	if t.app == nil {
+		return
+	}
+	sig, ok := t.app.signalOf(th)
+	if !ok {
+		return
+	}
+	t.rec.Emit(trace.Event{Type: trace.ToolSignal, Thread: uint64(th), Dispatch: where.Dispatch, Op: where.Op,
+		Phase: where.Phase, Pass: where.Pass, Signal: uint64(sig.ID()), Value: trace.I64(sig.Value())})
+}

@@ -1,0 +1,32 @@
+/* The application's side of the driver (app.c): buffers, queues, threads
+ * and dispatches on the rt runtime. It knows the tool only through the
+ * hooks below. */
+#ifndef APP_H
+#define APP_H
+
+#include "port.h"
+
+/* What the application tells its tool, and all it knows of it: calls go
+ * one way, from tool.c into app.c (app_submit_from_tool); the application
+ * reaches the tool only through these hooks, which main.c fills in. */
+typedef struct {
+    /* the calling thread is about to launch dispatch (spec index); its
+     * completion signal is handed to the tool, which loads it from its
+     * callbacks (CMP-2); submitted: the launch returned */
+    void (*submitting)(size_t dispatch, rt_signal *completion);
+    void (*submitted)(void);
+    /* the dispatch completed, and what the spec ties to its end is done */
+    void (*completed)(size_t dispatch);
+    /* memory-allocation tracing: buffer (spec index) was allocated and
+     * filled, or is about to be freed */
+    void (*allocated)(size_t buffer, const rt_alloc *a, bool freed);
+} app_hooks;
+
+int app_run(port *p, const app_hooks *hooks);
+/* app_submit_from_tool writes a by_tool dispatch from inside the replay
+ * callback `from` names (op, phase, pass, dispatch), on the calling
+ * thread, waits for it, and brackets its events with tool_dispatch and
+ * tool_complete. */
+int app_submit_from_tool(size_t dispatch, const rs_event *from);
+
+#endif
