@@ -20,6 +20,7 @@ type flags struct {
 	CFLAGS []string
 	LDLIBS []string
 	SRCS   []string
+	FAULTS []string // the switches `make faults` builds, read from sdk/faults.h
 }
 
 func readFlags(portDir string) (flags, error) {
@@ -42,6 +43,8 @@ func readFlags(portDir string) (flags, error) {
 			fl.LDLIBS = strings.Fields(v)
 		case "SRCS":
 			fl.SRCS = strings.Fields(v)
+		case "FAULTS":
+			fl.FAULTS = strings.Fields(v)
 		}
 	}
 	if len(fl.CC) == 0 || len(fl.SRCS) == 0 {

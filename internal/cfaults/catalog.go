@@ -38,7 +38,7 @@ type Fault struct {
 
 // switchLine is a row of the table in sdk/faults.h's comment: a star, three
 // spaces, the name, what it plants and the rules it breaks ("RULE-1, RULE-2").
-var switchLine = regexp.MustCompile(`^ \*   ([A-Z][A-Z_]*)\s+(.*\S)\s{2,}([A-Z]+-[0-9]+(?:, [A-Z]+-[0-9]+)*)\s*$`)
+var switchLine = regexp.MustCompile(`^ \*   ([A-Z][A-Z_]*)\s+(.*?\S)\s+([A-Z]+-[0-9]+(?:, [A-Z]+-[0-9]+)*)\s*$`)
 
 // switchUse is a switch as the sources test it.
 var switchUse = regexp.MustCompile(`KRS_FAULT_([A-Z][A-Z_]*)`)

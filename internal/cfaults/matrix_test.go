@@ -72,15 +72,18 @@ func writePort(t *testing.T, table, source string) string {
 }
 
 func TestReadSwitches(t *testing.T) {
+	// Columns are padded, but a long name or description may leave one space.
 	table := " *   SKIP_RESTORE                   no restore between passes                      MEM-2, MEM-3\n" +
-		" *   NO_AGENT_LOCK                  plain dispatches run during a loop             MEM-6\n"
-	uses := "#ifdef KRS_FAULT_SKIP_RESTORE\n#endif\n#ifndef KRS_FAULT_NO_AGENT_LOCK\n#endif\n"
+		" *   NO_AGENT_LOCK                  plain dispatches run during a loop             MEM-6\n" +
+		" *   LOCAL_START_NOT_STARTED_ALLOWED local start of a context not active (LCX-7) succeeds LCX-7\n"
+	uses := "#ifdef KRS_FAULT_SKIP_RESTORE\n#endif\n#ifndef KRS_FAULT_NO_AGENT_LOCK\n#endif\n#ifdef KRS_FAULT_LOCAL_START_NOT_STARTED_ALLOWED\n#endif\n"
 	fs, err := readSwitches(writePort(t, table, uses))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 2 || fs[0].Name != "SKIP_RESTORE" || strings.Join(fs[0].Breaks, " ") != "MEM-2 MEM-3" ||
-		fs[0].Title != "no restore between passes" || fs[1].Kind != Switch {
+	if len(fs) != 3 || fs[0].Name != "SKIP_RESTORE" || strings.Join(fs[0].Breaks, " ") != "MEM-2 MEM-3" ||
+		fs[0].Title != "no restore between passes" || fs[1].Kind != Switch ||
+		fs[2].Title != "local start of a context not active (LCX-7) succeeds" || strings.Join(fs[2].Breaks, " ") != "LCX-7" {
 		t.Errorf("read %+v", fs)
 	}
 	// The table and the sources must agree both ways.
@@ -255,6 +258,20 @@ func TestTheFaultsOfThePort(t *testing.T) {
 	}
 	if len(switches) == 0 || len(patches) < 20 {
 		t.Fatalf("%d switches, %d patches: the matrix needs both, and at least 20 patches", len(switches), len(patches))
+	}
+	// make faults builds the same switches (its list is read from the table).
+	if _, err := exec.LookPath("make"); err == nil {
+		fl, err := readFlags(port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range switches {
+			names = append(names, f.Name)
+		}
+		if strings.Join(fl.FAULTS, " ") != strings.Join(names, " ") {
+			t.Errorf("make -C ports/c faults builds\n  %v\nbut sdk/faults.h lists\n  %v", fl.FAULTS, names)
+		}
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: the patches are not applied")
