@@ -7,7 +7,7 @@
 // (spec by spec, rule by rule). Run it from the repository root; faults.sh
 // does:
 //
-//	go run ./internal/cfaults [-enforce full] [-docs docs/faults.md]
+//	go run ./internal/cfaults [-enforce full,runtime,black-box] [-strict] [-docs docs/faults.md]
 package main
 
 import (

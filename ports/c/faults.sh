@@ -9,7 +9,8 @@
 #   ports/c/faults.sh [REPLAYSPEC] [FLAGS]     (REPLAYSPEC: default bin/replayspec)
 #
 # FLAGS go to internal/cfaults: -profiles full,runtime,black-box,
-# -run REGEXP (some faults), -enforce full (fail below the aim),
+# -run REGEXP (some faults), -enforce full,runtime,black-box (fail below a
+# profile's aim; make port-c-check enforces all three),
 # -strict (fail on a miss faults/unnamed.txt does not explain, or on a stale
 # line there), -docs docs/faults.md (rewrite the matrix there). PROFILE=P
 # in the environment runs one profile, as before.
