@@ -169,9 +169,9 @@ func TestCount(t *testing.T) {
 }
 
 func TestAudit(t *testing.T) {
-	faults := []Fault{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	faults := []Fault{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
 	cells := map[string]map[string]cell{
-		"full":      {"a": {Named: []string{"MEM-2"}}, "b": {Missed: []string{"LCX-4"}}, "c": {Missed: []string{"COR-1"}}},
+		"full":      {"a": {Named: []string{"MEM-2"}}, "b": {Missed: []string{"LCX-4"}}, "c": {Missed: []string{"COR-1"}}, "d": {Named: []string{"COR-1"}}},
 		"black-box": {"a": {Named: []string{"MEM-2"}}},
 	}
 	reasons := map[reasonKey]reason{
@@ -180,6 +180,7 @@ func TestAudit(t *testing.T) {
 		{"a", "runtime"}:   {"not run: not judged", 3},
 		{"gone", "full"}:   {"no such fault", 4},
 		{"a", "black-box"}: {"stale too", 5},
+		{"d", "full"}:      {"race (free threads): named in some runs only", 6}, // named in this run: not stale
 	}
 	got := strings.Join(audit(faults, cells, reasons, "unnamed.txt"), "\n")
 	for _, want := range []string{"b at full: LCX-4 not named", "unnamed.txt:2: a at full is named", "unnamed.txt:5: a at black-box", "no fault is named gone"} {
@@ -189,6 +190,9 @@ func TestAudit(t *testing.T) {
 	}
 	if strings.Contains(got, "c at full") || strings.Contains(got, "runtime") {
 		t.Errorf("audit judged a cell with a reason, or one not run:\n%s", got)
+	}
+	if strings.Contains(got, "d at full") {
+		t.Errorf("audit called a race's line stale in a run that named the fault:\n%s", got)
 	}
 }
 
