@@ -267,7 +267,7 @@ func (x *index) checkActivationPerDispatch() []Violation {
 			// A candidate, but ACT-6 keeps it from replay (above).
 		case allOps && a.dispatch != 0:
 			x.examined("ACT-2")
-			if len(d.configEnter) == 0 {
+			if len(d.configEnter) == 0 && !x.diedBeforeRun(d) {
 				vs = append(vs, x.violation("ACT-2", d.id, fmt.Sprintf("a started context subscribes to every KERNEL_REPLAY operation, yet %s got no CONFIG callback", a.label), a.at))
 			}
 		}

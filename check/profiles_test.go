@@ -366,10 +366,14 @@ func TestNestedToolLoopBesideALoop(t *testing.T) {
 //     loop that stopped a context locally (was LCX-6: "got no record");
 //   - id-taken-then-died (gen-218125): a graph launch took dispatch id 2 and
 //     the process died before its reservation was written (was DID-3:
-//     "ids jump from 1 to 3").
+//     "ids jump from 1 to 3");
+//   - pass-count-then-died (gen-206617): CONFIG ENTER returned with
+//     replay_pass_count installed, and the process died before the SDK
+//     called it (was CB-3: "the SDK never called it").
 func TestCPortSoakTraces(t *testing.T) {
 	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread",
-		"c-port-declined-then-died", "c-port-waited-then-died", "c-port-unrun-beside-a-stop", "c-port-id-taken-then-died"} {
+		"c-port-declined-then-died", "c-port-waited-then-died", "c-port-unrun-beside-a-stop", "c-port-id-taken-then-died",
+		"c-port-pass-count-then-died"} {
 		f, err := os.Open("testdata/" + name + ".ndjson.gz")
 		if err != nil {
 			t.Fatal(err)
