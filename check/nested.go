@@ -203,6 +203,8 @@ func (x *index) checkToolCandidate(w *toolWrite, d *dispatchView) *Violation {
 	var why string
 	at := []int{w.at}
 	switch {
+	case len(d.configEnter) == 0 && len(d.kernels) == 0 && !w.complete && x.processDied():
+		return nil // the process died before the SDK reached it (MEM-5)
 	case len(d.configEnter) == 0:
 		why = "got no CONFIG callback"
 		at = append(at, d.kernels...)
