@@ -34,6 +34,7 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs := newFlags(validateHelp.name)
 	memory := fs.Int64("memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
 	maxMiB := fs.Int64("max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	maxCases := fs.Int64("max-cases", spec.DefaultMaxCases, "refuse a spec whose matrix stands for more than `N` cases (counted before any is made)")
 	verbose := fs.Bool("v", false, "print each spec's memory estimate")
 	paths, code, ok := parseFlags(fs, validateHelp, args, stdout, stderr)
 	if !ok {
@@ -45,8 +46,13 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *memory < 1 || *maxMiB < 1 {
 		return usageError(stderr, "validate", "--memory-budget and --max-input-mib take a positive number of MiB")
 	}
+	if *maxCases < 1 {
+		return usageError(stderr, "validate", "--max-cases takes a positive number")
+	}
 	spec.SetMemoryBudget(uint64(*memory) << 20)
 	defer spec.SetMemoryBudget(0)
+	spec.SetMaxCases(*maxCases)
+	defer spec.SetMaxCases(0)
 	files, err := runner.SpecFiles(paths)
 	if err != nil {
 		return inputError(stderr, "validate", err, "Name an existing spec file or a directory of *.yaml specs.")
