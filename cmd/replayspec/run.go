@@ -282,13 +282,17 @@ func (f runFlags) runBudget(n int) error {
 	if runs <= uint64(f.maxRuns) {
 		return nil
 	}
-	what := fmt.Sprintf("%d specs × --count %d", n, f.count)
-	if n == 1 {
-		what = fmt.Sprintf("--count %d", f.count)
+	var parts []string
+	if n != 1 {
+		parts = append(parts, fmt.Sprintf("%d specs", n))
+	}
+	if f.count != 1 || n == 1 {
+		parts = append(parts, fmt.Sprintf("--count %d", f.count))
 	}
 	if r := *f.ci.retries; r > 0 {
-		what += fmt.Sprintf(" × (1 + --retries %d)", r)
+		parts = append(parts, fmt.Sprintf("(1 + --retries %d)", r))
 	}
+	what := strings.Join(parts, " × ")
 	total := fmt.Sprint(runs)
 	if runs == math.MaxUint64 {
 		total = "more than 2^64"
