@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target/exec"
 	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
@@ -53,6 +54,11 @@ func TestDriverLibraryThroughExec(t *testing.T) {
 	if len(specs) == 0 {
 		t.Fatal("no spec loaded")
 	}
+	if testing.Short() {
+		// One driver process a spec, under -race: a spread of the
+		// library here, all of it in make test-heavy.
+		specs = spread(specs, 16)
+	}
 	tg, err := exectarget.NewExec(driverCommand(t, "driver"), exectarget.ExecOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +76,19 @@ func TestDriverLibraryThroughExec(t *testing.T) {
 			}
 		})
 	}
+}
+
+// spread picks about n of specs, evenly from first to last, so that a short
+// run still meets every part of the library.
+func spread(specs []spec.Spec, n int) []spec.Spec {
+	if len(specs) <= n {
+		return specs
+	}
+	out := make([]spec.Spec, 0, n)
+	for i := range n {
+		out = append(out, specs[i*(len(specs)-1)/(n-1)])
+	}
+	return out
 }
 
 // TestDriverFaultThroughExec: a fault planted in the driver process is

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/replayspec/replayspec/report"
+	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -474,5 +475,33 @@ func TestTimeoutBoundsTheSimulator(t *testing.T) {
 		if j.Rule == "CMP-4" && j.Verdict == "fail" {
 			t.Errorf("CMP-4 judged failed on a loop the harness cut off")
 		}
+	}
+}
+
+// TestPortsGetGeneratedSpecs: an exec: target (a port) draws portGenerated
+// specs beside the library unless told otherwise; other targets none
+// (generated.txtar runs fifty through a driver outside -short).
+func TestPortsGetGeneratedSpecs(t *testing.T) {
+	for _, tc := range []struct {
+		n      int
+		target string
+		want   int
+	}{
+		{-1, "exec:./my-port", portGenerated},
+		{-1, "sim", 0},
+		{0, "exec:./my-port", 0},
+		{7, "sim", 7},
+	} {
+		g, err := planGenerated(tc.n, "1", tc.target, "", simtarget.Sim{})
+		got := 0
+		if g != nil {
+			got = g.count
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("--gen %d --target %s: %d generated (%v), want %d", tc.n, tc.target, got, err, tc.want)
+		}
+	}
+	if portGenerated != 50 {
+		t.Errorf("portGenerated = %d; docs/cli.md and generated.txtar say 50", portGenerated)
 	}
 }
