@@ -722,9 +722,23 @@ func toolDispatchInLoop(masked bool) trace.Trace {
 	b.dispatch(loop{label: "before", dispatch: 1, count: -1})
 	b.dispatch(loop{label: "a", dispatch: 2, count: 3, locals: map[int][]trace.Event{0: {ctxStop(10)}}})
 	t := drop(b.trace(), and(typ(trace.Record), dispatchIs(2)))
+	// A candidate like any other (MEM-6, clarified 2026-12-01): its own
+	// CONFIG, where the tool installs no pass count, so it runs once.
+	corr := &trace.Corr{Internal: 103, Ancestor: 102}
+	config := func(ty trace.Type, ph trace.Phase) trace.Event {
+		e := trace.Event{Type: ty, Thread: 1, Dispatch: 3, Context: 1, Op: trace.OpConfig, Phase: ph, Pass: trace.U64(0),
+			UserData: trace.U64(0), Payload: []string{trace.MemberSize, trace.MemberDispatchInfo}}
+		if ty == trace.Callback {
+			e.Agent, e.Total, e.Corr, e.PayloadSize = 1, trace.U64(0), corr, trace.U64(trace.PayloadSize)
+			e.Info = &trace.DispatchInfo{Size: trace.DispatchInfoSize, KernelID: 2, Grid: trace.Dim3{256, 1, 1}, Workgroup: trace.Dim3{64, 1, 1}}
+		}
+		return e
+	}
 	own := []trace.Event{
 		{Type: trace.ToolDispatch, Thread: 1, Label: "side", Kernel: "fill", Agent: 1, Signal: 777, Op: trace.OpPass, Phase: trace.PhaseEnter, Pass: trace.U64(1), Dispatch: 2},
 		{Type: trace.DispatchID, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill"},
+		config(trace.Callback, trace.PhaseEnter), config(trace.Returned, trace.PhaseEnter),
+		config(trace.Callback, trace.PhaseExit), config(trace.Returned, trace.PhaseExit),
 		{Type: trace.Correlation, Thread: 1, Dispatch: 3, Result: trace.I64(990)},
 		{Type: trace.Kernel, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill", Start: 90001, End: 90005, Signal: 777},
 		{Type: trace.Record, Service: trace.KernelTrace, Context: 10, Thread: 1, Dispatch: 3, Agent: 1, Kernel: "fill", Corr: &trace.Corr{Internal: 103, External: 990, Ancestor: 102}, Start: 90001, End: 90005},
@@ -732,7 +746,7 @@ func toolDispatchInLoop(masked bool) trace.Trace {
 		{Type: trace.ToolComplete, Thread: 1, Label: "side", Signal: 777},
 	}
 	if masked {
-		own = append(own[:4], own[5:]...)
+		own = slices.DeleteFunc(own, func(e trace.Event) bool { return e.Type == trace.Record })
 	}
 	t = insertBefore(t, and(typ(trace.Returned), func(e trace.Event) bool {
 		p, ok := e.PassOf()

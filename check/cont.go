@@ -168,8 +168,8 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 		// and ends only on a 0.
 		for p := uint64(0); p <= last; p++ {
 			if _, asked := consulted[p]; !asked {
-				if p == last && len(d.neverEnded) > 0 {
-					break // the harness cut the loop off after this pass
+				if p == last && (len(d.neverEnded) > 0 || x.cutOff(d)) {
+					break // the harness cut the loop off after this pass, or the process died in it
 				}
 				vs = append(vs, x.violation("CONT-3", d.id, fmt.Sprintf("indefinite loop: replay_continue was not consulted after pass %d", p), x.exitOf(d, p)))
 				break

@@ -69,8 +69,13 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 		s := &subject{label: e.Label, thread: e.Thread, at: i, end: len(x.ev), byTool: true, settled: -1}
 		pos := x.byThread[e.Thread]
 		for j := slices.Index(pos, i) + 1; j < len(pos); j++ {
-			if f := x.ev[pos[j]]; f.Type == trace.ToolComplete && f.Label == e.Label {
+			f := x.ev[pos[j]]
+			if f.Type == trace.ToolComplete && f.Label == e.Label {
 				s.end, s.settled = pos[j]+1, pos[j]
+				break
+			}
+			if f.Type == trace.AppDispatch || f.Dispatch != 0 && f.Dispatch == e.Dispatch && f.Type != trace.ToolDispatch {
+				s.end = pos[j] // the tool gave up on it (its loop never ended) and went on
 				break
 			}
 		}
@@ -87,12 +92,16 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 		if len(a.complete) > 0 {
 			s.settled = a.complete[0]
 		}
+		out[a.label] = s
+	}
+	for _, s := range out {
+		// The tool's dispatches written inside it, a tool's own among
+		// them: their windows nest (MEM-6, clarified 2026-12-01).
 		for _, t := range tools {
-			if t.thread == s.thread && t.at > s.at && t.at < s.end {
+			if t != s && t.thread == s.thread && t.at > s.at && t.at < s.end {
 				s.nested = append(s.nested, [2]int{t.at, t.end - 1})
 			}
 		}
-		out[a.label] = s
 	}
 	for _, s := range out {
 		for _, i := range x.byThread[s.thread] {
@@ -115,7 +124,7 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 		// window on its thread that is not the loop's it was written from.
 		from := x.ev[s.at].Dispatch
 		for _, i := range x.byThread[s.thread] {
-			if e := x.ev[i]; i > s.at && i < s.end && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
+			if e := x.ev[i]; s.inside(i) && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
 				s.ids = []uint64{e.Dispatch}
 				break
 			}

@@ -58,6 +58,12 @@ type index struct {
 	// wrote from a callback on it (MEM-6); built on first use.
 	toolRecordIDs map[uint64]map[uint64]bool
 
+	// writes are the dispatches the tool wrote, with the windows open
+	// around each (nested.go); declinedIDs those declined (MEM-6): both
+	// built on first use.
+	writes      *[]*toolWrite
+	declinedIDs map[uint64]bool
+
 	// While filing (add): per-thread state, lists by type, and the last
 	// thread and dispatch seen, since runs of events share them.
 	threads      map[uint64]*threadState
@@ -175,9 +181,20 @@ func newIndex(t trace.Trace) *index {
 
 // threadState is what the index keeps per thread while it files events.
 type threadState struct {
-	pos      []int // the thread's events
-	open     int32 // the PASS window open on it (x.windows), -1 none
-	toolOpen bool  // inside a dispatch the tool wrote
+	pos  []int // the thread's events
+	open int32 // the innermost PASS window open on it (x.windows), -1 none
+	// outer are the PASS windows a window nested inside them left open:
+	// a dispatch the tool writes inside a pass may open its own replay
+	// window there (MEM-6, clarified 2026-12-01), and when it closes the
+	// outer pass is the one open again.
+	outer []int32
+	// tools are the dispatches the tool is writing on the thread,
+	// outermost first, each as the dispatch it was written from: they
+	// nest too. One closes at its tool_complete, or, when the tool gave
+	// up on it (its loop never ended), at the next event of the dispatch
+	// it was written from (that one's callback went on), or at the
+	// thread's next app_dispatch.
+	tools []uint64
 }
 
 // add files event i, the next in trace order: the lists every oracle
@@ -201,16 +218,26 @@ func (x *index) add(i int) {
 	}
 	*ty = append(*ty, i)
 	x.windowOf = append(x.windowOf, th.open)
-	byTool := false
 	switch e.Type {
 	case trace.ToolDispatch:
-		th.toolOpen = true
+		x.byTool = append(x.byTool, len(th.tools) > 0) // written from inside one of the tool's own
+		th.tools = append(th.tools, e.Dispatch)
 	case trace.ToolComplete:
-		th.toolOpen = false
+		if n := len(th.tools); n > 0 {
+			th.tools = th.tools[:n-1]
+		}
+		x.byTool = append(x.byTool, len(th.tools) > 0)
+	case trace.AppDispatch:
+		th.tools = th.tools[:0]
+		x.byTool = append(x.byTool, false)
 	default:
-		byTool = th.toolOpen
+		if e.Dispatch != 0 {
+			if k := slices.Index(th.tools, e.Dispatch); k >= 0 {
+				th.tools = th.tools[:k] // the tool gave up on what it wrote from there
+			}
+		}
+		x.byTool = append(x.byTool, len(th.tools) > 0)
 	}
-	x.byTool = append(x.byTool, byTool)
 	if e.Type == trace.ToolMemory && len(th.pos) > 1 {
 		// The runtime's read just before a tool_memory on its thread is
 		// the tool's copy, not the SDK's (a copy is recorded as it ends).
@@ -222,10 +249,16 @@ func (x *index) add(i int) {
 		p, _ := e.PassOf()
 		switch e.Phase {
 		case trace.PhaseEnter:
+			if th.open >= 0 && x.windows[th.open].dispatch != e.Dispatch {
+				th.outer = append(th.outer, th.open) // a window nested in this pass
+			}
 			th.open = int32(len(x.windows))
 			x.windows = append(x.windows, passRef{dispatch: e.Dispatch, pass: p, open: true, enter: i})
 		case trace.PhaseExit:
 			th.open = -1
+			if n := len(th.outer); n > 0 {
+				th.open, th.outer = th.outer[n-1], th.outer[:n-1]
+			}
 		}
 	}
 	if e.Type == trace.Callback && len(e.Payload) > 0 {
@@ -521,8 +554,8 @@ func (x *index) passesHidden() bool {
 // consulted replay_continue (which only a loop does), or the tool asked
 // for a fixed loop (what a trace without the runtime and the SDK shows).
 func (x *index) hiddenLoop(d *dispatchView) bool {
-	if len(d.passEnter) > 0 || !x.passesHidden() {
-		return false
+	if len(d.passEnter) > 0 || !x.passesHidden() || x.declined(d) {
+		return false // a declined dispatch (MEM-6) runs once whatever the tool asked
 	}
 	r, ok := x.passCount(d)
 	return len(d.kernels) > 1 || len(d.snapshots) > 0 || len(d.continues) > 0 || ok && r > 1

@@ -118,8 +118,11 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 		x.examined("MEM-2")
 	}
 	byPass := map[uint64][]int{}
+	// After the last pass's EXIT no restore is due (MEM-3). A last pass
+	// still open when the trace ends (the process died in another loop's
+	// failed restore, decision 17.19) has no EXIT to bound it.
 	lastExit := len(x.ev)
-	if len(d.passExit) > 0 {
+	if len(d.passExit) > 0 && len(d.passExit) >= len(d.passEnter) {
 		lastExit = d.passExit[len(d.passExit)-1]
 	}
 	for _, r := range d.restores {

@@ -21,6 +21,7 @@ var families = []family{
 	{"PC", checkPC},
 	{"CONT", checkCONT},
 	{"MEM", checkMEM},
+	{"MEM", checkNested}, // MEM-6: the tool's own dispatches inside windows
 	{"DID", checkDID},
 	{"CMP", checkCMP},
 	{"COR", checkCOR},

@@ -19,6 +19,12 @@ func checkPC(x *index) []Violation {
 		if len(d.configEnter) == 0 || len(d.failedSnapshots) > 0 {
 			return // a failed snapshot runs the dispatch once: MEM-5 judges it
 		}
+		if x.declined(d) {
+			return // the tool's, inside its own window's agent: declined, MEM-6 judges it (nested.go)
+		}
+		if _, returned := x.returnOf(d, trace.OpConfig, trace.PhaseEnter); !returned && len(d.passCounts) == 0 && x.cutOff(d) {
+			return // the process died inside its CONFIG ENTER (a nested window's restore failed): nothing was asked
+		}
 		r, ok := x.passCount(d)
 		switch {
 		case len(d.passCounts) == 0:

@@ -257,7 +257,7 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 				vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("the SDK says its snapshot of dispatch %d saved %d bytes; the runtime read %d", d.id, claim, seen), append([]int{d.snapshots[0]}, reads...)...))
 			}
 		}
-	case !d.replayed() && !sdk && len(reads) > 0 && x.asksForLoop(d) && x.snapshotMayHaveFailed(d):
+	case !d.replayed() && !sdk && len(reads) > 0 && x.asksForLoop(d) && !x.declined(d) && x.snapshotMayHaveFailed(d):
 		// The tool asked for a loop that never began: only a snapshot that
 		// could not be completed excuses that (MEM-5), and it may have read
 		// memory before it failed. Without the SDK's report of the failure
@@ -415,7 +415,10 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 // timeout, and no read-back at the end of the run.
 func (x *index) endedInLoop(d *dispatchView) bool {
 	a := x.appOf(d)
-	if a == nil || len(a.complete) > 0 || len(a.timeout) > 0 {
+	switch {
+	case a == nil && !x.toolNeverCompleted(d):
+		return false // neither the application's nor a tool's dispatch left waiting
+	case a != nil && (len(a.complete) > 0 || len(a.timeout) > 0):
 		return false
 	}
 	// The loop's last event the tool saw: its last PASS EXIT, or in a
@@ -427,6 +430,12 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 		}
 	}
 	if last < 0 {
+		return false
+	}
+	if len(d.passEnter) > 0 && d.passEnter[len(d.passEnter)-1] > last {
+		// Its last word was a PASS ENTER: it was inside a pass, not in a
+		// restore (a callback of its that never returned is a hang, or a
+		// nested window's death, which that window shows).
 		return false
 	}
 	// The loop's thread said nothing more of its own: an application

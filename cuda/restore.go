@@ -26,7 +26,12 @@ import (
 //
 // So no restore costs much more than a full copy, whatever the pattern:
 // the spans of all regions cost one launch plus their bytes.
-func (s *snapshot) Restore() (uint64, error) {
+func (s *snapshot) Restore() (uint64, error) { return s.RestoreWithHook(nil) }
+
+// RestoreWithHook implements hsa.RestoreHook: on success the writes and
+// what hook records are recorded on the driver thread behind the copies
+// (decision 18.8).
+func (s *snapshot) RestoreWithHook(hook func(bytes uint64)) (uint64, error) {
 	s.rt.mu.Lock()
 	mode := s.rt.restoreMode
 	s.rt.mu.Unlock()
@@ -47,7 +52,12 @@ func (s *snapshot) Restore() (uint64, error) {
 		}
 	}
 	// What was written is recorded even when the restore fails part-way.
-	defer func() { s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written) }()
+	recorded := false
+	defer func() {
+		if !recorded {
+			s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written)
+		}
+	}()
 	s.rt.mu.Lock()
 	s.rt.restores++
 	failing := s.rt.failRestoreAt > 0 && s.rt.restores == s.rt.failRestoreAt
@@ -125,6 +135,11 @@ func (s *snapshot) Restore() (uint64, error) {
 				return err
 			}
 			restored += n
+		}
+		s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written)
+		recorded = true
+		if hook != nil {
+			hook(restored)
 		}
 		return nil // ordered like Snapshot's copies
 	})

@@ -66,6 +66,13 @@ type snapshot struct {
 // Snapshot saves each region with one device-to-device copy into a buffer
 // of its own, all on the legacy default stream, which waits for every queue.
 func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+	return r.SnapshotWithHook(thread, agent, regions, nil)
+}
+
+// SnapshotWithHook implements hsa.SnapshotHook: the read and what saved
+// records are recorded on the driver thread right behind the copies, so a
+// kernel another thread runs next is recorded after them (decision 18.8).
+func (r *Runtime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation, saved func(bytes uint64)) (hsa.Snapshot, error) {
 	if err := r.checkAgent(agent); err != nil {
 		return nil, err
 	}
@@ -101,17 +108,20 @@ func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa
 		}
 		// No wait: later work on any queue, copies and frees are ordered
 		// after the legacy default stream the copies are on.
+		read := make([]trace.Region, len(s.regions))
+		for i, g := range s.regions {
+			read[i] = trace.Region{Addr: g.alloc.Handle, Bytes: g.alloc.Size}
+		}
+		r.traffic(trace.MemRead, thread, agent, read)
+		if saved != nil {
+			saved(s.bytes)
+		}
 		return nil
 	})
 	if err != nil {
 		s.Release()
 		return nil, err
 	}
-	read := make([]trace.Region, len(s.regions))
-	for i, g := range s.regions {
-		read[i] = trace.Region{Addr: g.alloc.Handle, Bytes: g.alloc.Size}
-	}
-	r.traffic(trace.MemRead, thread, agent, read)
 	return s, nil
 }
 

@@ -173,6 +173,95 @@ Feature: Device memory is saved before a loop and restored between passes
     When the application dispatches "increment" on "x"
     Then the checks report a violation of MEM-4
 
+  # A dispatch the tool writes from inside a replay window (clarified
+  # 2026-12-01) is a candidate like any other: CONFIG fires for it on the
+  # window's thread. On the window's own agent the SDK declines it and it
+  # runs once, at once, inside the pass; on another agent it opens a window
+  # of its own there, nested in the pass.
+  @MEM-6
+  Scenario: a dispatch the tool writes on the agent its loop holds is declined and runs once inside the pass
+    Given the application has a buffer "x" of 64 elements filled with 1
+    And the tool asks for 3 passes
+    When the application dispatches "increment" on "x" as "main"
+    And in pass 1 of "main" the tool writes "fill" with 9 on "x" as "side"
+    Then "side" gets its own CONFIG, on the thread of "main", before it runs
+    And "side" is not replayed: it runs once, and no memory is saved
+    And the SDK warns "reentrant_dispatch" once
+    And "side" runs inside pass 1 of "main"
+    And "main" runs exactly 3 passes
+    And the buffer "x" holds 2 in every element
+    And the rule checks find nothing wrong
+
+  @MEM-6
+  Scenario: a dispatch the tool writes on another agent opens a window of its own, nested in the pass
+    Given a machine with an MI200 agent as well
+    And the application has a buffer "x" of 64 elements filled with 1
+    And the application has a buffer "y" of 64 elements filled with 10 on the MI200 agent
+    And the tool asks for 3 passes
+    And the tool asks for 2 passes for "side"
+    When the application dispatches "increment" on "x" as "main"
+    And in pass 1 of "main" the tool writes "increment" on "y" on the MI200 agent as "side"
+    Then "side" gets its own CONFIG, on the thread of "main", before it runs
+    And "side" runs exactly 2 passes
+    And "side" opens its window inside pass 1 of "main", which goes on after it closes
+    And "main" runs exactly 3 passes
+    And the SDK prints no warning
+    And the buffer "x" holds 2 in every element
+    And the buffer "y" holds 11 in every element
+    And the rule checks find nothing wrong
+
+  @MEM-6 @CB-4
+  Scenario: a dispatch the tool writes from a service record within a pass is a candidate too
+    Given the application has a buffer "x" of 64 elements filled with 1
+    And the tool traces kernel dispatches in a context "timing"
+    And the tool asks for 3 passes
+    When the application dispatches "increment" on "x" as "main"
+    And as the first record of pass 0 of "main" arrives, the tool writes "fill" with 9 on "x" as "side"
+    Then "side" gets its own CONFIG, on the thread of "main", before it runs
+    And "side" is not replayed: it runs once, and no memory is saved
+    And "side" runs inside pass 0 of "main"
+    And every pass starts from the memory the application left before the dispatch
+    And the buffer "x" holds 2 in every element
+    And the rule checks find nothing wrong
+
+  @MEM-6 @fault
+  Scenario: an engine that gives the tool's own dispatch no CONFIG is caught
+    Given the engine has the planted fault tool_dispatch_not_candidate
+    And the application has a buffer "x" of 64 elements filled with 1
+    And the tool asks for 3 passes
+    When the application dispatches "increment" on "x" as "main"
+    And in pass 1 of "main" the tool writes "fill" with 9 on "x" as "side"
+    Then the checks report a violation of MEM-6
+
+  @MEM-6 @fault
+  Scenario: an engine whose declined dispatch waits for the window its own thread holds is caught
+    Given the engine has the planted fault wait_on_own_window
+    And the application has a buffer "x" of 64 elements filled with 1
+    And the tool asks for 3 passes
+    When the application dispatches "increment" on "x" as "main"
+    And in pass 1 of "main" the tool writes "fill" with 9 on "x" as "side"
+    Then the checks report a violation of MEM-6
+
+  @MEM-6 @fault
+  Scenario: an engine that declines the tool's dispatch on another agent is caught
+    Given the engine has the planted fault decline_nested
+    And a machine with an MI200 agent as well
+    And the application has a buffer "x" of 64 elements filled with 1
+    And the application has a buffer "y" of 64 elements filled with 10 on the MI200 agent
+    And the tool asks for 3 passes
+    When the application dispatches "increment" on "x" as "main"
+    And in pass 1 of "main" the tool writes "increment" on "y" on the MI200 agent as "side"
+    Then the checks report a violation of MEM-6
+
+  @MEM-6 @fault
+  Scenario: an engine that replays the tool's dispatch in a window of its own on its loop's agent is caught
+    Given the engine has the planted fault replay_reentrant
+    And the application has a buffer "x" of 64 elements filled with 1
+    And the tool asks for 3 passes
+    When the application dispatches "increment" on "x" as "main"
+    And in pass 1 of "main" the tool writes "fill" with 9 on "x" as "side"
+    Then the checks report a violation of MEM-6
+
   @MEM-4 @MEM-2
   Scenario: a restore skips a buffer freed during the loop, whatever now lives where it was
     Given the application has a buffer "x" of 64 elements filled with 1

@@ -295,6 +295,27 @@ type Locker interface {
 	RUnlock(ThreadID)
 }
 
+// SnapshotHook is implemented by runtimes that can run their caller's
+// function at the moment a snapshot's copy is done, before they let go of
+// the memory: what the caller records there is ordered with every kernel
+// and copy of another thread as the memory saw them. The SDK records its
+// snapshot there; recorded after Snapshot returned, another thread's
+// kernel could land between the copy and the SDK's account of it, and a
+// trace would show a copy taken before a kernel it holds (docs/decisions.md
+// 18.8).
+type SnapshotHook interface {
+	// SnapshotWithHook is Snapshot; saved runs once, only when the copy
+	// succeeded, with what Bytes will report.
+	SnapshotWithHook(thread ThreadID, agent AgentID, regions []Allocation, saved func(bytes uint64)) (Snapshot, error)
+}
+
+// RestoreHook is the same for a restore, implemented by a runtime's
+// Snapshot: restored runs once the restore's writes are done, only when it
+// succeeded, with the bytes it wrote.
+type RestoreHook interface {
+	RestoreWithHook(restored func(bytes uint64)) (uint64, error)
+}
+
 // LockProvider is implemented by runtimes that supply their own Locker.
 type LockProvider interface {
 	NewLock() Locker

@@ -4,11 +4,14 @@ package replay_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/sim"
+	"github.com/replayspec/replayspec/trace"
 )
 
 // gatedQueue passes its writes on, but holds one thread's write at the
@@ -104,5 +107,115 @@ func TestWriteWithNothingStartedWaitsForALoop(t *testing.T) {
 	// 5, one increment by the loop (MEM-3), one by the other write.
 	if got := int32(binary.LittleEndian.Uint32(out)); got != 7 {
 		t.Errorf("buffer holds %d after the loop and the other thread's increment, want 7: a write ran inside the loop and its restore undid it (MEM-6)", got)
+	}
+}
+
+// intruding is the simulator, letting another thread's kernel run the
+// moment a snapshot's copy or a restore's writes are done and the runtime
+// lets go of its memory: where the Go scheduler once paused a loop's
+// thread for 60 dispatches of another (decision 18.8).
+type intruding struct {
+	*sim.Runtime
+	intrude func()
+}
+
+func (r *intruding) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+	return r.SnapshotWithHook(thread, agent, regions, nil)
+}
+
+func (r *intruding) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation, saved func(uint64)) (hsa.Snapshot, error) {
+	s, err := r.Runtime.SnapshotWithHook(thread, agent, regions, saved)
+	r.intrude()
+	if err != nil {
+		return nil, err
+	}
+	return intrudingSnapshot{s, r.intrude}, nil
+}
+
+type intrudingSnapshot struct {
+	hsa.Snapshot
+	intrude func()
+}
+
+func (s intrudingSnapshot) Restore() (uint64, error) { return s.RestoreWithHook(nil) }
+
+func (s intrudingSnapshot) RestoreWithHook(restored func(uint64)) (uint64, error) {
+	defer s.intrude()
+	return s.Snapshot.(hsa.RestoreHook).RestoreWithHook(restored)
+}
+
+// TestSnapshotAndRestoreRecordedWithTheirCopy: found under free threads
+// (decision 18.8). The SDK recorded its snapshot after the runtime's copy
+// returned, so another thread's kernel could be recorded between the copy
+// and the snapshot event; a kernel of another agent writing the loop's
+// buffer (peer access) then seemed to run after the snapshot, yet pass 0
+// started from memory the restores did not give back, and MEM-2 and MEM-3
+// failed a correct engine (9 in 1,500 free-thread runs of a loop beside a
+// thread of peer writes). Every snapshot and restore the SDK records must
+// follow the runtime's own read or write of that copy directly.
+func TestSnapshotAndRestoreRecordedWithTheirCopy(t *testing.T) {
+	base, err := sim.New(sim.Config{Agents: []sim.AgentConfig{{Kind: "MI300"}, {Kind: "MI300"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := trace.NewRecorder(base.Clock)
+	base.SetRecorder(rec)
+	other := base.Agents()[1].ID
+	peer, err := base.CreateQueue(other) // not intercepted: another thread's kernel, as the runtime runs it
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &intruding{Runtime: base}
+	sdk := replay.New(rt, replay.Options{Recorder: rec})
+	ctx, _ := sdk.CreateContext()
+	sdk.ConfigureCallbackTracing(ctx, replay.KindKernelReplay, nil, func(r replay.CallbackRecord, _ *replay.UserData) {
+		if r.Operation == replay.OpConfig && r.Phase == replay.PhaseEnter {
+			r.Payload.ReplayPassCount = fixed(3)
+		}
+	})
+	sdk.StartContext(ctx)
+	agent := base.Agents()[0].ID
+	buf, err := base.Allocate(agent, hsa.DeviceCoarse, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.intrude = func() {
+		b := buf
+		done := make(chan error)
+		go func() { // another thread: it must not run on this goroutine's stack of locks
+			done <- peer.Submit(2, hsa.Packet{Type: hsa.KernelDispatchPacket, Kernel: "increment",
+				Grid: hsa.Dim3{X: 64, Y: 1, Z: 1}, Workgroup: hsa.Dim3{X: 64, Y: 1, Z: 1}, Args: []hsa.Arg{{Buffer: &b}}})
+		}()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	q, err := base.CreateQueue(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk.Intercept(q)
+	if err := q.Submit(1, hsa.Packet{Type: hsa.KernelDispatchPacket, Kernel: "increment",
+		Grid: hsa.Dim3{X: 64, Y: 1, Z: 1}, Workgroup: hsa.Dim3{X: 64, Y: 1, Z: 1}, Args: []hsa.Arg{{Buffer: &buf}}}); err != nil {
+		t.Fatal(err)
+	}
+	evs := rec.Events()
+	checked := 0
+	for i, e := range evs {
+		want := map[trace.Type]trace.Type{trace.Snapshot: trace.MemRead, trace.Restore: trace.MemWrite}[e.Type]
+		if want == "" {
+			continue
+		}
+		checked++
+		if i == 0 || evs[i-1].Type != want || evs[i-1].Thread != e.Thread {
+			prev := "nothing"
+			if i > 0 {
+				prev = fmt.Sprintf("%s of thread %d", evs[i-1].Type, evs[i-1].Thread)
+			}
+			t.Errorf("the %s of thread %d is not recorded with its copy: the event before it is %s, want the runtime's %s of that thread", e.Type, e.Thread, prev, want)
+		}
+	}
+	if checked != 3 {
+		t.Errorf("want 1 snapshot and 2 restores, found %d of them", checked)
 	}
 }

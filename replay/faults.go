@@ -49,6 +49,11 @@ const (
 	FaultReplayMultiPacket    Fault = "replay_multi_packet"
 	FaultActivateUnstarted    Fault = "activate_unstarted"
 
+	// The tool's own dispatches inside a window (MEM-6, clarified 2026-12-01).
+	FaultToolDispatchNotCandidate Fault = "tool_dispatch_not_candidate"
+	FaultReplayReentrant          Fault = "replay_reentrant"
+	FaultDeclineNested            Fault = "decline_nested"
+	FaultWaitOnOwnWindow          Fault = "wait_on_own_window"
 	// Situations beyond one loop on one thread (issue 20): later and
 	// concurrent loops, frees during a loop, the tool's own dispatches.
 	FaultLocalOverridePerProcess       Fault = "local_override_per_process"
@@ -106,6 +111,10 @@ var faultTable = []struct {
 	{FaultUserDataWriteLost, []string{"UD-2"}, "what the tool writes in PASS ENTER does not reach that pass's EXIT and continue"},
 	{FaultReplayMultiPacket, []string{"ACT-6"}, "the kernel of a multi-packet submission is replayed"},
 	{FaultActivateUnstarted, []string{"ACT-3"}, "a configured replay context that was never started activates replay (while another context is started)"},
+	{FaultToolDispatchNotCandidate, []string{"MEM-6"}, "a dispatch the tool writes inside a replay window is no candidate: no CONFIG, no pass count, it runs once (the withdrawn decision 11)"},
+	{FaultReplayReentrant, []string{"MEM-6"}, "a dispatch the tool writes inside a window on that window's own agent is replayed in a window of its own there, not declined"},
+	{FaultDeclineNested, []string{"MEM-6"}, "a dispatch the tool writes inside a window on another agent is declined and runs once, instead of opening its own window there"},
+	{FaultWaitOnOwnWindow, []string{"MEM-6"}, "a declined dispatch waits for its agent's lock, which its own thread's window holds (the thread waits for itself)"},
 	{FaultLocalOverridePerProcess, []string{"LCX-6", "LCX-3"}, "the loops' local override is one for the process: a local call masks every thread's loop, and a loop that is about to take its agent clears it"},
 	{FaultLocalOverrideNextLoop, []string{"LCX-4"}, "a loop's local override is kept when the loop ends and the thread's next loop starts with it"},
 	{FaultLocalStartIgnored, []string{"SVC-1", "LCX-3"}, "a local start after a local stop of the same context in one loop returns SUCCESS but the stop holds to the loop's end"},

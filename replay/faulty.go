@@ -53,6 +53,12 @@ func (f *faultyRuntime) OnAllocate(hook func(a hsa.Allocation, freed bool)) {
 }
 
 func (f *faultyRuntime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+	return f.SnapshotWithHook(thread, agent, regions, nil)
+}
+
+// SnapshotWithHook keeps the runtime's hook (decision 18.8) under the
+// faults: they change what is saved and claimed, not when it is recorded.
+func (f *faultyRuntime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation, saved func(bytes uint64)) (hsa.Snapshot, error) {
 	if f.faults.Has(FaultSnapshotUnsavedKinds) {
 		// MEM-4 broken: fine-grained, host and kernel-argument memory saved too.
 		f.mu.Lock()
@@ -78,9 +84,19 @@ func (f *faultyRuntime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions
 		regions = regions[:len(regions)-1] // MEM-4 broken: one device buffer left out
 	}
 	if f.faults.Has(FaultRestoreIntoFreed) {
-		return f.copySnapshot(regions)
+		snap, err := f.copySnapshot(regions)
+		if err == nil && saved != nil {
+			saved(snap.Bytes())
+		}
+		return snap, err
 	}
-	snap, err := f.Runtime.Snapshot(thread, agent, regions)
+	var snap hsa.Snapshot
+	var err error
+	if h, ok := f.Runtime.(hsa.SnapshotHook); ok {
+		snap, err = h.SnapshotWithHook(thread, agent, regions, saved)
+	} else if snap, err = f.Runtime.Snapshot(thread, agent, regions); err == nil && saved != nil {
+		saved(snap.Bytes())
+	}
 	if err != nil || !f.faults.Has(FaultRestoreMisreported) {
 		return snap, err
 	}
@@ -93,6 +109,19 @@ type misreported struct{ hsa.Snapshot }
 
 func (m misreported) Restore() (uint64, error) {
 	n, err := m.Snapshot.Restore()
+	return n + 4096, err
+}
+
+func (m misreported) RestoreWithHook(restored func(bytes uint64)) (uint64, error) {
+	claim := func(n uint64) { restored(n + 4096) }
+	if h, ok := m.Snapshot.(hsa.RestoreHook); ok {
+		n, err := h.RestoreWithHook(claim)
+		return n + 4096, err
+	}
+	n, err := m.Snapshot.Restore()
+	if err == nil {
+		claim(n)
+	}
 	return n + 4096, err
 }
 

@@ -47,6 +47,12 @@ type policy struct {
 	warnOncePerThread     bool // FaultWarnOncePerThread: ACT-6 broken
 	barrierEndsSubmission bool // FaultBarrierEndsSubmission: DID-1..3 broken
 
+	// the tool's own dispatches inside a window (MEM-6, clarified).
+	toolDispatchNotCandidate bool // FaultToolDispatchNotCandidate: no CONFIG for it
+	replayReentrant          bool // FaultReplayReentrant: replayed on its own window's agent
+	declineNested            bool // FaultDeclineNested: declined on another agent too
+	waitOnOwnWindow          bool // FaultWaitOnOwnWindow: waits for the lock its thread holds
+
 	// local toggles and the services they mask.
 	localToggleAnywhere          bool // FaultLocalToggleAnywhere: LCX-2 broken
 	localStartNotStartedAllowed  bool // FaultLocalStartNotStartedAllowed: LCX-7 broken
@@ -86,6 +92,11 @@ func policyOf(fs Faults) policy {
 		warnEveryTime:         fs.Has(FaultWarnEveryTime),
 		warnOncePerThread:     fs.Has(FaultWarnOncePerThread),
 		barrierEndsSubmission: fs.Has(FaultBarrierEndsSubmission),
+
+		toolDispatchNotCandidate: fs.Has(FaultToolDispatchNotCandidate),
+		replayReentrant:          fs.Has(FaultReplayReentrant),
+		declineNested:            fs.Has(FaultDeclineNested),
+		waitOnOwnWindow:          fs.Has(FaultWaitOnOwnWindow),
 
 		localToggleAnywhere:          fs.Has(FaultLocalToggleAnywhere),
 		localStartNotStartedAllowed:  fs.Has(FaultLocalStartNotStartedAllowed),

@@ -39,6 +39,11 @@ func (s *SDK) Intercept(q hsa.Queue) {
 
 func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
 	act := s.active.Load()
+	if !act.empty() || s.replayConfigured.Load() {
+		if err := s.gone(s.thread(thread)); err != nil {
+			return err // a restore failed on this thread: the process is gone (MEM-5)
+		}
+	}
 	if act.empty() {
 		if !s.replayConfigured.Load() || s.thread(thread).ownsAgent(q.Agent()) {
 			// ACT-4: replay never configured, nothing started: nothing to
@@ -59,10 +64,9 @@ func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, wr
 		defer lk.RUnlock(thread)
 		return write(thread, packets)
 	}
-	if s.thread(thread).insideCallback() {
-		// The tool's own dispatch, written from inside a replay callback:
-		// replay does not nest (docs/decisions.md).
-		return s.submitOnce(act, q, thread, packets, write, true)
+	if s.pol.toolDispatchNotCandidate && s.thread(thread).inWindow() {
+		// MEM-6 broken: the tool's own dispatch is no candidate.
+		return s.submitOnce(act, q, thread, packets, write)
 	}
 	if len(packets) == 1 && packets[0].Type == hsa.KernelDispatchPacket && !packets[0].FromGraph {
 		return s.dispatch(act, q, thread, packets[0], write)
@@ -74,15 +78,15 @@ func (s *SDK) onWrite(q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, wr
 		}
 		return write(thread, packets[1:])
 	}
-	return s.submitOnce(act, q, thread, packets, write, false)
+	return s.submitOnce(act, q, thread, packets, write)
 }
 
 // submitOnce runs a submission once, without replay: a multi-packet or
-// graph submission (ACT-6), or the tool's own dispatch from inside a
-// callback (fromCallback). Each kernel packet still gets its dispatch id
+// graph submission (ACT-6). Each kernel packet still gets its dispatch id
 // and its ordinary services.
-func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc, fromCallback bool) error {
-	if act.replay != nil && !fromCallback {
+func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
+	ts := s.thread(thread)
+	if act.replay != nil && !(s.pol.toolDispatchNotCandidate && ts.inWindow()) {
 		code := trace.WarnMultiPacketSubmission
 		for _, p := range packets {
 			if p.FromGraph {
@@ -91,11 +95,11 @@ func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packe
 		}
 		s.warnFrom(thread, code, 0, fmt.Sprintf("%d packets", len(packets)))
 	}
-	ts := s.thread(thread)
-	if fromCallback && !s.pol.toolDispatchMasked { // LCX-6 broken when planted
-		// LCX-6: the running loop's local override is not for this dispatch.
-		ts.setUnmasked(true)
-		defer ts.setUnmasked(false)
+	if ts.inWindow() && !s.pol.toolDispatchMasked { // LCX-6 broken when planted
+		// LCX-6: no loop's local override is for a submission that runs
+		// once inside a window; an empty window of its own hides them.
+		ts.openWindow(0, 0)
+		defer ts.closeWindow()
 	}
 	out := append([]hsa.Packet(nil), packets...)
 	type pending struct {
@@ -119,17 +123,7 @@ func (s *SDK) submitOnce(act *activeSet, q hsa.Queue, thread hsa.ThreadID, packe
 		out[i].Tag, out[i].Profile = info.DispatchID, sub.profile
 		subs = append(subs, pending{sub, info, corr, i})
 	}
-	var err error
-	if ts.ownsAgent(q.Agent()) {
-		// The thread's own loop holds this agent: waiting for the lock
-		// would wait for ever (docs/decisions.md).
-		err = write(thread, out)
-	} else {
-		lk := s.agentLocks.of(q.Agent())
-		lk.RLock(thread)
-		err = write(thread, out)
-		lk.RUnlock(thread)
-	}
+	err := s.writeOnAgent(ts, q.Agent(), thread, out, write)
 	if err != nil {
 		return err
 	}
@@ -174,18 +168,33 @@ func (s *SDK) externalCorrelation(act *activeSet, thread hsa.ThreadID, info Disp
 // runOnce is the ordinary single-dispatch path: the application's packet,
 // its completion signal included, with the reserved id (DID-1).
 func (s *SDK) runOnce(act *activeSet, ts *threadState, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, info DispatchInfo, corr CorrelationID, write hsa.WriteFunc) error {
+	if ts.inWindow() && !s.pol.toolDispatchMasked { // LCX-6 broken when planted
+		ts.openWindow(info.DispatchID, 0) // LCX-6, as in submitOnce
+		defer ts.closeWindow()
+	}
 	corr.External.Value = s.externalCorrelation(act, thread, info, corr.Internal)
 	sub := s.prepare(act, ts, thread, info, corr)
 	p.Tag, p.Profile = info.DispatchID, sub.profile
-	lk := s.agentLocks.of(info.AgentID)
-	lk.RLock(thread) // MEM-6: wait while a loop owns the agent
-	err := write(thread, []hsa.Packet{p})
-	lk.RUnlock(thread)
-	if err != nil {
+	if err := s.writeOnAgent(ts, info.AgentID, thread, []hsa.Packet{p}, write); err != nil {
 		return err
 	}
 	if sub.profile != nil {
 		sub.deliver(thread, info, corr, sub.profile.Start, sub.profile.End)
 	}
 	return nil
+}
+
+// writeOnAgent writes packets while no other thread's loop holds agent
+// (MEM-6: it waits for the loop's end). When this thread's own window holds
+// it, the write goes at once, inside that loop's pass: waiting would wait
+// for ever (MEM-6, clarified 2026-12-01: the SDK never deadlocks on its own
+// window), and the loop's next restore undoes what it writes.
+func (s *SDK) writeOnAgent(ts *threadState, agent hsa.AgentID, thread hsa.ThreadID, packets []hsa.Packet, write hsa.WriteFunc) error {
+	if ts.ownsAgent(agent) && !s.pol.waitOnOwnWindow {
+		return write(thread, packets)
+	}
+	lk := s.agentLocks.of(agent)
+	lk.RLock(thread)
+	defer lk.RUnlock(thread)
+	return write(thread, packets)
 }

@@ -8,25 +8,36 @@ import (
 )
 
 // threadState is what the SDK keeps per application thread: the replay
-// loop it is running, if any, and its API correlation stack. Go has no
-// thread-local storage, so it is keyed by the thread id the runtime passes.
+// windows open on it and its API correlation stack. Go has no thread-local
+// storage, so it is keyed by the thread id the runtime passes.
 type threadState struct {
-	mu       sync.Mutex
-	loop     *loopState
+	mu sync.Mutex
+	// windows are the replay windows open on this thread, innermost last.
+	// A dispatch the tool writes inside one is a candidate like any other
+	// and may open its own window on another agent, nested inside the
+	// outer pass (MEM-6, clarified 2026-12-01): they nest as deep as there
+	// are agents.
+	windows  []*window
 	apiStack []apiCall          // the API calls open on the thread, innermost last
 	leaked   map[ContextID]bool // policy.localToggleLeaks: a mask that outlived its loop
 	carried  map[ContextID]bool // policy.localOverrideNextLoop: a mask the next loop starts with
 	shared   *sharedOverride    // policy.localOverridePerProcess: the process's one mask
-	// inCallback counts the replay callbacks running on this thread: a
-	// dispatch written inside one is the tool's own (docs/decisions.md).
-	inCallback int
-	// owns is the agent whose loop lock this thread holds (MEM-6), 0 none.
-	owns hsa.AgentID
-	// unmasked is set while the tool's own dispatch is prepared: the
-	// loop's override is not for it (LCX-6).
-	unmasked bool
+	// aborted: a restore failed part-way on this thread (MEM-5), so the
+	// windows around the one it failed in take no further step.
+	aborted bool
 
 	start, stop LocalContextFunc // this thread's local toggles, made once
+}
+
+// window is one replay window: from its dispatch's CONFIG ENTER to the end
+// of its replay, or to CONFIG EXIT when it is not replayed. A submission
+// that runs once inside a window has an empty one (agent 0, no loop), so
+// that no loop's override reaches it (LCX-6).
+type window struct {
+	dispatch uint64
+	agent    hsa.AgentID // 0: a run-once submission's
+	holds    bool        // its loop holds the agent's lock (MEM-6)
+	loop     *loopState  // its replay loop, once begun
 }
 
 // loopState is the per-thread, per-loop override map of LCX-3..7.
@@ -55,12 +66,12 @@ func (s *SDK) LocalContextFuncs(thread hsa.ThreadID) (start, stop LocalContextFu
 	return ts.start, ts.stop
 }
 
-// localToggle masks ctx in or out of the thread's current loop. It never
-// touches global state (LCX-5).
+// localToggle masks ctx in or out of the loop of the thread's innermost
+// window. It never touches global state (LCX-5).
 func (s *SDK) localToggle(ts *threadState, ctx ContextID, on bool) Status {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	loop := ts.loop
+	loop := ts.innerLoop()
 	if loop == nil || (!loop.inPassEnter && !s.pol.localToggleAnywhere) {
 		return StatusErrorContextError // LCX-2
 	}
@@ -87,75 +98,118 @@ func (s *SDK) localToggle(ts *threadState, ctx ContextID, on bool) Status {
 	return StatusSuccess
 }
 
-func (ts *threadState) beginLoop(before *activeSet) *loopState {
+// innerLoop is the loop of the innermost window, nil when that window has
+// none (yet, or ever); ts.mu must be held.
+func (ts *threadState) innerLoop() *loopState {
+	if n := len(ts.windows); n > 0 {
+		return ts.windows[n-1].loop
+	}
+	return nil
+}
+
+// openWindow opens a window for dispatch on agent, nested in any the
+// thread has open; closeWindow closes the innermost.
+func (ts *threadState) openWindow(dispatch uint64, agent hsa.AgentID) *window {
+	w := &window{dispatch: dispatch, agent: agent}
+	ts.mu.Lock()
+	ts.windows = append(ts.windows, w)
+	ts.mu.Unlock()
+	return w
+}
+
+func (ts *threadState) closeWindow() {
+	ts.mu.Lock()
+	if n := len(ts.windows); n > 0 {
+		ts.windows[n-1] = nil
+		ts.windows = ts.windows[:n-1]
+	}
+	ts.mu.Unlock()
+}
+
+// inWindow reports whether a replay window is open on the thread: then a
+// dispatch written on it is the tool's own.
+func (ts *threadState) inWindow() bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	ts.loop = &loopState{before: before, enabled: map[ContextID]bool{}}
-	for ctx, on := range ts.carried { // LCX-4 broken: the last loop's mask
-		ts.loop.enabled[ctx] = on
+	return len(ts.windows) > 0
+}
+
+// windowOn reports whether a window of this thread is open on agent: a
+// candidate there is declined (MEM-6, clarified).
+func (ts *threadState) windowOn(agent hsa.AgentID) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, w := range ts.windows {
+		if w.agent != 0 && w.agent == agent {
+			return true
+		}
 	}
-	return ts.loop
+	return false
+}
+
+// ownsAgent reports whether a loop of this thread holds agent's lock: a
+// write there must not wait for it, since the waiting thread would be the
+// one holding it.
+func (ts *threadState) ownsAgent(agent hsa.AgentID) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, w := range ts.windows {
+		if w.holds && w.agent == agent {
+			return true
+		}
+	}
+	return false
+}
+
+func (ts *threadState) setHolds(w *window, on bool) {
+	ts.mu.Lock()
+	w.holds = on
+	ts.mu.Unlock()
+}
+
+func (ts *threadState) beginLoop(w *window, before *activeSet) *loopState {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	w.loop = &loopState{before: before, enabled: map[ContextID]bool{}}
+	for ctx, on := range ts.carried { // LCX-4 broken: the last loop's mask
+		w.loop.enabled[ctx] = on
+	}
+	return w.loop
 }
 
 // endLoop drops the override: every context's pre-loop state holds again
 // (LCX-4), unless a fault that keeps it is planted.
-func (ts *threadState) endLoop(pol *policy) {
+func (ts *threadState) endLoop(w *window, pol *policy) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if pol.localToggleLeaks && ts.loop != nil && len(ts.loop.enabled) > 0 {
-		ts.leaked = ts.loop.enabled
+	if pol.localToggleLeaks && w.loop != nil && len(w.loop.enabled) > 0 {
+		ts.leaked = w.loop.enabled
 	}
-	if pol.localOverrideNextLoop && ts.loop != nil {
-		ts.carried = ts.loop.enabled
+	if pol.localOverrideNextLoop && w.loop != nil {
+		ts.carried = w.loop.enabled
 	}
 	if ts.shared != nil {
 		ts.shared.clear()
 	}
-	ts.loop = nil
+	w.loop = nil
 }
 
-// enterCallback and exitCallback bracket a replay callback on this thread.
-func (ts *threadState) enterCallback() {
+func (ts *threadState) setAborted() {
 	ts.mu.Lock()
-	ts.inCallback++
+	ts.aborted = true
 	ts.mu.Unlock()
 }
 
-func (ts *threadState) exitCallback() {
-	ts.mu.Lock()
-	ts.inCallback--
-	ts.mu.Unlock()
-}
-
-func (ts *threadState) insideCallback() bool {
+func (ts *threadState) isAborted() bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	return ts.inCallback > 0
-}
-
-// setOwns records the agent whose loop lock the thread took (0: released).
-func (ts *threadState) setOwns(agent hsa.AgentID) {
-	ts.mu.Lock()
-	ts.owns = agent
-	ts.mu.Unlock()
-}
-
-func (ts *threadState) ownsAgent(agent hsa.AgentID) bool {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.owns != 0 && ts.owns == agent
-}
-
-func (ts *threadState) setUnmasked(on bool) {
-	ts.mu.Lock()
-	ts.unmasked = on
-	ts.mu.Unlock()
+	return ts.aborted
 }
 
 func (ts *threadState) setPassEnter(on bool) {
 	ts.mu.Lock()
-	if ts.loop != nil {
-		ts.loop.inPassEnter = on
+	if l := ts.innerLoop(); l != nil {
+		l.inPassEnter = on
 	}
 	ts.mu.Unlock()
 }
@@ -167,14 +221,15 @@ func (ts *threadState) participates(svc Service, ctx ContextID, pol *policy) boo
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	mask := ts.leaked
-	if ts.loop != nil {
-		mask = ts.loop.enabled
-	}
-	if ts.unmasked {
-		mask = nil
+	loop := ts.innerLoop()
+	if len(ts.windows) > 0 {
+		mask = nil // inside a window: the innermost loop's pass, else nothing masked
+		if loop != nil {
+			mask = loop.enabled
+		}
 	}
 	on, set := mask[ctx]
-	if ts.shared != nil && ts.loop != nil && !ts.unmasked {
+	if ts.shared != nil && loop != nil {
 		on, set = ts.shared.get(ctx) // LCX-6 broken: another thread's call counts
 	}
 	switch svc {

@@ -38,7 +38,10 @@ func (s *SDK) decide(payload *KernelReplayData, info DispatchInfo, seq UserData)
 }
 
 // dispatch handles one single-packet kernel dispatch while some context is
-// started: the replay window of the reference's write interceptor.
+// started: the replay window of the reference's write interceptor. A
+// dispatch the tool writes from inside a window (a CONFIG or PASS callback,
+// or a service callback within a pass) comes here too: a candidate like
+// any other (MEM-6, clarified 2026-12-01).
 func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
 	ts := s.thread(thread)
 	info := s.reserveDispatch(q, thread, p) // DID-1: before CONFIG
@@ -47,29 +50,60 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
 	sub := act.replay
+	// MEM-6: a window of this thread already open on the agent: the SDK
+	// declines to replay there, and so never waits for its own window.
+	reentrant := ts.windowOn(info.AgentID) && !s.pol.replayReentrant
+	nested := ts.inWindow()
+	w := ts.openWindow(info.DispatchID, info.AgentID)
+	closed := false
+	closeWindow := func() {
+		if !closed {
+			ts.closeWindow()
+			closed = true
+		}
+	}
+	defer closeWindow()
 	var seq UserData // UD-1: one value for the whole sequence
 	// API-6: a CONFIG payload carries no pass fields.
 	cfg := &KernelReplayData{Size: payloadSize, DispatchInfo: info}
 	s.callback(sub, thread, corr, OpConfig, PhaseEnter, cfg, &seq) // CB-1
+	if err := s.gone(ts); err != nil {
+		return err
+	}
 	pl := s.decide(cfg, info, seq)
+	if pl.replay && (reentrant || s.pol.declineNested && nested) {
+		// MEM-6 (clarified): it runs once, inside the outer pass; the
+		// outer loop's next restore undoes what it writes there.
+		s.warn(trace.WarnReentrantDispatch, info.DispatchID, fmt.Sprintf("agent %d", info.AgentID))
+		pl = plan{}
+	}
 	if !pl.replay {
 		if s.pol.snapshotNotReplayed {
 			s.snapshotNotReplayed(thread, info) // MEM-1 broken
 		}
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): EXIT right after ENTER
+		if err := s.gone(ts); err != nil {
+			return err
+		}
+		closeWindow()
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
 	if s.shared != nil {
 		s.shared.clear() // LCX-6 broken: a new loop's override, for everyone
 	}
 	lk := s.agentLocks.of(info.AgentID)
-	lk.Lock(thread) // MEM-6: the loop owns the agent
-	ts.setOwns(info.AgentID)
+	owned := ts.ownsAgent(info.AgentID) // only with replay_reentrant planted
+	if !owned {
+		lk.Lock(thread) // MEM-6: the loop owns the agent; a nested window waits for another thread's
+	}
+	ts.setHolds(w, true)
 	locked := true
 	unlock := func() {
 		if locked {
-			ts.setOwns(0)
-			lk.Unlock(thread)
+			ts.setHolds(w, false)
+			if !owned {
+				lk.Unlock(thread)
+			}
 			locked = false
 		}
 	}
@@ -83,10 +117,11 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		s.warn(trace.WarnSnapshotIncomplete, info.DispatchID, err.Error())
 		unlock()
 		s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq)
+		closeWindow()
 		return s.runOnce(act, ts, q, thread, p, info, corr, write)
 	}
 	defer snap.Release()
-	ran, ended, err := s.loop(act, ts, sub, q, thread, corr, p, info, pl, seq, snap, write)
+	ran, ended, err := s.loop(act, ts, w, sub, q, thread, corr, p, info, pl, seq, snap, write)
 	if err != nil || !ended {
 		return err
 	}
@@ -102,6 +137,9 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 		}
 	}
 	s.callback(sub, thread, corr, OpConfig, PhaseExit, cfg, &seq) // CB-1 (ref): closes the window
+	if err := s.gone(ts); err != nil {
+		return err
+	}
 	if early {
 		return nil
 	}
@@ -119,7 +157,10 @@ func fire(thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
 }
 
 // snapshot drains the queue and the agent, then saves the agent's tracked
-// device memory (MEM-1, MEM-4).
+// device memory (MEM-1, MEM-4). The SDK records it where the runtime
+// copies (decision 18.8): recorded after the copy returned, another
+// thread's kernel could land between the two, and the trace would show a
+// snapshot taken after a kernel whose writes it does not hold.
 func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa.Snapshot, error) {
 	if err := q.Drain(); err != nil {
 		return nil, err
@@ -128,12 +169,19 @@ func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa
 		return nil, err
 	}
 	regions := s.tracker.regionsOf(info.AgentID)
+	named := regionsOf(regions)
+	saved := func(bytes uint64) {
+		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
+			Agent: uint64(info.AgentID), Bytes: bytes, Regions: named})
+	}
+	if h, ok := s.rt.(hsa.SnapshotHook); ok {
+		return h.SnapshotWithHook(thread, info.AgentID, regions, saved)
+	}
 	snap, err := s.rt.Snapshot(thread, info.AgentID, regions)
 	if err != nil {
 		return nil, err
 	}
-	s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
-		Agent: uint64(info.AgentID), Bytes: snap.Bytes(), Regions: regionsOf(regions)})
+	saved(snap.Bytes()) // a runtime with no hook: as close to the copy as the SDK can
 	return snap, nil
 }
 
@@ -149,10 +197,10 @@ func regionsOf(allocs []hsa.Allocation) []trace.Region {
 // loop runs the passes. It reports how many ran and whether the loop
 // ended; a loop that spends the caller's budget is reported as never-ended
 // (CMP-4) and its completion is not fired.
-func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queue, thread hsa.ThreadID, corr CorrelationID,
+func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext, q hsa.Queue, thread hsa.ThreadID, corr CorrelationID,
 	p hsa.Packet, info DispatchInfo, pl plan, seq UserData, snap hsa.Snapshot, write hsa.WriteFunc) (ran uint64, ended bool, err error) {
-	ts.beginLoop(act)
-	defer ts.endLoop(&s.pol) // LCX-4: the override ends with the loop
+	ts.beginLoop(w, act)
+	defer ts.endLoop(w, &s.pol) // LCX-4: the override ends with the loop
 	fixed := pl.passes > 0
 	total := pl.passes // PC-5: 0 for an indefinite loop
 	passUD := seq
@@ -179,6 +227,9 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		ts.setPassEnter(true)
 		s.callback(sub, thread, passCorr, OpPass, PhaseEnter, payload, &passUD)
 		ts.setPassEnter(false)
+		if err := s.gone(ts); err != nil {
+			return pass, false, err
+		}
 
 		// One pass: the application's completion left out (CMP-2).
 		pass1 := p
@@ -194,10 +245,16 @@ func (s *SDK) loop(act *activeSet, ts *threadState, sub *toolContext, q hsa.Queu
 		}
 		if svc.profile != nil {
 			svc.deliver(thread, info, recCorr, svc.profile.Start, svc.profile.End) // CB-4: inside the pass; DID-4
+			if err := s.gone(ts); err != nil {
+				return pass, false, err
+			}
 		}
 
 		last := fixed && pass+1 >= pl.passes
 		s.callback(sub, thread, passCorr, OpPass, PhaseExit, payload, &passUD) // CB-2, CONT-4
+		if err := s.gone(ts); err != nil {
+			return pass, false, err
+		}
 		// CONT-1: consulted after the pass and its EXIT. CONT-2: a fixed
 		// loop never asks after its last pass. CONT-3: an indefinite loop
 		// asks every time. (An if chain, as in decide.)
@@ -234,16 +291,41 @@ func (s *SDK) budgetSpent(passes uint64) bool {
 	return s.opts.Context.Err() != nil
 }
 
-// restore writes the snapshot back before pass (MEM-2). A restore that
-// fails part-way is fatal: never a silent wrong result (MEM-5). The SDK
-// claims no restore it did not finish; the runtime's own account shows the
-// bytes it wrote before failing (docs/decisions.md 13).
+// restore writes the snapshot back before pass (MEM-2), recorded where the
+// runtime writes, as the snapshot is (decision 18.8). A restore that fails
+// part-way is fatal: never a silent wrong result (MEM-5). The SDK claims no
+// restore it did not finish; the runtime's own account shows the bytes it
+// wrote before failing (docs/decisions.md 13).
 func (s *SDK) restore(snap hsa.Snapshot, thread hsa.ThreadID, dispatch, pass uint64) error {
-	n, err := snap.Restore()
+	restored := func(bytes uint64) {
+		s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: bytes})
+	}
+	var err error
+	if h, ok := snap.(hsa.RestoreHook); ok {
+		_, err = h.RestoreWithHook(restored)
+	} else {
+		var n uint64
+		if n, err = snap.Restore(); err == nil {
+			restored(n)
+		}
+	}
 	if err != nil {
+		s.thread(thread).setAborted()
 		return fmt.Errorf("%w: before pass %d of dispatch %d: %w", ErrRestoreFailed, pass, dispatch, err)
 	}
-	s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: n})
+	return nil
+}
+
+// gone says whether a restore failed part-way (MEM-5: the process aborts)
+// in a window nested in this loop's, while one of its callbacks or records
+// ran on the thread: the loop takes no further step, as the reference's
+// abort stops it there. (Other threads' loops go on to their ends in this
+// model; the oracles owe what they do after the death nothing, decision
+// 17.19.)
+func (s *SDK) gone(ts *threadState) error {
+	if ts.isAborted() {
+		return fmt.Errorf("%w: the process aborted while this loop waited in a callback", ErrRestoreFailed)
+	}
 	return nil
 }
 
@@ -255,9 +337,6 @@ func (s *SDK) callback(sub *toolContext, thread hsa.ThreadID, corr CorrelationID
 		return
 	}
 	corr.External = UserData{} // external ids belong to submits (docs/trace.md)
-	ts := s.thread(thread)
-	ts.enterCallback()
-	defer ts.exitCallback()
 	r.callback(CallbackRecord{Context: sub.id, Thread: thread, Correlation: corr, Kind: KindKernelReplay,
 		Operation: op, Phase: ph, Payload: payload}, ud)
 }

@@ -466,10 +466,12 @@ func TestRestoreFailureIsFatal(t *testing.T) {
 }
 
 // TestDispatchFromInsideACallback: the tool writes a dispatch of its own
-// from PASS ENTER of pass 1, on the agent its loop holds. It is not a
-// replay candidate (no CONFIG of its own), gets its own dispatch id, runs
-// once at once without waiting for the loop's lock, and the loop's local
-// override (counters stopped in pass 0) does not mask it (LCX-6).
+// from PASS ENTER of pass 1, on the agent its loop holds. It is a candidate
+// like any other (MEM-6, clarified 2026-12-01): CONFIG of its own, its own
+// dispatch id, the tool's pass count (3); the SDK declines it with a
+// reentrant_dispatch diagnostic, and it runs once at once without waiting
+// for the loop's lock; the loop's local override (counters stopped in pass
+// 0) does not mask it (LCX-6).
 func TestDispatchFromInsideACallback(t *testing.T) {
 	var counterCtx replay.ContextID
 	var side hsa.Allocation
@@ -517,8 +519,17 @@ func TestDispatchFromInsideACallback(t *testing.T) {
 	if sig != 0 || nestedSignal != 0 {
 		t.Errorf("signals: loop %d, nested %d; want both completed once (0)", sig, nestedSignal)
 	}
-	if tool.configs != 1 || len(tool.passes) != 3 {
-		t.Errorf("CONFIGs=%d passes=%d; want 1 and 3 (the nested dispatch is no replay candidate)", tool.configs, len(tool.passes))
+	if tool.configs != 2 || tool.exits != 2 || len(tool.passes) != 3 {
+		t.Errorf("CONFIG ENTERs=%d, EXITs=%d, passes=%d; want 2, 2 and 3 (the nested dispatch is a candidate, declined)", tool.configs, tool.exits, len(tool.passes))
+	}
+	warned := 0
+	for _, e := range b.rec.Events() {
+		if e.Type == trace.Warning && e.Code == trace.WarnReentrantDispatch && e.Dispatch == 2 {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d reentrant_dispatch warnings for dispatch 2, want 1", warned)
 	}
 	ids := 0
 	for _, e := range b.rec.Events() {

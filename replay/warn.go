@@ -13,6 +13,7 @@ var warningText = map[trace.WarningCode]string{
 	trace.WarnGraphLaunch:                  "dispatches from graph launches are not replayed; this one runs once",
 	trace.WarnSnapshotIncomplete:           "the memory snapshot could not be completed; the dispatch runs once without replay",
 	trace.WarnServiceConflict:              "these services cannot share one pass on this agent; the second is left out of the pass",
+	trace.WarnReentrantDispatch:            "a dispatch written inside a replay window on its own agent is not replayed; it runs once, inside the window's pass",
 }
 
 // onceWarnings prints each warning code once per process (PC-6, ACT-6).

@@ -27,6 +27,8 @@ type JSONLine struct {
 	// Start.
 	Target string `json:"target,omitempty"`
 	XFail  string `json:"xfail_file,omitempty"`
+	Shard  string `json:"shard,omitempty"` // k/n, of a run of one shard
+	Cases  int    `json:"cases,omitempty"` // the results the run is to report
 	// Generated: the generated specs run beside the library.
 	Generated *Generated `json:"generated,omitempty"`
 	// Result: the fields of one spec's result.
@@ -72,7 +74,7 @@ type JSONResult struct {
 	// than once; FlakyFailure is what a flake's first failing attempt
 	// showed.
 	Attempts     int    `json:"attempts,omitempty"`
-	FlakyFailure string `json:"flaky_failure,omitempty"`
+	FlakyFailure string `json:"flaky_failure,omitempty" text:"multiline"`
 	// Listed are the keys of the expected-failure list that matched.
 	Listed           []string        `json:"xfail,omitempty"`
 	Rules            []string        `json:"rules,omitempty"`
@@ -96,7 +98,7 @@ type JSONResult struct {
 	Judged []JSONRule `json:"judged,omitempty"`
 	// NeverEnded are the loops the harness cut off.
 	NeverEnded []JSONStopped `json:"never_ended,omitempty"`
-	Error      string        `json:"error,omitempty"`
+	Error      string        `json:"error,omitempty" text:"multiline"`
 	SkipReason string        `json:"skip_reason,omitempty"`
 	TraceFile  string        `json:"trace_file,omitempty"`
 	// Sources are the event sources the trace reports (its header).
@@ -119,7 +121,7 @@ type JSONViolation struct {
 	Rule     string `json:"rule"`
 	Family   string `json:"family"`
 	Requires string `json:"requires"`
-	Message  string `json:"message"`
+	Message  string `json:"message" text:"multiline"`
 	Dispatch uint64 `json:"dispatch,omitempty"`
 	Label    string `json:"label,omitempty"`
 	// Events are the events involved, as in the trace.
@@ -152,7 +154,7 @@ func newJSONStream(w io.Writer, h Header) (*jsonStream, error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	s := &jsonStream{enc: enc, w: bw}
-	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile, Generated: h.Generated})
+	return s, s.line(JSONLine{Report: JSONVersion, Event: "start", Target: h.Target, XFail: h.XFailFile, Shard: h.Shard, Cases: h.Cases, Generated: h.Generated})
 }
 
 func (s *jsonStream) line(l JSONLine) error {

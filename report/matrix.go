@@ -211,6 +211,7 @@ var statusOrder = []runner.Status{runner.Passed, runner.Failed, runner.Expected,
 
 // WriteMarkdown writes the matrix as a page a port can publish.
 func (m Matrix) WriteMarkdown(w io.Writer) error {
+	m = escapeFields(m) // names from outside cannot forge lines or rows
 	var b strings.Builder
 	name := m.Implementation.Name
 	if name == "" {
@@ -250,7 +251,7 @@ func (m Matrix) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n## Specs\n\n| spec | status | fails | note |\n| --- | --- | --- | --- |\n")
 	for _, s := range m.Specs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s.Spec, mark(s.Status), strings.Join(s.Fails, ", "), cell(s.Reason))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(s.Spec), mark(s.Status), cell(strings.Join(s.Fails, ", ")), cell(s.Reason))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

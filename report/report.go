@@ -48,6 +48,11 @@ type Options struct {
 type Header struct {
 	Target    string
 	XFailFile string
+	// Shard is the run's --shard k/n, when it ran one shard; Cases is
+	// how many results the run is to report: merge knows from them which
+	// shards it was given, which are missing and whether each is whole.
+	Shard string
+	Cases int
 	// Generated says which generated specs run beside the library, if any.
 	Generated *Generated
 }
@@ -308,40 +313,6 @@ func millis(d time.Duration) string {
 }
 
 func fromMS(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
-
-// Clean makes text from outside (a driver's stderr, a spec's names) safe
-// to print on a terminal: control characters are written escaped (\x1b),
-// so that a driver cannot move the cursor, clear the screen or hide a
-// line. Newlines and tabs stay when multiline is set.
-func Clean(s string, multiline bool) string {
-	ok := true
-	for _, r := range s {
-		if isControl(r, multiline) {
-			ok = false
-			break
-		}
-	}
-	if ok {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r, multiline) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune, multiline bool) bool {
-	if multiline && (r == '\n' || r == '\t') {
-		return false
-	}
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == '\ufeff'
-}
 
 func sourcesText(ss []trace.Source) string {
 	parts := make([]string, len(ss))

@@ -23,6 +23,7 @@ type textStream struct {
 
 func (s *textStream) Add(r JSONResult) error {
 	s.sum.add(r)
+	r = escapeFields(r) // every name from outside, through Name
 	var b strings.Builder
 	writeRecord(&b, r, s.opts)
 	return s.write(b.String())
@@ -43,6 +44,7 @@ func (s *textStream) write(text string) error {
 }
 
 func (s *textStream) End(e End) error {
+	e = escapeFields(e)
 	var b strings.Builder
 	for _, st := range e.Stale {
 		fmt.Fprintf(&b, "STALE %s\n", st.Message)
@@ -57,7 +59,7 @@ func (s *textStream) End(e End) error {
 		fmt.Fprintf(&b, ", %d flaky", sum.Flaky)
 	}
 	if len(e.Stale) > 0 {
-		fmt.Fprintf(&b, ", %d stale %s in %s", len(e.Stale), plural(len(e.Stale), "entry", "entries"), s.opts.XFailFile)
+		fmt.Fprintf(&b, ", %d stale %s in %s", len(e.Stale), plural(len(e.Stale), "entry", "entries"), Name(s.opts.XFailFile))
 	}
 	fmt.Fprintf(&b, " (%s)\n", millis(fromMS(sum.ElapsedMS)))
 	if e.Stopped != "" {

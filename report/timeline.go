@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -55,18 +55,34 @@ func Timeline(w io.Writer, results []runner.Result, opts Options) error {
 }
 
 // TimelineWriter writes a timeline as specs finish: each Add appends one
-// spec's process, Close ends the document.
+// spec's process in one write, Close ends the document.
 type TimelineWriter struct {
-	w     *bufio.Writer
+	w     io.Writer
+	at    io.WriterAt // a sealed timeline (NewSealedTimeline)
+	off   int64       // where a sealed timeline's end starts
 	pid   int
 	first bool
 }
 
+const (
+	timelineHead = `{"displayTimeUnit":"ns","traceEvents":[`
+	timelineEnd  = "\n]}\n"
+)
+
 // NewTimeline starts a timeline document on w.
 func NewTimeline(w io.Writer) (*TimelineWriter, error) {
-	bw := bufio.NewWriter(w)
-	bw.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`)
-	return &TimelineWriter{w: bw, first: true}, bw.Flush()
+	_, err := io.WriteString(w, timelineHead)
+	return &TimelineWriter{w: w, first: true}, err
+}
+
+// NewSealedTimeline starts a timeline in a file that is a whole JSON
+// document after every Add: each Add writes its events and the document's
+// end over the old end, in one write, so that a process killed outright
+// between two specs leaves a timeline that opens. Close has nothing left
+// to write.
+func NewSealedTimeline(w io.WriterAt) (*TimelineWriter, error) {
+	_, err := w.WriteAt([]byte(timelineHead+timelineEnd), 0)
+	return &TimelineWriter{at: w, off: int64(len(timelineHead)), first: true}, err
 }
 
 // Add appends the trace of one result.
@@ -79,26 +95,43 @@ func (tl *TimelineWriter) Add(r runner.Result) error {
 	if r.Run > 0 {
 		name = fmt.Sprintf("%s#%d", name, r.Run)
 	}
+	var b bytes.Buffer
 	for _, ev := range TimelineOf(r.Trace, tl.pid, name) {
-		b, err := json.Marshal(ev)
+		data, err := json.Marshal(ev)
 		if err != nil {
 			return err
 		}
 		if !tl.first {
-			tl.w.WriteString(",\n")
+			b.WriteString(",\n")
 		} else {
-			tl.w.WriteString("\n")
+			b.WriteString("\n")
 		}
 		tl.first = false
-		tl.w.Write(b)
+		b.Write(data)
 	}
-	return tl.w.Flush()
+	if b.Len() == 0 {
+		return nil
+	}
+	if tl.at != nil {
+		n := int64(b.Len())
+		b.WriteString(timelineEnd)
+		if _, err := tl.at.WriteAt(b.Bytes(), tl.off); err != nil {
+			return err
+		}
+		tl.off += n
+		return nil
+	}
+	_, err := tl.w.Write(b.Bytes())
+	return err
 }
 
-// Close ends the document.
+// Close ends the document (a sealed one is ended already).
 func (tl *TimelineWriter) Close() error {
-	tl.w.WriteString("\n]}\n")
-	return tl.w.Flush()
+	if tl.at != nil {
+		return nil
+	}
+	_, err := io.WriteString(tl.w, timelineEnd)
+	return err
 }
 
 type queueKey struct{ agent, queue uint64 }

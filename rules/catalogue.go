@@ -53,7 +53,7 @@ var catalogue = []Rule{
 	r("MEM-3", "no restore follows the last executed pass, leaving memory as one ordinary run of the kernel would"),
 	r("MEM-4", "the snapshot covers tracked coarse-grained device allocations and writable device globals only, skips regions freed since, and drains queue and agent first"),
 	r("MEM-5", "an incomplete snapshot makes the SDK warn and run the dispatch once; a partly failed restore is fatal"),
-	r("MEM-6", "while a dispatch replays on an agent no other dispatch runs on that agent"),
+	r("MEM-6", "while a dispatch replays on an agent no other dispatch runs on that agent; a dispatch the tool writes inside a replay window is a candidate like any other: declined (reentrant_dispatch) and run once inside the pass on an agent whose window its thread has open, in a window of its own nested in the pass on another agent"),
 
 	r("DID-1", "one dispatch id is reserved per logical dispatch before CONFIG and reused by every pass or by the single plain run"),
 	r("DID-2", "replay_pass_count, every CONFIG and PASS callback and every record of every pass carry the reserved dispatch id"),

@@ -89,6 +89,10 @@ type Options struct {
 	// OnPass, when set, is called as each pass starts, with the number of
 	// passes the spec has run so far (for progress on long runs).
 	OnPass func(s spec.Spec, passes int)
+	// OnJudge, when set, is called when the target is done with a spec and
+	// its trace is being judged (for progress: judging a long trace takes
+	// a while of its own).
+	OnJudge func(s spec.Spec)
 	// Spent, when set, is the time already spent on a spec before it runs
 	// (reading and checking its file): it counts against the timeout and
 	// in the spec's time.
@@ -173,6 +177,9 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		err = fmt.Errorf("%w: target %s returned a trace with a header and no events; it ran nothing or recorded nothing, so nothing could be judged (look at the trace with --trace-out, and at the target's own output)", ErrEmptyTrace, tg.Name())
 	}
 	r.Err = err
+	if opts.OnJudge != nil {
+		opts.OnJudge(s)
+	}
 	judgeBy(ctx, &r, s, t, deadline.Add(grace))
 	r.Elapsed = time.Since(start)
 	return r

@@ -39,6 +39,10 @@ type batonRunner struct {
 
 	all      []error
 	reported int
+	// onDeadlock runs, under mu, when the deadlock is found, before any
+	// wait fails: the runtime notes how much of the trace a hung process
+	// would have left (Runtime.DeadlockedAt).
+	onDeadlock func()
 }
 
 type appThread struct {
@@ -247,6 +251,9 @@ func (b *batonRunner) pickAfter(from hsa.ThreadID) (*appThread, bool) {
 		}
 		b.all = append(b.all, b.deadlock())
 		b.aborted = true
+		if b.onDeadlock != nil {
+			b.onDeadlock()
+		}
 	}
 	first, _ := slices.BinarySearch(b.ids, from+1)
 	t, ok, _ := b.scan(first) // aborted: the first thread in order runs

@@ -25,7 +25,10 @@ type Runtime struct {
 	hookMu    sync.Mutex
 	allocHook func(a hsa.Allocation, freed bool)
 
-	restores   int // Restore calls so far, guarded by mem.mu (Config.FailRestoreAt)
+	restores int // Restore calls so far, guarded by mem.mu (Config.FailRestoreAt)
+	// deadlockAt is 1 + the events recorded when every thread blocked
+	// (0: no deadlock): what a hung process's trace would hold.
+	deadlockAt atomic.Int64
 	nextQueue  atomic.Uint64
 	nextSignal atomic.Uint64
 }
@@ -49,7 +52,13 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, agents: agents, mem: newMemory(limit)}
 	if cfg.Scheduled {
-		r.threads = newBatonRunner()
+		b := newBatonRunner()
+		b.onDeadlock = func() {
+			if rec := r.rec.Load(); rec != nil {
+				r.deadlockAt.Store(int64(rec.Len()) + 1)
+			}
+		}
+		r.threads = b
 	} else {
 		r.threads = newFreeRunner()
 	}

@@ -34,6 +34,13 @@ type savedRegion struct {
 // Snapshot implements hsa.Runtime. It copies only the regions given; the
 // engine decides what is tracked (MEM-4).
 func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation) (hsa.Snapshot, error) {
+	return r.SnapshotWithHook(thread, agent, regions, nil)
+}
+
+// SnapshotWithHook implements hsa.SnapshotHook: saved runs under the
+// memory lock, right after the runtime records its read, so no kernel of
+// another thread is recorded between the copy and what saved records.
+func (r *Runtime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation, saved func(bytes uint64)) (hsa.Snapshot, error) {
 	st, ok := r.agent(agent)
 	if !ok {
 		return nil, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
@@ -72,6 +79,9 @@ func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa
 		read = append(read, trace.Region{Addr: al.meta.Handle, Bytes: al.meta.Size})
 	}
 	r.trafficAll(trace.MemRead, thread, agent, read)
+	if saved != nil {
+		saved(total)
+	}
 	return s, nil
 }
 
@@ -79,7 +89,11 @@ func (s *snapshot) Bytes() uint64 { return s.bytes }
 
 // Restore writes back the pages written since the snapshot or the previous
 // restore and skips regions freed since the snapshot (MEM-4).
-func (s *snapshot) Restore() (uint64, error) {
+func (s *snapshot) Restore() (uint64, error) { return s.RestoreWithHook(nil) }
+
+// RestoreWithHook implements hsa.RestoreHook: restored runs under the
+// memory lock, right after the runtime records its writes.
+func (s *snapshot) RestoreWithHook(restored func(bytes uint64)) (n uint64, err error) {
 	m := s.rt.mem
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -91,23 +105,28 @@ func (s *snapshot) Restore() (uint64, error) {
 	// One version for every page this restore writes: later writes are
 	// newer than the new mark, the restore's own are not.
 	m.version++
-	var restored uint64
 	var written []trace.Region
-	// What was written is recorded even when the restore fails part-way.
-	defer func() { s.rt.trafficAll(trace.MemWrite, s.thread, s.agent, written) }()
+	// What was written is recorded even when the restore fails part-way;
+	// the caller's account only when it succeeded.
+	defer func() {
+		s.rt.trafficAll(trace.MemWrite, s.thread, s.agent, written)
+		if err == nil && restored != nil {
+			restored(n)
+		}
+	}()
 	for i, reg := range s.regions {
 		al := reg.live
 		if al.freed {
 			continue
 		}
-		n, ranges := s.restoreRegion(al, reg.saved, m.version)
+		k, ranges := s.restoreRegion(al, reg.saved, m.version)
 		al.gen = reg.gen // every byte is the saved one again
-		restored += n
+		n += k
 		written = append(written, ranges...)
 		if failing && len(written) > 0 {
 			// The planted failure strikes during the restore's first
 			// copy: it wrote this region, and nothing after it.
-			return restored, fmt.Errorf("%w: restore failed after %d of %d regions", ErrInjected, i+1, len(s.regions))
+			return n, fmt.Errorf("%w: restore failed after %d of %d regions", ErrInjected, i+1, len(s.regions))
 		}
 	}
 	if failing {
@@ -119,14 +138,14 @@ func (s *snapshot) Restore() (uint64, error) {
 		for _, reg := range s.regions {
 			if al := reg.live; !al.freed && len(reg.saved) > 0 {
 				hi := min(pageSize, len(reg.saved))
-				restored += uint64(copy(al.data[:hi], reg.saved[:hi]))
+				n += uint64(copy(al.data[:hi], reg.saved[:hi]))
 				written = appendRange(written, al.meta.Handle, uint64(hi))
-				return restored, fmt.Errorf("%w: restore failed in its first copy", ErrInjected)
+				return n, fmt.Errorf("%w: restore failed in its first copy", ErrInjected)
 			}
 		}
 	}
 	s.mark = m.version
-	return restored, nil
+	return n, nil
 }
 
 // restoreRegion copies back the dirty pages, a run of dirty pages at a

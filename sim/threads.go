@@ -68,6 +68,16 @@ func (r *Runtime) Cancel() { r.threads.cancel() }
 // Faults lists every fault recorded so far.
 func (r *Runtime) Faults() []error { return r.threads.faults() }
 
+// DeadlockedAt reports how many events the recorder held when the
+// scheduler found every live thread blocked. A process in that state
+// hangs and records nothing more; the simulator lets waits fail instead,
+// so that the run ends, and what is recorded after that point never
+// happened in the process it models.
+func (r *Runtime) DeadlockedAt() (events int, ok bool) {
+	n := r.deadlockAt.Load()
+	return int(n - 1), n > 0
+}
+
 // NewLock implements hsa.LockProvider.
 func (r *Runtime) NewLock() hsa.Locker { return newThreadLock(r.threads) }
 

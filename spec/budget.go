@@ -65,28 +65,72 @@ func EstimateOf(s Spec) Estimate {
 	return e
 }
 
-// memory refuses a spec whose estimate is over MemoryBudget, pointing at
-// what takes the memory.
-func (v *validator) memory(s Spec) {
-	e := EstimateOf(s)
-	if e.Bytes <= MemoryBudget() {
-		return
+// Breakdown is the estimate in one unit (MiB, or GiB from 10 GiB), each
+// part rounded to the nearest and the total their sum, so that what is
+// printed adds up: what any run needs, the buffers, the trace of the
+// passes. A part under half a unit is 0 (Part shows it as "<1").
+func (e Estimate) Breakdown() (total, base, buffers, passes uint64, unit string) {
+	shift, unit := uint(20), "MiB"
+	if e.Bytes >= 10<<30 {
+		shift, unit = 30, "GiB"
 	}
-	var path, what string
-	if e.Buffers >= e.Passes && e.LargestBuffer >= 0 {
-		path = fmt.Sprintf("application.buffers[%d].elements", e.LargestBuffer)
-		what = fmt.Sprintf("the largest buffer, %s, takes %s", s.Application.Buffers[e.LargestBuffer].Name, mib(e.LargestBufferBytes))
-	} else if e.LongestLoop >= 0 {
-		path = fmt.Sprintf("application.dispatches[%d]", e.LongestLoop)
-		what = fmt.Sprintf("dispatch %s may run %d passes (%s of trace)", s.Application.Dispatches[e.LongestLoop].Name, e.LongestLoopPasses, mib(e.LongestLoopPasses*bytesPerPass))
-	}
-	v.fail(path, fmt.Sprintf("running this spec needs about %s of memory (buffers %s, passes %s), over the budget of %s: %s; make it smaller, or raise --memory-budget",
-		mib(e.Bytes), mib(e.Buffers), mib(e.Passes), mib(MemoryBudget()), what))
+	near := func(b uint64) uint64 { return (b + (1 << (shift - 1))) >> shift }
+	base, buffers, passes = near(e.Bytes-e.Buffers-e.Passes), near(e.Buffers), near(e.Passes)
+	return base + buffers + passes, base, buffers, passes, unit
 }
 
-func mib(b uint64) string {
-	if b >= 10<<30 {
-		return fmt.Sprintf("%d GiB", b>>30)
+// Part shows one part of a Breakdown: "<1" for a part that is there but
+// rounds to 0.
+func Part(rounded, bytes uint64) string {
+	if rounded == 0 && bytes > 0 {
+		return "<1"
 	}
-	return fmt.Sprintf("%d MiB", (b+(1<<20)-1)>>20)
+	return fmt.Sprint(rounded)
+}
+
+// memory refuses a spec whose estimate is over MemoryBudget, with the
+// parts that add up to it and the one that takes the memory.
+func (v *validator) memory(s Spec) {
+	e := EstimateOf(s)
+	budget := MemoryBudget()
+	if e.Bytes <= budget {
+		return
+	}
+	total, base, bufs, passes, unit := e.Breakdown()
+	var path, what string
+	switch {
+	case bytesBase >= budget:
+		what = fmt.Sprintf("any run needs %s: raise --memory-budget to %d or more", mib(bytesBase), (bytesBase>>20)+1)
+	case e.Buffers >= e.Passes && e.LargestBuffer >= 0:
+		b := s.Application.Buffers[e.LargestBuffer]
+		path = fmt.Sprintf("application.buffers[%d].elements", e.LargestBuffer)
+		if 2*e.LargestBufferBytes >= e.Buffers {
+			what = fmt.Sprintf("most of it is buffer %s (%d elements, %s); make it smaller, or raise --memory-budget", b.Name, b.Elements, mib(e.LargestBufferBytes))
+		} else {
+			path = "application.buffers"
+			what = fmt.Sprintf("most of it is its %d buffers (the largest, %s, %s); make them smaller, or raise --memory-budget", len(s.Application.Buffers), b.Name, mib(e.LargestBufferBytes))
+		}
+	case e.LongestLoop >= 0:
+		d := s.Application.Dispatches[e.LongestLoop]
+		loop := e.LongestLoopPasses*bytesPerPass + bytesPerDispatch
+		path = fmt.Sprintf("application.dispatches[%d]", e.LongestLoop)
+		if 2*loop >= e.Passes {
+			what = fmt.Sprintf("most of it is dispatch %s, which may run %d passes (%s of trace); lower its passes or limits.max_passes, or raise --memory-budget", d.Name, e.LongestLoopPasses, mib(loop))
+		} else {
+			path = "application.dispatches"
+			what = fmt.Sprintf("most of it is the trace of its %d dispatches (the longest, %s, may run %d passes); run fewer, or raise --memory-budget", len(s.Application.Dispatches), d.Name, e.LongestLoopPasses)
+		}
+	}
+	v.fail(path, fmt.Sprintf("running this spec needs about %d %s of memory (%s %s any run needs + %s %s for its buffers + %s %s of trace for its passes), over the budget of %s: %s",
+		total, unit, Part(base, bytesBase), unit, Part(bufs, e.Buffers), unit, Part(passes, e.Passes), unit, mib(budget), what))
+}
+
+// mib shows a size as Breakdown does: to the nearest MiB (GiB from 10
+// GiB), "<1" for a size that rounds to 0.
+func mib(b uint64) string {
+	shift, unit := uint(20), "MiB"
+	if b >= 10<<30 {
+		shift, unit = 30, "GiB"
+	}
+	return Part((b+(1<<(shift-1)))>>shift, b) + " " + unit
 }

@@ -131,8 +131,8 @@ func TestMemoryBudget(t *testing.T) {
 	for _, c := range []struct {
 		name, old, new, want string
 	}{
-		{"one maximum buffer", "elements: 64, fill: 1}", "elements: 268435456, fill: 1}", "application.buffers[0].elements: running this spec needs about 5153 MiB of memory"},
-		{"a long indefinite loop", "    passes: 3\n", "    passes: 0\n    continue: {always: true}\nrequires: [indefinite, counters]\nlimits: {max_passes: 1000000}\n", "dispatch a may run 1000000 passes"},
+		{"one maximum buffer", "elements: 64, fill: 1}", "elements: 268435456, fill: 1}", "application.buffers[0].elements: running this spec needs about 5152 MiB of memory (32 MiB any run needs + 5120 MiB for its buffers + <1 MiB of trace for its passes), over the budget of 2048 MiB: most of it is buffer"},
+		{"a long indefinite loop", "    passes: 3\n", "    passes: 0\n    continue: {always: true}\nrequires: [indefinite, counters]\nlimits: {max_passes: 1000000}\n", "needs about 61 GiB of memory (<1 GiB any run needs + <1 GiB for its buffers + 61 GiB of trace for its passes), over the budget of 2048 MiB: most of it is dispatch a, which may run 1000000 passes"},
 		{"the default budget of an indefinite loop", "    passes: 3\n", "    passes: 0\n    continue: {always: true}\nrequires: [indefinite, counters]\n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

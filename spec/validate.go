@@ -250,13 +250,13 @@ func (v *validator) plan(path string, p Plan) {
 
 func (v *validator) action(path string, a Action) {
 	v.needs(path, CapToolActions)
-	v.oneOf(path+".in", "callback", a.In, CallbackWindows)
+	v.oneOf(path+".in", "callback", a.In, ActionWindows)
 	v.oneOf(path+".call", "call", a.Call, ActionCalls)
 	switch {
 	case a.Pass < -1:
 		v.fail(path+".pass", fmt.Sprintf("pass %d: want a pass (0, 1, ...) or -1 for every pass", a.Pass))
-	case v.written(path+".pass") && !inPass(a.In):
-		v.fail(path+".pass", "a pass is only meaningful in PASS_ENTER and PASS_EXIT")
+	case v.written(path+".pass") && !inPass(a.In) && a.In != WindowRecord:
+		v.fail(path+".pass", "a pass is only meaningful in PASS_ENTER, PASS_EXIT and RECORD")
 	}
 	switch a.Call {
 	case ActionStartContext, ActionStopContext:
@@ -505,16 +505,17 @@ func (v *validator) dispatch(path string, d Dispatch) {
 }
 
 // toolDispatch: a dispatch the tool writes from a callback has no life of
-// its own in the application: no thread, no waiting, no plan (it is not a
-// replay candidate), one kernel packet.
+// its own in the application: no thread, no waiting, one kernel packet. It
+// is a replay candidate like any other (MEM-6, clarified 2026-12-01), so it
+// may have a plan of its own.
 func (v *validator) toolDispatch(path string, d Dispatch) {
-	for _, k := range []string{"thread", "after", "during", "plan", "packets", "kernel_packets", "barriers_between", "graph"} {
+	for _, k := range []string{"thread", "after", "during", "packets", "kernel_packets", "barriers_between", "graph"} {
 		if v.written(path + "." + k) {
 			v.fail(path+"."+k, "a by_tool dispatch is written by the tool from a callback; "+k+" does not apply")
 		}
 	}
-	if v.pos == nil && (d.Thread != 0 || d.After != "" || d.During != nil || d.Plan != nil || d.Packets > 1 || d.KernelPackets > 1 || d.Graph) {
-		v.fail(path, "a by_tool dispatch takes no thread, after, during, plan, packets, kernel_packets or graph")
+	if v.pos == nil && (d.Thread != 0 || d.After != "" || d.During != nil || d.Packets > 1 || d.KernelPackets > 1 || d.Graph) {
+		v.fail(path, "a by_tool dispatch takes no thread, after, during, packets, kernel_packets or graph")
 	}
 	if !v.toolWrites(d.Name) {
 		v.fail(path+".by_tool", fmt.Sprintf("no tool.plan.actions entry writes dispatch %q", d.Name))

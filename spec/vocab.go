@@ -19,7 +19,7 @@ var (
 	MisuseCalls       = []string{MisuseLocalStart, MisuseLocalStop}
 	MisuseWindows     = []string{WindowConfigEnter, WindowConfigExit, WindowPassEnter, WindowPassExit}
 	WarningCodes      = strs([]trace.WarningCode{trace.WarnPassCountZeroWithoutContinue, trace.WarnMultiPacketSubmission,
-		trace.WarnGraphLaunch, trace.WarnSnapshotIncomplete, trace.WarnServiceConflict})
+		trace.WarnGraphLaunch, trace.WarnSnapshotIncomplete, trace.WarnServiceConflict, trace.WarnReentrantDispatch})
 	ServiceNames = strs(trace.AllServices)
 	RuleFamilies = rules.Families()
 	Capabilities = []string{"indefinite", "local-contexts", "concurrency", "pc-sampling",
@@ -28,7 +28,10 @@ var (
 	TimestampChecks = []string{"differ_per_pass"}
 	// CallbackWindows are the replay callbacks a call can be made from.
 	CallbackWindows = []string{WindowConfigEnter, WindowConfigExit, WindowPassEnter, WindowPassExit}
-	ActionCalls     = []string{ActionStartContext, ActionStopContext, ActionDispatch, ActionFree, ActionAlloc}
+	// ActionWindows are where tool.plan.actions are made: the replay
+	// callbacks and a service's record callback within a pass.
+	ActionWindows = append(append([]string(nil), CallbackWindows...), WindowRecord)
+	ActionCalls   = []string{ActionStartContext, ActionStopContext, ActionDispatch, ActionFree, ActionAlloc}
 	// PayloadMembers are the replay payload's members, in the reference's
 	// order (API-6); traces name them the same way.
 	PayloadMembers = func() []string {
@@ -59,6 +62,10 @@ const (
 	WindowConfigExit  = "CONFIG_EXIT"
 	WindowPassEnter   = "PASS_ENTER"
 	WindowPassExit    = "PASS_EXIT"
+	// WindowRecord is the tool's first service record of a pass, delivered
+	// inside the pass (CB-4): an action there is made from a service
+	// callback within a pass (MEM-6, clarified 2026-12-01).
+	WindowRecord = "RECORD"
 )
 
 // The calls a tool can make from a callback (tool.plan.actions[].call).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,9 @@ func (w *world) applyPlans() error {
 		}
 		if own.UserData != nil {
 			p.UserData = own.UserData
+		}
+		if len(own.Actions) > 0 {
+			p.Actions = append(slices.Clone(p.Actions), own.Actions...)
 		}
 		if own.Local != nil {
 			p.Local = own.Local // the dispatch's own local toggles, not the tool's

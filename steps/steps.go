@@ -46,7 +46,7 @@ func InitializeScenario(sc *godog.ScenarioContext) {
 	for _, register := range []func(*godog.ScenarioContext){
 		registerMachine, registerTool, registerPlan, registerApplication, registerFaults,
 		registerVerdicts, registerLoop, registerCompletion, registerMemory, registerIdentity,
-		registerContexts, registerAPI, registerRPV, registerSituations,
+		registerContexts, registerAPI, registerRPV, registerSituations, registerNested,
 	} {
 		register(sc)
 	}

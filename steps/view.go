@@ -21,6 +21,9 @@ type dispatchView struct {
 	ev     []trace.Event // every event carrying the dispatch id, in order
 	app    []trace.Event // app_* events of the label
 	all    []trace.Event // the whole trace
+	// written is the tool_dispatch of a dispatch the tool wrote (by_tool)
+	// from a callback; nil for the application's own.
+	written *trace.Event
 }
 
 // dispatchOf is where a Then step about one dispatch begins: the scenario,
@@ -95,11 +98,33 @@ func (w *world) view(ctx context.Context, label string) (*dispatchView, error) {
 		}
 	}
 	if v.thread == 0 {
+		v.toolWritten(evs)
+	}
+	if v.thread == 0 {
 		return nil, w.failf("the application never dispatched %q", label)
 	}
 	v.ev = where(evs, func(e trace.Event) bool { return v.id != 0 && e.Dispatch == v.id })
 	v.app = where(evs, func(e trace.Event) bool { return strings.HasPrefix(string(e.Type), "app_") && e.Label == label })
 	return v, nil
+}
+
+// toolWritten finds a dispatch the tool wrote from a callback: its
+// tool_dispatch, and the first dispatch id reserved on that thread after
+// it (docs/trace.md, "Joining events to a dispatch").
+func (v *dispatchView) toolWritten(evs []trace.Event) {
+	for i, e := range evs {
+		if e.Type != trace.ToolDispatch || e.Label != v.label {
+			continue
+		}
+		v.written, v.thread = &evs[i], e.Thread
+		for _, f := range evs[i+1:] {
+			if f.Thread == e.Thread && f.Type == trace.DispatchID {
+				v.id = f.Dispatch
+				return
+			}
+		}
+		return
+	}
 }
 
 // --- finding events: where is the one filter the others are made of ------
@@ -163,6 +188,18 @@ func (v *dispatchView) window() []trace.Event {
 	open := false
 	for _, e := range v.all {
 		if e.Thread != v.thread {
+			continue
+		}
+		if v.written != nil {
+			// The tool's own: from its tool_dispatch to its tool_complete.
+			switch {
+			case e.Seq == v.written.Seq:
+				open = true
+			case open && e.Type == trace.ToolComplete && e.Label == v.label:
+				return out
+			case open:
+				out = append(out, e)
+			}
 			continue
 		}
 		if e.Type == trace.AppDispatch {

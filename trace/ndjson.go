@@ -65,7 +65,13 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // Read parses an NDJSON trace. The header line is required and must name a
 // version this package reads; unknown fields are errors, so that a typo in
-// a port's output is reported rather than ignored.
+// a port's output is reported rather than ignored. The trace must be what
+// it claims: the seq of each event is above the seq of the line before, so
+// that a duplicate, a reordering or a splice is refused rather than judged;
+// a gap is allowed, since a port may report only what its profile sees;
+// and no event comes from a source its header leaves out. A UTF-8
+// byte-order mark before the header is skipped; the driver protocol's end
+// line, kept by mistake, is refused with what to do.
 func Read(r io.Reader) (Trace, error) {
 	var t Trace
 	var events eventChunks // no copying to grow: a large trace is read about once
@@ -76,6 +82,7 @@ func Read(r io.Reader) (Trace, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	line := 0
+	var last uint64 // the seq of the event before
 	sawHeader := false
 	for sc.Scan() {
 		line++
@@ -84,6 +91,7 @@ func Read(r io.Reader) (Trace, error) {
 			continue
 		}
 		if !sawHeader {
+			b = bytes.TrimPrefix(b, utf8BOM) // an editor's mark, not content
 			if err := readHeader(b, &t.Header); err != nil {
 				return fail(&ParseError{line, err})
 			}
@@ -94,12 +102,21 @@ func Read(r io.Reader) (Trace, error) {
 		e := events.next()
 		switch err = DecodeStrict(b, e); {
 		case err != nil:
+		case e.Type == "" && isEndLine(b):
+			err = fmt.Errorf("%s is the driver protocol's end line, not an event: a trace ends with its last event. Delete this line (a driver's stdout without its first line, the handshake, and its last, the end line, is its trace; docs/driver-protocol.md)", b)
 		case e.Type == "":
 			err = fmt.Errorf("event has no \"type\"")
+		case e.Seq <= last:
+			err = fmt.Errorf("seq %d after seq %d: seq numbers the events in the order of their lines, from 1, each above the one before (docs/trace.md); a duplicate or a line out of order means the trace was edited or spliced. Record it again, or put its lines back in seq order", e.Seq, last)
 		default:
-			if _, known := e.Type.Source(); !known {
+			if src, known := e.Type.Source(); !known {
 				err = fmt.Errorf("unknown event type %q (docs/trace.md lists the types of %s)", e.Type, Version)
+			} else if !t.Header.Reports(src) {
+				err = fmt.Errorf("event seq %d is a %s event, of source %q, which the trace header does not report (sources %v): the header lists every source whose events the trace holds (docs/trace.md, Sources). Add %q to its sources, or drop these events", e.Seq, e.Type, src, t.Header.Sources, src)
 			}
+		}
+		if err == nil {
+			last = e.Seq
 		}
 		if err != nil {
 			events.pop() // the events before the bad line are what was read
@@ -117,6 +134,18 @@ func Read(r io.Reader) (Trace, error) {
 	}
 	t.Events = events.flatten(true)
 	return t, nil
+}
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// isEndLine reports whether b is the driver protocol's end line {"end":N}.
+func isEndLine(b []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil || len(m) != 1 {
+		return false
+	}
+	_, ok := m["end"]
+	return ok
 }
 
 // v1 is the first schema; its traces are refused with what to do.

@@ -156,6 +156,7 @@ const (
 	WarnGraphLaunch                  WarningCode = "graph_launch"                     // ACT-6
 	WarnSnapshotIncomplete           WarningCode = "snapshot_incomplete"              // MEM-5
 	WarnServiceConflict              WarningCode = "service_conflict"                 // SVC-3
+	WarnReentrantDispatch            WarningCode = "reentrant_dispatch"               // MEM-6
 )
 
 // MemKind is the kind of an allocation (MEM-4 says which kinds replay
@@ -267,7 +268,7 @@ func Vocabulary() []string {
 		string(CallLaunchKernel), string(CallGraphLaunch), string(CallQueueSubmit),
 		string(LocalStart), string(LocalStop), string(DomainKernelReplay))
 	add(string(WarnPassCountZeroWithoutContinue), string(WarnMultiPacketSubmission), string(WarnGraphLaunch),
-		string(WarnSnapshotIncomplete), string(WarnServiceConflict))
+		string(WarnSnapshotIncomplete), string(WarnServiceConflict), string(WarnReentrantDispatch))
 	add(string(MemDevice), string(MemFine), string(MemHost), string(MemKernArg))
 	for _, f := range Families {
 		add(string(f))

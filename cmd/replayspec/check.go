@@ -61,20 +61,27 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		given = cases
 	}
-	if *maxMiB < 1 {
-		return usageError(stderr, "check", "--max-input-mib %d: want a positive number of MiB", *maxMiB)
+	if *maxMiB < 1 || *maxMiB > maxOptionMiB {
+		return usageError(stderr, "check", "--max-input-mib %d: want 1 to %d MiB", *maxMiB, maxOptionMiB)
 	}
 	var results []runner.Result
 	opts := report.Options{Quiet: *quiet, TraceFiles: map[string]string{}}
-	unreadable := 0
+	unreadable, missing := 0, 0
 	for _, f := range files {
 		if ctx.Err() != nil {
 			break
 		}
-		t, err := readTrace(f, *maxMiB<<20)
+		t, err := untilDone(ctx, func() (trace.Trace, error) { return readTrace(f, *maxMiB<<20) })
+		if errors.Is(err, errReadInterrupted) {
+			fmt.Fprintf(stderr, "replayspec check: %s: %v\n", f, err)
+			break
+		}
 		if err != nil {
 			unreadable++
-			fmt.Fprintf(stderr, "replayspec check: %v\n", err)
+			if errors.Is(err, os.ErrNotExist) {
+				missing++
+			}
+			fmt.Fprintf(stderr, "replayspec check: %s\n", report.Clean(err.Error(), false))
 			continue
 		}
 		start := time.Now()
@@ -97,13 +104,16 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		r.Elapsed = time.Since(start)
 		results = append(results, r)
 	}
-	if unreadable > 0 {
+	if missing > 0 {
+		fmt.Fprintln(stderr, "Check the path: name trace files written by 'replayspec run --trace-out' or by a port.")
+	}
+	if unreadable > missing {
 		fmt.Fprintln(stderr, "A trace is NDJSON: a header line, then one event per line; docs/trace.md has the schema.")
 	}
 	if len(results) > 0 {
 		if err := report.Write(stdout, *format, report.Outcomes(results), opts, report.End{}); err != nil {
-			fmt.Fprintf(stderr, "replayspec check: writing the report: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "replayspec check: %v\n", stdoutError(err))
+			return exitIO
 		}
 	}
 	if unreadable > 0 {

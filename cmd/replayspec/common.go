@@ -1,13 +1,17 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 )
 
@@ -76,7 +80,7 @@ func parseFlags(fs *flag.FlagSet, h help, args []string, stdout, stderr io.Write
 			return nil, exitOK, false
 		}
 		if err != nil {
-			return nil, usageError(stderr, h.name, "%v", err), false
+			return nil, usageError(stderr, h.name, "%s", flagProblem(fs, err)), false
 		}
 		left := fs.Args()
 		consumed := len(args) - len(left)
@@ -91,9 +95,97 @@ func parseFlags(fs *flag.FlagSet, h help, args []string, stdout, stderr io.Write
 	}
 }
 
+// flagProblem words an error of Go's flag package as what is wrong and
+// what to give instead: the option as --name, the kind of value it takes,
+// and for an unknown option the nearest known one.
+func flagProblem(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		if near := nearestFlag(fs, name); near != "" {
+			return fmt.Sprintf("unknown option --%s: did you mean --%s?", name, near)
+		}
+		return fmt.Sprintf("unknown option --%s", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		name = strings.TrimLeft(name, "-")
+		return fmt.Sprintf("--%s needs a value (--%s VALUE or --%s=VALUE)", name, name, name)
+	}
+	var value, name string
+	if _, scanErr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); scanErr == nil || name != "" {
+		name = strings.TrimSuffix(name, ":")
+		if f := fs.Lookup(name); f != nil {
+			return fmt.Sprintf("--%s %q: want %s", name, value, valueKind(f))
+		}
+	}
+	if _, scanErr := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); scanErr == nil || name != "" {
+		name = strings.TrimSuffix(name, ":")
+		return fmt.Sprintf("--%s=%q: want true or false (or --%s alone for true)", name, value, name)
+	}
+	return msg
+}
+
+// valueKind says what a flag's value must be, by its type.
+func valueKind(f *flag.Flag) string {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "a value as --help describes it"
+	}
+	switch g.Get().(type) {
+	case uint, uint64:
+		return "a whole number, 0 or more"
+	case int, int64:
+		return "a whole number"
+	case float64:
+		return "a number"
+	case time.Duration:
+		return "a duration such as 500ms, 30s or 2m"
+	case bool:
+		return "true or false"
+	}
+	return "a value as --help describes it"
+}
+
+// nearestFlag is the option whose name is nearest name (at most two edits,
+// or name a prefix of it), or "".
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD || (d == bestD && f.Name < best) {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 // usageError reports a usage problem and returns exitUsage.
 func usageError(stderr io.Writer, cmd, format string, a ...any) int {
-	fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, fmt.Sprintf(format, a...))
+	fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, report.Clean(fmt.Sprintf(format, a...), false))
 	fmt.Fprintf(stderr, "Run 'replayspec %s --help' for its options and examples.\n", cmd)
 	return exitUsage
 }
@@ -101,7 +193,15 @@ func usageError(stderr io.Writer, cmd, format string, a ...any) int {
 // inputError reports bad input (a file that is missing or wrong) with a
 // hint, and returns exitUsage.
 func inputError(stderr io.Writer, cmd string, err error, hint string) int {
+	if errors.Is(err, errReadInterrupted) {
+		// Not bad input: the command was stopped (exit 130 or 143).
+		fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, report.Name(err.Error()))
+		return exitFail
+	}
 	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = report.Name(l) // a name from outside cannot forge a line
+	}
 	if len(lines) == 1 {
 		fmt.Fprintf(stderr, "replayspec %s: %s\n", cmd, lines[0])
 	} else {
@@ -147,16 +247,34 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// fileName makes a spec name safe as a file name.
+// maxOptionMiB bounds the options that take MiB (--memory-budget,
+// --max-input-mib): 2^40 MiB (an exbibyte), far above any machine, below
+// where the count of bytes overflows.
+const maxOptionMiB = 1 << 40
+
+// maxFileNameBytes is the budget of a file name made from a spec's name:
+// file systems take 255 bytes, and the name gets suffixes (".run12",
+// ".ndjson", ".partial").
+const maxFileNameBytes = 200
+
+// fileName makes a spec name safe as a file name: its letters, digits and
+// -_. kept, the rest _, and a name over maxFileNameBytes cut and told from
+// others by a hash of the whole name (issue 25: a 5,000-character name
+// ran, then its trace could not be written).
 func fileName(name string) string {
 	if name == "" {
 		return "unnamed"
 	}
-	return strings.Map(func(r rune) rune {
+	safe := strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
 			return r
 		}
 		return '_'
 	}, name)
+	if len(safe) > maxFileNameBytes {
+		sum := sha256.Sum256([]byte(name))
+		safe = safe[:maxFileNameBytes-17] + "-" + hex.EncodeToString(sum[:8])
+	}
+	return safe
 }

@@ -110,6 +110,12 @@ func TestFileName(t *testing.T) {
 			t.Errorf("fileName(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// A long name is cut to the budget; two long names that differ only
+	// at the end stay apart.
+	a, b := strings.Repeat("n", 5000)+"a", strings.Repeat("n", 5000)+"b"
+	if fa, fb := fileName(a), fileName(b); len(fa) > maxFileNameBytes || fa == fb {
+		t.Errorf("fileName of 5001 bytes: %d bytes, distinct %v", len(fa), fa != fb)
+	}
 }
 
 func TestColourWanted(t *testing.T) {
@@ -150,9 +156,21 @@ func TestProgressShowsPasses(t *testing.T) {
 	p := newProgress(&b, true)
 	p.start(1, 3, spec.Spec{Name: "long\x1b[2J"})
 	p.pass(spec.Spec{Name: "long"}, 57)
+	p.tick() // passes are drawn at most every 100 ms; a tick draws the latest
+	// Judging a long trace is a phase of its own, and the line moves on
+	// while nothing else happens (issue 25: it froze, with no phase).
+	if got := b.String(); !strings.Contains(got, "\r\033[K[2/3] long\\x1b[2J: starting (") || !strings.Contains(got, "[2/3] long\\x1b[2J: pass 57 (") {
+		t.Errorf("progress lacks the start or the passes: %q", got)
+	}
+	p.judge(spec.Spec{Name: "long"})
+	b.Reset()
+	p.tick()
+	if got := b.String(); !strings.Contains(got, "[2/3] long\\x1b[2J: judging (") {
+		t.Errorf("a tick while judging draws %q", got)
+	}
 	p.clear()
 	out := b.String()
-	for _, want := range []string{"\r\033[K[2/3] long\\x1b[2J", "[2/3] long\\x1b[2J: pass 57 (", "\r\033[K"} {
+	for _, want := range []string{"\r\033[K[2/3] long\\x1b[2J: judging (", "\r\033[K"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("progress lacks %q: %q", want, out)
 		}

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/replayspec/replayspec/internal/tracediff"
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
 )
 
@@ -98,13 +101,38 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		tgs[i] = tg
 	}
-	specs, err := runner.Collect(paths)
+	specs, err := loadSpecs(ctx, paths, spec.MaxBytes)
 	if err != nil {
-		return inputError(stderr, "diff", err, "Fix the spec (docs/spec-format.md lists every key), or check one file with 'replayspec validate FILE'.")
+		return inputError(stderr, "diff", err, loadHint(err))
 	}
 	dirs := [2]string{targets[0], targets[1]}
 	if dirs[0] == dirs[1] {
 		dirs = [2]string{"a", "b"}
+	}
+	// Every file diff writes is known now, and guarded like run's.
+	var declared []namedPath
+	traceFiles := map[string][2]string{}
+	if *traceOut != "" {
+		used := map[string]int{}
+		for _, s := range specs {
+			base := fileName(s.Name)
+			if used[base]++; used[base] > 1 {
+				base += "." + strconv.Itoa(used[base])
+			}
+			var fs [2]string
+			for i := range fs {
+				fs[i] = filepath.Join(*traceOut, fileName(dirs[i]), base+".ndjson")
+				declared = append(declared, namedPath{"--trace-out", fs[i]})
+			}
+			traceFiles[s.Name] = fs
+		}
+	}
+	if *jsonOut != "" {
+		declared = append(declared, namedPath{"--json", *jsonOut})
+	}
+	outs, err := guardOutputs(specInputs(specs), declared)
+	if err != nil {
+		return usageError(stderr, "diff", "%v", err)
 	}
 	var outcomes []diffOutcome
 	for _, s := range specs {
@@ -127,10 +155,9 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		outcomes = append(outcomes, o)
 		if *traceOut != "" && o.Status != "skipped" {
 			for i := range rs {
-				f := filepath.Join(*traceOut, fileName(dirs[i]), fileName(s.Name)+".ndjson")
-				if err := writeTrace(f, rs[i].Trace); err != nil {
-					fmt.Fprintf(stderr, "replayspec diff: --trace-out: %v\n", err)
-					return exitUsage
+				if err := writeTrace(outs, traceFiles[s.Name][i], rs[i].Trace); err != nil {
+					fmt.Fprintf(stderr, "replayspec diff: %v\n", err)
+					return exitIO
 				}
 			}
 		}
@@ -145,16 +172,16 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *format == "json" {
 		if err := writeJSON(stdout); err != nil {
-			fmt.Fprintf(stderr, "replayspec diff: writing the report: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "replayspec diff: %v\n", stdoutError(err))
+			return exitIO
 		}
 	} else {
 		writeDiffText(stdout, targets, outcomes)
 	}
 	if *jsonOut != "" {
-		if err := writeFile(*jsonOut, writeJSON); err != nil {
-			fmt.Fprintf(stderr, "replayspec diff: --json: %v\n", err)
-			return exitUsage
+		if err := outs.write(*jsonOut, writeJSON); err != nil {
+			fmt.Fprintf(stderr, "replayspec diff: %v\n", err)
+			return exitIO
 		}
 	}
 	for _, o := range outcomes {
@@ -200,9 +227,11 @@ func compareResults(name, file string, targets []string, rs [2]runner.Result, op
 }
 
 func writeDiffText(w io.Writer, targets []string, outcomes []diffOutcome) {
+	targets = []string{report.Name(targets[0]), report.Name(targets[1])}
 	count := map[string]int{}
 	width := max(len(targets[0]), len(targets[1]))
 	for _, o := range outcomes {
+		o := escapeOutcome(o)
 		count[o.Status]++
 		switch o.Status {
 		case "same":
@@ -230,6 +259,30 @@ func writeDiffText(w io.Writer, targets []string, outcomes []diffOutcome) {
 	}
 	fmt.Fprintf(w, "\n%d specs: %d same, %d differ, %d skipped, %d errors (%s vs %s)\n",
 		len(outcomes), count["same"], count["differs"], count["skipped"], count["error"], targets[0], targets[1])
+}
+
+// escapeOutcome makes every name of a comparison (the spec's, its
+// dispatches', the events' fields) safe to print on one line.
+func escapeOutcome(o diffOutcome) diffOutcome {
+	o.Spec, o.File, o.Reason = report.Name(o.Spec), report.Name(o.File), report.Clean(o.Reason, false)
+	srcs := make([]string, len(o.Sources))
+	for i, src := range o.Sources {
+		srcs[i] = report.Name(src)
+	}
+	o.Sources = srcs
+	ds := make([]tracediff.Divergence, len(o.Divergences))
+	for i, d := range o.Divergences {
+		d.Dispatch, d.Before, d.A, d.B = report.Name(d.Dispatch), report.Name(d.Before), report.Name(d.A), report.Name(d.B)
+		ds[i] = d
+	}
+	o.Divergences = ds
+	vs := make([]tracediff.VerdictDiff, len(o.Verdicts))
+	for i, v := range o.Verdicts {
+		v.Rule = report.Name(v.Rule)
+		vs[i] = v
+	}
+	o.Verdicts = vs
+	return o
 }
 
 func orEnd(line string) string {

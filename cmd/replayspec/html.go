@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -45,9 +46,9 @@ func htmlPage(tg target.Target, command string, xfail string, base runner.Baseli
 	return report.NewHTMLPage(opts)
 }
 
-// writeHTML writes a page to path, creating its directory.
-func writeHTML(path string, page *report.HTMLPage, end report.End) error {
-	return writeFile(path, func(w io.Writer) error { return page.Write(w, end) })
+// writeHTML writes a page to path, through the guard: whole, or not at all.
+func writeHTML(outs *outputSet, path string, page *report.HTMLPage, end report.End) error {
+	return outs.write(path, func(w io.Writer) error { return page.Write(w, end) })
 }
 
 // commandLine is a command as a shell would take it back, for the page.
@@ -125,7 +126,7 @@ func (hf *htmlFlags) outputs(out string) []namedPath {
 }
 
 // page starts the page, with the baseline and the other run loaded.
-func (hf *htmlFlags) page(target string, impl driver.Implementation, families []string, xfail, command string) (*report.HTMLPage, error) {
+func (hf *htmlFlags) page(ctx context.Context, target string, impl driver.Implementation, families []string, xfail, command string) (*report.HTMLPage, error) {
 	opts := report.HTMLOptions{Target: target, Implementation: impl, Families: families, Command: command, XFailFile: xfail}
 	if hf.baseline != "" {
 		b, err := loadBaseline(hf.baseline)
@@ -138,7 +139,7 @@ func (hf *htmlFlags) page(target string, impl driver.Implementation, families []
 		c := &report.HTMLCompare{File: strings.Join(hf.compare, ", "), Divergences: map[string][]report.HTMLDivergence{}}
 		var targets []string
 		for _, f := range hf.compare {
-			start, recs, _, err := readResults(f)
+			start, recs, _, err := readResults(ctx, f)
 			if err != nil {
 				return nil, fmt.Errorf("--compare: %w", err)
 			}
@@ -208,7 +209,7 @@ func (hf *htmlFlags) traceOf(r report.JSONResult, from string) *trace.Trace {
 }
 
 // fromResults is report --from: the matrix and the page of saved results.
-func (hf *htmlFlags) fromResults(format, out string, matrixWanted bool, xfailFile string, args []string, stdout, stderr io.Writer) int {
+func (hf *htmlFlags) fromResults(ctx context.Context, format, out string, matrixWanted bool, xfailFile string, args []string, stdout, stderr io.Writer) int {
 	if err := hf.check(); err != nil {
 		return usageError(stderr, "report", "%v", err)
 	}
@@ -216,20 +217,21 @@ func (hf *htmlFlags) fromResults(format, out string, matrixWanted bool, xfailFil
 	if xfailFile != "" {
 		inputs = append(inputs, namedPath{"--xfail", xfailFile})
 	}
-	if err := checkPaths(inputs, hf.outputs(out)); err != nil {
+	outs, err := guardOutputs(inputs, hf.outputs(out))
+	if err != nil {
 		return usageError(stderr, "report", "%v", err)
 	}
 	var xf runner.XFail
 	if xfailFile != "" {
 		var err error
-		if xf, err = loadXFail(xfailFile); err != nil {
+		if xf, err = loadXFail(ctx, xfailFile); err != nil {
 			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
 	var records []report.JSONResult
 	var fromFile, targets, stopped []string
 	for _, f := range hf.from {
-		start, recs, end, err := readResults(f)
+		start, recs, end, err := readResults(ctx, f)
 		if err != nil {
 			return inputError(stderr, "report", fmt.Errorf("--from: %w", err), "Each file is the stdout of 'replayspec run --format json' or 'replayspec merge --format json'.")
 		}
@@ -258,13 +260,13 @@ func (hf *htmlFlags) fromResults(format, out string, matrixWanted bool, xfailFil
 	m := report.BuildMatrix(outcomes, nil)
 	m.Target = target
 	if matrixWanted {
-		if err := writeMatrixTo(m, format, out, stdout); err != nil {
+		if err := writeMatrixTo(outs, m, format, out, stdout); err != nil {
 			fmt.Fprintf(stderr, "replayspec report: %v\n", err)
-			return exitUsage
+			return exitIO
 		}
 	}
 	if hf.html != "" {
-		page, err := hf.page(target, driver.Implementation{}, nil, xfailFile, commandLine("report", args))
+		page, err := hf.page(ctx, target, driver.Implementation{}, nil, xfailFile, commandLine("report", args))
 		if err != nil {
 			return inputError(stderr, "report", err, "Each file is the stdout of 'replayspec run --format json' or 'replayspec merge --format json'.")
 		}
@@ -295,9 +297,9 @@ func (hf *htmlFlags) fromResults(format, out string, matrixWanted bool, xfailFil
 		if missing > 0 {
 			fmt.Fprintf(stderr, "replayspec report: %d of %d specs have no trace at hand, so no timeline: run with --trace-out DIR and pass --traces DIR\n", missing, len(records))
 		}
-		if err := writeHTML(hf.html, page, end); err != nil {
-			fmt.Fprintf(stderr, "replayspec report: --html: %v\n", err)
-			return exitUsage
+		if err := writeHTML(outs, hf.html, page, end); err != nil {
+			fmt.Fprintf(stderr, "replayspec report: %v\n", err)
+			return exitIO
 		}
 	}
 	for _, s := range stopped {

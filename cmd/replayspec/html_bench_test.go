@@ -19,7 +19,7 @@ import (
 // --html calls it when the spec finishes) and the page written at the end.
 // docs/benchmarks.md has the figures.
 func BenchmarkHTMLLibrary(b *testing.B) {
-	specs, err := loadSpecs([]string{library}, spec.MaxBytes)
+	specs, err := loadSpecs(context.Background(), []string{library}, spec.MaxBytes)
 	if err != nil {
 		b.Fatal(err)
 	}

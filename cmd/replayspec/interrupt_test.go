@@ -138,6 +138,10 @@ func init() {
 			done := make(chan struct{})
 			go func() { defer close(done); panic("a bug in a goroutine") }()
 			<-done
+			// The deferred close runs before the panic ends the process:
+			// wait for it here, or a loaded machine lets the recoverable
+			// panic below win the race (exit 3 where SIGABRT is the point).
+			time.Sleep(time.Hour)
 		}
 		panic("a bug")
 	}})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/spec"
 )
 
@@ -37,18 +38,18 @@ func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	spec.SetMaxCases(*maxCases)
 	defer spec.SetMaxCases(0)
-	specs, err := loadSpecs(paths, spec.MaxBytes)
+	specs, err := loadSpecs(ctx, paths, spec.MaxBytes)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, s := range specs {
 		rules := strings.Join(s.Rules, ",")
 		if rules == "" {
 			rules = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, rules, s.File)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Name(s.Name), report.Name(rules), report.Name(s.File))
 	}
 	tw.Flush()
 	if err != nil {
-		return inputError(stderr, "list", err, "Fix the spec, or check it alone with 'replayspec validate FILE'.")
+		return inputError(stderr, "list", err, loadHint(err))
 	}
 	return exitOK
 }

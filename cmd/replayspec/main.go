@@ -24,6 +24,7 @@ const (
 	exitFail     = 1 // a check failed
 	exitUsage    = 2 // bad input or usage
 	exitInternal = 3 // replayspec itself broke (a bug): never "bad input"
+	exitIO       = 4 // an output could not be written (a full disk, no permission): it is left whole or not at all
 )
 
 // command is one subcommand. Each lives in its own file and registers
@@ -40,7 +41,10 @@ var commands = map[string]command{}
 
 func register(c command) { commands[c.name] = c }
 
-func main() { os.Exit(mainProcess()) }
+func main() {
+	exectarget.ReaperMain() // a driver's reaper does its job here and exits
+	os.Exit(mainProcess())
+}
 
 // mainProcess is main without its exit, for testscript.
 func mainProcess() int {
@@ -96,6 +100,7 @@ func interruptible() (context.Context, func()) {
 		case sig := <-ch:
 			fmt.Fprintf(os.Stderr, "\nreplayspec: %s again: stopping now, without writing the rest\n", signalName(sig))
 			exectarget.KillAll() // no driver outlives the runner
+			removeTemps()        // no half-written output either
 			os.Exit(128 + int(sig.(syscall.Signal)))
 		case <-done:
 		}
@@ -163,7 +168,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Run 'replayspec COMMAND --help' for a command's options and examples.")
 }
 
-const exitStatusHelp = "Exit status: 0 all checks hold, 1 a check failed, 2 bad input or usage, 3 replayspec itself broke;\n130 or 143 interrupted (SIGINT, SIGTERM) after writing what finished."
+const exitStatusHelp = "Exit status: 0 all checks hold, 1 a check failed, 2 bad input or usage, 3 replayspec itself broke,\n4 an output could not be written (disk full, no permission; the file is left whole or removed);\n130 or 143 interrupted (SIGINT, SIGTERM) after writing what finished."
 
 // indent prefixes every line of s.
 func indent(s, prefix string) string {

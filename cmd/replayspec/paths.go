@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,7 @@ type outputPlan struct {
 	matrix   string
 	goldens  map[string]string // spec name to golden file
 	update   bool
+	outs     *outputSet // the guard every file is written through
 }
 
 // planOutputs decides where each spec's trace goes: with one spec and
@@ -81,7 +83,9 @@ func (p outputPlan) all() []namedPath {
 	sort.Strings(keys)
 	for _, k := range keys {
 		out = append(out, namedPath{"--trace-out", p.traces[k]})
-		out = append(out, namedPath{"--trace-out (while its spec runs)", partialFile(p.traces[k])})
+		if !special(p.traces[k]) { // /dev/stdout gets the trace, and no partial file beside it
+			out = append(out, namedPath{"--trace-out (while its spec runs)", partialFile(p.traces[k])})
+		}
 	}
 	if p.timeline != "" {
 		out = append(out, namedPath{"--timeline", p.timeline})
@@ -120,7 +124,8 @@ func specInputs(ss []spec.Spec) []namedPath {
 // checkPaths refuses outputs that would overwrite an input or another
 // output: every output is compared with every input and with the outputs
 // before it, by absolute path and, for files that exist, by identity (a
-// link, a second path to the same file).
+// link, a second path to the same file). It takes time in proportion to
+// the number of paths (gen writes thousands).
 func checkPaths(inputs, outputs []namedPath) error {
 	type known struct {
 		namedPath
@@ -128,41 +133,71 @@ func checkPaths(inputs, outputs []namedPath) error {
 		info os.FileInfo
 	}
 	mk := func(p namedPath) known {
-		k := known{namedPath: p, abs: p.path}
-		if a, err := filepath.Abs(p.path); err == nil {
-			k.abs = a
-		}
+		k := known{namedPath: p, abs: absPath(p.path)}
 		if fi, err := os.Stat(p.path); err == nil && !fi.IsDir() {
 			k.info = fi
 		}
 		return k
 	}
-	same := func(a, b known) bool {
-		return a.abs == b.abs || (a.info != nil && b.info != nil && os.SameFile(a.info, b.info))
+	// seen finds an earlier path to the same file: by absolute path, or
+	// by the file's identity where the system gives one (else, rarely
+	// needed, by comparing with every earlier file that exists).
+	type index struct {
+		byAbs  map[string]known
+		byID   map[any]known
+		others []known
 	}
-	var ins []known
+	newIndex := func() *index { return &index{byAbs: map[string]known{}, byID: map[any]known{}} }
+	add := func(ix *index, k known) {
+		if _, dup := ix.byAbs[k.abs]; !dup {
+			ix.byAbs[k.abs] = k
+		}
+		if k.info != nil {
+			if id, ok := fileID(k.info); ok {
+				if _, dup := ix.byID[id]; !dup {
+					ix.byID[id] = k
+				}
+			} else {
+				ix.others = append(ix.others, k)
+			}
+		}
+	}
+	find := func(ix *index, k known) (known, bool) {
+		if prev, ok := ix.byAbs[k.abs]; ok {
+			return prev, true
+		}
+		if k.info == nil {
+			return known{}, false
+		}
+		if id, ok := fileID(k.info); ok {
+			prev, found := ix.byID[id]
+			return prev, found
+		}
+		for _, prev := range ix.others {
+			if os.SameFile(prev.info, k.info) {
+				return prev, true
+			}
+		}
+		return known{}, false
+	}
+	ins, outs := newIndex(), newIndex()
 	for _, p := range inputs {
-		ins = append(ins, mk(p))
+		add(ins, mk(p))
 	}
-	var outs []known
 	var errs []string
 	for _, p := range outputs {
-		o := mk(p)
 		if fi, err := os.Stat(p.path); err == nil && fi.IsDir() {
 			errs = append(errs, fmt.Sprintf("%s %s is a directory: name a file", p.flag, p.path))
 			continue
 		}
-		for _, in := range ins {
-			if same(o, in) {
-				errs = append(errs, fmt.Sprintf("%s %s would overwrite the %s %s: write it elsewhere", p.flag, p.path, in.flag, in.path))
-			}
+		o := mk(p)
+		if in, ok := find(ins, o); ok {
+			errs = append(errs, fmt.Sprintf("%s %s would overwrite the %s %s: write it elsewhere", p.flag, p.path, in.flag, in.path))
 		}
-		for _, prev := range outs {
-			if same(o, prev) {
-				errs = append(errs, fmt.Sprintf("%s %s and %s %s are the same file: give each its own", prev.flag, prev.path, p.flag, p.path))
-			}
+		if prev, ok := find(outs, o); ok {
+			errs = append(errs, fmt.Sprintf("%s %s and %s %s are the same file: give each its own", prev.flag, prev.path, p.flag, p.path))
 		}
-		outs = append(outs, o)
+		add(outs, o)
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "\n"))
@@ -183,7 +218,7 @@ func (p outputPlan) golden(r *runner.Result, update bool) error {
 		return err
 	}
 	if update {
-		return writeFile(file, func(w io.Writer) error { _, err := w.Write(got.Bytes()); return err })
+		return p.outs.write(file, func(w io.Writer) error { _, err := w.Write(got.Bytes()); return err })
 	}
 	want, err := os.ReadFile(file)
 	msg := ""
@@ -228,14 +263,14 @@ func cut(s string) string {
 
 // loadSpecs loads the specs paths name, each file read with a size cap;
 // with no paths, the built-in library.
-func loadSpecs(paths []string, limit int64) ([]spec.Spec, error) {
-	out, _, err := loadSpecsTimed(paths, limit)
+func loadSpecs(ctx context.Context, paths []string, limit int64) ([]spec.Spec, error) {
+	out, _, err := loadSpecsTimed(ctx, paths, limit)
 	return out, err
 }
 
 // loadSpecsTimed is loadSpecs that also says how long each file took to
 // read and check: that time counts against the spec's --timeout.
-func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.Duration, error) {
+func loadSpecsTimed(ctx context.Context, paths []string, limit int64) ([]spec.Spec, map[string]time.Duration, error) {
 	took := map[string]time.Duration{}
 	if len(paths) == 0 {
 		lib, err := specs.Library()
@@ -245,41 +280,50 @@ func loadSpecsTimed(paths []string, limit int64) ([]spec.Spec, map[string]time.D
 	if err != nil {
 		return nil, took, err
 	}
+	named := map[string]bool{}
+	for _, p := range paths {
+		named[p] = true
+	}
 	var out []spec.Spec
-	var errs []string
+	var errs []error
 	for _, f := range files {
+		if !named[f] {
+			if err := regularInDir(f); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		start := time.Now()
-		cases, err := readCases(f, limit)
+		cases, err := readCases(ctx, f, limit)
 		took[f] += time.Since(start)
+		if errors.Is(err, errReadInterrupted) {
+			return out, took, err
+		}
 		if err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, err)
 			continue
 		}
 		out = append(out, cases...)
 	}
-	if len(errs) > 0 {
-		return out, took, errors.New(strings.Join(errs, "\n"))
-	}
-	return out, took, nil
+	return out, took, errors.Join(errs...)
 }
 
 // readCases reads and parses one spec file, at most limit bytes of it: a
 // spec, or the cases of a spec with a matrix.
-func readCases(path string, limit int64) ([]spec.Spec, error) {
-	data, err := spec.ReadFile(path, limit)
+func readCases(ctx context.Context, path string, limit int64) ([]spec.Spec, error) {
+	data, err := readInput(ctx, path, limit)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	return spec.ParseCases(path, data)
 }
 
+// maxListBytes caps the lists a run reads (--xfail, --flakes, --baseline).
+const maxListBytes = 1 << 20
+
 // loadXFail reads an expected-failure list with a size cap.
-func loadXFail(path string) (runner.XFail, error) {
-	data, err := spec.ReadFile(path, 1<<20)
+func loadXFail(ctx context.Context, path string) (runner.XFail, error) {
+	data, err := readInput(ctx, path, maxListBytes)
 	if err != nil {
 		return runner.XFail{}, err
 	}
@@ -335,10 +379,5 @@ func saveLastFailed(outcomes []runner.Outcome) {
 	}
 	m[wd] = failed
 	data, _ := json.MarshalIndent(m, "", "  ")
-	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
-		tmp := file + ".tmp"
-		if os.WriteFile(tmp, data, 0o644) == nil {
-			_ = os.Rename(tmp, file)
-		}
-	}
+	_ = writeCache(file, data)
 }

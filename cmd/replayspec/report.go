@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if len(paths) > 0 {
 			return usageError(stderr, "report", "--from reads saved results: name no spec (%s), or leave --from out to run them", paths[0])
 		}
-		return hf.fromResults(*format, *outFile, matrixWanted, *xfailFile, args, stdout, stderr)
+		return hf.fromResults(ctx, *format, *outFile, matrixWanted, *xfailFile, args, stdout, stderr)
 	}
 	if err := hf.check(); err != nil {
 		return usageError(stderr, "report", "%v", err)
@@ -91,27 +90,26 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var xf runner.XFail
 	if *xfailFile != "" {
 		var err error
-		if xf, err = loadXFail(*xfailFile); err != nil {
+		if xf, err = loadXFail(ctx, *xfailFile); err != nil {
 			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
-	specs, err := loadSpecs(paths, spec.MaxBytes)
+	specs, err := loadSpecs(ctx, paths, spec.MaxBytes)
 	if err != nil {
-		return inputError(stderr, "report", err, "")
+		return inputError(stderr, "report", err, loadHint(err))
 	}
 	if *xfailFile != "" {
 		if err := xf.Check(specNames(specs)); err != nil {
 			return inputError(stderr, "report", fmt.Errorf("--xfail: %w", err), "Every line names a rule ID or the name of a spec the run loads.")
 		}
 	}
-	if *outFile != "" || hf.html != "" {
-		inputs := specInputs(specs)
-		if *xfailFile != "" {
-			inputs = append(inputs, namedPath{"--xfail", *xfailFile})
-		}
-		if err := checkPaths(append(inputs, hf.inputs()...), hf.outputs(*outFile)); err != nil {
-			return usageError(stderr, "report", "%v", err)
-		}
+	inputs := specInputs(specs)
+	if *xfailFile != "" {
+		inputs = append(inputs, namedPath{"--xfail", *xfailFile})
+	}
+	outs, err := guardOutputs(append(inputs, hf.inputs()...), hf.outputs(*outFile))
+	if err != nil {
+		return usageError(stderr, "report", "%v", err)
 	}
 	tg, err := openTarget(*targetName, nil)
 	if err != nil {
@@ -125,29 +123,29 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	m.Target, m.Implementation = tg.Name(), impl
 
 	if matrixWanted {
-		if err := writeMatrixTo(m, *format, *outFile, stdout); err != nil {
+		if err := writeMatrixTo(outs, m, *format, *outFile, stdout); err != nil {
 			fmt.Fprintf(stderr, "replayspec report: %v\n", err)
-			return exitUsage
+			return exitIO
 		}
 	}
 	if hf.html != "" {
-		page, err := hf.page(tg.Name(), impl, families, *xfailFile, commandLine("report", args))
+		page, err := hf.page(ctx, tg.Name(), impl, families, *xfailFile, commandLine("report", args))
 		if err != nil {
 			return inputError(stderr, "report", err, "")
 		}
 		for _, o := range outcomes {
 			page.Add(report.Record(o, report.Options{XFailFile: *xfailFile}), &o.Result.Trace)
 		}
-		if err := writeHTML(hf.html, page, report.End{}); err != nil {
-			fmt.Fprintf(stderr, "replayspec report: --html: %v\n", err)
-			return exitUsage
+		if err := writeHTML(outs, hf.html, page, report.End{}); err != nil {
+			fmt.Fprintf(stderr, "replayspec report: %v\n", err)
+			return exitIO
 		}
 	}
 	// What went wrong is told on stderr too, so that a matrix written to a
 	// file does not hide it.
 	for _, o := range outcomes {
 		if o.Status == runner.Failed || o.Status == runner.Errored {
-			fmt.Fprintf(stderr, "%s: %s\n%s\n", Clean(o.Result.Spec.Name), o.Status, report.Clean(indent(detail(o), "  "), true))
+			fmt.Fprintf(stderr, "%s: %s\n%s\n", report.Name(o.Result.Spec.Name), o.Status, report.Clean(indent(detail(o), "  "), true))
 		}
 	}
 	if runner.Unexpected(outcomes) {
@@ -156,8 +154,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitOK
 }
 
-// writeMatrixTo writes the matrix in format to file, or to stdout.
-func writeMatrixTo(m report.Matrix, format, file string, stdout io.Writer) error {
+// writeMatrixTo writes the matrix in format to file (through the guard),
+// or to stdout.
+func writeMatrixTo(outs *outputSet, m report.Matrix, format, file string, stdout io.Writer) error {
 	var buf bytes.Buffer
 	var err error
 	if format == "json" {
@@ -165,12 +164,16 @@ func writeMatrixTo(m report.Matrix, format, file string, stdout io.Writer) error
 	} else {
 		err = m.WriteMarkdown(&buf)
 	}
-	if err == nil && file != "" {
-		err = os.WriteFile(file, buf.Bytes(), 0o644)
-	} else if err == nil {
-		_, err = stdout.Write(buf.Bytes())
+	switch {
+	case err != nil:
+		return err
+	case file != "":
+		return outs.write(file, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
 	}
-	return err
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return stdoutError(err)
+	}
+	return nil
 }
 
 // detail is why an outcome is bad, with the violations when there are.

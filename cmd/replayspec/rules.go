@@ -14,6 +14,9 @@ import (
 	"github.com/replayspec/replayspec/target/sim"
 )
 
+// defaultBDDReport is where make bdd-report writes the cucumber JSON.
+var defaultBDDReport = filepath.Join("out", "bdd", "features.json")
+
 func init() {
 	register(command{name: "rules", summary: "every rule with the specs and scenarios that show it, covered or not", run: rulesCmd})
 }
@@ -40,7 +43,7 @@ func rulesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	format := fset.String("format", "text", "output format: text, json or markdown")
 	featuresDir := fset.String("features", "features", "directory of Gherkin `DIR/*.feature` files")
 	specsDir := fset.String("specs", "", "directory of `DIR/*.yaml` specs to run on the simulator (default: the built-in library)")
-	bddReport := fset.String("bdd-report", filepath.Join("out", "bdd", "features.json"), "cucumber JSON `FILE` with the scenarios' results (optional)")
+	bddReport := fset.String("bdd-report", defaultBDDReport, "cucumber JSON `FILE` with the scenarios' results (optional)")
 	rest, code, ok := parseFlags(fset, rulesHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -74,7 +77,15 @@ func rulesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "replayspec rules: %d of %d rules are not covered (no spec's trace held them, no scenario tagged with them passed): %s\n",
 			len(missing), len(table.Rules), strings.Join(missing, ", "))
 		if table.HaveScenarios && !table.HaveResults {
-			fmt.Fprintf(stderr, "Scenario results are unknown: run 'make bdd-report' to write %s.\n", *bddReport)
+			// make bdd-report writes the default path only: point at it, or
+			// at how to write the path given.
+			if filepath.Clean(*bddReport) == defaultBDDReport {
+				fmt.Fprintf(stderr, "Scenario results are unknown: run 'make bdd-report' to write %s.\n", defaultBDDReport)
+			} else {
+				abs, _ := filepath.Abs(*bddReport) // go test runs in ./steps
+				fmt.Fprintf(stderr, "Scenario results are unknown: %s does not exist. Write it from the repository root with 'go test ./steps -run TestFeatures -godog.format=cucumber:%s', or run 'make bdd-report' and leave out --bdd-report (it writes %s).\n",
+					*bddReport, abs, defaultBDDReport)
+			}
 		}
 		return exitFail
 	}

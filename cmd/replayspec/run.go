@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -144,8 +143,8 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if f.count < 1 {
 		return usageError(stderr, "run", "-count %d: want 1 or more", f.count)
 	}
-	if f.memoryMiB < 1 || f.maxInputMiB < 1 {
-		return usageError(stderr, "run", "--memory-budget and --max-input-mib take a positive number of MiB")
+	if f.memoryMiB < 1 || f.maxInputMiB < 1 || f.memoryMiB > maxOptionMiB || f.maxInputMiB > maxOptionMiB {
+		return usageError(stderr, "run", "--memory-budget %d, --max-input-mib %d: each takes 1 to %d MiB", f.memoryMiB, f.maxInputMiB, maxOptionMiB)
 	}
 	if f.maxCases < 1 || f.maxRuns < 1 {
 		return usageError(stderr, "run", "--max-cases and --max-runs take a positive number")
@@ -170,11 +169,11 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	}
 	var xf runner.XFail
 	if f.xfail != "" {
-		if xf, err = loadXFail(f.xfail); err != nil {
+		if xf, err = loadXFail(ctx, f.xfail); err != nil {
 			return inputError(stderr, "run", fmt.Errorf("--xfail: %w", err), "")
 		}
 	}
-	if err := f.ci.load(); err != nil {
+	if err := f.ci.load(ctx); err != nil {
 		return inputError(stderr, "run", err, "")
 	}
 	fset, err := replay.ParseFaults(f.faults)
@@ -207,23 +206,28 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	defer spec.SetMemoryBudget(0)
 	spec.SetMaxCases(f.maxCases)
 	defer spec.SetMaxCases(0)
-	specs, loading, err := loadSpecsTimed(paths, f.maxInputMiB<<20)
+	specs, loading, err := loadSpecsTimed(ctx, paths, f.maxInputMiB<<20)
 	if err != nil {
-		return inputError(stderr, "run", err, "Fix the spec (docs/spec-format.md lists every key), or check one file with 'replayspec validate FILE'.")
+		return inputError(stderr, "run", err, loadHint(err))
 	}
 	if gen != nil {
 		specs = append(specs, gen.specs()...)
 	}
 	if f.maxPasses > 0 {
+		// The flag replaces each spec's limits.max_passes: what that
+		// refuses is said in the flag's words, once per problem.
+		flagWords := strings.NewReplacer("the pass budget limits.max_passes", "the pass budget --max-passes",
+			"raise limits.max_passes", "raise --max-passes")
 		var errs []string
 		for i := range specs {
 			specs[i].Limits.MaxPasses = f.maxPasses
 			if err := spec.Validate(specs[i]); err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %v", specs[i].File, err))
+				errs = append(errs, flagWords.Replace(err.Error()))
 			}
 		}
 		if len(errs) > 0 {
-			return inputError(stderr, "run", fmt.Errorf("with --max-passes %d:\n%s", f.maxPasses, strings.Join(errs, "\n")), "Raise --max-passes, or leave it out to keep each spec's limits.max_passes.")
+			return inputError(stderr, "run", errors.New(strings.Join(errs, "\n")),
+				fmt.Sprintf("--max-passes %d replaces every spec's limits.max_passes: raise it, or leave it out to keep each spec's own.", f.maxPasses))
 		}
 	}
 	if f.xfail != "" {
@@ -268,9 +272,11 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if f.html != "" {
 		outputs = append(outputs, namedPath{"--html", f.html})
 	}
-	if err := checkPaths(inputs, outputs); err != nil {
+	outs, err := guardOutputs(inputs, outputs)
+	if err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
+	plan.outs = outs
 	return f.execute(ctx, tg, xf, specs, loading, plan, colour, gen, stdout, stderr)
 }
 
@@ -313,19 +319,27 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			}
 			return cmd + " --trace-out " + fileName(s.Name) + ".ndjson --timeline " + fileName(s.Name) + ".json " + s.File
 		}}
-	stream, err := report.NewStream(f.format, stdout, report.Header{Target: tg.Name(), XFailFile: f.xfail, Generated: gen.header()}, ropts)
+	hdr := report.Header{Target: tg.Name(), XFailFile: f.xfail, Cases: len(specs) * f.count, Generated: gen.header()}
+	if k, n, err := parseShard(f.shard); err == nil {
+		hdr.Shard = fmt.Sprintf("%d/%d", k, n) // merge tells the shards apart by it
+	}
+	stream, err := report.NewStream(f.format, stdout, hdr, ropts)
 	if err != nil {
 		return usageError(stderr, "run", "--format: %v", err)
 	}
 	var tl *report.TimelineWriter
-	var tlFile *os.File
+	var tlFile *streamOut
 	if f.timeline != "" {
-		if tlFile, err = createFile(f.timeline); err == nil {
-			tl, err = report.NewTimeline(tlFile)
+		if tlFile, err = plan.outs.stream(f.timeline); err == nil {
+			if special(f.timeline) {
+				tl, err = report.NewTimeline(tlFile) // a pipe cannot seek: appended, ended at the end
+			} else {
+				tl, err = report.NewSealedTimeline(tlFile)
+			}
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "replayspec run: --timeline: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "replayspec run: %v\n", err)
+			return exitIO
 		}
 		defer tlFile.Close()
 	}
@@ -335,16 +349,15 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		page = htmlPage(tg, commandLine("run", f.args), f.xfail, f.ci.base)
 	}
 	var loadingMu sync.Mutex
-	csv, csvFile, err := f.ci.openResults()
+	csv, csvFile, err := f.ci.openResults(plan.outs)
 	if err != nil {
 		fmt.Fprintf(stderr, "replayspec run: %v\n", err)
-		return exitUsage
+		return exitIO
 	}
-	if csvFile != nil {
-		defer csvFile.Close()
-	}
+	defer csvFile.Close()
 	prog := newProgress(stderr, len(specs)*f.count > 0 && isTerminal(stderr))
-	opts := runner.Options{Target: tg, Timeout: f.timeout, Grace: f.grace, OnPass: prog.pass,
+	defer prog.run()()
+	opts := runner.Options{Target: tg, Timeout: f.timeout, Grace: f.grace, OnPass: prog.pass, OnJudge: prog.judge,
 		// Loading counts too, once: against a spec's first run. Workers
 		// (-j) ask at once.
 		Spent: func(s spec.Spec) time.Duration {
@@ -357,39 +370,27 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	var outcomes []runner.Outcome
 	var results []runner.Result
 	var flakes []runner.Attempted
-	var writeErrs []string
+	var writeErrs outputErrors
 	unavailable := ""
-	var warnMu sync.Mutex
-	warn := func(msg string) {
-		warnMu.Lock()
-		defer warnMu.Unlock()
-		fmt.Fprintf(stderr, "replayspec run: warning: %s\n", msg)
-	}
+	partials := newPartials(tg, plan)
 	runPlan := runner.Plan{Count: f.count, FailFast: f.failFast, Started: prog.start, Summaries: true,
-		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(), Record: recordPartial(tg, plan, warn),
+		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(), Record: partials.record(),
 		Done: func(i, total int, a runner.Attempted) {
 			prog.clear()
 			r := a.Result
 			if f.golden != "" {
-				if err := plan.golden(&r, f.update); err != nil {
-					writeErrs = append(writeErrs, "--golden: "+err.Error())
-				}
+				writeErrs.add("--golden", plan.golden(&r, f.update))
 			}
 			if file, ok := plan.traces[traceKey(r.Spec.Name, r.Run)]; ok && r.Verdict() != runner.Skip {
-				if errors.Is(r.Err, runner.ErrAbandoned) && os.Rename(partialFile(file), file) == nil {
-					// The abandoned target's events are in its partial
-					// file, which becomes the trace: nothing recorded is lost.
-					ropts.TraceFiles[r.Spec.Name] = file
-				} else if err := writeTrace(file, r.Trace); err != nil {
-					writeErrs = append(writeErrs, "--trace-out: "+err.Error())
+				if err := partials.finish(file, r); err != nil {
+					writeErrs.add("--trace-out", err)
 				} else {
 					ropts.TraceFiles[r.Spec.Name] = file
-					_ = os.Remove(partialFile(file)) // the whole trace replaces it; there may be none
 				}
 			}
-			if tl != nil && r.Verdict() != runner.Skip {
+			if tl != nil && r.Verdict() != runner.Skip && tlFile.Err() == nil {
 				if err := tl.Add(r); err != nil {
-					writeErrs = append(writeErrs, "--timeline: "+err.Error())
+					writeErrs.add("--timeline", err)
 				}
 			}
 			o := xf.Outcome(r)
@@ -403,15 +404,13 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			gen.mark(&rec)
 			report.Attempts(&rec, a)
 			if err := stream.Add(rec); err != nil {
-				writeErrs = append(writeErrs, "writing the report: "+err.Error())
+				writeErrs.add("stdout", stdoutError(err))
 			}
 			if page != nil {
 				page.Add(rec, &r.Trace) // draws its timelines now, before the events are dropped
 			}
-			if csv != nil {
-				if err := csv.Write(a); err != nil {
-					writeErrs = append(writeErrs, "--results: "+err.Error())
-				}
+			if csv != nil && csvFile.Err() == nil {
+				writeErrs.add("--results", csv.Write(a))
 			}
 			var un *target.Unavailable
 			if errors.As(r.Err, &un) {
@@ -453,28 +452,22 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		end.Stale = report.StaleOf(f.xfail, stale)
 	}
 	if err := stream.End(end); err != nil {
-		writeErrs = append(writeErrs, "writing the report: "+err.Error())
+		writeErrs.add("stdout", stdoutError(err))
 	}
 	if tl != nil {
-		if err := tl.Close(); err != nil {
-			writeErrs = append(writeErrs, "--timeline: "+err.Error())
-		}
+		writeErrs.add("--timeline", tl.Close())
+		writeErrs.add("--timeline", tlFile.Close())
 	}
 	if page != nil {
-		if err := writeHTML(f.html, page, end); err != nil {
-			writeErrs = append(writeErrs, "--html: "+err.Error())
-		}
+		writeErrs.add("--html", writeHTML(plan.outs, f.html, page, end))
 	}
-	if err := f.ci.writeFlakesOut(flakes); err != nil {
-		writeErrs = append(writeErrs, err.Error())
-	}
+	writeErrs.add("--results", csvFile.Close())
+	writeErrs.add("--flakes-out", f.ci.writeFlakesOut(plan.outs, flakes))
 	if f.matrix != "" {
-		if err := writeMatrix(f.matrix, tg, xf.Apply(results)); err != nil {
-			writeErrs = append(writeErrs, "--matrix: "+err.Error())
-		}
+		writeErrs.add("--matrix", writeMatrix(plan.outs, f.matrix, tg, xf.Apply(results)))
 	}
 	saveLastFailed(outcomes)
-	for _, e := range writeErrs {
+	for _, e := range writeErrs.list {
 		fmt.Fprintf(stderr, "replayspec run: %s\n", e)
 	}
 	if end.Stopped != "" && interruptedBy(ctx) != nil {
@@ -493,7 +486,9 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	case unavailable != "":
 		fmt.Fprintf(stderr, "replayspec run: target %s is not available on this machine: %s\n", tg.Name(), unavailable)
 		return exitUsage
-	case len(writeErrs) > 0:
+	case writeErrs.io:
+		return exitIO
+	case writeErrs.any():
 		return exitUsage
 	case interruptedBy(ctx) != nil:
 		return exitFail
@@ -550,43 +545,25 @@ func specNames(specs []spec.Spec) []string {
 // (the matrix reads its sources).
 func dropEvents(r *runner.Result) { r.Trace.Events = nil }
 
-func writeTrace(path string, t trace.Trace) error {
-	return writeFile(path, func(w io.Writer) error { return trace.Write(w, t) })
+func writeTrace(outs *outputSet, path string, t trace.Trace) error {
+	return outs.write(path, func(w io.Writer) error { return trace.Write(w, t) })
 }
 
-// createFile creates path for writing, with its directory.
-func createFile(path string) (*os.File, error) {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	return os.Create(path)
-}
-
-// writeFile writes a file through fn, creating its directory.
-func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := createFile(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+// stdoutError is a report that could not be written to stdout.
+func stdoutError(err error) error {
+	return &outputError{Flag: "the report on", Path: "stdout", Err: err, Left: "the report is cut short"}
 }
 
 // writeMatrix writes the compliance matrix of a run, as JSON when the file
 // name ends in .json, else as Markdown.
-func writeMatrix(path string, tg target.Target, outcomes []runner.Outcome) error {
+func writeMatrix(outs *outputSet, path string, tg target.Target, outcomes []runner.Outcome) error {
 	var families []string
 	if e, ok := tg.(*exectarget.Exec); ok {
 		families = e.Families()
 	}
 	m := report.BuildMatrix(outcomes, families)
 	m.Target = tg.Name()
-	return writeFile(path, func(w io.Writer) error {
+	return outs.write(path, func(w io.Writer) error {
 		if strings.HasSuffix(path, ".json") {
 			return m.WriteJSON(w)
 		}
@@ -595,18 +572,46 @@ func writeMatrix(path string, tg target.Target, outcomes []runner.Outcome) error
 }
 
 // progress is the line rewritten in place on a terminal's stderr: the
-// spec running now, its passes so far and its time.
+// spec running now, what it is doing (its passes so far, or judging) and
+// its time, redrawn every progressTick even when nothing happens, so that
+// it never looks frozen.
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	on      bool
 	i, n    int
 	name    string
+	phase   string // "starting", "pass N", "judging"
 	started time.Time
 	last    time.Time
+	stop    chan struct{}
 }
 
+// progressTick is how often the line is redrawn.
+const progressTick = 250 * time.Millisecond
+
 func newProgress(w io.Writer, on bool) *progress { return &progress{w: w, on: on} }
+
+// run redraws the line every progressTick until clear's last call (done).
+func (p *progress) run() (done func()) {
+	if !p.on {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(progressTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p.tick()
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return func() { close(stop) }
+}
 
 func (p *progress) start(i, total int, s spec.Spec) {
 	if !p.on {
@@ -614,20 +619,42 @@ func (p *progress) start(i, total int, s spec.Spec) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.i, p.n, p.name, p.started = i+1, total, s.Name, time.Now()
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s", p.i, p.n, Clean(p.name))
+	p.i, p.n, p.name, p.phase, p.started = i+1, total, s.Name, "starting", time.Now()
+	p.drawLocked(time.Now())
 }
 
 func (p *progress) pass(s spec.Spec, passes int) {
+	p.set(fmt.Sprintf("pass %d", passes), false)
+}
+
+func (p *progress) judge(s spec.Spec) { p.set("judging", true) }
+
+// set changes the phase; the line is redrawn at most every 100 ms, or at
+// once when now.
+func (p *progress) set(phase string, now bool) {
 	if !p.on {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond {
-		p.last = now
-		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s: pass %d (%.1f s)", p.i, p.n, Clean(p.name), passes, now.Sub(p.started).Seconds())
+	p.phase = phase
+	if t := time.Now(); now || t.Sub(p.last) >= 100*time.Millisecond {
+		p.drawLocked(t)
 	}
+}
+
+// tick redraws the line with the time so far.
+func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.name != "" {
+		p.drawLocked(time.Now())
+	}
+}
+
+func (p *progress) drawLocked(now time.Time) {
+	p.last = now
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s: %s (%.1f s)", p.i, p.n, report.Name(p.name), p.phase, now.Sub(p.started).Seconds())
 }
 
 func (p *progress) clear() {
@@ -636,11 +663,9 @@ func (p *progress) clear() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.name = ""
 	fmt.Fprint(p.w, "\r\033[K")
 }
-
-// Clean is report.Clean for one line.
-func Clean(s string) string { return report.Clean(s, false) }
 
 // colourWanted decides the text report's colour: auto colours a terminal
 // unless NO_COLOR is set to anything (no-color.org) or TERM is dumb.

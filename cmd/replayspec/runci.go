@@ -1,10 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -41,19 +42,27 @@ func addCIFlags(fs *flag.FlagSet) *ciFlags {
 }
 
 // load reads the flake list and the baseline.
-func (c *ciFlags) load() error {
+func (c *ciFlags) load(ctx context.Context) error {
 	if *c.jobs < 0 || *c.retries < 0 {
 		return fmt.Errorf("-j and --retries take a number of 0 or more")
 	}
 	if *c.flakes != "" {
-		fl, err := runner.LoadFlakes(*c.flakes)
+		data, err := readInput(ctx, *c.flakes, maxListBytes)
+		fl := runner.Flakes{}
+		if err == nil {
+			fl, err = runner.ParseFlakes(*c.flakes, data)
+		}
 		if err != nil {
 			return fmt.Errorf("--flakes: %w", err)
 		}
 		c.fl = fl
 	}
 	if *c.baseline != "" {
-		b, err := runner.LoadBaseline(*c.baseline)
+		data, err := readInput(ctx, *c.baseline, maxResultsBytes)
+		b := runner.Baseline{}
+		if err == nil {
+			b, err = runner.ReadBaseline(*c.baseline, bytes.NewReader(data))
+		}
 		if err != nil {
 			return fmt.Errorf("--baseline: %w", err)
 		}
@@ -115,25 +124,25 @@ func (c *ciFlags) outputs() []namedPath {
 }
 
 // openResults starts the results CSV, when asked for; close it after.
-func (c *ciFlags) openResults() (*report.CSV, io.Closer, error) {
+func (c *ciFlags) openResults(outs *outputSet) (*report.CSV, *streamOut, error) {
 	if *c.results == "" {
 		return nil, nil, nil
 	}
-	f, err := createFile(*c.results)
+	f, err := outs.stream(*c.results)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--results: %w", err)
+		return nil, nil, err
 	}
 	csv, err := report.NewCSV(f)
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("--results: %w", err)
+		return nil, nil, err
 	}
 	return csv, f, nil
 }
 
 // writeFlakesOut lists this run's flakes, one pattern a line: a --flakes
 // file.
-func (c *ciFlags) writeFlakesOut(flakes []runner.Attempted) error {
+func (c *ciFlags) writeFlakesOut(outs *outputSet, flakes []runner.Attempted) error {
 	if *c.flakeOut == "" {
 		return nil
 	}
@@ -142,10 +151,7 @@ func (c *ciFlags) writeFlakesOut(flakes []runner.Attempted) error {
 	for _, f := range flakes {
 		b.WriteString(regexp.QuoteMeta(f.Result.Spec.Name) + "\n")
 	}
-	if err := os.WriteFile(*c.flakeOut, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("--flakes-out: %w", err)
-	}
-	return nil
+	return outs.write(*c.flakeOut, func(w io.Writer) error { _, err := io.WriteString(w, b.String()); return err })
 }
 
 // exit is the run's status once flakes and the baseline are counted: a
@@ -159,7 +165,7 @@ func (c *ciFlags) exit(w io.Writer, code int, cases []runner.Result, flakes []ru
 		if f.Known != "" {
 			why = fmt.Sprintf("failed on all %d attempts, listed in %s as %q", f.Attempts, c.fl.File, f.Known)
 		}
-		fmt.Fprintf(w, "flake: %s (%s)\n", f.Result.Spec.Name, why)
+		fmt.Fprintf(w, "flake: %s (%s)\n", report.Name(f.Result.Spec.Name), report.Name(why))
 	}
 	if c.base.Failing == nil && len(flakes) == 0 {
 		return code
@@ -187,9 +193,9 @@ func (c *ciFlags) exit(w io.Writer, code int, cases []runner.Result, flakes []ru
 		counts[ch]++
 		switch ch {
 		case runner.NewFailure:
-			fmt.Fprintf(w, "new failure: %s\n", r.Spec.Name)
+			fmt.Fprintf(w, "new failure: %s\n", report.Name(r.Spec.Name))
 		case runner.Fixed:
-			fmt.Fprintf(w, "fixed: %s (listed as failing in %s: remove it from the baseline)\n", r.Spec.Name, c.base.File)
+			fmt.Fprintf(w, "fixed: %s (listed as failing in %s: remove it from the baseline)\n", report.Name(r.Spec.Name), report.Name(c.base.File))
 		}
 		if ch.Fails() {
 			out = exitFail

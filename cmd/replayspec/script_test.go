@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,12 +17,15 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/replayspec/replayspec/target/exec"
 )
 
 // TestMain makes the test binary `replayspec` too, for the scripts in
 // testdata/script (each reads like a terminal session) and for the tests
 // that run the command as a process (signals, crashes).
 func TestMain(m *testing.M) {
+	exectarget.ReaperMain() // this binary is the drivers' reaper too
 	// --last-failed's record of the in-process runs stays out of the
 	// user's cache (testscript.Main exits: the small file stays in TMPDIR).
 	if os.Getenv("REPLAYSPEC_CACHE") == "" {
@@ -51,9 +55,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"code":    cmdCode,
-			"waitfor": cmdWaitFor,
-			"lines":   cmdLines,
+			"code":      cmdCode,
+			"waitfor":   cmdWaitFor,
+			"lines":     cmdLines,
+			"jsonvalid": cmdJSONValid,
 		},
 	})
 }
@@ -120,6 +125,19 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	got := strings.Count(text, "\n")
 	if (got == want) == neg {
 		ts.Fatalf("%s has %d lines, want %d", args[1], got, want)
+	}
+}
+
+// cmdJSONValid is `jsonvalid FILE`: the file is one whole JSON document.
+func cmdJSONValid(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: jsonvalid file")
+	}
+	switch valid := json.Valid([]byte(ts.ReadFile(args[0]))); {
+	case !valid && !neg:
+		ts.Fatalf("%s is not one whole JSON document", args[0])
+	case valid && neg:
+		ts.Fatalf("%s is valid JSON", args[0])
 	}
 }
 

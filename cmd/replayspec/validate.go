@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 )
@@ -43,8 +46,8 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if len(paths) == 0 {
 		return usageError(stderr, "validate", "no spec given: name spec files or directories, e.g. replayspec validate specs/")
 	}
-	if *memory < 1 || *maxMiB < 1 {
-		return usageError(stderr, "validate", "--memory-budget and --max-input-mib take a positive number of MiB")
+	if *memory < 1 || *maxMiB < 1 || *memory > maxOptionMiB || *maxMiB > maxOptionMiB {
+		return usageError(stderr, "validate", "--memory-budget %d, --max-input-mib %d: each takes 1 to %d MiB", *memory, *maxMiB, maxOptionMiB)
 	}
 	if *maxCases < 1 {
 		return usageError(stderr, "validate", "--max-cases takes a positive number")
@@ -62,21 +65,34 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if ctx.Err() != nil {
 			return exitFail
 		}
-		cases, err := readCases(f, *maxMiB<<20)
+		var cases []spec.Spec
+		err := error(nil)
+		if !slices.Contains(paths, f) {
+			err = regularInDir(f) // a FIFO found in a directory is not opened
+		}
+		if err == nil {
+			cases, err = readCases(ctx, f, *maxMiB<<20)
+		}
+		if errors.Is(err, errReadInterrupted) {
+			fmt.Fprintf(stderr, "replayspec validate: %v\n", err)
+			return exitFail
+		}
 		if err != nil {
 			bad++
-			fmt.Fprintln(stdout, err)
+			fmt.Fprintln(stdout, report.Clean(err.Error(), true))
 			continue
 		}
 		if cases[0].Case != nil {
-			fmt.Fprintf(stdout, "ok %s (%d cases)\n", f, len(cases))
+			fmt.Fprintf(stdout, "ok %s (%d cases)\n", report.Name(f), len(cases))
 		} else {
-			fmt.Fprintf(stdout, "ok %s\n", f)
+			fmt.Fprintf(stdout, "ok %s\n", report.Name(f))
 		}
 		if *verbose {
 			for _, s := range cases {
 				e := spec.EstimateOf(s)
-				fmt.Fprintf(stdout, "   %s needs about %d MiB (buffers %d MiB, passes %d MiB) of a budget of %d MiB\n", s.Name, e.Bytes>>20, e.Buffers>>20, e.Passes>>20, spec.MemoryBudget()>>20)
+				total, base, bufs, passes, unit := e.Breakdown()
+				fmt.Fprintf(stdout, "   %s needs about %d %s (%d %s any run needs + %s %s for its buffers + %s %s of trace for its passes) of a budget of %d MiB\n",
+					report.Name(s.Name), total, unit, base, unit, spec.Part(bufs, e.Buffers), unit, spec.Part(passes, e.Passes), unit, spec.MemoryBudget()>>20)
 			}
 		}
 	}

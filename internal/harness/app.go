@@ -43,7 +43,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 	a := &app{ctx: ctx, rt: rt, sdk: sdk, hooks: hooks, rec: rec, s: s, th: th,
 		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
 		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}, toolMemory: map[string]bool{},
-		signals: map[hsa.ThreadID]hsa.Signal{}}
+		signals: map[hsa.ThreadID]hsa.Signal{}, diedIn: map[hsa.ThreadID]bool{}}
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}
@@ -114,6 +114,17 @@ type app struct {
 	signals map[hsa.ThreadID]hsa.Signal
 	errs    []error
 	abort   error // the failed restore that ended the process (MEM-5)
+	// diedIn are the threads on which the process died inside a replay
+	// callback (a nested window's restore failed): it never returns.
+	diedIn map[hsa.ThreadID]bool
+}
+
+// diedInCallback reports whether the process died inside a replay callback
+// running on thread.
+func (a *app) diedInCallback(thread hsa.ThreadID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.diedIn[thread]
 }
 
 // aborted reports whether the process has died (a restore failed part-way).
@@ -497,7 +508,10 @@ func (a *app) readBack() {
 // submitFromTool writes d, a dispatch of the tool's own, from inside the
 // replay callback "from" on thread, and waits for it: the application's
 // queue and buffers, the tool's hands. Its events are bracketed by
-// tool_dispatch and tool_complete.
+// tool_dispatch and tool_complete. It is a candidate like any other (MEM-6,
+// clarified 2026-12-01): the tool answers its CONFIG with d's own plan, or
+// the tool's, and may see a window of its own nested in the one it was
+// written from.
 func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Event) error {
 	q, err := a.queue(d.Agent, d.Queue)
 	if err != nil {
@@ -508,8 +522,32 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Ev
 	a.rec.Emit(trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Args: d.Args,
 		Op: from.Op, Phase: from.Phase, Pass: from.Pass, Dispatch: from.Dispatch})
+	// The tool knows its own dispatch's signal: the callbacks of its window
+	// load that one, and the outer dispatch's comes back after.
+	a.mu.Lock()
+	outer, had := a.signals[thread]
+	a.signals[thread] = sig
+	a.mu.Unlock()
 	err = a.launch(thread, d.Graph, func() error { return q.Submit(thread, packets...) })
-	if err != nil {
+	a.mu.Lock()
+	if had {
+		a.signals[thread] = outer
+	} else {
+		delete(a.signals, thread)
+	}
+	a.mu.Unlock()
+	switch {
+	case errors.Is(err, replay.ErrNeverEnded):
+		// CMP-4: its own loop never ends, and the tool would wait here
+		// for ever; it gives up as the application does (no tool_complete).
+		return nil
+	case errors.Is(err, replay.ErrRestoreFailed):
+		a.mu.Lock()
+		a.abort = fmt.Errorf("the tool's dispatch %s: %w", d.Name, err)
+		a.diedIn[thread] = true
+		a.mu.Unlock()
+		return nil // the process is gone (MEM-5), inside the callback that wrote it
+	case err != nil:
 		return err
 	}
 	if !sig.WaitBelow(1) {

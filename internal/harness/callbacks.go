@@ -34,6 +34,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
 	// API-6): user data it wrote, payload members it set.
 	defer func() {
+		if t.app != nil && t.app.diedInCallback(th) {
+			return // the process died inside the callback (a nested window's restore failed)
+		}
 		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
 			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
 			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
@@ -195,6 +198,9 @@ func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Eve
 		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
 			continue
 		}
+		if t.app != nil && t.app.diedInCallback(th) {
+			return // the process died in what the tool wrote: nothing more happens
+		}
 		switch a.Call {
 		case spec.ActionStartContext, spec.ActionStopContext:
 			t.setStarted(th, a.Context, a.Call == spec.ActionStartContext, where)
@@ -203,7 +209,13 @@ func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Eve
 			if !ok || t.app == nil {
 				continue
 			}
-			if err := t.app.submitFromTool(th, d, where); err != nil {
+			done, fresh := t.writing(th, d.Name)
+			if !fresh {
+				continue // never from inside its own windows: that would never end
+			}
+			err := t.app.submitFromTool(th, d, where)
+			done()
+			if err != nil {
 				t.app.fail(fmt.Errorf("the tool's dispatch %s: %w", d.Name, err))
 			}
 		case spec.ActionFree, spec.ActionAlloc:
@@ -212,6 +224,34 @@ func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Eve
 			}
 		}
 	}
+}
+
+// writing notes that the tool writes its dispatch name on thread th: the
+// dispatch th is submitting is name until done, and the pass th had
+// published comes back then (a window of name's own may nest inside the
+// pass and publish its passes). fresh is false when th is already writing
+// name: its plan's actions would write it again from its own callbacks.
+func (t *tool) writing(th hsa.ThreadID, name string) (done func(), fresh bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if slices.Contains(t.writes[th], name) {
+		return nil, false
+	}
+	t.writes[th] = append(t.writes[th], name)
+	label := t.label[th]
+	pub, had := t.published[th]
+	t.label[th] = name
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.writes[th] = t.writes[th][:len(t.writes[th])-1]
+		t.label[th] = label
+		if had {
+			t.published[th] = pub
+		} else {
+			delete(t.published, th)
+		}
+	}, true
 }
 
 func (t *tool) dispatchNamed(name string) (spec.Dispatch, bool) {

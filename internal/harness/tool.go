@@ -40,10 +40,12 @@ type tool struct {
 	published map[hsa.ThreadID]published // the pass in "thread-local" state (CB-4)
 	live      map[string]bool            // contexts the tool has started globally
 	label     map[hsa.ThreadID]string    // the dispatch each thread is submitting
+	writes    map[hsa.ThreadID][]string  // the tool's own dispatches each thread is writing, outermost first
 	labelOf   map[uint64]string          // dispatch id -> spec name
 	inPass    map[string]int64           // spec name -> pass running, -1 outside
 	started   map[string]bool            // spec names whose app_dispatch happened
 	counters  map[string]map[uint64]uint64
+	recorded  map[published]bool // passes whose first record the tool has had
 	extNext   atomic.Uint64
 }
 
@@ -51,9 +53,10 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 	t := &tool{sdk: sdk, rt: rt, th: th, rec: rec, s: s,
 		ctxByName: map[string]replay.ContextID{}, threadOf: map[uint64]hsa.ThreadID{},
 		published: map[hsa.ThreadID]published{}, live: map[string]bool{}, label: map[hsa.ThreadID]string{},
+		writes:  map[hsa.ThreadID][]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
-		counters: map[string]map[uint64]uint64{},
-		byName:   map[string]spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{}}
+		counters: map[string]map[uint64]uint64{}, recorded: map[published]bool{},
+		byName: map[string]spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{}}
 	for _, d := range s.Application.Dispatches {
 		if _, dup := t.byName[d.Name]; dup {
 			continue // the first of a name wins, as a walk would find it
@@ -361,10 +364,19 @@ func (t *tool) onRecord(r replay.Record) {
 			t.counters[key][pass] = c.Value
 		}
 	}
+	first := inLoop && !t.recorded[pub]
+	if first {
+		t.recorded[pub] = true
+	}
 	t.mu.Unlock()
 	var at *uint64
 	if inLoop {
 		at = trace.U64(pass)
 	}
 	t.rec.Emit(RecordEvent(r, th, at))
+	if first {
+		// The plan's calls from a service callback within a pass: made
+		// from the pass's first record (MEM-6, clarified 2026-12-01).
+		t.actions(th, t.planFor(label), spec.WindowRecord, trace.Event{Dispatch: pub.dispatch, Pass: trace.U64(pub.pass)})
+	}
 }

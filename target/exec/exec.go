@@ -224,15 +224,37 @@ const (
 	whatHalfWay  = "stopped half-way"
 	whatProtocol = "protocol"
 	whatStart    = "cannot start"
+	whatStopped  = "stopped" // the run was interrupted (SIGINT, SIGTERM), not out of time
 )
 
 // session runs the driver once: handshake, then the spec (none for the
 // probe), then the trace. It never outlives ctx by more than a moment.
 func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Handshake, trace.Trace, error) {
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.argv[0], e.argv[1:]...)
-	ownProcessGroup(cmd)
+	// The driver runs under a reaper where there is one (reaper_linux.go),
+	// so that nothing it starts outlives it; else in a process group of its
+	// own, killed whole.
+	var cmd *exec.Cmd
+	var status *os.File // the reaper's line on how the driver ended
+	if reaperOn {
+		var err error
+		if cmd, status, err = reaperCommand(ctx, e.argv); err != nil {
+			return driver.Handshake{}, trace.Trace{}, err
+		}
+		defer status.Close()
+	} else {
+		cmd = exec.CommandContext(ctx, e.argv[0], e.argv[1:]...)
+		ownProcessGroup(cmd)
+	}
+	end := func() {
+		if status != nil {
+			_ = stopReaper(cmd)
+		} else {
+			_ = killGroup(cmd)
+		}
+	}
 	tail := &tailWriter{max: e.opts.StderrTail}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -256,17 +278,28 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 	fail := func(what, format string, args ...any) *ExecError {
 		return &ExecError{Command: e.command, Spec: name, What: what, Detail: fmt.Sprintf(format, args...)}
 	}
-	if err := cmd.Start(); err != nil {
-		pw.Close()
-		ew.Close()
-		return driver.Handshake{}, trace.Trace{}, fail(whatStart, "%v", err)
-	}
+	err = cmd.Start()
 	pw.Close()
 	ew.Close()
-	live.add(cmd)
+	for _, f := range cmd.ExtraFiles {
+		f.Close() // the reaper's end of its status pipe
+	}
+	if err != nil {
+		return driver.Handshake{}, trace.Trace{}, fail(whatStart, "%v", err)
+	}
+	live.add(cmd, end)
 	defer live.remove(cmd)
 	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		if status != nil {
+			// The reaper's exit is its own; the driver's is on its line.
+			if driverErr, ok := readStatus(status); ok {
+				err = driverErr
+			}
+		}
+		waited <- err
+	}()
 	stderrDone := make(chan struct{})
 	go func() { _, _ = io.Copy(tail, er); close(stderrDone) }()
 
@@ -301,6 +334,14 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 		}
 		return ""
 	}
+	// outOfTime says why ctx ended: the time ran out (what), or the run
+	// was stopped (an interrupt is not a timeout, nor reported as one).
+	outOfTime := func(what, stage string) *ExecError {
+		if !errors.Is(parent.Err(), context.DeadlineExceeded) {
+			return fail(whatStopped, "the run was interrupted %s; the driver was ended", stage)
+		}
+		return fail(whatTimeout, "%s before the deadline%s; killed", what, deadline())
+	}
 
 	// 1. The handshake.
 	var hs driver.Handshake
@@ -323,7 +364,7 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 	case <-hsTimer.C:
 		kill(fail(whatTimeout, "no handshake line within %s; killed", e.opts.HandshakeTimeout))
 	case <-ctx.Done():
-		kill(fail(whatTimeout, "no handshake before the deadline%s; killed", deadline()))
+		kill(outOfTime("no handshake", "before its handshake"))
 	}
 
 	// 2. The spec, written while we read so that neither side blocks.
@@ -345,7 +386,7 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 	exited := false
 	ended := rd.ended
 	finish := func() {
-		_ = killGroup(cmd)
+		end()
 		stopReading(200 * time.Millisecond)
 	}
 	for reading := true; reading; {
@@ -370,7 +411,7 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 				finish()
 			}
 		case <-ctx.Done():
-			kill(fail(whatTimeout, "no complete trace before the deadline%s; killed", deadline()))
+			kill(outOfTime("no complete trace", "before its trace was complete"))
 			<-read
 			reading = false
 		}
@@ -381,11 +422,11 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 		select {
 		case exitErr = <-waited:
 		case <-ctx.Done():
-			kill(fail(whatTimeout, "closed stdout but did not exit before the deadline%s; killed", deadline()))
+			kill(outOfTime("closed stdout but did not exit", "before it exited"))
 			exitErr = <-waited
 		}
 	}
-	_ = killGroup(cmd) // leave nothing of the driver running
+	end() // leave nothing of the driver running
 	select {
 	case <-stderrDone:
 	case <-time.After(time.Second): // a grandchild outside the group holds stderr
@@ -405,14 +446,26 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 
 	// 5. What we have, and what went wrong first.
 	t, parseErr := rd.trace()
+	if body != nil && t.Header.Trace == "" {
+		// Nothing of the trace came (a driver stopped or killed first):
+		// the file still gets a header check can read, with the sources
+		// the handshake declared (none without one).
+		t.Header = trace.Header{Trace: trace.Version, Spec: name, Target: e.Name(), Implementation: hs.Implementation.Name, Sources: []trace.Source{}}
+		if hs.Protocol != "" {
+			t.Header.Sources = hs.ReportedSources()
+		}
+	}
 	var pe *trace.ParseError
 	if errors.As(parseErr, &pe) {
 		// Count lines as the driver wrote them: the handshake is line 1.
 		parseErr = fmt.Errorf("stdout line %d (trace line %d): %w", pe.Line+1, pe.Line, pe.Err)
 	}
 	x := killed
+	var se *startError
 	switch {
 	case x != nil:
+	case errors.As(exitErr, &se):
+		x = fail(whatStart, "%s", se.msg)
 	case exitErr != nil && noHandshake:
 		x = fail(whatCrashed, "%s before writing its handshake", describeExit(exitErr))
 	case exitErr != nil:
@@ -466,11 +519,32 @@ func checkSources(hs driver.Handshake, t trace.Trace) error {
 	return nil
 }
 
+// driverExit is how a driver run under the reaper ended, as the reaper
+// saw it: an exit status, or the signal that killed it.
+type driverExit struct {
+	code   int
+	signal syscall.Signal
+}
+
+func (d *driverExit) Error() string { return describeExit(d) }
+
+// startError is a driver the reaper could not start.
+type startError struct{ msg string }
+
+func (s *startError) Error() string { return "cannot start: " + s.msg }
+
 func describeExit(err error) string {
+	var de *driverExit
+	if errors.As(err, &de) {
+		if de.signal != 0 {
+			return "was killed by " + signalName(de.signal)
+		}
+		return fmt.Sprintf("exited with status %d", de.code)
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by signal " + ws.Signal().String()
+			return "was killed by " + signalName(ws.Signal())
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}

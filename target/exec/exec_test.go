@@ -207,7 +207,7 @@ func endsWithin(t *testing.T, limit time.Duration, what string, f func()) {
 	}
 }
 
-var testLimits = exectarget.ExecOptions{HandshakeTimeout: 2 * time.Second, MaxBytes: 1 << 20, MaxLines: 2000}
+var testLimits = exectarget.ExecOptions{HandshakeTimeout: 15 * time.Second, MaxBytes: 1 << 20, MaxLines: 2000}
 
 // TestExecBadDrivers runs a spec through each kind of broken driver: each
 // is an error that names the spec, what happened, the last lines read and
@@ -223,7 +223,7 @@ func TestExecBadDrivers(t *testing.T) {
 		events int // at least
 	}{
 		{mode: "crash", what: "crashed", detail: "exited with status 3", last: `"seq":2`, stderr: "index out of range", events: 2},
-		{mode: "signal", what: "crashed", detail: "killed by signal killed", last: `"seq":2`, events: 2},
+		{mode: "signal", what: "crashed", detail: "was killed by SIGKILL (signal 9: killed)", last: `"seq":2`, events: 2},
 		{mode: "non-json", what: "bad output", detail: "stdout line 4 (trace line 3)", last: "pass 0 done"},
 		{mode: "half-way", what: "bad output", detail: "line"},
 		{mode: "half-way-lines", what: "stopped half-way", detail: "no end line", last: `"seq":3`, events: 3},
@@ -240,12 +240,14 @@ func TestExecBadDrivers(t *testing.T) {
 			if err != nil {
 				t.Fatalf("handshake probe: %v", err)
 			}
-			// Only a driver that hangs needs the short timeout; the others
+			// Only a driver that hangs needs a short timeout; the others
 			// get one no loaded machine reaches, so that a slow start never
-			// reads as a hang.
+			// reads as a hang. The short one still leaves a hanging driver
+			// time to start (under its reaper: two processes of a -race
+			// binary on a loaded machine) and write what the test reads.
 			timeout := 15 * time.Second
 			if c.what == "timed out" {
-				timeout = 800 * time.Millisecond
+				timeout = 4 * time.Second
 			}
 			var r runner.Result
 			endsWithin(t, hangBound, "a run with a per-spec timeout of "+timeout.String(), func() {

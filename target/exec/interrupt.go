@@ -10,16 +10,16 @@ import (
 
 // live is every driver process running now, so that an interrupted runner
 // ends them all, each with its process group.
-var live = &liveSet{cmds: map[*exec.Cmd]bool{}}
+var live = &liveSet{cmds: map[*exec.Cmd]func(){}}
 
 type liveSet struct {
 	mu   sync.Mutex
-	cmds map[*exec.Cmd]bool
+	cmds map[*exec.Cmd]func() // how to end each: stop its reaper, or kill its group
 }
 
-func (l *liveSet) add(c *exec.Cmd) {
+func (l *liveSet) add(c *exec.Cmd, end func()) {
 	l.mu.Lock()
-	l.cmds[c] = true
+	l.cmds[c] = end
 	l.mu.Unlock()
 }
 
@@ -29,12 +29,14 @@ func (l *liveSet) remove(c *exec.Cmd) {
 	l.mu.Unlock()
 }
 
-// KillAll kills every running driver's process group.
+// KillAll ends every running driver with everything it started: its
+// reaper is told to (and, once this process has exited, its parent-death
+// signal tells it again), or its process group is killed.
 func KillAll() {
 	live.mu.Lock()
 	defer live.mu.Unlock()
-	for c := range live.cmds {
-		_ = killGroup(c)
+	for _, end := range live.cmds {
+		end()
 	}
 }
 

@@ -67,6 +67,13 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 	defer stop()
 	runErr := harness.Run(rt, rt, s, harness.Options{Recorder: rec, Faults: tg.Faults, Context: ctx})
 	t := trace.Trace{Header: tg.Header(s), Events: rec.Take()}
+	if n, ok := rt.DeadlockedAt(); ok && n <= len(t.Events) {
+		// Every thread blocked: the process hangs there, and its trace
+		// ends there too, as a port's that a timeout cut would (the
+		// oracles judge what was recorded until then; the error says why
+		// it ended).
+		t.Events = t.Events[:n]
+	}
 	if errors.Is(runErr, replay.ErrRestoreFailed) && failsRestore(s) {
 		// The spec's machine fails a restore on purpose; the process
 		// aborting there is the run it asked for, and the trace shows it

@@ -104,8 +104,14 @@ typedef struct {
     rs_names contexts;
 } rs_spec_collect;
 
-typedef enum { RS_WINDOW_CONFIG_ENTER, RS_WINDOW_CONFIG_EXIT, RS_WINDOW_PASS_ENTER, RS_WINDOW_PASS_EXIT } rs_window;
-typedef enum { RS_ACTION_START_CONTEXT, RS_ACTION_STOP_CONTEXT, RS_ACTION_DISPATCH } rs_action_call;
+/* RS_WINDOW_RECORD: the tool's first service record of a pass, delivered
+ * inside the pass (tool.plan.actions only). */
+typedef enum { RS_WINDOW_CONFIG_ENTER, RS_WINDOW_CONFIG_EXIT, RS_WINDOW_PASS_ENTER, RS_WINDOW_PASS_EXIT, RS_WINDOW_RECORD } rs_window;
+/* RS_ACTION_FREE frees a buffer, RS_ACTION_ALLOC allocates a by_tool one
+ * (memory-actions): each once in a run, the first time its callback comes. */
+typedef enum {
+    RS_ACTION_START_CONTEXT, RS_ACTION_STOP_CONTEXT, RS_ACTION_DISPATCH, RS_ACTION_FREE, RS_ACTION_ALLOC
+} rs_action_call;
 
 /* A call the tool makes from inside a replay callback (plan.actions). */
 typedef struct {
@@ -113,6 +119,7 @@ typedef struct {
     int64_t pass; /* for PASS windows; -1: every pass */
     rs_action_call call;
     char *context, *dispatch;
+    char *buffer; /* RS_ACTION_FREE, RS_ACTION_ALLOC */
 } rs_spec_action;
 
 typedef struct {
@@ -148,6 +155,7 @@ typedef struct {
     size_t nvalues;
     char *free_after;
     char *alloc_after; /* NULL: allocated before the application starts */
+    bool by_tool;      /* allocated by the tool from a callback (RS_ACTION_ALLOC), never by the application */
 } rs_spec_buffer;
 
 typedef struct {
@@ -264,7 +272,7 @@ typedef enum {
 
 typedef enum {
     RS_WARN_NONE, RS_WARN_PASS_COUNT_ZERO, RS_WARN_MULTI_PACKET, RS_WARN_GRAPH_LAUNCH,
-    RS_WARN_SNAPSHOT_INCOMPLETE, RS_WARN_SERVICE_CONFLICT
+    RS_WARN_SNAPSHOT_INCOMPLETE, RS_WARN_SERVICE_CONFLICT, RS_WARN_REENTRANT_DISPATCH
 } rs_warning;
 /* rs_warning_code is the trace's code ("pass_count_zero_without_continue", ...). */
 const char *rs_warning_code(rs_warning w);

@@ -170,14 +170,23 @@ void rt_set_hooks(rt_runtime *rt, const rt_hooks *h); /* NULL removes them */
 void rt_set_observer(rt_runtime *rt, const rt_observer *o);
 
 /* Memory. Copies in and out of device and fine-grained memory are seen by
- * the observer; host memory is the host's own. */
+ * the observer; host memory is the host's own. A freed block's address goes
+ * to the next allocation of the same agent, kind and page count (4096
+ * bytes), the last freed first, as the simulator's allocator does; the
+ * on_alloc hook hears of a free before the block goes. */
 int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out);
 int rt_free_memory(rt_runtime *rt, const rt_alloc *a);
 int rt_write_memory(rt_runtime *rt, const rt_alloc *a, const void *src, uint64_t n);
 int rt_read_memory(rt_runtime *rt, const rt_alloc *a, void *dst, uint64_t n);
 /* Several regions of one agent at once, seen as one copy (a snapshot, a
- * restore). */
-int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst);
+ * restore). then, when not NULL, runs once the copy succeeded, still under
+ * the runtime's memory lock and after the observer saw the copy: what the
+ * caller reports there is ordered with every kernel as the memory saw them
+ * (a snapshot reported after the lock is let go could follow another
+ * thread's kernel that ran after the copy; docs/decisions.md 18.8). */
+typedef void (*rt_copied_fn)(void *arg);
+int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst,
+                    rt_copied_fn then, void *arg);
 int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src);
 
 /* Restores: a copy of several saved regions back into device memory. The
@@ -186,7 +195,8 @@ int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regi
  * restore of no region copies nothing and cannot fail: the failure is
  * spent on it (decision 17.2). */
 void rt_set_restore_failure(rt_runtime *rt, uint64_t nth);
-int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src);
+int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src,
+                       rt_copied_fn then, void *arg);
 
 /* Staging memory for snapshots: a snapshot of more than the agent's
  * limit cannot be taken (MEM-5). 0: no limit. */

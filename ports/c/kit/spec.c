@@ -134,14 +134,14 @@ static const char *const tool_keys[] = {"plan", "misuse", "configure_twice", NUL
 static const char *const plan_keys[] = {"passes", "continue", "local", "user_data", "write_user_data_in_pass",
                                         "collect", "actions", NULL};
 static const char *const collect_keys[] = {"pass", "contexts", NULL};
-static const char *const action_keys[] = {"in", "pass", "call", "context", "dispatch", NULL};
+static const char *const action_keys[] = {"in", "pass", "call", "context", "dispatch", "buffer", NULL};
 static const char *const continue_keys[] = {"stop_after", "always", "converge", NULL};
 static const char *const converge_keys[] = {"counter", "at_most", NULL};
 static const char *const local_keys[] = {"pass", "start", "stop", NULL};
 static const char *const misuse_keys[] = {"call", "context", "in", "pass", NULL};
 static const char *const app_keys[] = {"buffers", "dispatches", NULL};
 static const char *const buffer_keys[] = {"name", "agent", "kind", "elements", "fill", "values", "free_after",
-                                          "alloc_after", NULL};
+                                          "alloc_after", "by_tool", NULL};
 static const char *const dispatch_keys[] = {"name", "kernel", "agent", "queue", "thread", "args", "scalar", "grid",
                                             "workgroup", "packets", "kernel_packets", "barriers_between", "graph", "by_tool", "plan",
                                             "during", "after", NULL};
@@ -150,10 +150,12 @@ static const char *const limits_keys[] = {"max_passes", NULL};
 static const char *const top_keys[] = {"version", "name", "description", "rules", "requires", "agents", "contexts",
                                        "tool", "application", "expect", "limits", NULL};
 
-static bool read_window(ctx *c, const rs_json *v, const char *path, rs_window *w) {
-    static const char *const names[] = {"CONFIG_ENTER", "CONFIG_EXIT", "PASS_ENTER", "PASS_EXIT"};
+/* read_window reads a callback window; record says RECORD is one too (a
+ * tool action may be made from a service's record within a pass). */
+static bool read_window(ctx *c, const rs_json *v, const char *path, rs_window *w, bool record) {
+    static const char *const names[] = {"CONFIG_ENTER", "CONFIG_EXIT", "PASS_ENTER", "PASS_EXIT", "RECORD"};
     if (v == NULL || v->kind != RS_JSON_STRING) { bad(c, path, "want CONFIG_ENTER, CONFIG_EXIT, PASS_ENTER or PASS_EXIT"); return false; }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (record ? 5 : 4); i++) {
         if (strcmp(names[i], v->text) == 0) { *w = (rs_window)i; return true; }
     }
     bad(c, path, "unknown window %s", v->text);
@@ -214,16 +216,19 @@ static void read_plan(ctx *c, const rs_json *v, rs_spec_plan *p) {
             rs_spec_action *a = &p->actions[i];
             if (!known(c, items[i], "plan.actions[]", action_keys)) break;
             p->nactions++;
-            if (!read_window(c, rs_json_get(items[i], "in"), "plan.actions[].in", &a->in)) break;
+            if (!read_window(c, rs_json_get(items[i], "in"), "plan.actions[].in", &a->in, true)) break;
             get_i64(c, rs_json_get(items[i], "pass"), "plan.actions[].pass", &a->pass);
             const rs_json *call = rs_json_get(items[i], "call");
             if (call == NULL || call->kind != RS_JSON_STRING) { bad(c, "plan.actions[].call", "missing"); break; }
             if (strcmp(call->text, "start_context") == 0) a->call = RS_ACTION_START_CONTEXT;
             else if (strcmp(call->text, "stop_context") == 0) a->call = RS_ACTION_STOP_CONTEXT;
             else if (strcmp(call->text, "dispatch") == 0) a->call = RS_ACTION_DISPATCH;
+            else if (strcmp(call->text, "free") == 0) a->call = RS_ACTION_FREE;
+            else if (strcmp(call->text, "alloc") == 0) a->call = RS_ACTION_ALLOC;
             else { bad(c, "plan.actions[].call", "unknown call %s", call->text); break; }
             a->context = dup_str(c, rs_json_get(items[i], "context"), "plan.actions[].context");
             a->dispatch = dup_str(c, rs_json_get(items[i], "dispatch"), "plan.actions[].dispatch");
+            a->buffer = dup_str(c, rs_json_get(items[i], "buffer"), "plan.actions[].buffer");
         }
     }
     p->has_user_data = get_u64(c, rs_json_get(v, "user_data"), "plan.user_data", &p->user_data);
@@ -237,6 +242,7 @@ static void free_plan(rs_spec_plan *p) {
     for (size_t i = 0; i < p->nactions; i++) {
         free(p->actions[i].context);
         free(p->actions[i].dispatch);
+        free(p->actions[i].buffer);
     }
     free(p->actions);
     for (size_t i = 0; i < p->nlocal; i++) {
@@ -375,7 +381,7 @@ rs_spec *rs_spec_parse(const char *json, size_t n, char *err, size_t errlen) {
             }
             m->start = strcmp(call->text, "local_start") == 0;
             if (!m->start && strcmp(call->text, "local_stop") != 0) { bad(&c, "tool.misuse[].call", "unknown call %s", call->text); break; }
-            if (!read_window(&c, in, "tool.misuse[].in", &m->in)) break;
+            if (!read_window(&c, in, "tool.misuse[].in", &m->in, false)) break;
             m->context = dup_str(&c, rs_json_get(items[i], "context"), "tool.misuse[].context");
             get_u64(&c, rs_json_get(items[i], "pass"), "tool.misuse[].pass", &m->pass);
             s->nmisuse++;
@@ -405,6 +411,7 @@ rs_spec *rs_spec_parse(const char *json, size_t n, char *err, size_t errlen) {
         }
         b->free_after = dup_str(&c, rs_json_get(items[i], "free_after"), "buffers[].free_after");
         b->alloc_after = dup_str(&c, rs_json_get(items[i], "alloc_after"), "buffers[].alloc_after");
+        get_bool(&c, rs_json_get(items[i], "by_tool"), "buffers[].by_tool", &b->by_tool);
     }
     items = array(&c, rs_json_get(app, "dispatches"), "application.dispatches", &k);
     s->dispatches = alloc_n(&c, k, sizeof *s->dispatches, "application.dispatches");
@@ -432,6 +439,16 @@ rs_spec *rs_spec_parse(const char *json, size_t n, char *err, size_t errlen) {
     for (size_t i = 0; !c.failed && i < s->nbuffers; i++) {
         if (s->buffers[i].name == NULL || s->buffers[i].agent == NULL || rs_spec_agent_index(s, s->buffers[i].agent) == s->nagents) {
             bad(&c, "buffers[]", "a buffer without a name or a known agent");
+        }
+    }
+    for (size_t i = 0; !c.failed && i <= s->ndispatches; i++) {
+        const rs_spec_plan *p = i < s->ndispatches ? s->dispatches[i].plan : &s->plan;
+        for (size_t j = 0; p != NULL && !c.failed && j < p->nactions; j++) {
+            const rs_spec_action *a = &p->actions[j];
+            if (a->call != RS_ACTION_FREE && a->call != RS_ACTION_ALLOC) continue;
+            const rs_spec_buffer *b = a->buffer != NULL ? rs_spec_buffer_named(s, NULL, a->buffer) : NULL;
+            if (b == NULL) bad(&c, "plan.actions[].buffer", "no buffer %s", a->buffer != NULL ? a->buffer : "(missing)");
+            else if (a->call == RS_ACTION_ALLOC && !b->by_tool) bad(&c, "plan.actions[].buffer", "buffer %s is not by_tool: the tool does not allocate it", b->name);
         }
     }
 done:

@@ -171,7 +171,7 @@ static const char *service_name(rs_service s) {
 static const char *const warning_codes[] = {
     [RS_WARN_PASS_COUNT_ZERO] = "pass_count_zero_without_continue", [RS_WARN_MULTI_PACKET] = "multi_packet_submission",
     [RS_WARN_GRAPH_LAUNCH] = "graph_launch", [RS_WARN_SNAPSHOT_INCOMPLETE] = "snapshot_incomplete",
-    [RS_WARN_SERVICE_CONFLICT] = "service_conflict",
+    [RS_WARN_SERVICE_CONFLICT] = "service_conflict", [RS_WARN_REENTRANT_DISPATCH] = "reentrant_dispatch",
 };
 
 const char *rs_warning_code(rs_warning w) {

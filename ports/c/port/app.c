@@ -24,6 +24,7 @@ static struct {
     const app_hooks *hooks; /* the tool, as far as the application knows it */
     rt_alloc *buffers;      /* by spec index */
     bool *live;        /* allocated and not freed */
+    bool *tool_freed, *tool_allocated; /* by spec index: the tool's memory actions done */
     named_queue *queues;
     size_t nqueues;
 } app;
@@ -65,8 +66,9 @@ static rt_mem_kind rt_kind(rs_mem_kind k) {
     }
 }
 
-/* allocate makes and fills one buffer (thread: the application thread it
- * happens on, 0 before the threads start). */
+/* allocate makes and fills one buffer, on the calling thread: an
+ * application thread, a tool's callback on one (a by_tool buffer), or the
+ * main thread (0) before the threads start. */
 static int allocate(size_t i) {
     const rs_spec_buffer *b = &spec()->buffers[i];
     uint64_t agent = rs_spec_agent_index(spec(), b->agent) + 1;
@@ -86,8 +88,8 @@ static int allocate(size_t i) {
         int64_t v = b->nvalues > 0 ? (e < b->nvalues ? b->values[e] : 0) : b->fill;
         data[e] = (int32_t)(uint32_t)(uint64_t)v;
     }
-    emit(&(rs_event){.type = RS_EV_APP_ALLOC, .buffer = b->name, .agent = agent, .mem_kind = kind,
-                     .addr = al.handle, .bytes = bytes});
+    emit(&(rs_event){.type = RS_EV_APP_ALLOC, .thread = rs_app_thread(), .buffer = b->name, .agent = agent,
+                     .mem_kind = kind, .addr = al.handle, .bytes = bytes});
     int rc = rt_write_memory(app.p->rt, &al, data, bytes);
     free(data);
     if (rc != RT_OK) {
@@ -278,28 +280,60 @@ int app_submit_from_tool(size_t di, const rs_event *from) {
     e.nargs = d->args.n;
     emit(&e);
     mark(di, app.p->started); /* a pass waiting on a `during` sees it (tool.c) */
+    /* the tool knows its own dispatch's signal: its callbacks load that one
+     * (the tool puts the outer dispatch's back when this returns) */
+    app.hooks->submitting(di, sig);
     int rc = rt_launch(app.p->rt, q, pk, (size_t)packets); /* launched as the application does (COR-1) */
     free(pk);
     bool done = rc == RT_OK && rt_signal_wait_below(sig, 1, wait_normal_ns);
     mark(di, app.p->completed);
     if (done) emit(&(rs_event){.type = RS_EV_TOOL_COMPLETE, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
     rt_signal_destroy(sig);
+    /* Its own loop never ended (CMP-4): the tool would wait for ever; it
+     * gives up as the application does, without tool_complete. */
+    if (rc == RT_ERR_NEVER_ENDED) return 0;
     return done ? 0 : -1;
+}
+
+/* free_buffer frees buffer i on the calling thread (an application thread,
+ * or a tool's callback on one), recording it. */
+static void free_buffer(size_t i) {
+    const rs_spec_buffer *b = &spec()->buffers[i];
+    pthread_mutex_lock(&app.p->mu);
+    rt_alloc al = app.buffers[i];
+    bool was_live = app.live[i];
+    app.live[i] = false;
+    pthread_mutex_unlock(&app.p->mu);
+    if (!was_live) {
+        port_fail(app.p, "free %s: the buffer is not allocated", b->name);
+        return;
+    }
+    app.hooks->allocated(i, &al, true); /* allocation tracing sees the free as it begins */
+    if (rt_free_memory(app.p->rt, &al) != RT_OK) port_fail(app.p, "free %s failed", b->name);
+    emit(&(rs_event){.type = RS_EV_APP_FREE, .thread = rs_app_thread(), .buffer = b->name, .addr = al.handle});
 }
 
 static void free_after(size_t di) {
     const char *name = spec()->dispatches[di].name;
     for (size_t i = 0; i < spec()->nbuffers; i++) {
         const rs_spec_buffer *b = &spec()->buffers[i];
-        if (b->free_after == NULL || strcmp(b->free_after, name) != 0) continue;
-        pthread_mutex_lock(&app.p->mu);
-        rt_alloc al = app.buffers[i];
-        app.live[i] = false;
-        pthread_mutex_unlock(&app.p->mu);
-        app.hooks->allocated(i, &al, true); /* allocation tracing sees the free as it begins */
-        if (rt_free_memory(app.p->rt, &al) != RT_OK) port_fail(app.p, "free %s failed", b->name);
-        emit(&(rs_event){.type = RS_EV_APP_FREE, .buffer = b->name, .addr = al.handle});
+        if (b->free_after != NULL && strcmp(b->free_after, name) == 0) free_buffer(i);
     }
+}
+
+int app_memory_from_tool(bool alloc, size_t buffer) {
+    if (buffer >= spec()->nbuffers) return -1;
+    pthread_mutex_lock(&app.p->mu);
+    bool *done = alloc ? &app.tool_allocated[buffer] : &app.tool_freed[buffer];
+    bool first = !*done;
+    *done = true;
+    pthread_mutex_unlock(&app.p->mu);
+    if (!first) return 0; /* once in a run: a plan's action comes in every dispatch that follows the plan */
+    if (!alloc) {
+        free_buffer(buffer);
+        return 0;
+    }
+    return allocate(buffer);
 }
 
 /* alloc_after makes the buffers allocated once this dispatch completed,
@@ -345,13 +379,16 @@ int app_run(port *p, const app_hooks *hooks) {
     const rs_spec *s = p->s;
     app.buffers = calloc(s->nbuffers + 1, sizeof *app.buffers);
     app.live = calloc(s->nbuffers + 1, sizeof *app.live);
-    if (app.buffers == NULL || app.live == NULL) {
+    app.tool_freed = calloc(s->nbuffers + 1, sizeof *app.tool_freed);
+    app.tool_allocated = calloc(s->nbuffers + 1, sizeof *app.tool_allocated);
+    if (app.buffers == NULL || app.live == NULL || app.tool_freed == NULL || app.tool_allocated == NULL) {
         port_fail(p, "out of memory");
         return -1;
     }
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < s->nbuffers; i++) {
-        if (s->buffers[i].alloc_after == NULL) rc = allocate(i);
+        /* alloc_after: once that dispatch completed; by_tool: when the tool says */
+        if (s->buffers[i].alloc_after == NULL && !s->buffers[i].by_tool) rc = allocate(i);
     }
     /* one thread per distinct thread number, started in increasing order */
     uint64_t *threads = calloc(s->ndispatches + 1, sizeof *threads);
@@ -396,6 +433,8 @@ int app_run(port *p, const app_hooks *hooks) {
     }
     free(app.buffers);
     free(app.live);
+    free(app.tool_freed);
+    free(app.tool_allocated);
     free(app.queues);
     return rc != 0 || p->failed ? -1 : 0;
 }

@@ -28,5 +28,12 @@ int app_run(port *p, const app_hooks *hooks);
  * thread, waits for it, and brackets its events with tool_dispatch and
  * tool_complete. */
 int app_submit_from_tool(size_t dispatch, const rs_event *from);
+/* app_memory_from_tool frees buffer (spec index), or allocates and fills
+ * it (alloc: a by_tool buffer), for the tool from inside a replay
+ * callback, on the calling thread, recording app_free or app_alloc as the
+ * application's own frees and allocations are: memory that comes and goes
+ * while a loop runs (MEM-4). Each is done once in a run; a repeat is a
+ * no-op. 0, or -1 when the runtime refused. */
+int app_memory_from_tool(bool alloc, size_t buffer);
 
 #endif

@@ -327,15 +327,16 @@ static int run(const rs_spec *s, rs_trace *t, void *arg) {
 
 static const char *const host_capabilities[] = {
     "indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting",
-    "multi-agent", "counters", "snapshot-failure", "tool-actions", "restore-failure",
+    "multi-agent", "counters", "snapshot-failure", "tool-actions", "restore-failure", "memory-actions",
     /* every rule family but RPV: rocprofv3's front end is not part of this port */
     "API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT", NULL};
 
 /* One device, modeled NVIDIA counter blocks (AMD group splits do not
- * apply), and no way to make a snapshot fail on purpose. */
+ * apply), and no way to make a snapshot fail on purpose. Freed blocks are
+ * reused by the runtime core (runtime.c), on CUDA as on the host. */
 static const char *const cuda_capabilities[] = {
     "indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace", "device-counting", "tool-actions",
-    "restore-failure",
+    "restore-failure", "memory-actions",
     "API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR", "LCX", "SVC", "AGT", NULL};
 
 static void usage(void) {

@@ -45,6 +45,8 @@ static struct {
     size_t nseen, capseen;
     uint64_t external_next;
     bool *live; /* by spec context index: started globally by the tool */
+    id_label *acted; /* (dispatch id, pass) whose first record the tool has had (RECORD actions) */
+    size_t nacted, capacted;
     /* The application's buffers as memory-allocation tracing reports
      * them (by spec buffer index); mem guards them and is held across a
      * copy, so that a buffer is not freed while the tool reads it. */
@@ -60,9 +62,15 @@ static struct {
 static _Thread_local int64_t published = -1;
 static _Thread_local uint64_t published_dispatch;
 /* The dispatch this thread is submitting (spec index) and its completion
- * signal, told by the app. */
+ * signal, told by the app; while the tool writes one of its own from a
+ * callback, that one. */
 static _Thread_local size_t submitting = SIZE_MAX;
 static _Thread_local rt_signal *submitting_signal;
+/* The tool's own dispatches this thread is writing, outermost first: a
+ * plan's actions never write one again from inside its own windows. */
+enum { max_writing = 32 };
+static _Thread_local size_t writing[max_writing];
+static _Thread_local size_t nwriting;
 
 static const rs_spec *spec(void) { return tool.p->s; }
 
@@ -403,8 +411,9 @@ static void collect(uint64_t dispatch, const krs_callback_tracing_kernel_replay_
 }
 
 /* actions makes the plan's calls from inside this callback: global starts
- * and stops of contexts (decision 12), and dispatches of the tool's own,
- * written through the application's queues (decision 11). */
+ * and stops of contexts (decision 12), dispatches of the tool's own,
+ * written through the application's queues (decision 11), and frees and
+ * allocations of buffers, with the application's memory (MEM-4). */
 static void actions(const rs_spec_plan *plan, rs_window in, where w) {
     for (size_t i = 0; i < plan->nactions; i++) {
         const rs_spec_action *a = &plan->actions[i];
@@ -420,9 +429,36 @@ static void actions(const rs_spec_plan *plan, rs_window in, where w) {
         case RS_ACTION_DISPATCH: {
             const rs_spec_dispatch *d = rs_spec_dispatch_named(spec(), a->dispatch);
             if (d == NULL) break;
+            size_t di = (size_t)(d - spec()->dispatches);
+            bool again = nwriting == max_writing;
+            for (size_t k = 0; k < nwriting; k++) again = again || writing[k] == di;
+            if (again) break; /* never from inside its own windows: that would never end */
+            /* It is a candidate like any other (MEM-6, clarified
+             * 2026-12-01): its CONFIG is answered with its own plan, and a
+             * window of its own may nest in this pass and publish its
+             * passes; the outer pass comes back after. */
+            writing[nwriting++] = di;
+            size_t outer = submitting;
+            rt_signal *outer_signal = submitting_signal;
+            int64_t pub = published;
+            uint64_t pub_dispatch = published_dispatch;
+            submitting = di;
             rs_event from = {.op = w.op, .phase = w.phase, .has_pass = w.in_pass, .pass = w.pass, .dispatch = w.dispatch};
-            if (app_submit_from_tool((size_t)(d - spec()->dispatches), &from) != 0) {
-                port_fail(tool.p, "the tool's dispatch %s failed", d->name);
+            int rc = app_submit_from_tool(di, &from);
+            submitting = outer;
+            submitting_signal = outer_signal;
+            published = pub;
+            published_dispatch = pub_dispatch;
+            nwriting--;
+            if (rc != 0) port_fail(tool.p, "the tool's dispatch %s failed", d->name);
+            break;
+        }
+        case RS_ACTION_FREE:
+        case RS_ACTION_ALLOC: {
+            size_t b;
+            if (rs_spec_buffer_named(spec(), &b, a->buffer) == NULL) break;
+            if (app_memory_from_tool(a->call == RS_ACTION_ALLOC, b) != 0) {
+                port_fail(tool.p, "the tool's %s of buffer %s failed", a->call == RS_ACTION_ALLOC ? "allocation" : "free", a->buffer);
             }
             break;
         }
@@ -465,11 +501,14 @@ static void on_replay(krs_callback_tracing_record_t rec, krs_user_data_t *ud, vo
     } else if (enter) {
         published = (int64_t)pl->current_pass; /* CB-4: publish the pass for this thread */
         published_dispatch = info.dispatch_id;
-        set_in_pass(d, (int64_t)pl->current_pass);
         collect(info.dispatch_id, pl, plan);
         local_toggles(info.dispatch_id, pl, plan);
         misuse(info.dispatch_id, RS_WINDOW_PASS_ENTER, pl->current_pass);
         if (plan->write_user_data_in_pass) ud->value = 1000 + pl->current_pass; /* UD-2 */
+        /* A dispatch that starts during this pass starts once the pass's
+         * local toggles are made: on free threads it could otherwise run to
+         * its end before them, outside the situation its spec sets up. */
+        set_in_pass(d, (int64_t)pl->current_pass);
         actions(plan, RS_WINDOW_PASS_ENTER, w);
     } else {
         misuse(info.dispatch_id, RS_WINDOW_PASS_EXIT, pl->current_pass);
@@ -515,6 +554,26 @@ static rs_service service_of(krs_service_t s) {
     return RS_SVC_NONE;
 }
 
+/* first_record reports whether this is the first record of the pass, and
+ * notes it (pass ids are small: they fit the label's dispatch field). */
+static bool first_record(uint64_t dispatch, uint64_t pass) {
+    pthread_mutex_lock(&tool.p->mu);
+    bool first = true;
+    for (size_t i = 0; first && i < tool.nacted; i++) {
+        first = !(tool.acted[i].id == dispatch && tool.acted[i].dispatch == pass);
+    }
+    if (first) {
+        if (tool.nacted == tool.capacted) {
+            size_t cap = tool.capacted == 0 ? 16 : tool.capacted * 2;
+            id_label *grown = realloc(tool.acted, cap * sizeof *grown);
+            if (grown != NULL) { tool.acted = grown; tool.capacted = cap; }
+        }
+        if (tool.nacted < tool.capacted) tool.acted[tool.nacted++] = (id_label){dispatch, (size_t)pass};
+    }
+    pthread_mutex_unlock(&tool.p->mu);
+    return first;
+}
+
 static void on_record(const krs_record_t *r, void *args) {
     (void)args;
     size_t d = dispatch_of(r->dispatch_info.dispatch_id);
@@ -541,6 +600,12 @@ static void on_record(const krs_record_t *r, void *args) {
                      .thread = rs_app_thread(), .dispatch = r->dispatch_info.dispatch_id, .agent = r->dispatch_info.agent_id,
                      .kernel = r->kernel_name, .corr = &corr, .start = r->start_timestamp, .end = r->end_timestamp,
                      .counters = cs, .ncounters = n, .has_pass = in_loop, .pass = in_loop ? (uint64_t)published : 0});
+    if (in_loop && first_record(r->dispatch_info.dispatch_id, (uint64_t)published)) {
+        /* The plan's calls from a service callback within a pass: made
+         * from the pass's first record (MEM-6, clarified 2026-12-01). */
+        where w = {.in_pass = true, .pass = (uint64_t)published, .dispatch = r->dispatch_info.dispatch_id};
+        actions(plan_of(d), RS_WINDOW_RECORD, w);
+    }
 }
 
 static uint64_t external_id(krs_kernel_dispatch_info_t info, uint64_t internal, void *args) {
@@ -680,6 +745,7 @@ void tool_fini(void) {
     free(tool.live);
     free(tool.labels);
     free(tool.seen);
+    free(tool.acted);
     free(tool.allocs);
     free(tool.alive);
     pthread_mutex_destroy(&tool.mem);

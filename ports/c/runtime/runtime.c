@@ -31,6 +31,7 @@ struct rt_runtime {
     rt_observer obs;
     bool has_obs;
     mem_entry *mem;
+    mem_entry *cache; /* freed blocks, kept for reuse (rt_alloc_memory): the last freed first */
     uint64_t next_queue, next_signal;
     uint64_t *staging_limit, *staging_used; /* per agent index */
     uint64_t *in_flight;                     /* kernels running, per agent index */
@@ -85,10 +86,12 @@ rt_runtime *rt_open(const rt_backend *b, void *backend) {
 
 void rt_close(rt_runtime *rt) {
     if (rt == NULL) return;
-    for (mem_entry *m = rt->mem, *next; m != NULL; m = next) {
-        next = m->next;
-        rt->b->free(rt->backend, m->a.handle);
-        free(m);
+    for (int list = 0; list < 2; list++) {
+        for (mem_entry *m = list == 0 ? rt->mem : rt->cache, *next; m != NULL; m = next) {
+            next = m->next;
+            rt->b->free(rt->backend, m->a.handle);
+            free(m);
+        }
     }
     for (size_t i = 0; i < rt->nqueues; i++) {
         pthread_mutex_destroy(&rt->queues[i]->mu);
@@ -214,16 +217,56 @@ static mem_entry *lookup(rt_runtime *rt, uint64_t handle) {
     return NULL;
 }
 
-int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out) {
-    if (rt_agent_by_id(rt, agent) == NULL || size == 0) return RT_ERR;
-    mem_entry *m = calloc(1, sizeof *m);
-    if (m == NULL) return RT_ERR;
-    uint64_t handle;
-    if (rt->b->alloc(rt->backend, agent, kind, size, &handle) != RT_OK) {
-        free(m);
-        return RT_ERR;
+/* A freed block is not given back to the backend: the next allocation of
+ * its shape (agent, kind and pages) takes it, the last one freed first, as
+ * a caching allocator does and as the simulator does. A stale address then
+ * names the new buffer, so a restore that writes into memory freed during
+ * a loop lands there and is seen (MEM-4). Blocks are whole pages, so that
+ * any size of the shape fits the block. */
+enum { rt_page = 4096 };
+
+static uint64_t pages_of(uint64_t size) { return size / rt_page + (size % rt_page != 0); }
+
+/* take_cached unlinks the last freed block of this shape, if any. The
+ * caller holds rt->mu. */
+static mem_entry *take_cached(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size) {
+    for (mem_entry **pp = &rt->cache; *pp != NULL; pp = &(*pp)->next) {
+        mem_entry *m = *pp;
+        if (m->a.agent == agent && m->a.kind == kind && pages_of(m->a.size) == pages_of(size)) {
+            *pp = m->next;
+            return m;
+        }
     }
-    m->a = (rt_alloc){.handle = handle, .agent = agent, .kind = kind, .size = size};
+    return NULL;
+}
+
+int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out) {
+    if (rt_agent_by_id(rt, agent) == NULL || size == 0 || size > UINT64_MAX - rt_page) return RT_ERR;
+    pthread_mutex_lock(&rt->mu);
+    mem_entry *m = take_cached(rt, agent, kind, size);
+    pthread_mutex_unlock(&rt->mu);
+    if (m != NULL) {
+        /* a new allocation reads as zeros, as a fresh one does; no copy the
+         * observer sees, and no one can reach the block yet */
+        void *zeros = calloc(1, size);
+        int rc = zeros != NULL ? rt->b->write(rt->backend, m->a.handle, 0, zeros, size) : RT_ERR;
+        free(zeros);
+        if (rc != RT_OK) {
+            rt->b->free(rt->backend, m->a.handle);
+            free(m);
+            return RT_ERR;
+        }
+        m->a.size = size;
+    } else {
+        m = calloc(1, sizeof *m);
+        if (m == NULL) return RT_ERR;
+        uint64_t handle;
+        if (rt->b->alloc(rt->backend, agent, kind, pages_of(size) * rt_page, &handle) != RT_OK) {
+            free(m);
+            return RT_ERR;
+        }
+        m->a = (rt_alloc){.handle = handle, .agent = agent, .kind = kind, .size = size};
+    }
     pthread_mutex_lock(&rt->mu);
     m->next = rt->mem;
     rt->mem = m;
@@ -237,18 +280,27 @@ int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t s
 
 int rt_free_memory(rt_runtime *rt, const rt_alloc *a) {
     pthread_mutex_lock(&rt->mu);
-    mem_entry **pp = &rt->mem;
-    while (*pp != NULL && (*pp)->a.handle != a->handle) pp = &(*pp)->next;
-    mem_entry *m = *pp;
-    if (m != NULL) *pp = m->next;
+    mem_entry *m = lookup(rt, a->handle);
+    rt_alloc freed = m != NULL ? m->a : (rt_alloc){0};
     pthread_mutex_unlock(&rt->mu);
     if (m == NULL) return RT_ERR;
+    /* The hook first, while the block is still live: the tracker learns of
+     * a free as it begins, so a snapshot or restore it is serving ends
+     * before the block goes (MEM-4, MEM-5). */
     bool ok;
     rt_hooks h = hooks_of(rt, &ok);
-    if (ok && h.on_alloc != NULL) h.on_alloc(h.arg, &m->a, true);
-    int rc = rt->b->free(rt->backend, m->a.handle);
-    free(m);
-    return rc;
+    if (ok && h.on_alloc != NULL) h.on_alloc(h.arg, &freed, true);
+    pthread_mutex_lock(&rt->mu);
+    mem_entry **pp = &rt->mem;
+    while (*pp != NULL && (*pp)->a.handle != freed.handle) pp = &(*pp)->next;
+    m = *pp;
+    if (m != NULL) {
+        *pp = m->next;
+        m->next = rt->cache;
+        rt->cache = m;
+    }
+    pthread_mutex_unlock(&rt->mu);
+    return m != NULL ? RT_OK : RT_ERR;
 }
 
 static bool live(rt_runtime *rt, const rt_alloc *a) {
@@ -282,10 +334,11 @@ int rt_write_memory(rt_runtime *rt, const rt_alloc *a, const void *src, uint64_t
 }
 
 int rt_read_memory(rt_runtime *rt, const rt_alloc *a, void *dst, uint64_t n) {
-    return n == a->size ? rt_read_regions(rt, a->agent, &a, 1, &dst) : RT_ERR;
+    return n == a->size ? rt_read_regions(rt, a->agent, &a, 1, &dst, NULL, NULL) : RT_ERR;
 }
 
-int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst) {
+int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, void *const *dst,
+                    rt_copied_fn then, void *arg) {
     pthread_mutex_lock(&rt->mem_mu);
     for (size_t i = 0; i < n; i++) {
         if (!live(rt, regions[i]) || rt->b->read(rt->backend, regions[i]->handle, 0, dst[i], regions[i]->size) != RT_OK) {
@@ -294,11 +347,13 @@ int rt_read_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regio
         }
     }
     observe_copy(rt, false, agent, regions, n);
+    if (then != NULL) then(arg);
     pthread_mutex_unlock(&rt->mem_mu);
     return RT_OK;
 }
 
-int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+static int write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src,
+                         rt_copied_fn then, void *arg) {
     pthread_mutex_lock(&rt->mem_mu);
     for (size_t i = 0; i < n; i++) {
         if (!live(rt, regions[i]) || rt->b->write(rt->backend, regions[i]->handle, 0, src[i], regions[i]->size) != RT_OK) {
@@ -307,13 +362,19 @@ int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regi
         }
     }
     observe_copy(rt, true, agent, regions, n);
+    if (then != NULL) then(arg);
     pthread_mutex_unlock(&rt->mem_mu);
     return RT_OK;
 }
 
+int rt_write_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+    return write_regions(rt, agent, regions, n, src, NULL, NULL);
+}
+
 void rt_set_restore_failure(rt_runtime *rt, uint64_t nth) { rt->restore_fails_at = nth; }
 
-int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src) {
+int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *regions, size_t n, const void *const *src,
+                       rt_copied_fn then, void *arg) {
     pthread_mutex_lock(&rt->mu);
     uint64_t nth = ++rt->restores;
     bool fail = rt->restore_fails_at != 0 && nth == rt->restore_fails_at;
@@ -321,7 +382,7 @@ int rt_restore_regions(rt_runtime *rt, uint64_t agent, const rt_alloc *const *re
     /* A restore with no live region makes no copy, so an injected failure
      * has nothing to strike in: it is spent on this restore, which succeeds
      * (decision 17.2). */
-    if (!fail || n == 0) return rt_write_regions(rt, agent, regions, n, src);
+    if (!fail || n == 0) return write_regions(rt, agent, regions, n, src, then, arg);
     /* the injected failure: the first region is written, then the copy fails */
     rt_write_regions(rt, agent, regions, 1, src);
     fprintf(stderr, "rt: restore %llu failed after its first region (injected)\n", (unsigned long long)nth);

@@ -5,6 +5,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@ _Static_assert(sizeof(krs_kernel_dispatch_info_t) == 72, "dispatch info is 72 by
 _Static_assert(sizeof(krs_callback_tracing_kernel_replay_data_t) == 128, "API-5: the payload is 128 bytes");
 
 sdk_state krs_sdk;
+
+uint64_t krs_thread_id(void) { return (uint64_t)(uintptr_t)pthread_self(); }
 
 static void api_enter(void *arg, rt_api_call call);
 static void api_exit(void *arg, rt_api_call call);

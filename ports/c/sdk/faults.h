@@ -38,6 +38,9 @@
  *   USER_DATA_WRITE_LOST           a pass's write is lost before its EXIT         UD-2
  *   REPLAY_MULTI_PACKET            a multi-packet submission's kernel replayed    ACT-6
  *   ACTIVATE_UNSTARTED             a configured, never-started context activates  ACT-3
+ *   TOOL_DISPATCH_NOT_CANDIDATE    the tool's dispatch in a window gets no CONFIG MEM-6
+ *   REPLAY_REENTRANT               replayed on its own window's agent, not declined MEM-6
+ *   DECLINE_NESTED                 declined on another agent, no window of its own MEM-6
  */
 #ifndef KRS_FAULTS_H
 #define KRS_FAULTS_H

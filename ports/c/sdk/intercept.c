@@ -1,152 +1,16 @@
 /* The queue write interceptor: every packet batch the application writes
  * passes here, on the writing thread. A single kernel dispatch packet may
- * be replayed; anything else runs once (ACT-6). */
+ * be replayed; anything else runs once (ACT-6). A dispatch the tool writes
+ * from inside a replay window comes here too, and is a candidate like any
+ * other (MEM-6, clarified 2026-12-01). */
 /* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
  * that the file compiles as it stands with any C11 compiler flags. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include <stdint.h>
 #include <stdlib.h>
 
 #include "internal.h"
-
-uint64_t krs_thread_id(void) { return (uint64_t)(uintptr_t)pthread_self(); }
-
-/* DID-1, DID-3: one id per logical dispatch, reserved before CONFIG; the
- * counter advances exactly once. */
-krs_kernel_dispatch_info_t krs_reserve_dispatch(rt_queue *q, const rt_packet *p) {
-    krs_kernel_dispatch_info_t info = {
-        .size = sizeof(krs_kernel_dispatch_info_t),
-        .agent_id = rt_queue_agent(q),
-        .queue_id = rt_queue_id(q),
-        .kernel_id = krs_kernel_id(p->kernel),
-        .dispatch_id = atomic_fetch_add(&krs_sdk.dispatch_ids, 1) + 1,
-        .workgroup_size = {p->workgroup[0], p->workgroup[1], p->workgroup[2]},
-        .grid_size = {p->grid[0], p->grid[1], p->grid[2]},
-    };
-#ifdef KRS_FAULT_DISPATCH_INFO_GRID
-    info.grid_size.x = p->workgroup[0]; /* the workgroup where the grid belongs */
-#endif
-    krs_report(&(krs_report_t){.kind = KRS_REPORT_DISPATCH_ID, .info = info, .kernel_name = p->kernel});
-    return info;
-}
-
-/* COR-3: each submit asks the tool's external correlation callback; the
- * first started context that has one answers. */
-uint64_t krs_external_correlation(const active *a, krs_kernel_dispatch_info_t info, uint64_t internal) {
-    for (size_t i = 0; i < a->n; i++) {
-        if (a->ctx[i].external) return a->ctx[i].external_cb(info, internal, a->ctx[i].external_args);
-    }
-    return 0;
-}
-
-static pthread_rwlock_t *agent_lock(uint64_t agent) {
-    return agent >= 1 && agent <= krs_sdk.nagents ? &krs_sdk.agent_locks[agent - 1] : NULL;
-}
-
-/* krs_run_once is the ordinary single-dispatch path: the application's
- * packet, its completion signal included, with the reserved id (DID-1),
- * while no loop replays on the agent (MEM-6). */
-int krs_run_once(const active *a, rt_queue *q, const rt_packet *p, krs_kernel_dispatch_info_t info,
-                 krs_correlation_id_t corr) {
-    corr.external.value = krs_external_correlation(a, info, corr.internal);
-    submission sub;
-    krs_prepare(a, info, &sub);
-    rt_packet pk = *p;
-    pk.tag = info.dispatch_id;
-    pk.profile = sub.profiled ? &sub.profile : NULL;
-    pthread_rwlock_t *lk = agent_lock(rt_queue_agent(q));
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-    if (lk != NULL) pthread_rwlock_rdlock(lk);
-#endif
-    int rc = rt_queue_hw_write(q, &pk, 1);
-#ifndef KRS_FAULT_NO_AGENT_LOCK
-    if (lk != NULL) pthread_rwlock_unlock(lk);
-#endif
-    (void)lk;
-    if (rc == RT_OK) krs_deliver(&sub, info, p->kernel, corr);
-    return rc;
-}
-
-/* prepare_each gives each kernel packet of a submission that runs once its
- * own dispatch id (DID-1), correlation ids (COR-1, COR-3) and services,
- * tagged on the copy in out; other packets are copied as they are. */
-static void prepare_each(const active *a, rt_queue *q, const rt_packet *packets, size_t n, rt_packet *out,
-                         submission *subs, krs_kernel_dispatch_info_t *infos, krs_correlation_id_t *corrs) {
-    for (size_t i = 0; i < n; i++) {
-        out[i] = packets[i];
-        if (out[i].type != RT_PACKET_KERNEL) continue;
-        infos[i] = krs_reserve_dispatch(q, &out[i]);
-        corrs[i] = krs_capture_correlation();
-        corrs[i].external.value = krs_external_correlation(a, infos[i], corrs[i].internal);
-        krs_prepare(a, infos[i], &subs[i]);
-        out[i].tag = infos[i].dispatch_id;
-        out[i].profile = subs[i].profiled ? &subs[i].profile : NULL;
-    }
-}
-
-/* ACT-6: a submission of several packets, or a graph launch, runs once;
- * every kernel packet keeps its own id and its ordinary services. */
-static int run_unreplayed(const active *a, rt_queue *q, rt_packet *packets, size_t n) {
-    if (krs_replay_context(a) != NULL) {
-        bool graph = false;
-        for (size_t i = 0; i < n; i++) graph = graph || packets[i].from_graph;
-        if (graph) krs_warn(warn_graph_launch, 0, "graph launches are not replayed; this one runs once");
-        else krs_warn(warn_multi_packet, 0, "only a submission of exactly one kernel dispatch packet is replayed; this one of %zu packets runs once", n);
-    }
-    enum { max_batch = 64 };
-    if (n > max_batch) return RT_ERR;
-    rt_packet out[max_batch];
-    static _Thread_local submission subs[max_batch]; /* too big for the stack */
-    krs_kernel_dispatch_info_t infos[max_batch];
-    krs_correlation_id_t corrs[max_batch];
-    prepare_each(a, q, packets, n, out, subs, infos, corrs);
-    pthread_rwlock_t *lk = agent_lock(rt_queue_agent(q));
-    if (lk != NULL) pthread_rwlock_rdlock(lk);
-    int rc = rt_queue_hw_write(q, out, n);
-    if (lk != NULL) pthread_rwlock_unlock(lk);
-    if (rc != RT_OK) return rc;
-    for (size_t i = 0; i < n; i++) {
-        if (out[i].type == RT_PACKET_KERNEL) krs_deliver(&subs[i], infos[i], out[i].kernel, corrs[i]);
-    }
-    return RT_OK;
-}
-
-/* run_nested runs a submission written from inside a replay callback on
- * this thread (decision 11): replay does not nest, so it is no candidate;
- * each kernel packet runs once, at once, with its own id and the services
- * of the global state, not the loop's local override (LCX-6). On the agent
- * whose lock the loop holds it does not wait for that lock. */
-static int run_nested(const active *a, rt_queue *q, rt_packet *packets, size_t n) {
-    window_state *w = krs_window();
-    rt_packet *out = calloc(n + 1, sizeof *out);
-    submission *subs = calloc(n + 1, sizeof *subs);
-    krs_kernel_dispatch_info_t *infos = calloc(n + 1, sizeof *infos);
-    krs_correlation_id_t *corrs = calloc(n + 1, sizeof *corrs);
-    int rc = RT_ERR;
-    if (out == NULL || subs == NULL || infos == NULL || corrs == NULL) goto done;
-    w->ignore_override = true;
-    prepare_each(a, q, packets, n, out, subs, infos, corrs);
-    w->ignore_override = false;
-    uint64_t agent = rt_queue_agent(q);
-    pthread_rwlock_t *lk = agent == w->locked_agent ? NULL : agent_lock(agent);
-    if (lk != NULL) pthread_rwlock_rdlock(lk);
-    rc = rt_queue_hw_write(q, out, n);
-    if (lk != NULL) pthread_rwlock_unlock(lk);
-    for (size_t i = 0; rc == RT_OK && i < n; i++) {
-        if (out[i].type != RT_PACKET_KERNEL) continue;
-        w->ignore_override = true;
-        krs_deliver(&subs[i], infos[i], out[i].kernel, corrs[i]);
-        w->ignore_override = false;
-    }
-done:
-    free(out);
-    free(subs);
-    free(infos);
-    free(corrs);
-    return rc;
-}
 
 int krs_intercept(void *arg, rt_queue *q, rt_packet *packets, size_t n) {
     (void)arg;
@@ -162,20 +26,24 @@ int krs_intercept(void *arg, rt_queue *q, rt_packet *packets, size_t n) {
          * its context was started still owns its agent (MEM-6; found by
          * replayspec's spec generator in the Go engine, then here) */
         uint64_t agent = rt_queue_agent(q);
-        pthread_rwlock_t *lk = atomic_load(&krs_sdk.loops) > 0 && agent != krs_window()->locked_agent ? agent_lock(agent) : NULL;
+        pthread_rwlock_t *lk = atomic_load(&krs_sdk.loops) > 0 && !krs_owns_agent(agent) ? krs_agent_lock(agent) : NULL;
         if (lk != NULL) pthread_rwlock_rdlock(lk);
         rc = rt_queue_hw_write(q, packets, n);
         if (lk != NULL) pthread_rwlock_unlock(lk);
-    } else if (krs_window()->depth > 0) {
-        rc = run_nested(a, q, packets, n);
+#ifdef KRS_FAULT_TOOL_DISPATCH_NOT_CANDIDATE
+    } else if (krs_in_window() && n == 1 && packets[0].type == RT_PACKET_KERNEL) {
+        /* the tool's own dispatch is no candidate: no CONFIG (MEM-6 broken) */
+        krs_kernel_dispatch_info_t info = krs_reserve_dispatch(q, &packets[0]);
+        rc = krs_run_once(a, q, &packets[0], info, krs_capture_correlation());
+#endif
 #ifdef KRS_FAULT_REPLAY_MULTI_PACKET
     } else if (n > 1 && packets[0].type == RT_PACKET_KERNEL && !packets[0].from_graph && krs_replay_context(a) != NULL) {
         /* the first kernel packet of a multi-packet submission replayed */
         rc = krs_replay_dispatch(a, krs_replay_context(a), q, &packets[0]);
-        if (rc == RT_OK) rc = run_unreplayed(a, q, packets + 1, n - 1);
+        if (rc == RT_OK) rc = krs_run_unreplayed(a, q, packets + 1, n - 1);
 #endif
     } else if (n != 1 || packets[0].type != RT_PACKET_KERNEL || packets[0].from_graph) {
-        rc = run_unreplayed(a, q, packets, n);
+        rc = krs_run_unreplayed(a, q, packets, n);
     } else {
         const context *replay = krs_replay_context(a);
         if (replay == NULL) {

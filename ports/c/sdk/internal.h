@@ -1,4 +1,18 @@
-/* The SDK's insides, shared by its files. One SDK per process. */
+/* The SDK's insides, shared by its files. One SDK per process.
+ *
+ * The files call one way only, from the queue's side down; none calls a
+ * file above it (the runtime calls krs_intercept, and a tool's callback may
+ * write a dispatch that comes back through the runtime, never by a call):
+ *
+ *   intercept.c   the queue write interceptor: picks the path for a write
+ *     loop.c      the replay window of one candidate dispatch
+ *     submit.c    dispatch ids, correlation, a submission run once
+ *     services.c  which services take part in a submit; their records
+ *     local.c tracker.c warn.c context.c
+ *                 the per-thread override, memory, diagnostics, contexts:
+ *                 state the files above read and change
+ *
+ * (context.c names krs_intercept only to install it on each new queue.) */
 #ifndef KRS_INTERNAL_H
 #define KRS_INTERNAL_H
 
@@ -92,49 +106,60 @@ extern sdk_state krs_sdk;
 /* The per-thread, per-loop override map of LCX-3..7. */
 typedef struct {
     bool in_loop;
-    bool in_pass_enter;           /* LCX-2: the one window where toggles are legal */
-    active before;                /* contexts active when the loop began (LCX-4, LCX-7) */
+    bool in_pass_enter;            /* LCX-2: the one window where toggles are legal */
+    const active *before;          /* contexts active when the loop began (LCX-4, LCX-7); lives as long as the loop */
     int8_t override[max_contexts]; /* by context id-1: 0 as before the loop, 1 on, -1 off */
 } loop_state;
 
-loop_state *krs_loop(void);
-
-/* The replay window this thread is in (decision 11 of docs/decisions.md: a
- * dispatch written from inside a callback is no candidate): its depth, and
- * the agent whose lock the window holds (0: none). */
+/* The replay windows open on a thread, innermost last (MEM-6, clarified
+ * 2026-12-01): a dispatch the tool writes inside one is a candidate like
+ * any other, declined on an agent whose window is open on the thread, and
+ * opening a window of its own on another, so they nest as deep as there
+ * are agents. A submission that runs once inside a window gets an empty
+ * one (agent 0, no loop), so that no loop's override reaches it (LCX-6). */
+enum { max_windows = 32 };
 typedef struct {
-    int depth;
-    uint64_t locked_agent;
-    bool ignore_override; /* preparing a dispatch that is outside the loop */
-} window_state;
+    uint64_t dispatch, agent;
+    bool holds; /* its loop holds the agent's lock (MEM-6) */
+    loop_state loop;
+} window;
 
-window_state *krs_window(void);
+window *krs_window_open(uint64_t dispatch, uint64_t agent); /* NULL: nested too deep */
+void krs_window_close(void);
+bool krs_in_window(void);
+bool krs_window_on(uint64_t agent);  /* a window of this thread is open on agent */
+bool krs_owns_agent(uint64_t agent); /* a window of this thread holds agent's lock */
+loop_state *krs_loop(void);          /* the innermost window's loop; NULL when it has none */
 
 /* context.c */
 context *krs_context_find(uint64_t id); /* under krs_sdk.mu */
+uint64_t krs_thread_id(void);
+krs_correlation_id_t krs_capture_correlation(void);
 void krs_active_copy(active *out);
 const context *krs_replay_context(const active *a); /* started, covering CONFIG (ACT-1) */
 uint64_t krs_kernel_id(const char *name);
 
 /* intercept.c */
 int krs_intercept(void *arg, rt_queue *q, rt_packet *packets, size_t n);
-krs_kernel_dispatch_info_t krs_reserve_dispatch(rt_queue *q, const rt_packet *p);
-krs_correlation_id_t krs_capture_correlation(void);
-uint64_t krs_external_correlation(const active *a, krs_kernel_dispatch_info_t info, uint64_t internal);
-int krs_run_once(const active *a, rt_queue *q, const rt_packet *p, krs_kernel_dispatch_info_t info,
-                 krs_correlation_id_t corr);
-uint64_t krs_thread_id(void);
 
 /* loop.c */
 int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, const rt_packet *p);
+
+/* submit.c */
+krs_kernel_dispatch_info_t krs_reserve_dispatch(rt_queue *q, const rt_packet *p);
+uint64_t krs_external_correlation(const active *a, krs_kernel_dispatch_info_t info, uint64_t internal);
+pthread_rwlock_t *krs_agent_lock(uint64_t agent); /* MEM-6; NULL for an unknown agent */
+int krs_run_once(const active *a, rt_queue *q, const rt_packet *p, krs_kernel_dispatch_info_t info,
+                 krs_correlation_id_t corr);
+int krs_run_unreplayed(const active *a, rt_queue *q, rt_packet *packets, size_t n); /* ACT-6 */
 
 /* local.c */
 krs_status_t krs_local_start(krs_context_id_t ctx);
 krs_status_t krs_local_stop(krs_context_id_t ctx);
 /* participates: does ctx's service take part in this thread's submit? */
 bool krs_participates(krs_service_t svc, uint64_t ctx);
-void krs_loop_begin(const active *before);
-void krs_loop_end(void);
+void krs_loop_begin(window *w, const active *before);
+void krs_loop_end(window *w);
 
 /* services.c */
 typedef struct {
@@ -167,7 +192,8 @@ void krs_snapshot_free(snapshot *s);
 
 /* warn.c */
 typedef enum {
-    warn_pass_count_zero = 1, warn_multi_packet, warn_graph_launch, warn_snapshot_incomplete, warn_service_conflict
+    warn_pass_count_zero = 1, warn_multi_packet, warn_graph_launch, warn_snapshot_incomplete, warn_service_conflict,
+    warn_reentrant_dispatch
 } warning;
 void krs_warn(warning w, uint64_t dispatch, const char *fmt, ...);
 void krs_report(const krs_report_t *r);

@@ -98,30 +98,43 @@ static int complete(rt_queue *q, const rt_packet *p) {
 
 /* MEM-6: a loop owns its agent: no other dispatch runs there until it ends
  * (the planted fault NO_AGENT_LOCK takes no lock). */
-static void lock_agent(window_state *w, pthread_rwlock_t *lk, uint64_t agent) {
-    (void)w; (void)lk; (void)agent;
+static void lock_agent(window *w, pthread_rwlock_t *lk) {
+    (void)w; (void)lk;
+#ifdef KRS_FAULT_REPLAY_REENTRANT
+    if (krs_owns_agent(w->agent)) return; /* it holds the lock already */
+#endif
 #ifndef KRS_FAULT_NO_AGENT_LOCK
     atomic_fetch_add(&krs_sdk.loops, 1);
-    pthread_rwlock_wrlock(lk);
-    w->locked_agent = agent;
+    pthread_rwlock_wrlock(lk); /* a nested window waits for another thread's loop there */
+    w->holds = true;
 #endif
 }
 
-static void unlock_agent(window_state *w, pthread_rwlock_t *lk) {
-    w->locked_agent = 0;
+static void unlock_agent(window *w, pthread_rwlock_t *lk) {
+    (void)w; (void)lk;
 #ifndef KRS_FAULT_NO_AGENT_LOCK
+    if (!w->holds) return;
+    w->holds = false;
     pthread_rwlock_unlock(lk);
     atomic_fetch_sub(&krs_sdk.loops, 1);
-#else
-    (void)lk;
 #endif
 }
 
 int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, const rt_packet *p) {
     krs_kernel_dispatch_info_t info = krs_reserve_dispatch(q, p); /* DID-1: before CONFIG */
     krs_correlation_id_t corr = krs_capture_correlation();        /* COR-1: once, as the window opens */
-    window_state *w = krs_window();
-    w->depth++; /* a dispatch this thread writes from a callback now is no candidate */
+    /* MEM-6 (clarified 2026-12-01): the window opens, nested in any this
+     * thread has open; one of them on this agent makes the SDK decline to
+     * replay, so that it never waits for its own window. */
+    bool reentrant = krs_window_on(info.agent_id);
+#ifdef KRS_FAULT_REPLAY_REENTRANT
+    reentrant = false; /* a window of its own on an agent its thread holds */
+#endif
+#ifdef KRS_FAULT_DECLINE_NESTED
+    reentrant = krs_in_window(); /* declined on any agent */
+#endif
+    window *w = krs_window_open(info.dispatch_id, info.agent_id);
+    if (w == NULL) return RT_ERR;
     krs_user_data_t ud = {0};                                     /* UD-1: one per sequence */
     krs_callback_tracing_kernel_replay_data_t cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -157,6 +170,14 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
         }
     }
 
+    if (replayed && reentrant) {
+        /* MEM-6: it runs once, inside the outer pass; the outer loop's next
+         * restore undoes what it writes there. */
+        krs_warn(warn_reentrant_dispatch, info.dispatch_id,
+                 "a dispatch written inside a replay window on its own agent %llu is not replayed; it runs once, "
+                 "inside the window's pass", (unsigned long long)info.agent_id);
+        replayed = false;
+    }
     if (!replayed) {
 #ifdef KRS_FAULT_SNAPSHOT_WHEN_NOT_REPLAYED
         char e[64];
@@ -165,13 +186,13 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
         /* CB-1 (ref): EXIT follows ENTER directly, then the ordinary run. */
         config_payload(&cfg, info);
         deliver_callback(replay, corr, KRS_KERNEL_REPLAY_CONFIG, KRS_CALLBACK_PHASE_EXIT, &cfg, &ud);
-        w->depth--;
+        krs_window_close();
         return krs_run_once(a, q, p, info, corr);
     }
 
     /* MEM-6: no other dispatch runs on this agent while the loop replays. */
-    pthread_rwlock_t *lk = &krs_sdk.agent_locks[info.agent_id - 1];
-    lock_agent(w, lk, info.agent_id);
+    pthread_rwlock_t *lk = krs_agent_lock(info.agent_id);
+    lock_agent(w, lk);
     /* MEM-4: drain, then save the agent's tracked device memory. */
     rt_drain_agent(krs_sdk.rt, info.agent_id);
     char err[256];
@@ -183,11 +204,11 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
                  "the memory snapshot could not be completed; the dispatch runs once without replay (%s)", err);
         config_payload(&cfg, info);
         deliver_callback(replay, corr, KRS_KERNEL_REPLAY_CONFIG, KRS_CALLBACK_PHASE_EXIT, &cfg, &ud);
-        w->depth--;
+        krs_window_close();
         return krs_run_once(a, q, p, info, corr);
     }
 
-    krs_loop_begin(a); /* LCX-4, LCX-7: the contexts active as the loop begins */
+    krs_loop_begin(w, a); /* LCX-4, LCX-7: the contexts active as the loop begins */
     uint64_t total = indefinite ? 0 : n;
 #ifdef KRS_FAULT_INDEFINITE_TOTAL_NON_ZERO
     if (indefinite) total = 1;
@@ -208,7 +229,7 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
 #endif
         krs_callback_tracing_kernel_replay_data_t pl;
         pass_payload(&pl, info, pass, total);
-        loop_state *ls = krs_loop();
+        loop_state *ls = &w->loop;
         ls->in_pass_enter = true; /* LCX-2 */
         deliver_callback(replay, corr, KRS_KERNEL_REPLAY_PASS, KRS_CALLBACK_PHASE_ENTER, &pl, &pass_ud);
         ls->in_pass_enter = false;
@@ -247,10 +268,10 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
              * does, and then the loop never ends: no CONFIG EXIT, no
              * completion. */
             krs_report(&(krs_report_t){.kind = KRS_REPORT_NEVER_ENDED, .info = info, .kernel_name = p->kernel, .pass = pass + 1});
-            krs_loop_end();
+            krs_loop_end(w);
             krs_snapshot_free(snap);
             unlock_agent(w, lk);
-            w->depth--;
+            krs_window_close();
             return RT_ERR_NEVER_ENDED;
         }
 #ifdef KRS_FAULT_RESTORE_AFTER_LAST_PASS
@@ -262,11 +283,11 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
 #endif
 #endif
     }
-    krs_loop_end(); /* LCX-4: every context's pre-loop state holds again */
+    krs_loop_end(w); /* LCX-4: every context's pre-loop state holds again */
     krs_snapshot_free(snap);
     if (rc != RT_OK) {
         unlock_agent(w, lk);
-        w->depth--;
+        krs_window_close();
         return rc;
     }
 #ifdef KRS_FAULT_COMPLETION_BEFORE_CONFIG_EXIT
@@ -285,6 +306,6 @@ int krs_replay_dispatch(const active *a, const context *replay, rt_queue *q, con
     rc = complete(q, p);
 #endif
     unlock_agent(w, lk);
-    w->depth--;
+    krs_window_close();
     return rc;
 }

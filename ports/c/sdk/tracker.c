@@ -63,6 +63,10 @@ void krs_snapshot_free(snapshot *s) {
     free(s);
 }
 
+/* report_copied reports a snapshot or restore from inside the runtime's
+ * copy (rt_copied_fn). */
+static void report_copied(void *arg) { krs_report(arg); }
+
 static void report_failure(krs_kernel_dispatch_info_t info, const char *kernel, const char *msg) {
     krs_report(&(krs_report_t){.kind = KRS_REPORT_SNAPSHOT, .info = info, .kernel_name = kernel,
                                .status = KRS_STATUS_ERROR, .message = msg});
@@ -92,33 +96,44 @@ snapshot *krs_snapshot(uint64_t agent, krs_kernel_dispatch_info_t info, const ch
         if (s->n > 1) s->n--; /* the newest buffer is left out */
 #endif
     }
-    pthread_mutex_unlock(&krs_sdk.mu);
+    /* The tracker stays locked until the copy is made: a free on another
+     * thread waits in its hook (krs_track), so no region listed goes, or
+     * is handed to a new allocation, before it is read (MEM-4, MEM-5). */
     if (s->regions == NULL || s->generations == NULL || s->copies == NULL) {
+        pthread_mutex_unlock(&krs_sdk.mu);
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
     uint64_t bytes = 0;
     for (size_t i = 0; i < s->n; i++) bytes += s->regions[i].size;
-    if (rt_staging_reserve(krs_sdk.rt, agent, bytes, err, errlen) != RT_OK) goto fail;
+    if (rt_staging_reserve(krs_sdk.rt, agent, bytes, err, errlen) != RT_OK) goto fail_locked;
     s->bytes = bytes;
     const rt_alloc **src = calloc(s->n + 1, sizeof *src);
-    if (src == NULL) { snprintf(err, errlen, "out of memory"); goto fail; }
+    if (src == NULL) { snprintf(err, errlen, "out of memory"); goto fail_locked; }
     for (size_t i = 0; i < s->n; i++) {
         src[i] = &s->regions[i];
         s->copies[i] = malloc(s->regions[i].size);
-        if (s->copies[i] == NULL) { free(src); snprintf(err, errlen, "out of memory"); goto fail; }
+        if (s->copies[i] == NULL) { free(src); snprintf(err, errlen, "out of memory"); goto fail_locked; }
     }
-    int rc = rt_read_regions(krs_sdk.rt, agent, src, s->n, s->copies);
-    free(src);
-    if (rc != RT_OK) { snprintf(err, errlen, "copying device memory out failed"); goto fail; }
     rt_region *rr = calloc(s->n + 1, sizeof *rr);
     for (size_t i = 0; rr != NULL && i < s->n; i++) rr[i] = (rt_region){s->regions[i].handle, s->regions[i].size};
-#ifndef KRS_FAULT_SNAPSHOT_SILENTLY
-    krs_report(&(krs_report_t){.kind = KRS_REPORT_SNAPSHOT, .info = info, .kernel_name = kernel, .bytes = bytes,
-                               .regions = rr, .region_count = rr != NULL ? s->n : 0, .status = KRS_STATUS_SUCCESS});
+    krs_report_t saved = {.kind = KRS_REPORT_SNAPSHOT, .info = info, .kernel_name = kernel, .bytes = bytes,
+                          .regions = rr, .region_count = rr != NULL ? s->n : 0, .status = KRS_STATUS_SUCCESS};
+    /* reported where the runtime copies, under its memory lock (decision
+     * 18.8 of docs/decisions.md) */
+#ifdef KRS_FAULT_SNAPSHOT_SILENTLY
+    int rc = rt_read_regions(krs_sdk.rt, agent, src, s->n, s->copies, NULL, NULL);
+    (void)saved;
+#else
+    int rc = rt_read_regions(krs_sdk.rt, agent, src, s->n, s->copies, report_copied, &saved);
 #endif
+    pthread_mutex_unlock(&krs_sdk.mu);
+    free(src);
     free(rr);
+    if (rc != RT_OK) { snprintf(err, errlen, "copying device memory out failed"); goto fail; }
     return s;
+fail_locked:
+    pthread_mutex_unlock(&krs_sdk.mu);
 fail:
     report_failure(info, kernel, err);
     krs_snapshot_free(s);
@@ -161,13 +176,18 @@ void krs_restore(snapshot *s, krs_kernel_dispatch_info_t info, const char *kerne
         bytes += s->regions[i].size;
         k++;
     }
-    pthread_mutex_unlock(&krs_sdk.mu);
-    if (rt_restore_regions(krs_sdk.rt, s->agent, dst, k, src) != RT_OK) fatal(info, pass, "the copy failed part-way");
 #ifdef KRS_FAULT_RESTORE_MISREPORTED
     bytes += 4096; /* claims more than it wrote */
 #endif
-    krs_report(&(krs_report_t){.kind = KRS_REPORT_RESTORE, .info = info, .kernel_name = kernel, .pass = pass,
-                               .bytes = bytes, .regions = rr, .region_count = k, .status = KRS_STATUS_SUCCESS});
+    krs_report_t restored = {.kind = KRS_REPORT_RESTORE, .info = info, .kernel_name = kernel, .pass = pass,
+                             .bytes = bytes, .regions = rr, .region_count = k, .status = KRS_STATUS_SUCCESS};
+    /* Still locked while the copy is made: a free on another thread waits
+     * in its hook (krs_track), so a region judged live here cannot be
+     * freed and handed to a new allocation before it is written (MEM-4).
+     * Reported where the runtime writes (decision 18.8); never when it failed. */
+    int rc = rt_restore_regions(krs_sdk.rt, s->agent, dst, k, src, report_copied, &restored);
+    pthread_mutex_unlock(&krs_sdk.mu);
+    if (rc != RT_OK) fatal(info, pass, "the copy failed part-way");
     free(dst);
     free(src);
     free(rr);

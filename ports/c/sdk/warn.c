@@ -1,4 +1,4 @@
-/* Diagnostics, once per process each (PC-6, ACT-6, MEM-5, SVC-3), printed
+/* Diagnostics, once per process each (PC-6, ACT-6, MEM-5, SVC-3, MEM-6), printed
  * on stderr as one line a driver can map to a warning event; and the SDK's
  * reports to a test driver. */
 /* POSIX.1-2008 (clock_gettime, strdup, ...): set here, not by the build, so
@@ -14,7 +14,7 @@
 static const char *const codes[] = {
     [warn_pass_count_zero] = "pass_count_zero_without_continue", [warn_multi_packet] = "multi_packet_submission",
     [warn_graph_launch] = "graph_launch", [warn_snapshot_incomplete] = "snapshot_incomplete",
-    [warn_service_conflict] = "service_conflict",
+    [warn_service_conflict] = "service_conflict", [warn_reentrant_dispatch] = "reentrant_dispatch",
 };
 
 void krs_warn(warning w, uint64_t dispatch, const char *fmt, ...) {

@@ -66,9 +66,12 @@ static const char *good_spec =
     "{\"name\":\"c\",\"start\":false,\"stop_after\":\"d\",\"services\":{\"counter_collection\":{\"counters\":[\"SQ_WAVES\"]},"
     "\"external_correlation\":{\"mode\":\"fixed\",\"value\":7}}}],"
     "\"tool\":{\"plan\":{\"passes\":\"groups\",\"continue\":{\"converge\":{\"counter\":\"SQ_WAVES\",\"at_most\":4}},"
-    "\"local\":[{\"pass\":-1,\"stop\":[\"c\"]}],\"user_data\":18446744073709551615},"
+    "\"local\":[{\"pass\":-1,\"stop\":[\"c\"]}],\"user_data\":18446744073709551615,"
+    "\"actions\":[{\"in\":\"PASS_EXIT\",\"pass\":0,\"call\":\"free\",\"buffer\":\"gone\"},"
+    "{\"in\":\"PASS_EXIT\",\"pass\":0,\"call\":\"alloc\",\"buffer\":\"new\"}]},"
     "\"misuse\":[{\"call\":\"local_stop\",\"context\":\"c\",\"in\":\"PASS_EXIT\",\"pass\":1}]},"
-    "\"application\":{\"buffers\":[{\"name\":\"x\",\"agent\":\"g\",\"kind\":\"fine\",\"elements\":4,\"values\":[1,-2]}],"
+    "\"application\":{\"buffers\":[{\"name\":\"x\",\"agent\":\"g\",\"kind\":\"fine\",\"elements\":4,\"values\":[1,-2]},"
+    "{\"name\":\"gone\",\"agent\":\"g\",\"elements\":8},{\"name\":\"new\",\"agent\":\"g\",\"elements\":8,\"by_tool\":true}],"
     "\"dispatches\":[{\"name\":\"d\",\"kernel\":\"saxpy\",\"agent\":\"g\",\"queue\":\"q1\",\"thread\":2,\"args\":[\"x\",\"x\"],"
     "\"scalar\":-3,\"grid\":4,\"workgroup\":64,\"packets\":1,\"plan\":{\"passes\":0}}]},"
     "\"expect\":{\"passes\":{\"d\":\"2..3\"},\"anything\":[1,2]},\"limits\":{\"max_passes\":50}}";
@@ -88,6 +91,11 @@ static void test_spec(void) {
         CHECK(s->plan.nlocal == 1 && s->plan.local[0].pass == -1, "local toggles");
         CHECK(s->nmisuse == 1 && s->misuse[0].in == RS_WINDOW_PASS_EXIT && !s->misuse[0].start, "misuse");
         CHECK(s->buffers[0].nvalues == 2 && s->buffers[0].values[1] == -2, "values");
+        CHECK(s->nbuffers == 3 && !s->buffers[1].by_tool && s->buffers[2].by_tool, "by_tool buffers");
+        CHECK(s->plan.nactions == 2 && s->plan.actions[0].call == RS_ACTION_FREE && s->plan.actions[1].call == RS_ACTION_ALLOC &&
+                  strcmp(s->plan.actions[0].buffer, "gone") == 0 && strcmp(s->plan.actions[1].buffer, "new") == 0 &&
+                  s->plan.actions[1].in == RS_WINDOW_PASS_EXIT && s->plan.actions[1].pass == 0,
+              "memory actions");
         const rs_spec_plan *p = rs_spec_plan_for(s, "d");
         CHECK(p->passes == RS_PASSES_NUMBER && p->pass_number == 0, "a dispatch's own plan");
         CHECK(s->dispatches[0].scalar == -3 && s->dispatches[0].thread == 2, "dispatch");
@@ -103,6 +111,9 @@ static void test_spec(void) {
         {"\"args\":[\"x\",\"x\"]", "\"args\":[\"x\",\"y\"]", "no buffer y"},
         {"\"mode\":\"fixed\"", "\"mode\":\"random\"", "increment or fixed"},
         {"\"elements\":4", "\"elements\":-4", "non-negative"},
+        {"\"call\":\"alloc\",\"buffer\":\"new\"", "\"call\":\"alloc\",\"buffer\":\"gone\"", "not by_tool"},
+        {"\"call\":\"free\",\"buffer\":\"gone\"", "\"call\":\"free\",\"buffer\":\"w\"", "no buffer w"},
+        {"\"call\":\"free\"", "\"call\":\"forget\"", "unknown call forget"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *at = strstr(good_spec, bad[i].from);
