@@ -257,7 +257,7 @@ func abandonedTrace(tg target.Target, s spec.Spec) trace.Trace {
 	if st, ok := tg.(target.Streaming); ok {
 		return trace.Trace{Header: st.Header(spec.Defaults(s))}
 	}
-	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: tg.Name(), Sources: []trace.Source{}}}
+	return trace.Trace{Header: trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: s.Name, Target: tg.Name(), Sources: []trace.Source{}}}
 }
 
 // budgetSpent is the error of a trace in which the harness cut off a loop

@@ -450,7 +450,7 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 		// Nothing of the trace came (a driver stopped or killed first):
 		// the file still gets a header check can read, with the sources
 		// the handshake declared (none without one).
-		t.Header = trace.Header{Trace: trace.Version, Spec: name, Target: e.Name(), Implementation: hs.Implementation.Name, Sources: []trace.Source{}}
+		t.Header = trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: name, Target: e.Name(), Implementation: hs.Implementation.Name, Sources: []trace.Source{}}
 		if hs.Protocol != "" {
 			t.Header.Sources = hs.ReportedSources()
 		}
