@@ -77,6 +77,7 @@ type runFlags struct {
 	quiet, verbose, failFast, lastFailed, update                     bool
 	count                                                            int
 	memoryMiB, maxInputMiB, maxCases, maxRuns                        int64
+	traceBudget                                                      traceBudget
 	ci                                                               *ciFlags
 	gen                                                              int
 	genSeed                                                          string
@@ -110,6 +111,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.update, "update", false, "with --golden: write the goldens instead of comparing")
 	fs.Int64Var(&f.memoryMiB, "memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
 	fs.Int64Var(&f.maxInputMiB, "max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	f.traceBudget.add(fs)
 	fs.Int64Var(&f.maxCases, "max-cases", spec.DefaultMaxCases, "refuse a spec whose matrix stands for more than `N` cases (counted before any is made)")
 	fs.Int64Var(&f.maxRuns, "max-runs", runner.DefaultMaxRuns, "refuse a run of more than `N` runs: specs x --count x (1 + --retries), counted before any is made")
 	fs.IntVar(&f.gen, "gen", -1, fmt.Sprintf("also run `N` generated specs beside the library, drawn within what the target claims (default %d on an exec: target, a port; 0 elsewhere)", portGenerated))
@@ -146,6 +148,9 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if f.memoryMiB < 1 || f.maxInputMiB < 1 || f.memoryMiB > maxOptionMiB || f.maxInputMiB > maxOptionMiB {
 		return usageError(stderr, "run", "--memory-budget %d, --max-input-mib %d: each takes 1 to %d MiB", f.memoryMiB, f.maxInputMiB, maxOptionMiB)
 	}
+	if err := f.traceBudget.check(); err != nil {
+		return usageError(stderr, "run", "%v", err)
+	}
 	if f.maxCases < 1 || f.maxRuns < 1 {
 		return usageError(stderr, "run", "--max-cases and --max-runs take a positive number")
 	}
@@ -180,7 +185,7 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if err != nil {
 		return usageError(stderr, "run", "--fault: %v", err)
 	}
-	tg, err := openTarget(f.target, fset)
+	tg, err := openTarget(f.target, fset, f.traceBudget.mib)
 	if err != nil {
 		var un *target.Unavailable
 		if errors.As(err, &un) {
