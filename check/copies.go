@@ -202,8 +202,10 @@ func (x *index) inFlight() *flights {
 		end, done := len(x.ev), false
 		pos := x.byThread[e.Thread]
 		k, _ := slices.BinarySearch(pos, i)
+		// Its own completion: a dispatch the tool writes from inside this
+		// one's window (MEM-6, nested) completes on the same thread first.
 		for _, j := range pos[k+1:] {
-			if x.ev[j].Type == trace.ToolComplete {
+			if f := x.ev[j]; f.Type == trace.ToolComplete && sameToolDispatch(e, f) {
 				end, done = j, true
 				break
 			}
@@ -220,6 +222,15 @@ func (x *index) inFlight() *flights {
 	}
 	x.spans = fl
 	return fl
+}
+
+// sameToolDispatch: f is the tool_complete of tool_dispatch e, by its
+// signal where the trace names one, else by its label.
+func sameToolDispatch(e, f trace.Event) bool {
+	if e.Signal != 0 && f.Signal != 0 {
+		return e.Signal == f.Signal
+	}
+	return e.Label == f.Label
 }
 
 // otherWorkIn reports whether something other than d's own passes and

@@ -302,22 +302,46 @@ func (x *index) inferNeverEnded() {
 	}
 	for _, a := range x.apps {
 		d := x.dispatches[a.dispatch]
-		if d == nil || len(a.timeout) == 0 || len(d.configExit) > 0 || len(d.continues) == 0 {
-			continue
-		}
-		if r, ok := x.passCount(d); !ok || r != 0 {
-			continue
-		}
-		goOn := true
-		for _, c := range d.continues {
-			if res := x.ev[c].Result; res == nil || *res == 0 {
-				goOn = false
-			}
-		}
-		if goOn {
+		if len(a.timeout) > 0 && x.endlessLoop(d) {
 			d.neverEnded = append(d.neverEnded, a.timeout[0])
 		}
 	}
+	// A dispatch the tool wrote whose loop never ended: the tool gave up
+	// waiting for it, as the application does, and its thread went on
+	// with the window it was written from (MEM-6, nested). The first event
+	// of its thread after its last continue that is not its own stands for
+	// the report.
+	for _, w := range x.toolWrites() {
+		d := x.dispatches[w.id]
+		if w.complete || w.id == 0 || !x.endlessLoop(d) {
+			continue
+		}
+		pos := x.byThread[w.thread]
+		last := d.continues[len(d.continues)-1]
+		for _, j := range pos[slices.Index(pos, last)+1:] {
+			if x.ev[j].Dispatch != d.id {
+				d.neverEnded = append(d.neverEnded, j)
+				break
+			}
+		}
+	}
+}
+
+// endlessLoop: d is an indefinite loop (pass count 0) with no CONFIG EXIT
+// whose every continue said go on.
+func (x *index) endlessLoop(d *dispatchView) bool {
+	if d == nil || len(d.configExit) > 0 || len(d.continues) == 0 {
+		return false
+	}
+	if r, ok := x.passCount(d); !ok || r != 0 {
+		return false
+	}
+	for _, c := range d.continues {
+		if res := x.ev[c].Result; res == nil || *res == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // file puts event i into its dispatch's lists.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"compress/gzip"
 	"os"
 	"slices"
 	"testing"
@@ -312,5 +313,35 @@ func TestCutOffMidPass(t *testing.T) {
 	}
 	if _, vs := verdicts(renumber(closed)); !slices.Contains(rulesOf(vs), "LCX-3") {
 		t.Errorf("pass 1 closed without context 2's kernel_trace record: LCX-3 not reported (got %v)", rulesOf(vs))
+	}
+}
+
+// TestNestedToolLoopBesideALoop: a trace of the reference engine under free
+// threads (generated spec gen-218721, found by make soak after MEM-6 was
+// clarified). On thread 1 the tool's dispatch d4 opened a nested window on
+// agent a0 whose passes write the fine buffer b3, and from that window's
+// CONFIG ENTER the tool wrote d1, which completed first. Thread 3's loop on
+// another agent saw b3 change between two passes. The oracle took d1's
+// tool_complete for d4's, so d4's kernels looked finished and the change
+// was charged to thread 3's restore as MEM-4. A tool dispatch ends at its
+// own completion (its signal).
+func TestNestedToolLoopBesideALoop(t *testing.T) {
+	f, err := os.Open("testdata/nested-tool-loop-beside-a-loop.ndjson.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Read(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
+		if _, vs := verdicts(p); len(vs) > 0 {
+			t.Errorf("%s: another thread's nested tool loop wrote the fine buffer: %v", name, vs)
+		}
 	}
 }

@@ -343,6 +343,7 @@ func (pw *PageWriter) Run(a hsa.Allocation) error {
 	n := pw.count * 1024
 	return pw.r.w.do(func() error {
 		d := pw.r.drv
+		pw.r.noteWrite(wroteByKernel, uint64(pw.fn), live.Handle, pw.pages, n)
 		if err := d.cuLaunch(pw.fn, uint32((n+255)/256), 256, []uint64{live.Handle, pw.pages, n}, 0); err != nil {
 			return err
 		}

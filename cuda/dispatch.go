@@ -164,6 +164,9 @@ func (r *Runtime) dispatch(q *queue, thread hsa.ThreadID, p *hsa.Packet) error {
 				return err
 			}
 		}
+		if len(r.open) > 0 {
+			r.noteWrite(append([]uint64{wroteByKernel, uint64(l.fn), uint64(l.blocks), uint64(l.block)}, l.values...)...)
+		}
 		if err := d.cuLaunch(l.fn, l.blocks, l.block, l.values, q.stream); err != nil {
 			r.abortPass(counting)
 			return fmt.Errorf("%w: kernel %s", err, p.Kernel)

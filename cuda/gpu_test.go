@@ -194,6 +194,51 @@ func TestGPUReplayRestores(t *testing.T) {
 	}
 }
 
+// TestGPULearnedRestoreAfterOtherWrites: a write set learned from one pass
+// is not trusted after a pass that wrote otherwise (MEM-2). Pass 3 runs
+// the replayed kernel and, beside it, what a tool may do inside a pass: a
+// dispatch over the whole buffer and a host write far from block 0. The
+// restore before pass 4 must undo both. (Found on the H200 by the
+// generated spec gen-000107: a restore learned from the kernel's own
+// pages left what the tool's declined dispatch wrote in the pass.)
+func TestGPULearnedRestoreAfterOtherWrites(t *testing.T) {
+	for _, extra := range []string{"dispatch", "host write"} {
+		rt := openOrSkip(t, nil)
+		rt.SetRestoreMode(RestoreLearned)
+		q, _ := rt.CreateQueue(agentID)
+		const n = 100000 // 7 blocks of 64 KiB; the kernel writes block 0
+		x := gpuBuffer(t, rt, make([]int32, n))
+		snap, err := rt.Snapshot(0, agentID, []hsa.Allocation{x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pass := range 5 {
+			if pass > 0 {
+				if _, err := snap.Restore(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run(t, q, "increment", 1000, buf(x))
+			if pass == 3 {
+				switch extra {
+				case "dispatch":
+					run(t, q, "increment", n, buf(x))
+				case "host write":
+					if err := rt.Write(x, 4*60000, bytesOf([]int32{7})); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		got := readInts(t, rt, x)
+		if got[0] != 1 || got[999] != 1 || got[1000] != 0 || got[60000] != 0 || got[n-1] != 0 {
+			t.Errorf("%s in pass 3: after the last pass x[0]=%d x[999]=%d x[1000]=%d x[60000]=%d x[%d]=%d, want 1 1 0 0 0: the restore before pass 4 missed what pass 3 wrote beside the kernel",
+				extra, got[0], got[999], got[1000], got[60000], n-1, got[n-1])
+		}
+		snap.Release()
+	}
+}
+
 func TestGPUFreedRegionIsSkipped(t *testing.T) {
 	rt := openOrSkip(t, nil)
 	x := gpuBuffer(t, rt, make([]int32, 1024))

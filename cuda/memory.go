@@ -124,6 +124,7 @@ func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
 	}
 	return r.w.do(func() error {
 		if isDevice(live.Kind) {
+			r.noteWrite(wroteFromHost, live.Handle+offset, uint64(len(data)))
 			return r.drv.htod(live.Handle+offset, data)
 		}
 		// Host memory may be read by a running kernel: wait for them first.

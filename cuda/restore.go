@@ -82,6 +82,11 @@ func (s *snapshot) RestoreWithHook(hook func(bytes uint64)) (uint64, error) {
 	}
 	err := s.rt.w.do(func() error {
 		var find, ranged []*savedRegion
+		// The learned write sets hold only after the same writes as the
+		// pass they were learned from; after others they are learned anew.
+		wrote := s.since
+		s.since = writeLog{}
+		sameWrites := wrote == s.learnedFrom
 		defer func() {
 			for _, g := range live {
 				g.restores++
@@ -95,7 +100,7 @@ func (s *snapshot) RestoreWithHook(hook func(bytes uint64)) (uint64, error) {
 				}
 				restored += g.alloc.Size
 				whole(g)
-			case mode == RestoreFull || g.alloc.Size > maxCompareBytes || (mode == RestoreLearned && g.known && g.whole),
+			case mode == RestoreFull || g.alloc.Size > maxCompareBytes || (mode == RestoreLearned && g.known && g.whole && sameWrites),
 				mode == RestoreLearned && !g.known && g.restores == 0:
 				// A snapshot's first restore under RestoreLearned is a
 				// plain copy: comparing reads the region and its copy,
@@ -106,7 +111,7 @@ func (s *snapshot) RestoreWithHook(hook func(bytes uint64)) (uint64, error) {
 				}
 				restored += g.alloc.Size
 				whole(g)
-			case mode == RestoreLearned && g.known:
+			case mode == RestoreLearned && g.known && sameWrites:
 				n := spanBytes(g.learned)
 				restored += n
 				spans(g, g.learned)
@@ -130,11 +135,15 @@ func (s *snapshot) RestoreWithHook(hook func(bytes uint64)) (uint64, error) {
 			}
 		}
 		if len(find) > 0 {
-			n, err := s.compareRestore(find, mode == RestoreLearned, spans)
+			learn := mode == RestoreLearned
+			n, err := s.compareRestore(find, learn, spans)
 			if err != nil {
 				return err
 			}
 			restored += n
+			if learn {
+				s.learnedFrom = wrote
+			}
 		}
 		s.rt.traffic(trace.MemWrite, s.thread, s.agentOf(), written)
 		recorded = true

@@ -65,6 +65,7 @@ type Runtime struct {
 	calBuf               uint64 // what calibrate's kernel writes
 	staging              []byte // pinned host memory for restore flags, kept
 	stagingPtr           uintptr
+	open                 map[*snapshot]struct{} // live snapshots: noteWrite tells each
 }
 
 var _ hsa.Runtime = (*Runtime)(nil)

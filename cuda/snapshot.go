@@ -56,6 +56,12 @@ type snapshot struct {
 	nflags  uint64
 	flags   uint64 // device page flags, allocated at the first compare
 
+	// since: what wrote device memory since the last restore (or the
+	// snapshot); learnedFrom: what had written it before the restore that
+	// learned the regions' write sets. A learned set is used only after
+	// the same writes (MEM-2; driver thread).
+	since, learnedFrom writeLog
+
 	// The copy_ranges list of the learned spans (driver thread).
 	list      []uint64
 	listFor   []*savedRegion
@@ -106,6 +112,10 @@ func (r *Runtime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regio
 				return err
 			}
 		}
+		if r.open == nil {
+			r.open = map[*snapshot]struct{}{}
+		}
+		r.open[s] = struct{}{}
 		// No wait: later work on any queue, copies and frees are ordered
 		// after the legacy default stream the copies are on.
 		read := make([]trace.Region, len(s.regions))
@@ -143,6 +153,7 @@ func (s *snapshot) Bytes() uint64 { return s.bytes }
 // Release frees the saved copies.
 func (s *snapshot) Release() {
 	_ = s.rt.w.do(func() error {
+		delete(s.rt.open, s)
 		for _, g := range s.regions {
 			if g.dev != 0 {
 				s.rt.pool.release(s.rt.drv, g.dev, g.alloc.Size)
@@ -177,4 +188,35 @@ func (s *snapshot) agentOf() hsa.AgentID {
 		return 0
 	}
 	return s.regions[0].alloc.Agent
+}
+
+// writeLog sums up the device writes of an interval: how many, and a hash
+// of each one's kind and operands (a kernel, its grid and arguments; a
+// host write's address and length).
+type writeLog struct{ n, h uint64 }
+
+func (l *writeLog) add(words ...uint64) {
+	l.n++
+	h := l.h ^ l.n
+	for _, w := range words {
+		h = (h ^ w) * 0x100000001b3
+	}
+	l.h = h
+}
+
+// What a device write was, for writeLog.
+const (
+	wroteByKernel = iota + 1
+	wroteFromHost
+)
+
+// noteWrite tells every live snapshot that device memory is about to be
+// written by words' operation (driver thread). A restore that learned a
+// write set from one pass uses it again only when the pass since wrote the
+// same way: a tool's dispatch inside a pass, a host write or a kernel
+// launched with other arguments writes pages the set does not hold.
+func (r *Runtime) noteWrite(words ...uint64) {
+	for s := range r.open {
+		s.since.add(words...)
+	}
 }
