@@ -43,7 +43,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	format := fs.String("format", "text", "report format: text, json or junit")
 	quiet := fs.Bool("quiet", false, "leave passing traces out of the text report")
 	specFile := fs.String("spec", "", "the spec the traces were recorded from (`FILE`); default: the library spec named in each trace's header")
-	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "the budget of a trace: refuse one larger than this many `MiB` (a file at once, a pipe as soon as it passes it; a trace takes some 13 times its size in memory once read)")
+	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "the budget of a trace: refuse one larger than this many `MiB` (a file at once, a pipe as soon as it passes it; a trace takes about 9 times its size in memory once read)")
 	files, code, ok := parseFlags(fs, checkHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -148,8 +148,8 @@ func specOf(t trace.Trace, given []spec.Spec) (s spec.Spec, known bool) {
 // defaultTraceMiB is the budget of a trace that check reads: what an exec:
 // driver may write for one spec (--max-trace-mib), and more than a spec
 // within run's default --memory-budget records, so that check accepts what
-// run --trace-out wrote. A trace takes some 13 times its size in memory
-// once read and judged (a 78 MiB trace of 10,000 dispatches, ~1 GB).
+// run --trace-out wrote. A trace takes about 9 times its size in memory
+// once read and judged (a 115 MiB trace of 10,000 dispatches, 1.0-1.1 GiB).
 const defaultTraceMiB = exectarget.DefaultMaxBytes >> 20
 
 // readTrace reads one NDJSON trace of at most limit bytes; errors name the
@@ -168,7 +168,7 @@ func readTrace(path string, limit int64) (trace.Trace, error) {
 	}
 	defer f.Close()
 	overBudget := func(what string) error {
-		return fmt.Errorf("%s: %s, over the budget of %d MiB a trace may hold: raise --max-input-mib if the machine has the memory (a trace takes some 13 times its size once read)", path, what, limit>>20)
+		return fmt.Errorf("%s: %s, over the budget of %d MiB a trace may hold: raise --max-input-mib if the machine has the memory (a trace takes about 9 times its size once read)", path, what, limit>>20)
 	}
 	var in io.Reader = f
 	fi, err := f.Stat()

@@ -70,7 +70,7 @@ func (o ExecOptions) withDefaults() ExecOptions {
 }
 
 // DefaultMaxBytes is the default trace budget of a driver's stdout for one
-// spec: 1 GiB, some 13 times what a 10,000-dispatch spec writes (78 MiB), and
+// spec: 1 GiB, about 9 times what a 10,000-dispatch spec writes (115 MiB), and
 // more than a spec within the default --memory-budget records in-process.
 const DefaultMaxBytes = 1 << 30
 
@@ -702,7 +702,7 @@ func (r *streamReader) read(in io.Reader) {
 	case errors.Is(err, errFlood):
 		// One error naming the budget: the trace so far is dropped, so
 		// that it is neither judged nor held (exec.go, session).
-		r.err, r.flood, r.overBudget = fmt.Errorf("wrote more than %s of trace on stdout (%d bytes), the budget of one spec's trace; %s if the machine has the memory (a trace takes some 13 times its size once read). Its trace is not judged: a cut trace would break rules the driver never broke", mib(r.maxBytes), r.maxBytes, r.hint), true, true
+		r.err, r.flood, r.overBudget = fmt.Errorf("wrote more than %s of trace on stdout (%d bytes), the budget of one spec's trace; %s if the machine has the memory (a trace takes about 9 times its size once read). Its trace is not judged: a cut trace would break rules the driver never broke", mib(r.maxBytes), r.maxBytes, r.hint), true, true
 		r.dropped = max(r.lines-1, 0) // the events, without the header
 		r.buf = bytes.Buffer{}
 		r.lines = 0
