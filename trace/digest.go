@@ -74,7 +74,9 @@ func (a DigestAlgorithm) DigestRuns(bufs ...[]Run) string {
 		for _, runs := range bufs {
 			h.Write(le64(CountOf(runs) * 4))
 			for _, r := range runs {
-				fill(chunk[:], uint32(int32(r.Value)))
+				// Only as much of the chunk as the run needs: a buffer of
+				// short runs must not fill 4 KiB a run.
+				fill(chunk[:min(r.Count, runChunk/4)*4], uint32(int32(r.Value)))
 				for n := r.Count; n > 0; {
 					k := min(n, runChunk/4)
 					h.Write(chunk[:k*4])

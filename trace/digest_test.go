@@ -94,13 +94,21 @@ func TestDigestRunsIsDigestOfTheBytes(t *testing.T) {
 		var bufs [][]byte
 		var runs [][]Run
 		for range r.IntN(3) + 1 {
-			b := make([]byte, 4*r.IntN(3000))
-			for i := 0; i < len(b); i += 4 {
-				v := uint32(r.IntN(3) - 1) // long runs, negative values
-				if r.IntN(500) == 0 {
+			// Runs of every length: most short, some longer than a chunk
+			// (1,024 elements), so that DigestRuns feeds a run in pieces.
+			var b []byte
+			for n := r.IntN(4); n >= 0; n-- {
+				k := 1 + r.IntN(8)
+				if r.IntN(4) == 0 {
+					k = 1000 + r.IntN(1500)
+				}
+				v := uint32(r.IntN(3) - 1) // negative values too
+				if r.IntN(10) == 0 {
 					v = r.Uint32()
 				}
-				binary.LittleEndian.PutUint32(b[i:], v)
+				for range k {
+					b = binary.LittleEndian.AppendUint32(b, v)
+				}
 			}
 			bufs, runs = append(bufs, b), append(runs, RunsOf(b))
 		}
