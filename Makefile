@@ -133,8 +133,13 @@ port-c:
 ## port-c-check: the C port judged through the protocol: kit tests, the spec
 ## library at the full, runtime and black-box profiles under the sanitizers (the
 ## compliance matrices in out/port-c/), the CUDA runtime's plumbing on a
-## stand-in driver, and the planted faults
+## stand-in driver, and the fault matrix (switches and patches, three
+## profiles: each profile's aim met, every miss explained; docs/faults.md)
 PORT_C_DRIVER := ports/c/bin/krs-driver-asan --runtime host
+# The fault matrix's verdict: the aim of each profile met (issue 20: 95% at
+# full, 90% at runtime, 85% at black-box), every miss explained in
+# ports/c/faults/unnamed.txt, no stale line there.
+PORT_C_FAULT_FLAGS ?= -enforce full,runtime,black-box -strict
 port-c-check: build port-c
 	$(MAKE) -C ports/c test fakecuda
 	$(GO) run ./ports/c/gen/ptxgen.go | cmp - ports/c/runtime/cuda_ptx.h || (echo "ports/c/runtime/cuda_ptx.h is stale: go run ./ports/c/gen/ptxgen.go > ports/c/runtime/cuda_ptx.h"; exit 1)
@@ -146,7 +151,7 @@ port-c-check: build port-c
 	done
 	LD_LIBRARY_PATH=ports/c/bin/fakecuda ./$(BIN) run --quiet --target "exec:ports/c/bin/krs-driver-asan --runtime cuda" \
 		--xfail ports/c/known-failures-cuda-full.txt specs/
-	ports/c/faults.sh ./$(BIN)
+	ports/c/faults.sh ./$(BIN) $(PORT_C_FAULT_FLAGS)
 
 clean:
 	rm -rf bin out

@@ -563,6 +563,9 @@ func (x *index) checkMaskScope(scope map[scopeKey]bool) []Violation {
 	}
 	var vs []Violation
 	judge := func(d *dispatchView, subs []submitView, window func() (int, int), what string) {
+		if x.diedBeforeRun(d) {
+			return // the process ended before it ran (MEM-5): no record is owed
+		}
 		var lo, hi int
 		windowKnown := false
 		for _, sb := range subs {

@@ -345,3 +345,48 @@ func TestNestedToolLoopBesideALoop(t *testing.T) {
 		}
 	}
 }
+
+// TestCPortSoakTraces: traces of the C port found by make soak on it after
+// MEM-6 was clarified, each failed by the previous oracles and correct.
+//   - died-before-run (gen-207409): a failed restore on thread 1 ended the
+//     process while thread 3's dispatch, told pass count 1 and closed with
+//     CONFIG EXIT, waited for the agent: it never ran, and none was owed
+//     (was PC-2: "ran 0 times, not once");
+//   - reentrant-warned-by-other-thread (gen-211511): two threads' tool
+//     dispatches were declined; the one that took the once-per-process
+//     reentrant_dispatch print first wrote it after the other's CONFIG EXIT
+//     (was MEM-6: "declined without a diagnostic");
+//   - declined-then-died (gen-210443): a tool dispatch declined on thread 1
+//     had not run yet when thread 2's failed restore ended the process
+//     (was MEM-6: "never ran: its thread waits for itself");
+//   - waited-then-died (gen-212963): thread 1's loop waited for the agent
+//     while thread 2's loop held it and died in a restore; the only reads
+//     were thread 2's snapshot (was MEM-4/ACT-4: "the snapshot left it out");
+//   - unrun-beside-a-stop (gen-207409): a dispatch that never ran, beside a
+//     loop that stopped a context locally (was LCX-6: "got no record");
+//   - id-taken-then-died (gen-218125): a graph launch took dispatch id 2 and
+//     the process died before its reservation was written (was DID-3:
+//     "ids jump from 1 to 3").
+func TestCPortSoakTraces(t *testing.T) {
+	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread",
+		"c-port-declined-then-died", "c-port-waited-then-died", "c-port-unrun-beside-a-stop", "c-port-id-taken-then-died"} {
+		f, err := os.Open("testdata/" + name + ".ndjson.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Read(z)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for profile, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
+			if _, vs := verdicts(p); len(vs) > 0 {
+				t.Errorf("%s at %s: %v", name, profile, vs)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/replayspec/replayspec/trace"
@@ -125,6 +126,17 @@ func (x *index) cutOff(d *dispatchView) bool {
 	return a == nil || (len(a.complete) == 0 && len(a.timeout) == 0)
 }
 
+// diedBeforeRun: a failed restore on another thread ended the process
+// before d's kernel ran (it waited for its agent's lock, say) and before
+// anyone saw it complete (MEM-5): no run of it is owed.
+func (x *index) diedBeforeRun(d *dispatchView) bool {
+	if d == nil || len(d.kernels) > 0 || len(d.failedSnapshots) > 0 || !x.processDied() {
+		return false
+	}
+	a := x.appOf(d)
+	return a == nil || (len(a.complete) == 0 && len(a.timeout) == 0)
+}
+
 // restoresByPass groups d's restore events by the pass they precede.
 func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
 	if d.restoreByPass == nil {
@@ -236,6 +248,11 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 	reads := x.trafficOf(on, trace.MemRead, start, firstWork)
 	sdk := x.header.Reports(trace.SourceSDK)
 	switch {
+	case len(d.snapshots) == 0 && x.diedBeforeRun(d) && !slices.ContainsFunc(reads, func(i int) bool { return x.ev[i].Thread == d.thread }):
+		// A failed restore on another thread ended the process before this
+		// dispatch took a snapshot or ran (it waited for its agent, say):
+		// nothing was saved, and nothing is owed (MEM-5). The reads are
+		// other threads'.
 	case len(d.configEnter) > 0 && len(d.failedSnapshots) == 0 && x.hiddenLoop(d) && (sdk || len(d.kernels) > 1 || !x.snapshotMayHaveFailed(d)):
 		// Replayed with no PASS callback to show it (decision 9, docs/ports.md
 		// D3): the reads are its snapshot, not a snapshot of a dispatch left
