@@ -3,16 +3,25 @@ GO      ?= go
 BIN     := bin/replayspec
 PKGS    := ./...
 
-.PHONY: run test build install lint bench golden bdd bdd-report rules fuzz explore soak gpu-check port-c port-c-check mutation scripts screenshot ci-examples clean
+.PHONY: run test test-heavy build install lint bench golden bdd bdd-report rules fuzz explore soak gpu-check port-c port-c-check mutation scripts screenshot ci-examples clean
 
 ## run: build the CLI and run the whole spec library on the simulator
 run: build
 	./$(BIN) run specs/
 
-## test: vet and every test, with the race detector
+## test: vet and the tests, with the race detector; -short leaves out the heavy ones
+## (the fault matrices, the library through every driver, the docs' and CI examples,
+## the browser tests): make test-heavy runs those, and CI runs both
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	$(GO) test -race -short -count=1 -timeout 20m $(PKGS)
+
+## test-heavy: every test, the heavy ones included, without the race detector: they run
+## the library many times over (each fault, each profile, each driver, each document's
+## example), which -race makes ten times slower and where it finds nothing the race run
+## of the same code paths does not (docs/benchmarks.md, "The test suite")
+test-heavy:
+	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 # -buildvcs=auto stamps the VCS revision that 'replayspec version' prints,
 # whatever GOFLAGS says.

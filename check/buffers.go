@@ -36,12 +36,13 @@ func (x *index) bufferElements(buffer string, at int) (n uint64, ok bool) {
 func (x *index) notWhole(i int) string {
 	e := x.ev[i]
 	size, known := x.bufferElements(e.Buffer, i)
-	return wholeBuffer(e, size, known)
+	return wholeBuffer(e, size, known, x.header.DigestAlgorithm())
 }
 
 // wholeBuffer is notWhole for event e of a buffer of size elements (known:
-// whether the trace says how large the buffer is).
-func wholeBuffer(e trace.Event, size uint64, known bool) string {
+// whether the trace says how large the buffer is), in a trace whose digests
+// are by alg (its header's).
+func wholeBuffer(e trace.Event, size uint64, known bool, alg trace.DigestAlgorithm) string {
 	n := trace.CountOf(e.Runs)
 	switch {
 	case !known:
@@ -55,7 +56,7 @@ func wholeBuffer(e trace.Event, size uint64, known bool) string {
 	case e.Digest == "":
 		return fmt.Sprintf("the %s event of buffer %s carries no digest of the bytes read", e.Type, e.Buffer)
 	case n <= maxRebuild:
-		if d := trace.DigestRuns(e.Runs); d != e.Digest {
+		if d := alg.DigestRuns(e.Runs); d != e.Digest {
 			return fmt.Sprintf("the %s event of buffer %s says its bytes digest to %s, but the values its runs spell digest to %s", e.Type, e.Buffer, e.Digest, d)
 		}
 	}

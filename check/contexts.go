@@ -115,10 +115,8 @@ func (x *index) writeWindow(d *dispatchView) (lo, hi int) {
 	hi = x.decidedBy(d, x.appOf(d))
 	first := min(hi, firstOr(d.reserves, hi), firstOr(d.correlations, hi), firstOr(d.passCounts, hi))
 	lo = -1
-	for _, a := range x.apps {
-		if a.thread == d.thread && a.at < first && first < a.end {
-			lo = a.at
-		}
+	if a := x.appAround(d.thread, first); a != nil {
+		lo = a.at
 	}
 	if lo < 0 && first < len(x.ev) {
 		lo = x.prevOnThread(first)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -57,6 +58,9 @@ type index struct {
 	// toolRecordIDs: per thread, the ids of records of dispatches the tool
 	// wrote from a callback on it (MEM-6); built on first use.
 	toolRecordIDs map[uint64]map[uint64]bool
+	// appsByThread: each thread's application dispatches in trace order;
+	// their windows are disjoint. Built on first use (appAround).
+	appsByThread map[uint64][]*appView
 
 	// writes are the dispatches the tool wrote, with the windows open
 	// around each (nested.go); declinedIDs those declined (MEM-6): both
@@ -598,3 +602,22 @@ func (x *index) appOf(d *dispatchView) *appView {
 }
 
 func in(i int, lo, hi int) bool { return i > lo && i < hi }
+
+// appAround is the application dispatch on thread whose window [at, end)
+// holds position i, or nil. A thread's windows are disjoint and ordered,
+// so this is a binary search, not a walk over every dispatch of the trace
+// (which made judging quadratic in the dispatches of a spec).
+func (x *index) appAround(thread uint64, i int) *appView {
+	if x.appsByThread == nil {
+		x.appsByThread = map[uint64][]*appView{}
+		for _, a := range x.apps { // in trace order
+			x.appsByThread[a.thread] = append(x.appsByThread[a.thread], a)
+		}
+	}
+	apps := x.appsByThread[thread]
+	k := sort.Search(len(apps), func(k int) bool { return apps[k].at >= i }) - 1 // the last starting before i
+	if k >= 0 && i < apps[k].end {
+		return apps[k]
+	}
+	return nil
+}

@@ -207,7 +207,7 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 		}
 		bufs = append(bufs, e.Runs)
 	}
-	got := trace.DigestRuns(bufs...) // from the runs: no copy of the buffers
+	got := x.header.DigestAlgorithm().DigestRuns(bufs...) // from the runs, by the header's algorithm: no copy of the buffers
 	lastK, firstK := d.kernels[len(d.kernels)-1], d.kernels[0]
 	at := a.readback[len(a.readback)-1]
 	if x.otherKernelBetween(d.id, lastK, at) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/driver"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
@@ -63,4 +64,33 @@ func TestLibraryAtEveryProfile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The oracles judge digests by the algorithm the trace's header names
+// (trace v3): the same trace whose header claims FNV-1a while its digests
+// are XXH3 fails on its buffers, so a reader that ignored the header (or
+// a port that named the wrong one) cannot pass unnoticed.
+func TestDigestsJudgedByTheHeadersAlgorithm(t *testing.T) {
+	failed := 0
+	for _, s := range library(t) {
+		tr, err := simtarget.Sim{}.Run(context.Background(), spec.Defaults(s), target.Options{})
+		if err != nil || tr.Header.DigestAlgorithm() != trace.DigestXXH3 {
+			t.Fatalf("%s: %v, digest %s", s.Name, err, tr.Header.DigestAlgorithm())
+		}
+		if j, _, _ := check.JudgeSpec(s, tr); digestViolation(j.Violations) {
+			t.Fatalf("%s: a digest is wrong on the engine's own trace", s.Name)
+		}
+		tr.Header.Digest = trace.DigestFNV1a
+		if j, _, _ := check.JudgeSpec(s, tr); digestViolation(j.Violations) {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Error("no spec of the library fails when its header names FNV-1a over XXH3 digests")
+	}
+}
+
+// digestViolation reports whether vs say a buffer's digest is not its values'.
+func digestViolation(vs []check.Violation) bool {
+	return slices.ContainsFunc(vs, func(v check.Violation) bool { return strings.Contains(v.Message, "digest to") })
 }

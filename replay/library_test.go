@@ -63,6 +63,10 @@ func TestLibraryHolds(t *testing.T) {
 // each fault, planted by name as the CLI and the features plant it, must
 // still make some spec's oracle report a rule the fault is meant to break.
 func TestPlantedFaultsCaught(t *testing.T) {
+	if testing.Short() {
+		// internal/faults' TestMatrix is the same matrix, in make test-heavy.
+		t.Skip("runs the library once per planted fault (make test-heavy)")
+	}
 	lib := library(t)
 	var why []string
 	for _, f := range replay.AllFaults() {

@@ -512,6 +512,6 @@ func (r *AppRun) PassCounts() map[uint64]uint64 {
 // TraceOf returns the run's trace with a header, for the checks that read
 // traces (check.Expectations, check.Trace).
 func (r *AppRun) TraceOf(specName string) trace.Trace {
-	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: specName, Target: "sim", Implementation: "replayspec prof",
+	return trace.Trace{Header: trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: specName, Target: "sim", Implementation: "replayspec prof",
 		Sources: trace.AllSources}, Events: r.Trace}
 }

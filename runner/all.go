@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,6 +44,27 @@ type Plan struct {
 	Summaries bool
 }
 
+// DefaultMaxRuns is how many runs one plan may make before the CLI refuses
+// it (--max-runs): every case is a spec run, judged and reported, and its
+// summary is kept to the end of the run.
+const DefaultMaxRuns = 100_000
+
+// Runs is the most runs a plan of n specs may make: each spec Count times,
+// each run again up to Retry.Retries times. It is worked out before
+// anything is made (--count 1000000 is a typo, not a job list), and
+// saturates rather than overflow.
+func (p Plan) Runs(n int) uint64 {
+	total := uint64(max(n, 0))
+	for _, f := range []int{max(p.Count, 1), 1 + max(p.Retry.Retries, 0)} {
+		hi, lo := bits.Mul64(total, uint64(f))
+		if hi != 0 {
+			return math.MaxUint64
+		}
+		total = lo
+	}
+	return total
+}
+
 // Stop says why RunPlan stopped before running every spec ("" when it did
 // not).
 type Stop string
@@ -67,24 +90,23 @@ func RunAll(ctx context.Context, specs []spec.Spec, opts Options, progress func(
 // the cases handed to Done.
 func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([]Attempted, Stop) {
 	count := max(plan.Count, 1)
-	type job struct {
-		s   spec.Spec
-		run int
-	}
-	var jobs []job
-	for _, s := range specs {
-		for run := 1; run <= count; run++ {
-			j := job{s: s}
-			if count > 1 {
-				j.run = run
-			}
-			jobs = append(jobs, j)
+	// Case i is run i%count+1 of spec i/count: worked out as each starts,
+	// so that a large Count costs nothing until it runs (the CLI refuses
+	// one over its budget first: Runs).
+	total := len(specs) * count
+	job := func(i int) (spec.Spec, int) {
+		if count == 1 {
+			return specs[i], 0
 		}
+		return specs[i/count], i%count + 1
 	}
-	total := len(jobs)
-	out := make([]Attempted, total)
-	done := make([]bool, total)
-	ran := make([]bool, total)
+	// pending holds cases that finished before an earlier one: at most
+	// one per worker beyond the first not yet done.
+	type finished struct {
+		a   Attempted
+		ran bool
+	}
+	pending := map[int]finished{}
 	var handed []Attempted
 	var mu sync.Mutex
 	next := 0 // the first case not yet handed to Done
@@ -94,26 +116,33 @@ func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([
 	finish := func(i int, a Attempted, didRun bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		out[i], done[i], ran[i] = a, true, didRun
-		for next < total && done[next] {
-			if ran[next] {
-				if plan.Done != nil {
-					plan.Done(len(handed), total, out[next])
-				}
-				if plan.Summaries {
-					out[next].Result.Trace.Events = nil
-					if f := out[next].Failed; f != nil {
-						kept := *f
-						kept.Trace.Events = nil
-						out[next].Failed = &kept
-					}
-				}
-				handed = append(handed, out[next])
-				if v := out[next].Result.Verdict(); plan.FailFast && failedAt == "" && !out[next].Flaky && (v == Fail || v == Error) {
-					failedAt = out[next].Result.Spec.Name
+		pending[i] = finished{a, didRun}
+		for next < total {
+			f, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if !f.ran {
+				continue
+			}
+			a := f.a
+			if plan.Done != nil {
+				plan.Done(len(handed), total, a)
+			}
+			if plan.Summaries {
+				a.Result.Trace.Events = nil
+				if f := a.Failed; f != nil {
+					kept := *f
+					kept.Trace.Events = nil
+					a.Failed = &kept
 				}
 			}
-			next++
+			handed = append(handed, a)
+			if v := a.Result.Verdict(); plan.FailFast && failedAt == "" && !a.Flaky && (v == Fail || v == Error) {
+				failedAt = a.Result.Spec.Name
+			}
 		}
 	}
 	stopping := func() bool {
@@ -132,24 +161,24 @@ func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([
 					finish(i, Attempted{}, false)
 					continue
 				}
+				s, run := job(i)
 				if plan.Started != nil {
-					plan.Started(i, total, jobs[i].s)
+					plan.Started(i, total, s)
 				}
 				o := opts
 				if plan.Record != nil {
-					run := jobs[i].run
 					o.Record = func(s spec.Spec) (func(trace.Event), func()) { return plan.Record(s, run) }
 				}
-				a := RunAttempts(ctx, jobs[i].s, o, plan.Retry)
-				a.Result.Run = jobs[i].run
+				a := RunAttempts(ctx, s, o, plan.Retry)
+				a.Result.Run = run
 				if a.Failed != nil {
-					a.Failed.Run = jobs[i].run
+					a.Failed.Run = run
 				}
 				finish(i, a, true)
 			}
 		}()
 	}
-	for i := range jobs {
+	for i := range total {
 		if stopping() {
 			break
 		}

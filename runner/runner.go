@@ -177,6 +177,12 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		err = fmt.Errorf("%w: target %s returned a trace with a header and no events; it ran nothing or recorded nothing, so nothing could be judged (look at the trace with --trace-out, and at the target's own output)", ErrEmptyTrace, tg.Name())
 	}
 	r.Err = err
+	if errors.Is(err, target.ErrOverBudget) {
+		// A trace cut at a budget is not judged: its missing end would
+		// read as rule violations. The error names the budget.
+		r.Elapsed = time.Since(start)
+		return r
+	}
 	if opts.OnJudge != nil {
 		opts.OnJudge(s)
 	}
@@ -257,7 +263,7 @@ func abandonedTrace(tg target.Target, s spec.Spec) trace.Trace {
 	if st, ok := tg.(target.Streaming); ok {
 		return trace.Trace{Header: st.Header(spec.Defaults(s))}
 	}
-	return trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: s.Name, Target: tg.Name(), Sources: []trace.Source{}}}
+	return trace.Trace{Header: trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: s.Name, Target: tg.Name(), Sources: []trace.Source{}}}
 }
 
 // budgetSpent is the error of a trace in which the harness cut off a loop

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -215,5 +216,22 @@ func TestLoadingCountsAgainstTheTimeout(t *testing.T) {
 	opts.Spent = func(spec.Spec) time.Duration { return 0 }
 	if r := runner.Run(context.Background(), spec.Spec{Name: "small"}, opts); r.Err != nil && strings.Contains(r.Err.Error(), "timeout") {
 		t.Errorf("a spec with its time left timed out: %v", r.Err)
+	}
+}
+
+func TestPlanRunsSaturates(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		plan runner.Plan
+		want uint64
+	}{
+		{3, runner.Plan{}, 3},
+		{3, runner.Plan{Count: 4}, 12},
+		{3, runner.Plan{Count: 4, Retry: runner.Retry{Retries: 2}}, 36},
+		{1 << 40, runner.Plan{Count: 1 << 30}, math.MaxUint64},
+	} {
+		if got := tc.plan.Runs(tc.n); got != tc.want {
+			t.Errorf("%d specs, %+v: Runs = %d, want %d", tc.n, tc.plan, got, tc.want)
+		}
 	}
 }

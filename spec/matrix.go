@@ -256,51 +256,75 @@ func expandMatrix(file string, m *yaml.Node) ([]combo, Errors) {
 	for i, a := range axes {
 		axisNames[i] = a.name
 	}
-	// Every combination of the axes, the first varying slowest.
-	var combos []combo
-	if len(axes) > 0 {
-		combos = []combo{{vars: map[string]*yaml.Node{}, fromProduct: true}}
-		for _, a := range axes {
-			var next []combo
-			for _, c := range combos {
-				for _, v := range a.values {
-					n := combo{naming: append(slices.Clone(c.naming), Param{a.name, v.Value}), vars: maps(c.vars), fromProduct: true}
-					n.vars[a.name] = v
-					next = append(next, n)
-				}
-			}
-			combos = next
-		}
-	}
 	// exclude: only the axes, each with a value it has.
+	var live []int // the excludes that name only axes and their values
 	for i, ex := range excludes {
 		path := fmt.Sprintf("%s.%s[%d]", matrixKey, excludeKey, i)
-		ok := true
+		valid := true
 		for _, key := range ex.keys {
 			j := slices.Index(axisNames, key)
 			if j < 0 {
 				fail(ex.vals[key], path+"."+key, fmt.Sprintf("no parameter %q to exclude", key), axisNames...)
-				ok = false
+				valid = false
 				continue
 			}
 			if !slices.ContainsFunc(axes[j].values, func(n *yaml.Node) bool { return n.Value == ex.vals[key].Value }) {
 				fail(ex.vals[key], path+"."+key, fmt.Sprintf("parameter %s has no value %q", key, ex.vals[key].Value), values(axes[j])...)
-				ok = false
+				valid = false
 			}
 		}
-		if !ok {
-			continue
+		if valid {
+			live = append(live, i)
 		}
-		matched := false
-		combos = slices.DeleteFunc(combos, func(c combo) bool {
-			if matches(c, ex, axisNames) {
-				matched = true
-				return true
+	}
+	kept := make([]entry, len(live))
+	for j, i := range live {
+		kept[j] = excludes[i]
+	}
+	// Counted before anything is built: a few lines of YAML can stand for
+	// more cases than any machine holds (20 values of 8 parameters are
+	// 2.56e10), so the cases the matrix stands for are counted first and
+	// refused above the budget, never expanded and then found too many.
+	if n := countCases(axes, kept, len(includes)); n.over(MaxCases()) {
+		fail(m, matrixKey, fmt.Sprintf("this matrix stands for %s, over the budget of %d cases a spec: "+
+			"split it, exclude cases, or raise the budget (--max-cases)", n, MaxCases()))
+		return nil, errs
+	}
+	// Every combination of the axes, the first varying slowest, made one
+	// at a time; an excluded one is never built. An exclude that takes no
+	// case (an earlier one took them all) is an error, as it was written
+	// for nothing.
+	var combos []combo
+	excluded := make([]bool, len(kept))
+	if len(axes) > 0 {
+		at := make([]int, len(axes)) // the combination, as an index into each axis
+		for {
+			c := combo{naming: make([]Param, len(axes)), vars: make(map[string]*yaml.Node, len(axes)), fromProduct: true}
+			for i, a := range axes {
+				v := a.values[at[i]]
+				c.naming[i] = Param{a.name, v.Value}
+				c.vars[a.name] = v
 			}
-			return false
-		})
-		if !matched {
-			fail(ex.node, path, "excludes no case (an earlier exclude took them all)")
+			if i := slices.IndexFunc(kept, func(ex entry) bool { return matches(c, ex, axisNames) }); i >= 0 {
+				excluded[i] = true
+			} else {
+				combos = append(combos, c)
+			}
+			k := len(at) - 1
+			for ; k >= 0; k-- {
+				if at[k]++; at[k] < len(axes[k].values) {
+					break
+				}
+				at[k] = 0
+			}
+			if k < 0 {
+				break
+			}
+		}
+	}
+	for j, i := range live {
+		if !excluded[j] {
+			fail(excludes[i].node, fmt.Sprintf("%s.%s[%d]", matrixKey, excludeKey, i), "excludes no case (an earlier exclude took them all)")
 		}
 	}
 	// include: added to every product case whose axis values it agrees

@@ -201,3 +201,94 @@ func TestMatrixEscape(t *testing.T) {
 		t.Errorf("description %q", got)
 	}
 }
+
+// bigMatrix is a spec whose matrix stands for 20^8 cases in a few lines.
+func bigMatrix(extra string) string {
+	var b strings.Builder
+	b.WriteString("version: 1\nname: huge\nmatrix:\n")
+	for _, p := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		b.WriteString("  " + p + ": [")
+		for i := range 20 {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("v" + string(rune('a'+i)))
+		}
+		b.WriteString("]\n")
+	}
+	b.WriteString(extra)
+	b.WriteString(`agents:
+  - {name: gpu0, kind: MI300}
+application:
+  buffers:
+    - {name: x, agent: gpu0, elements: 64}
+  dispatches:
+    - {name: d, kernel: increment, agent: gpu0, args: [x]}
+`)
+	return b.String()
+}
+
+func TestMatrixCountedBeforeExpanded(t *testing.T) {
+	// 20^8 cases would take the machine's memory: refused from the
+	// axes' lengths, naming the budget and the flag, before one is built
+	// (a test that built them would not finish).
+	_, err := ParseCases("huge.yaml", []byte(bigMatrix("")))
+	if err == nil {
+		t.Fatal("a matrix of 20^8 cases was accepted")
+	}
+	for _, want := range []string{"huge.yaml:4:3: matrix: this matrix stands for 20 × 20 × 20 × 20 × 20 × 20 × 20 × 20 = 25600000000 combinations",
+		"over the budget of 10000 cases a spec", "--max-cases"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error:\n%v\nwant it to contain %q", err, want)
+		}
+	}
+	// Excludes are counted exactly (inclusion and exclusion), so a
+	// matrix that excludes its way under the budget is expanded.
+	text := `version: 1
+name: t
+matrix:
+  n: [1, 2, 3, 4]
+  m: [1, 2, 3]
+  exclude:
+    - {n: 1}
+    - {m: 1}
+    - {n: 1, m: 1}
+  include:
+    - {n: 9, m: 9}
+agents:
+  - {name: gpu0, kind: MI300}
+application:
+  buffers:
+    - {name: x, agent: gpu0, elements: 64}
+  dispatches:
+    - {name: d, kernel: increment, agent: gpu0, args: [x]}
+`
+	// 12 combinations, less 3 + 4 - 1 = 6 excluded, and one include of
+	// its own: 7 cases. The third exclude takes nothing the first two
+	// left, which is an error of its own; so the count is checked on
+	// the budget: 7 passes a budget of 7 and is refused at 6.
+	text2 := strings.Replace(text, "    - {n: 1, m: 1}\n", "", 1)
+	defer SetMaxCases(0)
+	SetMaxCases(7)
+	cases, err := ParseCases("t.yaml", []byte(text2))
+	if err != nil || len(cases) != 7 {
+		t.Fatalf("budget 7: %d cases, %v; want 7", len(cases), err)
+	}
+	SetMaxCases(6)
+	if _, err := ParseCases("t.yaml", []byte(text2)); err == nil || !strings.Contains(err.Error(), "4 × 3 = 12 combinations of its parameters' values, less 6 excluded, and up to 1 from include, over the budget of 6") {
+		t.Errorf("budget 6: %v", err)
+	}
+	SetMaxCases(0)
+	if _, err := ParseCases("t.yaml", []byte(text)); err == nil || !strings.Contains(err.Error(), "matrix.exclude[2]: excludes no case") {
+		t.Errorf("an exclude that takes nothing: %v", err)
+	}
+}
+
+func BenchmarkMatrixRefused(b *testing.B) {
+	data := []byte(bigMatrix(""))
+	for b.Loop() {
+		if _, err := ParseCases("huge.yaml", data); err == nil {
+			b.Fatal("accepted")
+		}
+	}
+}

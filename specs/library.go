@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/replayspec/replayspec/spec"
 )
@@ -33,11 +34,34 @@ var Schema []byte
 // Library returns the specs of the library, in file-name order: those any
 // target can run (the simulator runs them all). A spec with a matrix is
 // there as its cases.
-func Library() ([]spec.Spec, error) { return load("*.yaml") }
+func Library() ([]spec.Spec, error) { return parsed("*.yaml") }
 
 // NVIDIA returns the specs written for NVIDIA agents (real counters through
 // CUPTI): run with --target cuda.
-func NVIDIA() ([]spec.Spec, error) { return load("nvidia/*.yaml") }
+func NVIDIA() ([]spec.Spec, error) { return parsed("nvidia/*.yaml") }
+
+// The embedded files never change, so each set is parsed once a process
+// (a test binary asks for the library dozens of times, and YAML under the
+// race detector costs a quarter of a second a time) and handed out as
+// clones, which the caller may change.
+var parseOnce sync.Map // pattern and budgets -> func() ([]spec.Spec, error)
+
+// shared is the one parse of the files pattern names under the budgets in
+// force (they take part in validation): never to be changed.
+func shared(pattern string) ([]spec.Spec, error) {
+	key := fmt.Sprintf("%s %d %d", pattern, spec.MemoryBudget(), spec.MaxCases())
+	f, _ := parseOnce.LoadOrStore(key, sync.OnceValues(func() ([]spec.Spec, error) { return load(pattern) }))
+	return f.(func() ([]spec.Spec, error))()
+}
+
+func parsed(pattern string) ([]spec.Spec, error) {
+	lib, err := shared(pattern)
+	out := make([]spec.Spec, len(lib))
+	for i, s := range lib {
+		out[i] = spec.Clone(s)
+	}
+	return out, err
+}
 
 func load(pattern string) ([]spec.Spec, error) {
 	names, err := fs.Glob(library, pattern)
@@ -66,11 +90,12 @@ func load(pattern string) ([]spec.Spec, error) {
 
 // ByName returns the library spec called name.
 func ByName(name string) (spec.Spec, bool) {
-	all, _ := Library()
-	more, _ := NVIDIA()
-	for _, s := range append(all, more...) {
-		if s.Name == name {
-			return s, true
+	for _, pattern := range []string{"*.yaml", "nvidia/*.yaml"} {
+		lib, _ := shared(pattern)
+		for _, s := range lib {
+			if s.Name == name {
+				return spec.Clone(s), true
+			}
 		}
 	}
 	return spec.Spec{}, false

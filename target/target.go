@@ -7,6 +7,7 @@ package target
 
 import (
 	"context"
+	"errors"
 
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
@@ -65,3 +66,9 @@ func Missing(t Target, s spec.Spec) []string {
 type Unavailable struct{ Reason string }
 
 func (u *Unavailable) Error() string { return u.Reason }
+
+// ErrOverBudget is wrapped by the error of a run that passed a budget the
+// user sets (how much trace a driver may write). What was recorded was cut
+// short, so it is never judged: a cut trace would show rule violations its
+// implementation never made. The error names the budget and how to raise it.
+var ErrOverBudget = errors.New("over budget")

@@ -6,8 +6,12 @@ package trace
 import "slices"
 
 // Version is written in the header line of every NDJSON trace. Bump it on
-// any change a reader could notice (docs/trace.md, "Changes from v1").
-const Version = "replayspec.trace/v2"
+// any change a reader could notice (docs/trace.md, "Changes from v2").
+// v3 names its digests' algorithm in the header; Read still reads v2.
+const Version = "replayspec.trace/v3"
+
+// v2 is the schema before: the same events, digests always FNV-1a.
+const v2 = "replayspec.trace/v2"
 
 // Type is what an event records.
 type Type string
@@ -232,10 +236,13 @@ type Event struct {
 
 // Header is the first line of an NDJSON trace.
 type Header struct {
-	Trace          string `json:"trace"` // Version
-	Spec           string `json:"spec,omitempty"`
-	Target         string `json:"target,omitempty"`
-	Implementation string `json:"implementation,omitempty"`
+	Trace string `json:"trace"` // Version
+	// Digest names the algorithm of the trace's digests (v3; absent in v2,
+	// whose digests are FNV-1a): see DigestAlgorithm.
+	Digest         DigestAlgorithm `json:"digest,omitempty"`
+	Spec           string          `json:"spec,omitempty"`
+	Target         string          `json:"target,omitempty"`
+	Implementation string          `json:"implementation,omitempty"`
 	// Sources are the event sources the trace reports: an oracle whose
 	// sources are missing says "not observable", never "pass".
 	Sources []Source `json:"sources"`

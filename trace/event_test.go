@@ -48,7 +48,7 @@ func TestRecorderKeepsOrderAcrossChunks(t *testing.T) {
 // A trace that goes wrong on line n reads as the events before it, with
 // the line named; a long trace reads back whole and in order.
 func TestReadKeepsWhatCameBeforeABadLine(t *testing.T) {
-	head := `{"trace":"` + Version + `","sources":["tool","runtime"]}` + "\n"
+	head := `{"trace":"` + Version + `","digest":"xxh3-64","sources":["tool","runtime"]}` + "\n"
 	var b strings.Builder
 	b.WriteString(head)
 	for i := 1; i <= 3000; i++ {

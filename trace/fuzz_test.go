@@ -19,7 +19,7 @@ func FuzzRead(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	head := `{"trace":"` + Version + `","spec":"s","target":"sim","sources":["tool","sdk"]}` + "\n"
+	head := `{"trace":"` + Version + `","digest":"xxh3-64","spec":"s","target":"sim","sources":["tool","sdk"]}` + "\n"
 	for _, s := range []string{
 		"",
 		"\n\n",

@@ -41,6 +41,9 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Trace == "" {
 		h.Trace = Version
 	}
+	if h.Trace == Version && h.Digest == "" {
+		h.Digest = DigestXXH3 // what Digest makes
+	}
 	return &Writer{enc: enc}, enc.Encode(h)
 }
 
@@ -163,8 +166,11 @@ func readHeader(b []byte, h *Header) error {
 	if err := DecodeStrict(b, h); err != nil {
 		return fmt.Errorf("header: %w (the first line must be {\"trace\":%q,\"sources\":[...],...})", err, Version)
 	}
-	if h.Trace != Version {
-		return fmt.Errorf("trace version %q is not supported; this reader speaks %q", h.Trace, Version)
+	if h.Trace != Version && h.Trace != v2 {
+		return fmt.Errorf("trace version %q is not supported; this reader speaks %q and %q", h.Trace, Version, v2)
+	}
+	if err := checkDigest(h.Trace, h.Digest); err != nil {
+		return err
 	}
 	if h.Sources == nil {
 		return fmt.Errorf("header: no \"sources\": say which of tool, app, runtime, sdk the trace reports (docs/trace.md)")

@@ -35,7 +35,7 @@ func TestWriterIsWrite(t *testing.T) {
 // failed on a byte-order mark and on a kept end line without saying what
 // to do). Each case says why.
 func TestReadRefusesWhatATraceCannotBe(t *testing.T) {
-	head := `{"trace":"` + Version + `","sources":["tool","sdk"]}` + "\n"
+	head := `{"trace":"` + Version + `","digest":"xxh3-64","sources":["tool","sdk"]}` + "\n"
 	ev := func(seq int) string {
 		return fmt.Sprintf(`{"seq":%d,"type":"callback","op":"CONFIG","phase":"ENTER","total":0}`+"\n", seq)
 	}

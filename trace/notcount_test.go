@@ -9,7 +9,7 @@ import (
 // writes it), an infinity, a negative, a fraction or a string is refused
 // with a message that says so, never read as 0 (issue 20).
 func TestCounterValueIsACount(t *testing.T) {
-	head := `{"trace":"` + Version + `","spec":"s","target":"exec","sources":["tool"]}` + "\n"
+	head := `{"trace":"` + Version + `","digest":"xxh3-64","spec":"s","target":"exec","sources":["tool"]}` + "\n"
 	rec := func(v string) string {
 		return head + `{"seq":1,"type":"record","service":"counter_collection","dispatch":1,"counters":[{"name":"SQ_WAVES","value":` + v + `}]}` + "\n"
 	}

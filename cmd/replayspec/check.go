@@ -14,6 +14,7 @@ import (
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/specs"
+	"github.com/replayspec/replayspec/target/exec"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -42,7 +43,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	format := fs.String("format", "text", "report format: text, json or junit")
 	quiet := fs.Bool("quiet", false, "leave passing traces out of the text report")
 	specFile := fs.String("spec", "", "the spec the traces were recorded from (`FILE`); default: the library spec named in each trace's header")
-	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "refuse a trace file larger than this many `MiB` (a trace needs several times its size in memory)")
+	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "the budget of a trace: refuse one larger than this many `MiB` (a file at once, a pipe as soon as it passes it; a trace takes about 9 times its size in memory once read)")
 	files, code, ok := parseFlags(fs, checkHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -144,12 +145,18 @@ func specOf(t trace.Trace, given []spec.Spec) (s spec.Spec, known bool) {
 	return spec.Spec{Name: t.Header.Spec}, false
 }
 
-// defaultTraceMiB caps a trace that check reads: a trace needs some 13
-// times its size in memory once read and judged (a 60 MB trace, 790 MB).
-const defaultTraceMiB = 64
+// defaultTraceMiB is the budget of a trace that check reads: what an exec:
+// driver may write for one spec (--max-trace-mib), and more than a spec
+// within run's default --memory-budget records, so that check accepts what
+// run --trace-out wrote. A trace takes about 9 times its size in memory
+// once read and judged (a 115 MiB trace of 10,000 dispatches, 1.0-1.1 GiB).
+const defaultTraceMiB = exectarget.DefaultMaxBytes >> 20
 
 // readTrace reads one NDJSON trace of at most limit bytes; errors name the
-// file and line.
+// file and line. A regular file's size is known at once; anything else (a
+// pipe, a FIFO, a device) is spooled to an unlinked temporary file as it
+// comes, and refused as soon as it passes the budget, so that neither
+// memory nor the parse grows with what is refused.
 func readTrace(path string, limit int64) (trace.Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -160,15 +167,41 @@ func readTrace(path string, limit int64) (trace.Trace, error) {
 		return trace.Trace{}, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return trace.Trace{}, fmt.Errorf("%s is a directory: name the trace files in it", path)
-	} else if err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
-		return trace.Trace{}, fmt.Errorf("%s: %d MiB, larger than the cap of %d MiB: raise --max-input-mib if the machine has the memory (a trace needs several times its size)", path, fi.Size()>>20, limit>>20)
+	overBudget := func(what string) error {
+		return fmt.Errorf("%s: %s, over the budget of %d MiB a trace may hold: raise --max-input-mib if the machine has the memory (a trace takes about 9 times its size once read)", path, what, limit>>20)
 	}
-	lr := &io.LimitedReader{R: f, N: limit + 1}
+	var in io.Reader = f
+	fi, err := f.Stat()
+	switch {
+	case err == nil && fi.IsDir():
+		return trace.Trace{}, fmt.Errorf("%s is a directory: name the trace files in it", path)
+	case err == nil && fi.Mode().IsRegular():
+		if fi.Size() > limit {
+			return trace.Trace{}, overBudget(fmt.Sprintf("%d MiB", fi.Size()>>20))
+		}
+	default:
+		spool, err := scratchFile("replayspec-check-*.ndjson")
+		if err != nil {
+			return trace.Trace{}, fmt.Errorf("%s: cannot spool it to a temporary file: %w (set TMPDIR to a writable directory)", path, err)
+		}
+		defer spool.Close()
+		n, err := io.Copy(spool, &io.LimitedReader{R: f, N: limit + 1})
+		switch {
+		case n > limit:
+			return trace.Trace{}, overBudget(fmt.Sprintf("more than %d MiB read", limit>>20))
+		case err != nil:
+			return trace.Trace{}, fmt.Errorf("%s: %w", path, err)
+		}
+		if _, err := spool.Seek(0, io.SeekStart); err != nil {
+			return trace.Trace{}, fmt.Errorf("%s: %w", path, err)
+		}
+		in = spool
+	}
+	// A regular file that grows while it is read is held to the budget too.
+	lr := &io.LimitedReader{R: in, N: limit + 1}
 	t, err := trace.Read(lr)
 	if lr.N <= 0 {
-		return trace.Trace{}, fmt.Errorf("%s: larger than the cap of %d MiB: raise --max-input-mib if the machine has the memory", path, limit>>20)
+		return trace.Trace{}, overBudget(fmt.Sprintf("more than %d MiB read", limit>>20))
 	}
 	if err != nil {
 		var pe *trace.ParseError

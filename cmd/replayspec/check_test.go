@@ -29,7 +29,7 @@ func TestCheck(t *testing.T) {
 
 func TestCheckBadInput(t *testing.T) {
 	dir := t.TempDir()
-	head := `{"trace":"` + trace.Version + `","spec":"x","sources":["tool","app","runtime","sdk"]}` + "\n"
+	head := `{"trace":"` + trace.Version + `","digest":"xxh3-64","spec":"x","sources":["tool","app","runtime","sdk"]}` + "\n"
 	for _, tc := range []struct {
 		name, content string
 		want          []string

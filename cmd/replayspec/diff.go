@@ -75,9 +75,14 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	traceOut := fs.String("trace-out", "", "write both traces of each spec under `DIR`")
 	jsonOut := fs.String("json", "", "also write the JSON report to `FILE`")
 	timeout := fs.Duration("timeout", 60*time.Second, "give up on a spec on one target after this `duration`")
+	var budget traceBudget
+	budget.add(fs)
 	paths, code, ok := parseFlags(fs, diffHelp, args, stdout, stderr)
 	if !ok {
 		return code
+	}
+	if err := budget.check(); err != nil {
+		return usageError(stderr, "diff", "%v", err)
 	}
 	if len(targets) != 2 {
 		return usageError(stderr, "diff", "want --target twice (the two implementations to compare), got %d", len(targets))
@@ -90,7 +95,7 @@ func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var tgs [2]target.Target
 	for i, name := range targets {
-		tg, err := openTarget(name, nil)
+		tg, err := openTarget(name, nil, budget.mib)
 		if err != nil {
 			var un *target.Unavailable
 			if errors.As(err, &un) {

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replayspec/replayspec/runner"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/target/exec"
 	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
@@ -53,6 +57,11 @@ func TestDriverLibraryThroughExec(t *testing.T) {
 	if len(specs) == 0 {
 		t.Fatal("no spec loaded")
 	}
+	if testing.Short() {
+		// One driver process a spec, under -race: a spread of the
+		// library here, all of it in make test-heavy.
+		specs = spread(specs, 16)
+	}
 	tg, err := exectarget.NewExec(driverCommand(t, "driver"), exectarget.ExecOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +79,19 @@ func TestDriverLibraryThroughExec(t *testing.T) {
 			}
 		})
 	}
+}
+
+// spread picks about n of specs, evenly from first to last, so that a short
+// run still meets every part of the library.
+func spread(specs []spec.Spec, n int) []spec.Spec {
+	if len(specs) <= n {
+		return specs
+	}
+	out := make([]spec.Spec, 0, n)
+	for i := range n {
+		out = append(out, specs[i*(len(specs)-1)/(n-1)])
+	}
+	return out
 }
 
 // TestDriverFaultThroughExec: a fault planted in the driver process is
@@ -125,4 +147,68 @@ func TestDriverCommand(t *testing.T) {
 			wantAll(t, "stderr", errs, c.errs)
 		})
 	}
+}
+
+// tenThousandDispatches is a spec of 10,000 dispatches of three passes each
+// on one buffer: its trace is some 80 MiB of NDJSON, past the 64 MiB that
+// once cut a driver's output (issue 23).
+func tenThousandDispatches() spec.Spec {
+	s := spec.Spec{Version: spec.Version, Name: "ten-thousand-dispatches",
+		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: []spec.Context{
+			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
+			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
+		},
+	}
+	s.Tool.Plan.Passes = "3"
+	s.Application.Buffers = []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 64, Fill: 1}}
+	for i := range 10_000 {
+		s.Application.Dispatches = append(s.Application.Dispatches, spec.Dispatch{Name: fmt.Sprintf("d%d", i),
+			Kernel: "increment", Agent: "gpu0", Args: []string{"x"}})
+	}
+	return s
+}
+
+// TestTenThousandDispatchesThroughExec: a 10,000-dispatch spec passes
+// through `replayspec driver` with the default trace budget as it does
+// in-process, with the same trace byte for byte (issue 23 item 2).
+func TestTenThousandDispatchesThroughExec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy: two runs of 10,000 dispatches and an 80 MiB trace through a pipe (make test-heavy)")
+	}
+	s := tenThousandDispatches()
+	opts := runner.Options{Timeout: 10 * time.Minute}
+	// One run at a time, keeping only the digest of its trace: each
+	// holds the whole trace in memory.
+	run := func(tg target.Target) (runner.Verdict, int, string, error) {
+		o := opts
+		o.Target = tg
+		r := runner.Run(context.Background(), s, o)
+		b := trace.Marshal(r.Trace)
+		return r.Verdict(), len(r.Trace.Events), trace.Digest(b), errors.Join(r.Err, violations(r))
+	}
+	wantV, wantN, want, err := run(simtarget.Sim{})
+	if wantV != runner.Pass {
+		t.Fatalf("in-process: verdict %s: %v", wantV, err)
+	}
+	tg, err := exectarget.NewExec(driverCommand(t, "driver"), exectarget.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotV, gotN, got, err := run(tg)
+	if gotV != runner.Pass {
+		t.Fatalf("through exec: verdict %s, in-process pass: %v", gotV, err)
+	}
+	if got != want || gotN != wantN {
+		t.Errorf("the trace through exec (%d events, digest %s) differs from in-process (%d events, %s)", gotN, got, wantN, want)
+	}
+}
+
+// violations is r's violations as one error (nil for none).
+func violations(r runner.Result) error {
+	var errs []error
+	for _, v := range r.Violations {
+		errs = append(errs, errors.New(v.String()))
+	}
+	return errors.Join(errs...)
 }

@@ -23,7 +23,7 @@ func BenchmarkHTMLLibrary(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tg, err := openTarget("sim", nil)
+	tg, err := openTarget("sim", nil, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

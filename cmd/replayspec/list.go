@@ -28,10 +28,16 @@ argument, the built-in library (what 'replayspec run' runs with none).`,
 
 func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(listHelp.name)
+	maxCases := fs.Int64("max-cases", spec.DefaultMaxCases, "refuse a spec whose matrix stands for more than `N` cases (counted before any is made)")
 	paths, code, ok := parseFlags(fs, listHelp, args, stdout, stderr)
 	if !ok {
 		return code
 	}
+	if *maxCases < 1 {
+		return usageError(stderr, "list", "--max-cases takes a positive number")
+	}
+	spec.SetMaxCases(*maxCases)
+	defer spec.SetMaxCases(0)
 	specs, err := loadSpecs(ctx, paths, spec.MaxBytes)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, s := range specs {

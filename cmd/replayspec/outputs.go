@@ -380,3 +380,16 @@ func (e *outputErrors) add(key string, err error) {
 }
 
 func (e *outputErrors) any() bool { return len(e.list) > 0 }
+
+// scratchFile is an unlinked temporary file: scratch space a command reads
+// back itself (check spools a pipe's trace to it), never an output. It is
+// here so that outputs.go stays the one place that makes files; being
+// unlinked at once, nothing of it is left behind whatever happens.
+func scratchFile(pattern string) (*os.File, error) {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name()) // the open file lives on until it is closed
+	return f, nil
+}

@@ -64,6 +64,8 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	timeout := fs.Duration("timeout", 60*time.Second, "give up on a spec after this `duration`")
 	var hf htmlFlags
 	hf.add(fs)
+	var budget traceBudget
+	budget.add(fs)
 	paths, code, ok := parseFlags(fs, reportHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -83,6 +85,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err := checkFormat(*format, []string{"markdown", "json"}); err != nil {
 		return usageError(stderr, "report", "--format: %v", err)
+	}
+	if err := budget.check(); err != nil {
+		return usageError(stderr, "report", "%v", err)
 	}
 	if *timeout <= 0 {
 		return usageError(stderr, "report", "--timeout %s: want a positive duration such as 30s or 2m", *timeout)
@@ -111,7 +116,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, "report", "%v", err)
 	}
-	tg, err := openTarget(*targetName, nil)
+	tg, err := openTarget(*targetName, nil, budget.mib)
 	if err != nil {
 		return inputError(stderr, "report", err, "")
 	}

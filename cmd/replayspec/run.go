@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -75,7 +76,8 @@ type runFlags struct {
 	timeout, grace                                                   time.Duration
 	quiet, verbose, failFast, lastFailed, update                     bool
 	count                                                            int
-	memoryMiB, maxInputMiB                                           int64
+	memoryMiB, maxInputMiB, maxCases, maxRuns                        int64
+	traceBudget                                                      traceBudget
 	ci                                                               *ciFlags
 	gen                                                              int
 	genSeed                                                          string
@@ -109,6 +111,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.update, "update", false, "with --golden: write the goldens instead of comparing")
 	fs.Int64Var(&f.memoryMiB, "memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
 	fs.Int64Var(&f.maxInputMiB, "max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	f.traceBudget.add(fs)
+	fs.Int64Var(&f.maxCases, "max-cases", spec.DefaultMaxCases, "refuse a spec whose matrix stands for more than `N` cases (counted before any is made)")
+	fs.Int64Var(&f.maxRuns, "max-runs", runner.DefaultMaxRuns, "refuse a run of more than `N` runs: specs x --count x (1 + --retries), counted before any is made")
 	fs.IntVar(&f.gen, "gen", -1, fmt.Sprintf("also run `N` generated specs beside the library, drawn within what the target claims (default %d on an exec: target, a port; 0 elsewhere)", portGenerated))
 	fs.StringVar(&f.genSeed, "gen-seed", "1", "the first generated spec's seed `S` (spec i has seed S+i), or random")
 	f.ci = addCIFlags(fs) // -j, --retries, --flakes, --baseline, --results, --flakes-out (runci.go)
@@ -143,6 +148,17 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if f.memoryMiB < 1 || f.maxInputMiB < 1 || f.memoryMiB > maxOptionMiB || f.maxInputMiB > maxOptionMiB {
 		return usageError(stderr, "run", "--memory-budget %d, --max-input-mib %d: each takes 1 to %d MiB", f.memoryMiB, f.maxInputMiB, maxOptionMiB)
 	}
+	if err := f.traceBudget.check(); err != nil {
+		return usageError(stderr, "run", "%v", err)
+	}
+	if f.maxCases < 1 || f.maxRuns < 1 {
+		return usageError(stderr, "run", "--max-cases and --max-runs take a positive number")
+	}
+	// A count or a number of retries that alone is over the run budget is
+	// refused before anything is loaded.
+	if err := f.runBudget(1); err != nil {
+		return usageError(stderr, "run", "%v", err)
+	}
 	colour, err := colourWanted(f.color, isTerminal(stdout), os.Getenv)
 	if err != nil {
 		return usageError(stderr, "run", "--color: %v", err)
@@ -169,7 +185,7 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if err != nil {
 		return usageError(stderr, "run", "--fault: %v", err)
 	}
-	tg, err := openTarget(f.target, fset)
+	tg, err := openTarget(f.target, fset, f.traceBudget.mib)
 	if err != nil {
 		var un *target.Unavailable
 		if errors.As(err, &un) {
@@ -184,9 +200,17 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
+	if gen != nil {
+		// Drawn before the library is loaded: count them first.
+		if err := f.runBudget(gen.count); err != nil {
+			return usageError(stderr, "run", "--gen %d: %v", gen.count, err)
+		}
+	}
 
 	spec.SetMemoryBudget(uint64(f.memoryMiB) << 20)
 	defer spec.SetMemoryBudget(0)
+	spec.SetMaxCases(f.maxCases)
+	defer spec.SetMaxCases(0)
 	specs, loading, err := loadSpecsTimed(ctx, paths, f.maxInputMiB<<20)
 	if err != nil {
 		return inputError(stderr, "run", err, loadHint(err))
@@ -239,6 +263,9 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 			fmt.Fprintf(stderr, "replayspec run: shard %d/%d has no specs\n", k, n)
 		}
 	}
+	if err := f.runBudget(len(specs)); err != nil {
+		return usageError(stderr, "run", "%v", err)
+	}
 
 	plan := planOutputs(f, specs)
 	inputs := specInputs(specs)
@@ -256,6 +283,33 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	}
 	plan.outs = outs
 	return f.execute(ctx, tg, xf, specs, loading, plan, colour, gen, stdout, stderr)
+}
+
+// runBudget refuses a run of n specs that would make more runs than
+// --max-runs allows, saying how the number comes about and what to change.
+func (f runFlags) runBudget(n int) error {
+	p := runner.Plan{Count: f.count, Retry: runner.Retry{Retries: *f.ci.retries}}
+	runs := p.Runs(n)
+	if runs <= uint64(f.maxRuns) {
+		return nil
+	}
+	var parts []string
+	if n != 1 {
+		parts = append(parts, fmt.Sprintf("%d specs", n))
+	}
+	if f.count != 1 || n == 1 {
+		parts = append(parts, fmt.Sprintf("--count %d", f.count))
+	}
+	if r := *f.ci.retries; r > 0 {
+		parts = append(parts, fmt.Sprintf("(1 + --retries %d)", r))
+	}
+	what := strings.Join(parts, " × ")
+	total := fmt.Sprint(runs)
+	if runs == math.MaxUint64 {
+		total = "more than 2^64"
+	}
+	return fmt.Errorf("%s = %s runs, over the budget of %d runs: lower --count or --retries, select fewer specs (-run, --rule, --shard), or raise --max-runs",
+		what, total, f.maxRuns)
 }
 
 func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, gen *generated, stdout, stderr io.Writer) int {

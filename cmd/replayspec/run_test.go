@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/replayspec/replayspec/report"
+	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -61,6 +62,14 @@ func TestRunBadInput(t *testing.T) {
 		{"unknown fault", []string{"run", "--fault", "no_such_fault", good}, []string{"unknown fault \"no_such_fault\"", "completion_every_pass"}},
 		{"unknown format", []string{"run", "--format", "yaml", good}, []string{"unknown format \"yaml\"", "text, json, junit"}},
 		{"bad timeout", []string{"run", "--timeout", "-1s", good}, []string{"--timeout"}},
+		// Budgets counted before anything is made: a typo of a count is
+		// refused at once, saying how the number comes about and what to
+		// raise; a matrix of 20^8 cases likewise (bigMatrix).
+		{"count over the budget", []string{"run", "--count", "1000000"}, []string{"--count 1000000 = 1000000 runs, over the budget of 100000 runs", "raise --max-runs"}},
+		{"count and retries over the budget", []string{"run", "--count", "1000", "--retries", "1000", good}, []string{"--count 1000 × (1 + --retries 1000) = 1001000 runs", "--max-runs"}},
+		{"specs times count over a raised budget", []string{"run", "--count", "2", "--max-runs", "5", good, tempFile(t, dir, "cases.yaml", twoCases)}, []string{"3 specs × --count 2 = 6 runs, over the budget of 5 runs"}},
+		{"matrix over the budget", []string{"run", tempFile(t, dir, "huge.yaml", bigMatrix)}, []string{"25600000000 combinations", "over the budget of 10000 cases a spec", "--max-cases"}},
+		{"matrix over a lowered budget", []string{"run", "--max-cases", "1", tempFile(t, dir, "two.yaml", twoCases)}, []string{"2 combinations", "over the budget of 1 cases a spec"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errs := cli(t, tc.args...)
@@ -69,6 +78,46 @@ func TestRunBadInput(t *testing.T) {
 			}
 			wantAll(t, "stderr", errs, tc.want...)
 		})
+	}
+}
+
+// bigMatrix stands for 20^8 cases in a few lines: loading it must end at
+// once, with the budget named (spec.TestMatrixCountedBeforeExpanded).
+var bigMatrix = func() string {
+	var b strings.Builder
+	b.WriteString("version: 1\nname: huge\nmatrix:\n")
+	for p := range 8 {
+		fmt.Fprintf(&b, "  p%d: [", p)
+		for v := range 20 {
+			if v > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "v%d", v)
+		}
+		b.WriteString("]\n")
+	}
+	return b.String() + okSpec[strings.Index(okSpec, "agents:"):]
+}()
+
+// twoCases is okSpec as a matrix of two cases.
+var twoCases = strings.Replace(okSpec, "agents:", "matrix: {n: [1, 2]}\nagents:", 1)
+
+func TestBudgetsRefuseBeforeMaking(t *testing.T) {
+	dir := t.TempDir()
+	huge := tempFile(t, dir, "huge.yaml", bigMatrix)
+	for _, cmd := range []string{"validate", "list"} {
+		code, out, errs := cli(t, cmd, huge)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want 2\n%s%s", cmd, code, out, errs)
+		}
+		wantAll(t, cmd, out+errs, "huge.yaml:4:3: matrix: this matrix stands for 20 × 20 × 20 × 20 × 20 × 20 × 20 × 20 = 25600000000 combinations", "--max-cases")
+	}
+	two := tempFile(t, dir, "two.yaml", twoCases)
+	if code, out, errs := cli(t, "validate", "--max-cases", "2", two); code != exitOK || !strings.Contains(out, "(2 cases)") {
+		t.Errorf("validate --max-cases 2: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := cli(t, "list", "--max-cases", "1", two); code != exitUsage || !strings.Contains(errs, "over the budget of 1 cases") {
+		t.Errorf("list --max-cases 1: exit %d\n%s%s", code, out, errs)
 	}
 }
 
@@ -426,5 +475,33 @@ func TestTimeoutBoundsTheSimulator(t *testing.T) {
 		if j.Rule == "CMP-4" && j.Verdict == "fail" {
 			t.Errorf("CMP-4 judged failed on a loop the harness cut off")
 		}
+	}
+}
+
+// TestPortsGetGeneratedSpecs: an exec: target (a port) draws portGenerated
+// specs beside the library unless told otherwise; other targets none
+// (generated.txtar runs fifty through a driver outside -short).
+func TestPortsGetGeneratedSpecs(t *testing.T) {
+	for _, tc := range []struct {
+		n      int
+		target string
+		want   int
+	}{
+		{-1, "exec:./my-port", portGenerated},
+		{-1, "sim", 0},
+		{0, "exec:./my-port", 0},
+		{7, "sim", 7},
+	} {
+		g, err := planGenerated(tc.n, "1", tc.target, "", simtarget.Sim{})
+		got := 0
+		if g != nil {
+			got = g.count
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("--gen %d --target %s: %d generated (%v), want %d", tc.n, tc.target, got, err, tc.want)
+		}
+	}
+	if portGenerated != 50 {
+		t.Errorf("portGenerated = %d; docs/cli.md and generated.txtar say 50", portGenerated)
 	}
 }

@@ -37,6 +37,7 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs := newFlags(validateHelp.name)
 	memory := fs.Int64("memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
 	maxMiB := fs.Int64("max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")
+	maxCases := fs.Int64("max-cases", spec.DefaultMaxCases, "refuse a spec whose matrix stands for more than `N` cases (counted before any is made)")
 	verbose := fs.Bool("v", false, "print each spec's memory estimate")
 	paths, code, ok := parseFlags(fs, validateHelp, args, stdout, stderr)
 	if !ok {
@@ -48,8 +49,13 @@ func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *memory < 1 || *maxMiB < 1 || *memory > maxOptionMiB || *maxMiB > maxOptionMiB {
 		return usageError(stderr, "validate", "--memory-budget %d, --max-input-mib %d: each takes 1 to %d MiB", *memory, *maxMiB, maxOptionMiB)
 	}
+	if *maxCases < 1 {
+		return usageError(stderr, "validate", "--max-cases takes a positive number")
+	}
 	spec.SetMemoryBudget(uint64(*memory) << 20)
 	defer spec.SetMemoryBudget(0)
+	spec.SetMaxCases(*maxCases)
+	defer spec.SetMaxCases(0)
 	files, err := runner.SpecFiles(paths)
 	if err != nil {
 		return inputError(stderr, "validate", err, "Name an existing spec file or a directory of *.yaml specs.")

@@ -35,6 +35,9 @@ func TestCatchesCoversEveryFault(t *testing.T) {
 //
 //	go test ./faults -run TestMatrix -v
 func TestMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the library once per planted fault (make test-heavy)")
+	}
 	specs := library(t)
 	faults := replay.AllFaults()
 	catches := make([]Catch, len(faults))

@@ -61,7 +61,7 @@ func (c CUDA) Capabilities() []string {
 // Header implements target.Streaming: the recorder hands each event on
 // as it is recorded.
 func (tg CUDA) Header(s spec.Spec) trace.Header {
-	return trace.Header{Trace: trace.Version, Spec: s.Name, Target: "cuda", Implementation: "replayspec reference engine on CUDA", Sources: trace.AllSources}
+	return trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: s.Name, Target: "cuda", Implementation: "replayspec reference engine on CUDA", Sources: trace.AllSources}
 }
 
 // Run implements Target.

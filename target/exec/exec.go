@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,9 +32,16 @@ type ExecOptions struct {
 	// Timeout bounds one spec when the caller's context has no deadline
 	// (60 s); the runner's per-spec timeout wins when it is set.
 	Timeout time.Duration
-	// MaxBytes and MaxLines cap what a driver may write on stdout for one
-	// spec (64 MiB, 1,000,000 lines); past them it is killed.
+	// MaxBytes is the trace budget: what a driver may write on stdout for
+	// one spec (DefaultMaxBytes). Past it the driver is killed and the spec
+	// is one error wrapping target.ErrOverBudget that names the budget and
+	// BudgetHint; its cut trace is not judged.
 	MaxBytes int64
+	// BudgetHint says how to raise MaxBytes, in the error of a driver past
+	// it (default: the CLI's flag, --max-trace-mib).
+	BudgetHint string
+	// MaxLines caps the lines (0: none; the bytes bound them, a line being
+	// at least some 20 bytes); past it the driver is killed as flooding.
 	MaxLines int
 	// StderrTail is how much of the end of stderr is kept (8 KiB).
 	StderrTail int
@@ -47,16 +55,24 @@ func (o ExecOptions) withDefaults() ExecOptions {
 		o.Timeout = 60 * time.Second
 	}
 	if o.MaxBytes <= 0 {
-		o.MaxBytes = 64 << 20
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.BudgetHint == "" {
+		o.BudgetHint = "raise it with --max-trace-mib"
 	}
 	if o.MaxLines <= 0 {
-		o.MaxLines = 1_000_000
+		o.MaxLines = math.MaxInt
 	}
 	if o.StderrTail <= 0 {
 		o.StderrTail = 8 << 10
 	}
 	return o
 }
+
+// DefaultMaxBytes is the default trace budget of a driver's stdout for one
+// spec: 1 GiB, about 9 times what a 10,000-dispatch spec writes (115 MiB), and
+// more than a spec within the default --memory-budget records in-process.
+const DefaultMaxBytes = 1 << 30
 
 // maxLine bounds one line of driver output.
 const maxLine = 4 << 20
@@ -211,6 +227,15 @@ func (e *ExecError) Error() string {
 	return b.String()
 }
 
+// Unwrap is target.ErrOverBudget for a driver past its trace budget, so
+// that the runner reports the budget and judges nothing.
+func (e *ExecError) Unwrap() error {
+	if e.What == whatBudget {
+		return target.ErrOverBudget
+	}
+	return nil
+}
+
 func indentLines(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
@@ -220,6 +245,7 @@ const (
 	whatCrashed  = "crashed"
 	whatTimeout  = "timed out"
 	whatFlood    = "flooded its output"
+	whatBudget   = "over its trace budget"
 	whatBad      = "bad output"
 	whatHalfWay  = "stopped half-way"
 	whatProtocol = "protocol"
@@ -323,7 +349,7 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 		})
 	}
 
-	rd := &streamReader{maxBytes: e.opts.MaxBytes, maxLines: e.opts.MaxLines,
+	rd := &streamReader{maxBytes: e.opts.MaxBytes, maxLines: e.opts.MaxLines, hint: e.opts.BudgetHint,
 		handshake: make(chan handshakeLine, 1), ended: make(chan struct{})}
 	read := make(chan struct{})
 	go func() { rd.read(pr); close(read) }()
@@ -395,7 +421,10 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 			reading = false
 			if rd.err != nil {
 				what := whatBad
-				if rd.flood {
+				switch {
+				case rd.overBudget:
+					what = whatBudget
+				case rd.flood:
 					what = whatFlood
 				}
 				kill(fail(what, "%v; killed", rd.err))
@@ -450,7 +479,7 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 		// Nothing of the trace came (a driver stopped or killed first):
 		// the file still gets a header check can read, with the sources
 		// the handshake declared (none without one).
-		t.Header = trace.Header{Trace: trace.Version, Spec: name, Target: e.Name(), Implementation: hs.Implementation.Name, Sources: []trace.Source{}}
+		t.Header = trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: name, Target: e.Name(), Implementation: hs.Implementation.Name, Sources: []trace.Source{}}
 		if hs.Protocol != "" {
 			t.Header.Sources = hs.ReportedSources()
 		}
@@ -497,6 +526,9 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 		x.Detail += "; its output: " + parseErr.Error()
 	}
 	x.Events = len(t.Events)
+	if rd.overBudget {
+		x.Events = rd.dropped // read, then dropped unjudged
+	}
 	x.Last = rd.lastLines()
 	x.Stderr = stderr
 	return hs, t, x
@@ -563,13 +595,16 @@ type streamReader struct {
 	maxLines  int
 	handshake chan handshakeLine
 
-	buf   bytes.Buffer // the trace lines, header first
-	lines int          // trace lines read (header and events)
-	end   *driver.End
-	ended chan struct{} // closed when the end line has been read
-	last  []string
-	err   error
-	flood bool
+	buf        bytes.Buffer // the trace lines, header first
+	lines      int          // trace lines read (header and events)
+	end        *driver.End
+	ended      chan struct{} // closed when the end line has been read
+	last       []string
+	err        error
+	flood      bool
+	overBudget bool // past maxBytes, the user's budget
+	dropped    int  // events read before the budget was passed, dropped
+	hint       string
 }
 
 var (
@@ -665,7 +700,12 @@ func (r *streamReader) read(in io.Reader) {
 	}
 	switch err := sc.Err(); {
 	case errors.Is(err, errFlood):
-		r.err, r.flood = fmt.Errorf("more than %d bytes", r.maxBytes), true
+		// One error naming the budget: the trace so far is dropped, so
+		// that it is neither judged nor held (exec.go, session).
+		r.err, r.flood, r.overBudget = fmt.Errorf("wrote more than %s of trace on stdout (%d bytes), the budget of one spec's trace; %s if the machine has the memory (a trace takes about 9 times its size once read). Its trace is not judged: a cut trace would break rules the driver never broke", mib(r.maxBytes), r.maxBytes, r.hint), true, true
+		r.dropped = max(r.lines-1, 0) // the events, without the header
+		r.buf = bytes.Buffer{}
+		r.lines = 0
 	case errors.Is(err, bufio.ErrTooLong):
 		r.err, r.flood = fmt.Errorf("a line longer than %d bytes", maxLine), true
 	case errors.Is(err, os.ErrDeadlineExceeded):
@@ -673,6 +713,14 @@ func (r *streamReader) read(in io.Reader) {
 	case err != nil:
 		r.err = err
 	}
+}
+
+// mib writes n bytes in MiB (or bytes, below one).
+func mib(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // trace parses the trace lines read so far (the events before a bad line

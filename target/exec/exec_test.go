@@ -209,6 +209,32 @@ func endsWithin(t *testing.T, limit time.Duration, what string, f func()) {
 
 var testLimits = exectarget.ExecOptions{HandshakeTimeout: 15 * time.Second, MaxBytes: 1 << 20, MaxLines: 2000}
 
+// A driver whose trace passes the budget (here one that never stops writing
+// well-formed events) is one error naming the budget and how to raise it;
+// the trace cut there is neither judged nor kept, so no rule is reported
+// against the events it never had the chance to write (issue 23 item 2).
+func TestExecTraceBudget(t *testing.T) {
+	s := loadSpec(t)
+	tg, err := exectarget.NewExec(fake(t, "flood-lines"), exectarget.ExecOptions{HandshakeTimeout: 15 * time.Second, MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatalf("handshake probe: %v", err)
+	}
+	r := runner.Run(context.Background(), s, runner.Options{Target: tg, Timeout: 15 * time.Second})
+	var x *exectarget.ExecError
+	if r.Verdict() != runner.Error || !errors.As(r.Err, &x) || !errors.Is(r.Err, target.ErrOverBudget) {
+		t.Fatalf("verdict %s, err %v: want an error over the budget", r.Verdict(), r.Err)
+	}
+	if x.What != "over its trace budget" || !strings.Contains(x.Detail, "more than 1 MiB of trace") || !strings.Contains(x.Detail, "raise it with --max-trace-mib") {
+		t.Errorf("the error does not name the budget and its flag: %q: %q", x.What, x.Detail)
+	}
+	if x.Events < 100 || !strings.Contains(r.Err.Error(), fmt.Sprintf("events read: %d", x.Events)) {
+		t.Errorf("the error does not count the events read before the budget: %d\n%v", x.Events, r.Err)
+	}
+	if len(r.Violations) != 0 || len(r.Rules) != 0 || len(r.Trace.Events) != 0 {
+		t.Errorf("a trace cut at the budget was judged or kept: %d violations, %d rules judged, %d events", len(r.Violations), len(r.Rules), len(r.Trace.Events))
+	}
+}
+
 // TestExecBadDrivers runs a spec through each kind of broken driver: each
 // is an error that names the spec, what happened, the last lines read and
 // the end of stderr, well within the per-spec timeout.
@@ -231,7 +257,7 @@ func TestExecBadDrivers(t *testing.T) {
 		{mode: "after-end", what: "bad output", detail: "output after the end line"},
 		{mode: "hang", what: "timed out", detail: "no complete trace before the deadline", last: `"seq":1`, stderr: "waiting for the GPU", events: 1},
 		{mode: "hang-with-child", what: "timed out", detail: "killed", last: `"trace"`},
-		{mode: "flood-bytes", what: "flooded its output", detail: "more than 1048576 bytes"},
+		{mode: "flood-bytes", what: "over its trace budget", detail: "wrote more than 1 MiB of trace on stdout (1048576 bytes)"},
 		{mode: "flood-lines", what: "flooded its output", detail: "more than 2000 lines"},
 	}
 	for _, c := range cases {
@@ -273,7 +299,7 @@ func TestExecBadDrivers(t *testing.T) {
 			if c.stderr != "" && !strings.Contains(x.Stderr, c.stderr) {
 				t.Errorf("stderr tail %q does not hold %q", x.Stderr, c.stderr)
 			}
-			if x.Events < c.events || len(r.Trace.Events) != x.Events {
+			if x.Events < c.events || (len(r.Trace.Events) != x.Events && !errors.Is(r.Err, target.ErrOverBudget)) {
 				t.Errorf("events read %d (trace holds %d), want at least %d", x.Events, len(r.Trace.Events), c.events)
 			}
 			var child int

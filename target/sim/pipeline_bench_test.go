@@ -63,7 +63,7 @@ func shapedSpec(sh shape) spec.Spec {
 // runShape runs the spec through the pipeline and fails on anything but
 // a clean pass (a never-ending loop is judged as such, CMP-4).
 func runShape(b *testing.B, s spec.Spec) runner.Result {
-	r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
+	r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}, Timeout: time.Hour}) // a figure, not a test of time: the default 60 s cuts 100,000 dispatches on a loaded machine
 	if r.Err != nil || len(r.Violations) > 0 {
 		b.Fatalf("%s: err %v, violations %v", s.Name, r.Err, r.Violations)
 	}

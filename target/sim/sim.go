@@ -37,7 +37,7 @@ func (Sim) Capabilities() []string {
 // Header implements target.Streaming: the recorder hands each event on
 // as it is recorded.
 func (tg Sim) Header(s spec.Spec) trace.Header {
-	return trace.Header{Trace: trace.Version, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}
+	return trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}
 }
 
 // Run implements Target.

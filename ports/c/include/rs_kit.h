@@ -376,7 +376,9 @@ uint64_t rs_trace_events(const rs_trace *t);
 uint64_t rs_now_ns(void);
 
 /* rs_digest: FNV-1a 64 over buffers in order, each preceded by its length
- * as 8 little-endian bytes, as 16 lowercase hex digits (out: 17 bytes). */
+ * as 8 little-endian bytes, as 16 lowercase hex digits (out: 17 bytes).
+ * The kit's header says replayspec.trace/v2, whose digests are FNV-1a, so
+ * readers judge them by it; trace v3 would name it ("digest":"fnv1a-64"). */
 typedef struct { uint64_t h; } rs_digest_state;
 void rs_digest_begin(rs_digest_state *d);
 void rs_digest_add(rs_digest_state *d, const void *data, uint64_t n);
