@@ -224,6 +224,19 @@ func (x *index) inFlight() *flights {
 	return fl
 }
 
+// freedIn: the application freed buffer b between positions lo and hi; the
+// tool's later copy of b reads whatever took its place (found under free
+// threads: another thread freed it and allocated a buffer at its address,
+// gen-001319).
+func (x *index) freedIn(b string, lo, hi int) bool {
+	for _, i := range x.byType[trace.AppFree] {
+		if i > lo && i < hi && x.ev[i].Buffer == b {
+			return true
+		}
+	}
+	return false
+}
+
 // sameToolDispatch: f is the tool_complete of tool_dispatch e, by its
 // signal where the trace names one, else by its label.
 func sameToolDispatch(e, f trace.Event) bool {
@@ -307,7 +320,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 			var at []int
 			for _, b := range sortedKeys(ek.buffers) {
 				before, ok := e0.digest(x, b)
-				if !ok || classify(b) != saved || !asSnapshot[b] || x.otherWorkIn(d, e0.from, ek.to, false, false, b) {
+				if !ok || classify(b) != saved || !asSnapshot[b] || x.otherWorkIn(d, e0.from, ek.to, false, false, b) || x.freedIn(b, e0.from, ek.to) {
 					continue
 				}
 				x.examined("MEM-2")
@@ -331,7 +344,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		for _, b := range sortedKeys(ek.buffers) {
 			after, okX := xp.digest(x, b)
 			now, _ := ek.digest(x, b)
-			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) {
+			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) {
 				continue
 			}
 			switch classify(b) {

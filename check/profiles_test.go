@@ -394,3 +394,29 @@ func TestCPortSoakTraces(t *testing.T) {
 		}
 	}
 }
+
+// TestFreedAndReallocatedBetweenPasses: a reference-engine trace under free
+// threads (gen-001319, found by TestGeneratedSpecsUnderFreeThreads in CI):
+// between two passes of thread 2's loop, thread 3 freed spare and allocated
+// late at its address, and the tool's next copy of spare read late. The
+// copy's change is the application's, not the restore's (was MEM-4).
+func TestFreedAndReallocatedBetweenPasses(t *testing.T) {
+	f, err := os.Open("testdata/freed-and-reallocated-between-passes.ndjson.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Read(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
+		if _, vs := verdicts(p); len(vs) > 0 {
+			t.Errorf("%s: %v", name, vs)
+		}
+	}
+}
