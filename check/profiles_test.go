@@ -2,8 +2,10 @@ package check
 
 import (
 	"compress/gzip"
+	"io"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/replayspec/replayspec/spec"
@@ -285,20 +287,8 @@ func TestHiddenLoopNeverBegan(t *testing.T) {
 // once in 600 runs). Closing the pass with an EXIT makes the missing
 // record owed again, so the check is excused only for the open pass.
 func TestCutOffMidPass(t *testing.T) {
-	f, err := os.Open("testdata/cut-mid-pass.ndjson")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := trace.Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
-		if _, vs := verdicts(p); len(vs) > 0 {
-			t.Errorf("%s: a loop cut off mid-pass by another thread's fatal restore: %v", name, rulesOf(vs))
-		}
-	}
+	tr := recordedTrace(t, "cut-mid-pass.ndjson")
+	holdsAtEveryProfile(t, "a loop cut off mid-pass by another thread's fatal restore", tr)
 	// d1 (dispatch 2, thread 1) with its pass 1 closed: an EXIT after its
 	// kernel record, as if the pass had ended without context 2's record.
 	var closed trace.Trace
@@ -326,24 +316,7 @@ func TestCutOffMidPass(t *testing.T) {
 // was charged to thread 3's restore as MEM-4. A tool dispatch ends at its
 // own completion (its signal).
 func TestNestedToolLoopBesideALoop(t *testing.T) {
-	f, err := os.Open("testdata/nested-tool-loop-beside-a-loop.ndjson.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Read(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
-		if _, vs := verdicts(p); len(vs) > 0 {
-			t.Errorf("%s: another thread's nested tool loop wrote the fine buffer: %v", name, vs)
-		}
-	}
+	holdsAtEveryProfile(t, "another thread's nested tool loop wrote the fine buffer", recordedTrace(t, "nested-tool-loop-beside-a-loop.ndjson.gz"))
 }
 
 // TestCPortSoakTraces: traces of the C port found by make soak on it after
@@ -374,24 +347,7 @@ func TestCPortSoakTraces(t *testing.T) {
 	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread",
 		"c-port-declined-then-died", "c-port-waited-then-died", "c-port-unrun-beside-a-stop", "c-port-id-taken-then-died",
 		"c-port-pass-count-then-died"} {
-		f, err := os.Open("testdata/" + name + ".ndjson.gz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := trace.Read(z)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for profile, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
-			if _, vs := verdicts(p); len(vs) > 0 {
-				t.Errorf("%s at %s: %v", name, profile, vs)
-			}
-		}
+		holdsAtEveryProfile(t, name, recordedTrace(t, name+".ndjson.gz"))
 	}
 }
 
@@ -401,22 +357,37 @@ func TestCPortSoakTraces(t *testing.T) {
 // late at its address, and the tool's next copy of spare read late. The
 // copy's change is the application's, not the restore's (was MEM-4).
 func TestFreedAndReallocatedBetweenPasses(t *testing.T) {
-	f, err := os.Open("testdata/freed-and-reallocated-between-passes.ndjson.gz")
+	holdsAtEveryProfile(t, "freed and reallocated between two copies", recordedTrace(t, "freed-and-reallocated-between-passes.ndjson.gz"))
+}
+
+// recordedTrace reads testdata/name, gzip-compressed when it ends in .gz.
+func recordedTrace(t *testing.T, name string) trace.Trace {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	z, err := gzip.NewReader(f)
+	var r io.Reader = f
+	if strings.HasSuffix(name, ".gz") {
+		if r, err = gzip.NewReader(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := trace.Read(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := trace.Read(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
+	return tr
+}
+
+// holdsAtEveryProfile: a correct implementation's trace draws no violation
+// at the full, runtime or black-box profile.
+func holdsAtEveryProfile(t *testing.T, what string, tr trace.Trace) {
+	t.Helper()
+	for profile, p := range map[string]trace.Trace{"full": tr, "runtime": runtimeProfile(tr), "black-box": blackBox(tr)} {
 		if _, vs := verdicts(p); len(vs) > 0 {
-			t.Errorf("%s: %v", name, vs)
+			t.Errorf("%s, at %s: %v", what, profile, vs)
 		}
 	}
 }
