@@ -40,21 +40,7 @@ func TestMatrix(t *testing.T) {
 	}
 	specs := library(t)
 	faults := replay.AllFaults()
-	catches := make([]Catch, len(faults))
-	// Faults run two at a time; each run spreads its specs over a small
-	// pool, so the whole matrix takes a few seconds.
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for i, f := range faults {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			catches[i] = Judge(f, Run(context.Background(), specs, replay.Faults{f: true}, 2))
-		}()
-	}
-	wg.Wait()
+	catches := judgeEach(faults, func(fs replay.Faults) []Outcome { return Run(context.Background(), specs, fs, 2) })
 	table := Matrix(catches)
 	t.Log("\n" + table)
 	checkDoc(t, table)
@@ -141,4 +127,24 @@ func checkDoc(t *testing.T, table string) {
 	if want != text {
 		t.Errorf("the fault matrix in %s is out of date: go test ./internal/faults -run TestMatrix -update", docPath)
 	}
+}
+
+// judgeEach runs each fault alone through run and judges it, two faults at
+// a time (each run spreads its specs over a small pool), so a whole matrix
+// takes seconds.
+func judgeEach(faults []replay.Fault, run func(replay.Faults) []Outcome) []Catch {
+	catches := make([]Catch, len(faults))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i, f := range faults {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			catches[i] = Judge(f, run(replay.Faults{f: true}))
+		}()
+	}
+	wg.Wait()
+	return catches
 }

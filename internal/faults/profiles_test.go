@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/replayspec/replayspec/replay"
@@ -56,19 +55,9 @@ func TestMatrixAtProfiles(t *testing.T) {
 	faults := replay.AllFaults()
 	for _, profile := range []string{"black-box", "runtime"} {
 		t.Run(profile, func(t *testing.T) {
-			catches := make([]Catch, len(faults))
-			var wg sync.WaitGroup
-			sem := make(chan struct{}, 2)
-			for i, f := range faults {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					sem <- struct{}{}
-					defer func() { <-sem }()
-					catches[i] = Judge(f, RunAt(context.Background(), specs, replay.Faults{f: true}, 2, profileSources[profile]))
-				}()
-			}
-			wg.Wait()
+			catches := judgeEach(faults, func(fs replay.Faults) []Outcome {
+				return RunAt(context.Background(), specs, fs, 2, profileSources[profile])
+			})
 			var b strings.Builder
 			caught := 0
 			for _, c := range catches {
