@@ -47,6 +47,36 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// libraryUnderShort is the spec library for a test that runs it through
+// the CLI: the whole of it, or under -short (make test, with -race) a
+// spread of its files, evenly from first to last. TestRunLibrary runs the
+// whole library in every mode; make test-heavy runs these tests on all
+// of it too.
+func libraryUnderShort(t *testing.T) []string {
+	t.Helper()
+	if !testing.Short() {
+		return []string{library}
+	}
+	files, err := filepath.Glob(filepath.Join(library, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no spec in %s: %v", library, err)
+	}
+	return spreadOf(files, 12)
+}
+
+// spreadOf picks about n of xs, evenly from first to last, so that a
+// short run still meets every part of the library.
+func spreadOf[T any](xs []T, n int) []T {
+	if len(xs) <= n {
+		return xs
+	}
+	out := make([]T, 0, n)
+	for i := range n {
+		out = append(out, xs[i*(len(xs)-1)/(n-1)])
+	}
+	return out
+}
+
 // tempFile writes content to dir/name and returns the path.
 func tempFile(t *testing.T, dir, name, content string) string {
 	t.Helper()

@@ -60,7 +60,7 @@ func TestDriverLibraryThroughExec(t *testing.T) {
 	if testing.Short() {
 		// One driver process a spec, under -race: a spread of the
 		// library here, all of it in make test-heavy.
-		specs = spread(specs, 16)
+		specs = spreadOf(specs, 16)
 	}
 	tg, err := exectarget.NewExec(driverCommand(t, "driver"), exectarget.ExecOptions{})
 	if err != nil {
@@ -79,19 +79,6 @@ func TestDriverLibraryThroughExec(t *testing.T) {
 			}
 		})
 	}
-}
-
-// spread picks about n of specs, evenly from first to last, so that a short
-// run still meets every part of the library.
-func spread(specs []spec.Spec, n int) []spec.Spec {
-	if len(specs) <= n {
-		return specs
-	}
-	out := make([]spec.Spec, 0, n)
-	for i := range n {
-		out = append(out, specs[i*(len(specs)-1)/(n-1)])
-	}
-	return out
 }
 
 // TestDriverFaultThroughExec: a fault planted in the driver process is

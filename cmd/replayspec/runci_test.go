@@ -142,11 +142,13 @@ func TestRunLikeACIRunner(t *testing.T) {
 }
 
 // -j changes nothing a reader sees but the time: the text report of the
-// library with one worker and with eight is the same, durations aside.
+// library (a spread of it under -short) with one worker and with eight is
+// the same, durations aside.
 func TestParallelRunReadsTheSame(t *testing.T) {
 	durations := regexp.MustCompile(`[0-9.]+ ?(ms|µs|s)\b`)
-	_, one, _ := cli(t, "run", "-j", "1", library)
-	_, eight, _ := cli(t, "run", "-j", "8", library)
+	lib := libraryUnderShort(t)
+	_, one, _ := cli(t, append([]string{"run", "-j", "1"}, lib...)...)
+	_, eight, _ := cli(t, append([]string{"run", "-j", "8"}, lib...)...)
 	if a, b := durations.ReplaceAllString(one, "T"), durations.ReplaceAllString(eight, "T"); a != b {
 		t.Errorf("-j 8 reads otherwise than -j 1:\n%s\n---\n%s", a, b)
 	}
