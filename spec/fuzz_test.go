@@ -16,6 +16,12 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, glob := range []string{"../specs/*.yaml", "../specs/invalid/*.yaml", "testdata/*/*.yaml"} {
 		files, _ := filepath.Glob(glob)
+		if testing.Short() {
+			// make test (-short, -race): every third file, a spread of
+			// each directory; all of them in make test-heavy and make
+			// fuzz.
+			files = everyNth(files, 3)
+		}
 		for _, file := range files {
 			data, err := os.ReadFile(file)
 			if err != nil {
@@ -50,4 +56,14 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// everyNth is xs[0], xs[n], xs[2n], ...: a spread of a seed corpus for
+// -short.
+func everyNth[T any](xs []T, n int) []T {
+	var out []T
+	for i := 0; i < len(xs); i += n {
+		out = append(out, xs[i])
+	}
+	return out
 }

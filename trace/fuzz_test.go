@@ -14,7 +14,15 @@ import (
 // reads again to the same trace (empty and absent lists being the same
 // thing on the wire).
 func FuzzRead(f *testing.F) {
-	for _, name := range golden.Names() {
+	names := golden.Names()
+	if testing.Short() {
+		// make test (-short, -race): every fourth golden, a spread from
+		// the smallest spec to the largest (cmp.Diff of a long trace
+		// costs seconds under -race); all of them in make test-heavy and
+		// make fuzz.
+		names = everyNth(names, 4)
+	}
+	for _, name := range names {
 		if b, err := golden.Read(name); err == nil {
 			f.Add(b)
 		}
@@ -65,4 +73,14 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("Write is not canonical:\n%s\n%s", out.Bytes(), again)
 		}
 	})
+}
+
+// everyNth is xs[0], xs[n], xs[2n], ...: a spread of a seed corpus for
+// -short.
+func everyNth[T any](xs []T, n int) []T {
+	var out []T
+	for i := 0; i < len(xs); i += n {
+		out = append(out, xs[i])
+	}
+	return out
 }
