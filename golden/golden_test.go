@@ -107,7 +107,10 @@ func TestNoOrphanGoldens(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	runs := 20
 	if testing.Short() {
-		runs = 3
+		// make test (-short, -race): two runs, each spec's trace the same
+		// bytes twice (TestGolden holds it to the pinned trace besides);
+		// twenty in make test-heavy.
+		runs = 2
 	}
 	for _, s := range library(t) {
 		t.Run(s.Name, func(t *testing.T) {
