@@ -51,8 +51,10 @@ func untilDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
 	}
 }
 
-// readGrace is how long an interrupted command still waits for a read.
-const readGrace = 100 * time.Millisecond
+// readGrace is how long an interrupted command still waits for a read (a
+// variable: TestDiffStopsWhenInterrupted raises it, since on a loaded
+// machine under -race a plain file's read can outlast 100 ms).
+var readGrace = 100 * time.Millisecond
 
 // readInput reads path, at most limit bytes; errors name the file.
 func readInput(ctx context.Context, path string, limit int64) ([]byte, error) {
