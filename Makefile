@@ -14,7 +14,7 @@ run: build
 ## the browser tests): make test-heavy runs those, and CI runs both
 ## -trimpath: without it Go's build cache keys each package on its directory, so a fresh
 ## clone (or another worktree) recompiles every package of the module, vet's build and the
-## race build: 110 s of CPU of make test's 260 (docs/benchmarks.md); with it a package
+## race build: ~110 s of make test's CPU on a fresh clone (docs/benchmarks.md); with it a package
 ## already built from the same source, wherever, is reused
 test:
 	$(GO) vet -trimpath $(PKGS)
