@@ -1,0 +1,80 @@
+package trace
+
+import (
+	"reflect"
+	"testing"
+)
+
+// nonZero sets v (a field of Event) to a value other than its zero value:
+// an empty but non-nil slice when empty is true, since nil and empty are
+// different events to a reader of []Event.
+func nonZero(t *testing.T, v reflect.Value, empty bool) {
+	switch v.Kind() {
+	case reflect.Uint64, reflect.Uint32:
+		v.SetUint(3)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(-3)
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+	case reflect.Slice:
+		n := 1
+		if empty {
+			n = 0
+		}
+		v.Set(reflect.MakeSlice(v.Type(), n, n))
+	default:
+		t.Fatalf("no non-zero value for a %s field: teach nonZero", v.Type())
+	}
+}
+
+// The recorder keeps events packed: every field of Event, set alone or all
+// together, comes back out of the chunks as it went in (pointers and
+// slices the same ones, not copies), across chunk boundaries. A field added
+// to Event that neither packed nor hasUnpacked knows comes back zero, and
+// this fails naming it.
+func TestPackedRoundTrip(t *testing.T) {
+	typ := reflect.TypeFor[Event]()
+	var want []Event
+	var all Event
+	for i := range typ.NumField() {
+		for _, empty := range []bool{false, true} {
+			var e Event
+			nonZero(t, reflect.ValueOf(&e).Elem().Field(i), empty)
+			want = append(want, e)
+		}
+		nonZero(t, reflect.ValueOf(&all).Elem().Field(i), false)
+	}
+	want = append(want, all, Event{})
+	for len(want) < 3*firstChunk+5 { // more than one chunk
+		want = append(want, want[len(want)%typ.NumField()])
+	}
+	var c eventChunks
+	for i := range want {
+		c.push(&want[i])
+	}
+	got := c.flatten(true)
+	if len(got) != len(want) || c.n != 0 || c.chunks != nil {
+		t.Fatalf("flatten gave %d events of %d, left %d", len(got), len(want), c.n)
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			w, g := reflect.ValueOf(want[i]), reflect.ValueOf(got[i])
+			for f := range typ.NumField() {
+				if !reflect.DeepEqual(w.Field(f).Interface(), g.Field(f).Interface()) {
+					t.Errorf("event %d: field %s went in as %#v, came out as %#v: add it to packed or to hasUnpacked", i, typ.Field(f).Name, w.Field(f).Interface(), g.Field(f).Interface())
+				}
+			}
+			continue
+		}
+		w, g := reflect.ValueOf(want[i]), reflect.ValueOf(got[i])
+		for f := range typ.NumField() {
+			if k := w.Field(f).Kind(); (k == reflect.Pointer || k == reflect.Slice) && w.Field(f).Pointer() != g.Field(f).Pointer() {
+				t.Errorf("event %d: field %s came out as a copy, not the value that went in", i, typ.Field(f).Name)
+			}
+		}
+	}
+}
