@@ -2,6 +2,7 @@ package trace
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -74,6 +75,41 @@ func TestPackedRoundTrip(t *testing.T) {
 		for f := range typ.NumField() {
 			if k := w.Field(f).Kind(); (k == reflect.Pointer || k == reflect.Slice) && w.Field(f).Pointer() != g.Field(f).Pointer() {
 				t.Errorf("event %d: field %s came out as a copy, not the value that went in", i, typ.Field(f).Name)
+			}
+		}
+	}
+}
+
+// The events of a replay loop are kept packed, not whole: every word of
+// the closed sets, in each of the six fields that hold one, fits in a
+// packed event and comes back as it went in; a value outside the sets
+// (a port's typo) is kept whole and comes back too.
+func TestPackedWords(t *testing.T) {
+	if len(words) < 2 || len(words) > 256 {
+		t.Fatalf("%d closed-set words", len(words))
+	}
+	set := []func(e *Event, w string){
+		func(e *Event, w string) { e.Type = Type(w) },
+		func(e *Event, w string) { e.Op = Op(w) },
+		func(e *Event, w string) { e.Phase = Phase(w) },
+		func(e *Event, w string) { e.Call = Call(w) },
+		func(e *Event, w string) { e.Status = Status(w) },
+		func(e *Event, w string) { e.Service = Service(w) },
+	}
+	loop := Event{Seq: 9, Type: Callback, Op: OpPass, Phase: PhaseEnter, Pass: U64(2), Payload: []string{"size"}, Info: &DispatchInfo{Size: 72}}
+	for _, w := range append(slices.Clone(words), "not a word") {
+		for f, setf := range set {
+			e := loop
+			setf(&e, w)
+			var p packed
+			p.pack(&e)
+			if (p.rest == nil) != (w != "not a word") {
+				t.Errorf("field %d = %q: kept whole %v", f, w, p.rest != nil)
+			}
+			var got Event
+			p.unpack(&got)
+			if !reflect.DeepEqual(got, e) {
+				t.Errorf("field %d = %q: went in as %+v, came out as %+v", f, w, e, got)
 			}
 		}
 	}
