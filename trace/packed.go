@@ -2,23 +2,30 @@ package trace
 
 // packed is how a recorder (and Read) keeps an event until the trace is
 // handed over as one []Event: the fields that the events of a replay loop
-// use, inline (320 bytes where an Event is 704), and any other event
-// whole behind rest. The six fields of the closed sets (type, op, phase,
-// call, status, service) are kept as a byte each, their word's place in
-// words; a value outside the sets makes the event one of the rest. A long run is mostly its loop's events (callbacks,
-// their returns, kernels, records, memory traffic), so the chunks hold
-// about 45% of the bytes the same events take as Events; the rest are a
-// few per dispatch (agents, the application's submissions and read-backs,
+// use, inline (248 bytes where an Event is 704), and any other event whole
+// behind rest. A long run is mostly its loop's events (callbacks, their
+// returns, kernels, records, memory traffic), so the chunks hold about a
+// third of the bytes the same events take as Events; the rest are a few per
+// dispatch (agents, the application's submissions and read-backs,
 // configuration).
 //
-// Packing copies field values, pointers and slices included, so an
-// unpacked event is the event that was pushed, shared pointers and all
+// The six fields of the closed sets (type, op, phase, call, status,
+// service) are kept as a byte each, their word's place in words; a value
+// outside the sets makes the event one of the rest. The six names and
+// digests (kernel, label, buffer, mem_in, mem_out, digest) are kept as
+// places in the chunks' own table of strings (names), each distinct string
+// once: pass after pass a loop records the same kernel, label, buffer and
+// digests, and the unpacked events share the one copy.
+//
+// Every other field is copied as it is, pointers and slices included, so
+// an unpacked event is equal to the event that was pushed, field for field
 // (TestPackedRoundTrip checks every field of Event).
 type packed struct {
 	Seq, Time, Thread, Agent, Queue, Dispatch, Context uint64
 	Start, End, Signal, Bytes, Elements                uint64
 
-	Kernel, Label, Buffer, MemIn, MemOut, Digest string
+	// Kernel, Label, Buffer, MemIn, MemOut, Digest as places in names.
+	kernel, label, buffer, memIn, memOut, digest uint32
 
 	Pass, Total, UserData, PayloadSize *uint64
 	Result, Value                      *int64
@@ -37,7 +44,7 @@ type packed struct {
 }
 
 // pack stores e in p.
-func (p *packed) pack(e *Event) {
+func (c *eventChunks) pack(p *packed, e *Event) {
 	typ, ok1 := wordOf(string(e.Type))
 	op, ok2 := wordOf(string(e.Op))
 	phase, ok3 := wordOf(string(e.Phase))
@@ -53,7 +60,8 @@ func (p *packed) pack(e *Event) {
 		typ: typ, op: op, phase: phase, call: call, status: status, service: service,
 		Seq: e.Seq, Time: e.Time, Thread: e.Thread, Agent: e.Agent, Queue: e.Queue, Dispatch: e.Dispatch, Context: e.Context,
 		Start: e.Start, End: e.End, Signal: e.Signal, Bytes: e.Bytes, Elements: e.Elements,
-		Kernel: e.Kernel, Label: e.Label, Buffer: e.Buffer, MemIn: e.MemIn, MemOut: e.MemOut, Digest: e.Digest,
+		kernel: c.names.place(0, e.Kernel), label: c.names.place(1, e.Label), buffer: c.names.place(2, e.Buffer),
+		memIn: c.names.place(3, e.MemIn), memOut: c.names.place(4, e.MemOut), digest: c.names.place(5, e.Digest),
 		Pass: e.Pass, Total: e.Total, UserData: e.UserData, PayloadSize: e.PayloadSize,
 		Result: e.Result, Value: e.Value, Corr: e.Corr, Info: e.Info,
 		Payload: e.Payload, Regions: e.Regions,
@@ -61,14 +69,16 @@ func (p *packed) pack(e *Event) {
 }
 
 // unpack writes the event p holds into e, which must be the zero Event.
-func (p *packed) unpack(e *Event) {
+func (c *eventChunks) unpack(p *packed, e *Event) {
 	if p.rest != nil {
 		*e = *p.rest
 		return
 	}
 	e.Seq, e.Time, e.Thread, e.Agent, e.Queue, e.Dispatch, e.Context = p.Seq, p.Time, p.Thread, p.Agent, p.Queue, p.Dispatch, p.Context
 	e.Start, e.End, e.Signal, e.Bytes, e.Elements = p.Start, p.End, p.Signal, p.Bytes, p.Elements
-	e.Kernel, e.Label, e.Buffer, e.MemIn, e.MemOut, e.Digest = p.Kernel, p.Label, p.Buffer, p.MemIn, p.MemOut, p.Digest
+	n := &c.names
+	e.Kernel, e.Label, e.Buffer = n.at(p.kernel), n.at(p.label), n.at(p.buffer)
+	e.MemIn, e.MemOut, e.Digest = n.at(p.memIn), n.at(p.memOut), n.at(p.digest)
 	e.Type, e.Op, e.Phase = Type(words[p.typ]), Op(words[p.op]), Phase(words[p.phase])
 	e.Call, e.Status, e.Service = Call(words[p.call]), Status(words[p.status]), Service(words[p.service])
 	e.Pass, e.Total, e.UserData, e.PayloadSize = p.Pass, p.Total, p.UserData, p.PayloadSize
@@ -118,4 +128,46 @@ func wordOf(w string) (uint8, bool) {
 	}
 	k, ok := wordPlace[w]
 	return k, ok
+}
+
+// strtab holds each distinct string once; place 0 is the empty string.
+type strtab struct {
+	strs  []string
+	index map[string]uint32
+	// last is the string each of the fields put last, and its place:
+	// consecutive events mostly repeat them, and this spares the map.
+	last [6]struct {
+		s string
+		k uint32
+	}
+}
+
+// at returns the string at place k.
+func (t *strtab) at(k uint32) string {
+	if k == 0 {
+		return "" // also when t holds nothing
+	}
+	return t.strs[k]
+}
+
+// place returns s's place in t, adding it if it is new; field says which of
+// the six fields s is (for the cache of the last one).
+func (t *strtab) place(field int, s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if l := &t.last[field]; l.k != 0 && l.s == s {
+		return l.k
+	}
+	k, ok := t.index[s]
+	if !ok {
+		if t.index == nil {
+			t.strs, t.index = []string{""}, map[string]uint32{}
+		}
+		k = uint32(len(t.strs))
+		t.strs = append(t.strs, s)
+		t.index[s] = k
+	}
+	t.last[field].s, t.last[field].k = s, k
+	return k
 }

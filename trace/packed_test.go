@@ -101,16 +101,38 @@ func TestPackedWords(t *testing.T) {
 		for f, setf := range set {
 			e := loop
 			setf(&e, w)
+			var c eventChunks
 			var p packed
-			p.pack(&e)
+			c.pack(&p, &e)
 			if (p.rest == nil) != (w != "not a word") {
 				t.Errorf("field %d = %q: kept whole %v", f, w, p.rest != nil)
 			}
 			var got Event
-			p.unpack(&got)
+			c.unpack(&p, &got)
 			if !reflect.DeepEqual(got, e) {
 				t.Errorf("field %d = %q: went in as %+v, came out as %+v", f, w, e, got)
 			}
 		}
+	}
+}
+
+// Names and digests are kept once each and come back in their events,
+// whether they repeat the event before, an older one, or are new.
+func TestPackedNames(t *testing.T) {
+	names := []string{"d0", "d1", "d0", "", "d2", "d2", "d1", ""}
+	var want []Event
+	for i := range 50 {
+		a, b := names[i%len(names)], names[(i/3)%len(names)]
+		want = append(want, Event{Seq: uint64(i + 1), Type: ToolMemory, Kernel: b, Label: a, Buffer: b, MemIn: a, MemOut: b, Digest: a})
+	}
+	var c eventChunks
+	for i := range want {
+		c.push(&want[i])
+	}
+	if got := len(c.names.strs); got != 4 { // "", d0, d1, d2
+		t.Errorf("%d strings kept, want 4 (each once)", got)
+	}
+	if got := c.flatten(true); !reflect.DeepEqual(got, want) {
+		t.Errorf("went in as %+v\ncame out as %+v", want, got)
 	}
 }

@@ -18,6 +18,7 @@ const (
 type eventChunks struct {
 	chunks [][]packed
 	n      int
+	names  strtab // the strings the packed events name
 }
 
 // push adds a copy of e at the end.
@@ -32,7 +33,7 @@ func (c *eventChunks) push(e *Event) {
 		k++
 	}
 	c.chunks[k] = append(c.chunks[k], packed{})
-	c.chunks[k][len(c.chunks[k])-1].pack(e)
+	c.pack(&c.chunks[k][len(c.chunks[k])-1], e)
 	c.n++
 }
 
@@ -46,7 +47,7 @@ func (c *eventChunks) flatten(release bool) []Event {
 	i := 0
 	for k, ch := range c.chunks {
 		for j := range ch {
-			ch[j].unpack(&out[i])
+			c.unpack(&ch[j], &out[i])
 			i++
 		}
 		if release {
@@ -54,7 +55,7 @@ func (c *eventChunks) flatten(release bool) []Event {
 		}
 	}
 	if release {
-		c.chunks, c.n = nil, 0
+		*c = eventChunks{}
 	}
 	return out
 }
