@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // nonZero sets v (a field of Event) to a value other than its zero value:
@@ -134,5 +135,14 @@ func TestPackedNames(t *testing.T) {
 	}
 	if got := c.flatten(true); !reflect.DeepEqual(got, want) {
 		t.Errorf("went in as %+v\ncame out as %+v", want, got)
+	}
+}
+
+// What packing is for: a packed event takes at most half the bytes of an
+// Event (docs/benchmarks.md, Memory), so that a long run's chunks and the
+// flat trace made from them fit together in a little over one trace.
+func TestPackedIsSmall(t *testing.T) {
+	if p, e := unsafe.Sizeof(packed{}), unsafe.Sizeof(Event{}); 2*p > e {
+		t.Errorf("a packed event takes %d bytes, an Event %d: more than half", p, e)
 	}
 }
