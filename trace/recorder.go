@@ -12,9 +12,9 @@ const (
 )
 
 // eventChunks is a list of events that grows without copying them. It
-// keeps each event packed (packed.go), a little over half an Event, since
-// the flat slice that flatten makes is held beside it at the end of a run:
-// the peak of a long run is the chunks and that slice together.
+// keeps each event packed (packed.go: 248 bytes where an Event is 704),
+// since the flat slice that flatten makes is held beside the chunks at the
+// end of a run: a long run's peak is the two together.
 type eventChunks struct {
 	chunks [][]packed
 	n      int
