@@ -21,6 +21,7 @@ strategies=${*:-union-app union-user kernel-replay repeat-one legacy-user legacy
 lib=/usr/local/cuda/targets/x86_64-linux/lib
 export LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-}
 {
+	uname -r
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 	ls "$lib" | grep -E 'cupti|nvperf'
 	ls /usr/local/cuda/extras/CUPTI/samples
