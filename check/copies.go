@@ -140,6 +140,7 @@ func (x *index) allocationNamed(buffer string) (allocation, bool) {
 // workSpan is a dispatch in flight: written at start, done by end.
 type workSpan struct {
 	thread, agent uint64
+	dispatch      uint64 // an application's: the SDK's id for it (0: not known)
 	start, end    int
 	done          bool     // end is its completion (else only a bound)
 	tool          bool     // a dispatch the tool wrote from a callback
@@ -195,7 +196,7 @@ func (x *index) inFlight() *flights {
 				end, done = i, false
 			}
 		}
-		out = append(out, workSpan{thread: a.thread, agent: x.ev[a.at].Agent, start: a.at, end: end, done: done, args: x.ev[a.at].Args})
+		out = append(out, workSpan{thread: a.thread, agent: x.ev[a.at].Agent, dispatch: a.dispatch, start: a.at, end: end, done: done, args: x.ev[a.at].Args})
 	}
 	for _, i := range x.byType[trace.ToolDispatch] {
 		e := x.ev[i]
@@ -235,6 +236,41 @@ func (x *index) freedIn(b string, lo, hi int) bool {
 		}
 	}
 	return false
+}
+
+// restoredByOther: another thread's loop may have written buffer b back
+// between positions lo and hi. A loop's restore writes back its own
+// agent's saved memory, which d's kernel on another agent may write too
+// (peer access, decision 18.3), so b may change between d's copies though
+// d's restore never touched it (found under free threads on the C port,
+// gen-206283, gen-213313). With the SDK's account its restore event says
+// where it wrote, recorded with its copy (decision 18.8); without it, any
+// loop of another thread in flight on b's agent may have.
+func (x *index) restoredByOther(d *dispatchView, b string, lo, hi int) bool {
+	a, ok := x.allocationNamed(b)
+	if !ok || !a.kind.Saved() || a.agent == d.agent {
+		return false // only another agent's saved memory is another loop's to restore
+	}
+	if x.header.Reports(trace.SourceSDK) {
+		for _, r := range x.byType[trace.Restore] {
+			if r <= lo || r >= hi || x.ev[r].Dispatch == d.id {
+				continue
+			}
+			for _, reg := range x.ev[r].Regions {
+				if at, live := x.allocationAt(reg.Addr, r); live && at.buffer == b {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return x.inFlight().overlapping(lo, hi, func(w workSpan) bool {
+		if w.thread == d.thread || w.tool || w.agent != a.agent {
+			return false
+		}
+		o := x.dispatches[w.dispatch]
+		return o == nil || o.replayed() || x.hiddenLoop(o)
+	})
 }
 
 // sameToolDispatch: f is the tool_complete of tool_dispatch e, by its
@@ -344,7 +380,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		for _, b := range sortedKeys(ek.buffers) {
 			after, okX := xp.digest(x, b)
 			now, _ := ek.digest(x, b)
-			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) {
+			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) || x.restoredByOther(d, b, xp.from, ek.to) {
 				continue
 			}
 			switch classify(b) {
