@@ -140,6 +140,7 @@ func (x *index) allocationNamed(buffer string) (allocation, bool) {
 // workSpan is a dispatch in flight: written at start, done by end.
 type workSpan struct {
 	thread, agent uint64
+	dispatch      uint64 // an application's: the SDK's id for it (0: not known)
 	start, end    int
 	done          bool     // end is its completion (else only a bound)
 	tool          bool     // a dispatch the tool wrote from a callback
@@ -195,7 +196,7 @@ func (x *index) inFlight() *flights {
 				end, done = i, false
 			}
 		}
-		out = append(out, workSpan{thread: a.thread, agent: x.ev[a.at].Agent, start: a.at, end: end, done: done, args: x.ev[a.at].Args})
+		out = append(out, workSpan{thread: a.thread, agent: x.ev[a.at].Agent, dispatch: a.dispatch, start: a.at, end: end, done: done, args: x.ev[a.at].Args})
 	}
 	for _, i := range x.byType[trace.ToolDispatch] {
 		e := x.ev[i]
@@ -232,6 +233,63 @@ func (x *index) freedIn(b string, lo, hi int) bool {
 	for _, i := range x.byType[trace.AppFree] {
 		if i > lo && i < hi && x.ev[i].Buffer == b {
 			return true
+		}
+	}
+	return false
+}
+
+// restoredByOther: another thread's loop may have written buffer b back
+// between positions lo and hi, to what d's copy then read (now). A loop's
+// restore writes back its own agent's saved memory, which d's kernel on
+// another agent may write too (peer access, decision 18.3), so b may change
+// between d's copies though d's restore never touched it (found under free
+// threads on the C port, gen-206283, gen-213313). With the SDK's account
+// its restore event says where it wrote, recorded with its copy (decision
+// 18.8). Without it, the other loop must have been between two of its
+// passes then, and b must read at one of its PASS ENTERs as d's copy read
+// it: what its restores bring back.
+func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int) bool {
+	a, ok := x.allocationNamed(b)
+	if !ok || !a.kind.Saved() || a.agent == d.agent {
+		return false // only another agent's saved memory is another loop's to restore
+	}
+	if x.header.Reports(trace.SourceSDK) {
+		for _, r := range x.byType[trace.Restore] {
+			if r <= lo || r >= hi || x.ev[r].Dispatch == d.id {
+				continue
+			}
+			for _, reg := range x.ev[r].Regions {
+				if at, live := x.allocationAt(reg.Addr, r); live && at.buffer == b {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, o := range x.dispatches {
+		if o == d || o.thread == d.thread || o.agent != a.agent || len(o.passEnter) == 0 {
+			continue
+		}
+		oc := x.copiesOf(o)
+		for j := 1; j <= len(o.passEnter); j++ {
+			if j == len(o.passEnter) && !x.cutOff(o) {
+				break // after its last pass o restores nothing (MEM-3)
+			}
+			from, to := x.exitOf(o, uint64(j-1)), len(x.ev)
+			if q, ok := x.ev[max(from, 0)].PassOf(); from <= 0 || !ok || q != uint64(j-1) {
+				continue // pass j-1's EXIT not seen
+			}
+			if j < len(o.passEnter) {
+				to = o.passEnter[j]
+			}
+			if from >= hi || to <= lo {
+				continue // no restore of o's could fall between d's copies
+			}
+			for _, c := range oc.enter {
+				if dg, ok := c.digest(x, b); ok && dg == now {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -344,7 +402,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		for _, b := range sortedKeys(ek.buffers) {
 			after, okX := xp.digest(x, b)
 			now, _ := ek.digest(x, b)
-			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) {
+			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) || x.restoredByOther(d, b, now, xp.from, ek.to) {
 				continue
 			}
 			switch classify(b) {

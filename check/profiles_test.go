@@ -342,11 +342,28 @@ func TestNestedToolLoopBesideALoop(t *testing.T) {
 //     "ids jump from 1 to 3");
 //   - pass-count-then-died (gen-206617): CONFIG ENTER returned with
 //     replay_pass_count installed, and the process died before the SDK
-//     called it (was CB-3: "the SDK never called it").
+//     called it (was CB-3: "the SDK never called it");
+//   - died-mid-pass (gen-205207): thread 1 was in pass 1's PASS ENTER when
+//     thread 2's failed restore ended the process: pass 1 never ran, so its
+//     device counting is not owed (was SVC-2: "collected in some passes but
+//     not in pass 1");
+//   - restored-then-died (gen-205207): thread 1 restored memory for pass 1
+//     and the process died (thread 2's restore) before pass 1's PASS ENTER
+//     (was MEM-3: "restored after the last pass");
+//   - snapshot-then-died (gen-205207): thread 1 took its snapshot and the
+//     process died before its pass 0 (was MEM-1: "not replayed, yet
+//     snapshotted");
+//   - restored-by-other-agent (gen-206283): thread 1's loop on agent 1
+//     restored b2, agent 1's memory, between two copies of thread 2's loop
+//     on agent 2, whose kernel writes b2 (was MEM-4: "the restore wrote b2,
+//     which is agent 1's memory");
+//   - tool-buffer-restored-by-other-agent (gen-213313): the same with new, a
+//     buffer the tool allocated on agent 2, restored by thread 3's loop there.
 func TestCPortSoakTraces(t *testing.T) {
 	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread",
 		"c-port-declined-then-died", "c-port-waited-then-died", "c-port-unrun-beside-a-stop", "c-port-id-taken-then-died",
-		"c-port-pass-count-then-died"} {
+		"c-port-pass-count-then-died", "c-port-died-mid-pass", "c-port-restored-then-died", "c-port-snapshot-then-died",
+		"c-port-restored-by-other-agent", "c-port-tool-buffer-restored-by-other-agent"} {
 		holdsAtEveryProfile(t, name, recordedTrace(t, name+".ndjson.gz"))
 	}
 }

@@ -137,6 +137,16 @@ func (x *index) diedBeforeRun(d *dispatchView) bool {
 	return a == nil || (len(a.complete) == 0 && len(a.timeout) == 0)
 }
 
+// diedBeforeFirstPass: d's loop was under way (the tool asked for one,
+// and it was not declined) when a failed restore on another thread ended
+// the process, before its first pass began and before its kernel ran. Its
+// snapshot may have been taken; no pass is owed (MEM-5, decision 17.19;
+// found under free threads on the C port, gen-205207).
+func (x *index) diedBeforeFirstPass(d *dispatchView) bool {
+	return len(d.passEnter) == 0 && len(d.kernels) == 0 && len(d.failedSnapshots) == 0 &&
+		x.asksForLoop(d) && !x.declined(d) && x.cutOff(d)
+}
+
 // restoresByPass groups d's restore events by the pass they precede.
 func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
 	if d.restoreByPass == nil {
@@ -274,6 +284,11 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 				vs = append(vs, x.violation("MEM-1", d.id, fmt.Sprintf("the SDK says its snapshot of dispatch %d saved %d bytes; the runtime read %d", d.id, claim, seen), append([]int{d.snapshots[0]}, reads...)...))
 			}
 		}
+	case !d.replayed() && x.diedBeforeFirstPass(d):
+		// Its loop began, and the process ended before its first pass: the
+		// reads on its thread are its snapshot, of saved memory only.
+		x.examined("MEM-1")
+		vs = append(vs, x.checkSavedKinds(d, reads, firstWork)...)
 	case !d.replayed() && !sdk && len(reads) > 0 && x.asksForLoop(d) && !x.declined(d) && x.snapshotMayHaveFailed(d):
 		// The tool asked for a loop that never began: only a snapshot that
 		// could not be completed excuses that (MEM-5), and it may have read

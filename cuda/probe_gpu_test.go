@@ -41,7 +41,11 @@ import (
 //	union-user-each     SetConfig at every dispatch, decode and evaluate
 //	                    after every pass
 //	symbols             which profiler entry points libcupti exports
+//	kernel-replay, repeat-one, legacy-user, legacy-kernel
+//	                    issue 22's speed item: probe_speed_gpu_test.go
 //
+// The union and speed strategies take REPLAYSPEC_PROBE_METRICS (names,
+// comma-separated, or @FILE) instead of the candidates below.
 // REPLAYSPEC_PROBE_RANGE=auto uses CUPTI_AutoRange (the range is the
 // kernel) instead of a user range around it; REPLAYSPEC_PROBE_DISPATCHES
 // sets the dispatches (default 20). Dispatch d flushes the L2 before
@@ -67,6 +71,8 @@ func TestGPUCUPTIProbe(t *testing.T) {
 		pr.groups(strat, dispatches)
 	case strings.HasPrefix(strat, "union-"):
 		pr.union(strat, dispatches)
+	case strat == "kernel-replay" || strat == "repeat-one" || strings.HasPrefix(strat, "legacy-"):
+		pr.speed(strat, dispatches) // probe_speed_gpu_test.go
 	default:
 		t.Fatalf("unknown strategy %q", strat)
 	}
@@ -465,7 +471,8 @@ func (pr *probe) groups(strat string, dispatches int) {
 // union: one configuration of every metric, CUPTI's pass schedule.
 func (pr *probe) union(strat string, dispatches int) {
 	rt, p := pr.rt, pr.p
-	c, err := p.set(pr.metrics)
+	metrics := pr.probeMetrics()
+	c, err := p.set(metrics)
 	if err != nil {
 		pr.t.Fatal(err)
 	}
@@ -476,7 +483,7 @@ func (pr *probe) union(strat string, dispatches int) {
 		if err := pr.enable(); err != nil {
 			return err
 		}
-		data, err = pr.newData(pr.metrics)
+		data, err = pr.newData(metrics)
 		return err
 	})
 	if err != nil {
@@ -530,7 +537,7 @@ func (pr *probe) union(strat string, dispatches int) {
 					if err := pr.decode(); err != nil {
 						return err
 					}
-					line.Values, err = pr.eval(c.host, data, pr.metrics)
+					line.Values, err = pr.eval(c.host, data, metrics)
 				}
 				return err
 			})

@@ -28,10 +28,13 @@ import (
 // CUPTI_ERROR_UNKNOWN); what works is one configuration image per metric
 // set, holding every pass CUPTI schedules for the set, and one counter data
 // image sized for the set, both built once and reused by every dispatch.
-// cuptiRangeProfilerSetConfig in application replay with passIndex k then
-// makes the next Start..Stop collect pass k of the configuration, and the
-// counter data image, decoded after each pass, holds everything collected
-// since it was last initialized (at pass 0).
+// cuptiRangeProfilerSetConfig in application replay names pass k before
+// the next Start..Stop, though CUPTI runs the pass after the one it ran
+// last whatever passIndex says (the probe's repeat-pass strategy), hence
+// the order kept below; the counter data image, decoded after each pass,
+// holds everything collected since it was last initialized (at pass 0).
+// What a pass costs is CUPTI's programming of it, the same through every
+// API CUPTI 13.0 offers (docs/cuda.md "Cost").
 //
 // Scheduling therefore follows CUPTI: Groups builds the set's
 // configuration and, when CUPTI schedules more than one pass, learns which

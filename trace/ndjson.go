@@ -78,6 +78,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 func Read(r io.Reader) (Trace, error) {
 	var t Trace
 	var events eventChunks // no copying to grow: a large trace is read about once
+	var ev Event           // each line is decoded here, then kept packed
 	fail := func(err error) (Trace, error) {
 		t.Events = events.flatten(true)
 		return t, err
@@ -102,7 +103,8 @@ func Read(r io.Reader) (Trace, error) {
 			continue
 		}
 		var err error
-		e := events.next()
+		ev = Event{} // decoding into a used event would reuse its slices
+		e := &ev
 		switch err = DecodeStrict(b, e); {
 		case err != nil:
 		case e.Type == "" && isEndLine(b):
@@ -122,9 +124,9 @@ func Read(r io.Reader) (Trace, error) {
 			last = e.Seq
 		}
 		if err != nil {
-			events.pop() // the events before the bad line are what was read
-			return fail(&ParseError{line, explainValue(b, err)})
+			return fail(&ParseError{line, explainValue(b, err)}) // the events before the bad line are what was read
 		}
+		events.push(e)
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {

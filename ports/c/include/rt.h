@@ -123,12 +123,19 @@ typedef struct {
  * them (a launch, and the queue write inside it). */
 typedef enum { RT_API_LAUNCH = 1, RT_API_GRAPH_LAUNCH, RT_API_QUEUE_WRITE } rt_api_call;
 
-/* rt_hooks is the interception table the SDK fills. */
+/* rt_alloc_fn is the caller's record of an allocation or a free, run
+ * where it takes effect (rt_alloc_memory, rt_free_memory). */
+typedef void (*rt_alloc_fn)(void *arg, const rt_alloc *a);
+
+/* rt_hooks is the interception table the SDK fills. on_alloc hears of an
+ * allocation or a free and runs then(then_arg, a) exactly once, under the
+ * lock that orders it with what reads its list (the SDK's tracker: a
+ * snapshot, a restore), so that no one sees the change before its record. */
 typedef struct {
     void *arg;
     void (*api_enter)(void *arg, rt_api_call call);
     void (*api_exit)(void *arg, rt_api_call call);
-    void (*on_alloc)(void *arg, const rt_alloc *a, bool freed);
+    void (*on_alloc)(void *arg, const rt_alloc *a, bool freed, rt_alloc_fn then, void *then_arg);
     void (*on_queue)(void *arg, rt_queue *q);
 } rt_hooks;
 
@@ -173,9 +180,16 @@ void rt_set_observer(rt_runtime *rt, const rt_observer *o);
  * the observer; host memory is the host's own. A freed block's address goes
  * to the next allocation of the same agent, kind and page count (4096
  * bytes), the last freed first, as the simulator's allocator does; the
- * on_alloc hook hears of a free before the block goes. */
-int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out);
-int rt_free_memory(rt_runtime *rt, const rt_alloc *a);
+ * on_alloc hook hears of a free before the block goes. then (may be NULL)
+ * records the allocation or the free where it takes effect: inside the
+ * hook, else right there; a free's record comes before its block can be
+ * handed on, an allocation's before anyone can list it (MEM-4: a trace
+ * whose app_alloc followed a snapshot of the buffer, or whose app_free
+ * followed the next allocation at its address, was found under free
+ * threads, gen-202997 and gen-213313). */
+int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out, rt_alloc_fn then,
+                    void *arg);
+int rt_free_memory(rt_runtime *rt, const rt_alloc *a, rt_alloc_fn then, void *arg);
 int rt_write_memory(rt_runtime *rt, const rt_alloc *a, const void *src, uint64_t n);
 int rt_read_memory(rt_runtime *rt, const rt_alloc *a, void *dst, uint64_t n);
 /* Several regions of one agent at once, seen as one copy (a snapshot, a

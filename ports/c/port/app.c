@@ -69,13 +69,36 @@ static rt_mem_kind rt_kind(rs_mem_kind k) {
 /* allocate makes and fills one buffer, on the calling thread: an
  * application thread, a tool's callback on one (a by_tool buffer), or the
  * main thread (0) before the threads start. */
+/* An allocation's record, written by the runtime where the allocation takes
+ * effect (rt_alloc_memory): before any snapshot on another thread can list
+ * it. */
+typedef struct {
+    const char *name;
+    uint64_t agent, bytes;
+    rs_mem_kind kind;
+} alloc_note;
+
+static void record_alloc(void *arg, const rt_alloc *a) {
+    const alloc_note *n = arg;
+    emit(&(rs_event){.type = RS_EV_APP_ALLOC, .thread = rs_app_thread(), .buffer = n->name, .agent = n->agent,
+                     .mem_kind = n->kind, .addr = a->handle, .bytes = n->bytes});
+}
+
+/* A free's record, written where the free takes effect (rt_free_memory):
+ * before its block can go to another allocation, whose app_alloc would
+ * otherwise come first (gen-213313). */
+static void record_free(void *arg, const rt_alloc *a) {
+    emit(&(rs_event){.type = RS_EV_APP_FREE, .thread = rs_app_thread(), .buffer = arg, .addr = a->handle});
+}
+
 static int allocate(size_t i) {
     const rs_spec_buffer *b = &spec()->buffers[i];
     uint64_t agent = rs_spec_agent_index(spec(), b->agent) + 1;
     rs_mem_kind kind = kind_of(b->kind);
     uint64_t bytes = b->elements * 4;
     rt_alloc al;
-    if (rt_alloc_memory(app.p->rt, agent, rt_kind(kind), bytes, &al) != RT_OK) {
+    alloc_note note = {b->name, agent, bytes, kind};
+    if (rt_alloc_memory(app.p->rt, agent, rt_kind(kind), bytes, &al, record_alloc, &note) != RT_OK) {
         port_fail(app.p, "buffer %s: allocating %llu bytes failed", b->name, (unsigned long long)bytes);
         return -1;
     }
@@ -88,8 +111,6 @@ static int allocate(size_t i) {
         int64_t v = b->nvalues > 0 ? (e < b->nvalues ? b->values[e] : 0) : b->fill;
         data[e] = (int32_t)(uint32_t)(uint64_t)v;
     }
-    emit(&(rs_event){.type = RS_EV_APP_ALLOC, .thread = rs_app_thread(), .buffer = b->name, .agent = agent,
-                     .mem_kind = kind, .addr = al.handle, .bytes = bytes});
     int rc = rt_write_memory(app.p->rt, &al, data, bytes);
     free(data);
     if (rc != RT_OK) {
@@ -309,8 +330,7 @@ static void free_buffer(size_t i) {
         return;
     }
     app.hooks->allocated(i, &al, true); /* allocation tracing sees the free as it begins */
-    if (rt_free_memory(app.p->rt, &al) != RT_OK) port_fail(app.p, "free %s failed", b->name);
-    emit(&(rs_event){.type = RS_EV_APP_FREE, .thread = rs_app_thread(), .buffer = b->name, .addr = al.handle});
+    if (rt_free_memory(app.p->rt, &al, record_free, (void *)b->name) != RT_OK) port_fail(app.p, "free %s failed", b->name);
 }
 
 static void free_after(size_t di) {

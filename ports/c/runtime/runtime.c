@@ -240,7 +240,8 @@ static mem_entry *take_cached(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, 
     return NULL;
 }
 
-int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out) {
+int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t size, rt_alloc *out, rt_alloc_fn then,
+                    void *arg) {
     if (rt_agent_by_id(rt, agent) == NULL || size == 0 || size > UINT64_MAX - rt_page) return RT_ERR;
     pthread_mutex_lock(&rt->mu);
     mem_entry *m = take_cached(rt, agent, kind, size);
@@ -274,11 +275,15 @@ int rt_alloc_memory(rt_runtime *rt, uint64_t agent, rt_mem_kind kind, uint64_t s
     *out = m->a;
     bool ok;
     rt_hooks h = hooks_of(rt, &ok);
-    if (ok && h.on_alloc != NULL) h.on_alloc(h.arg, out, false);
+    if (ok && h.on_alloc != NULL) {
+        h.on_alloc(h.arg, out, false, then, arg);
+    } else if (then != NULL) {
+        then(arg, out);
+    }
     return RT_OK;
 }
 
-int rt_free_memory(rt_runtime *rt, const rt_alloc *a) {
+int rt_free_memory(rt_runtime *rt, const rt_alloc *a, rt_alloc_fn then, void *arg) {
     pthread_mutex_lock(&rt->mu);
     mem_entry *m = lookup(rt, a->handle);
     rt_alloc freed = m != NULL ? m->a : (rt_alloc){0};
@@ -286,10 +291,15 @@ int rt_free_memory(rt_runtime *rt, const rt_alloc *a) {
     if (m == NULL) return RT_ERR;
     /* The hook first, while the block is still live: the tracker learns of
      * a free as it begins, so a snapshot or restore it is serving ends
-     * before the block goes (MEM-4, MEM-5). */
+     * before the block goes (MEM-4, MEM-5). The free's record comes there
+     * too, before the block can go to another allocation. */
     bool ok;
     rt_hooks h = hooks_of(rt, &ok);
-    if (ok && h.on_alloc != NULL) h.on_alloc(h.arg, &freed, true);
+    if (ok && h.on_alloc != NULL) {
+        h.on_alloc(h.arg, &freed, true, then, arg);
+    } else if (then != NULL) {
+        then(arg, &freed);
+    }
     pthread_mutex_lock(&rt->mu);
     mem_entry **pp = &rt->mem;
     while (*pp != NULL && (*pp)->a.handle != freed.handle) pp = &(*pp)->next;

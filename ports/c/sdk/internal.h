@@ -182,7 +182,10 @@ void krs_deliver(const submission *sub, krs_kernel_dispatch_info_t info, const c
 
 /* tracker.c */
 typedef struct snapshot snapshot;
-void krs_track(void *arg, const rt_alloc *a, bool freed);
+/* krs_track keeps the tracker's list and runs then (the caller's record of
+ * the change) under the tracker's lock: a snapshot or restore sees an
+ * allocation or a free only after its record (MEM-4). */
+void krs_track(void *arg, const rt_alloc *a, bool freed, rt_alloc_fn then, void *then_arg);
 /* krs_snapshot saves the tracked device memory of the agent (MEM-4); NULL
  * with a message when it cannot be completed (MEM-5). */
 snapshot *krs_snapshot(uint64_t agent, krs_kernel_dispatch_info_t info, const char *kernel, char *err, size_t errlen);

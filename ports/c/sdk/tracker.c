@@ -13,14 +13,11 @@
 
 #include "internal.h"
 
-void krs_track(void *arg, const rt_alloc *a, bool freed) {
+void krs_track(void *arg, const rt_alloc *a, bool freed, rt_alloc_fn then, void *then_arg) {
     (void)arg;
     pthread_mutex_lock(&krs_sdk.mu);
     if (!krs_sdk.tracking) { /* ACT-4: no replay configured, no tracking work */
-        pthread_mutex_unlock(&krs_sdk.mu);
-        return;
-    }
-    if (freed) {
+    } else if (freed) {
         for (tracked **pp = &krs_sdk.allocations; *pp != NULL; pp = &(*pp)->next) {
             if ((*pp)->a.handle == a->handle) {
                 tracked *t = *pp;
@@ -42,6 +39,11 @@ void krs_track(void *arg, const rt_alloc *a, bool freed) {
             krs_sdk.allocations = t;
         }
     }
+    /* The record of the change, still locked: a snapshot or restore on
+     * another thread lists the allocation only after its app_alloc, and
+     * stops listing a freed one only after its app_free (MEM-4; found under
+     * free threads, gen-202997). */
+    if (then != NULL) then(then_arg, a);
     pthread_mutex_unlock(&krs_sdk.mu);
 }
 

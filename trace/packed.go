@@ -1,0 +1,173 @@
+package trace
+
+// packed is how a recorder (and Read) keeps an event until the trace is
+// handed over as one []Event: the fields that the events of a replay loop
+// use, inline (248 bytes where an Event is 704), and any other event whole
+// behind rest. A long run is mostly its loop's events (callbacks, their
+// returns, kernels, records, memory traffic), so the chunks hold about a
+// third of the bytes the same events take as Events; the rest are a few per
+// dispatch (agents, the application's submissions and read-backs,
+// configuration).
+//
+// The six fields of the closed sets (type, op, phase, call, status,
+// service) are kept as a byte each, their word's place in words; a value
+// outside the sets makes the event one of the rest. The six names and
+// digests (kernel, label, buffer, mem_in, mem_out, digest) are kept as
+// places in the chunks' own table of strings (names), each distinct string
+// once: pass after pass a loop records the same kernel, label, buffer and
+// digests, and the unpacked events share the one copy.
+//
+// Every other field is copied as it is, pointers and slices included, so
+// an unpacked event is equal to the event that was pushed, field for field
+// (TestPackedRoundTrip checks every field of Event).
+type packed struct {
+	Seq, Time, Thread, Agent, Queue, Dispatch, Context uint64
+	Start, End, Signal, Bytes, Elements                uint64
+
+	// Kernel, Label, Buffer, MemIn, MemOut, Digest as places in names.
+	kernel, label, buffer, memIn, memOut, digest uint32
+
+	Pass, Total, UserData, PayloadSize *uint64
+	Result, Value                      *int64
+	Corr                               *Corr
+	Info                               *DispatchInfo
+
+	Payload []string
+	Regions []Region
+
+	// The closed-set fields, as places in words (0: empty).
+	typ, op, phase, call, status, service uint8
+
+	// rest is the whole event when it sets a field packed has no room
+	// for; then nothing else of p is used.
+	rest *Event
+}
+
+// pack stores e in p.
+func (c *eventChunks) pack(p *packed, e *Event) {
+	typ, ok1 := wordOf(string(e.Type))
+	op, ok2 := wordOf(string(e.Op))
+	phase, ok3 := wordOf(string(e.Phase))
+	call, ok4 := wordOf(string(e.Call))
+	status, ok5 := wordOf(string(e.Status))
+	service, ok6 := wordOf(string(e.Service))
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || hasUnpacked(e) {
+		c := *e
+		*p = packed{rest: &c}
+		return
+	}
+	*p = packed{
+		typ: typ, op: op, phase: phase, call: call, status: status, service: service,
+		Seq: e.Seq, Time: e.Time, Thread: e.Thread, Agent: e.Agent, Queue: e.Queue, Dispatch: e.Dispatch, Context: e.Context,
+		Start: e.Start, End: e.End, Signal: e.Signal, Bytes: e.Bytes, Elements: e.Elements,
+		kernel: c.names.place(0, e.Kernel), label: c.names.place(1, e.Label), buffer: c.names.place(2, e.Buffer),
+		memIn: c.names.place(3, e.MemIn), memOut: c.names.place(4, e.MemOut), digest: c.names.place(5, e.Digest),
+		Pass: e.Pass, Total: e.Total, UserData: e.UserData, PayloadSize: e.PayloadSize,
+		Result: e.Result, Value: e.Value, Corr: e.Corr, Info: e.Info,
+		Payload: e.Payload, Regions: e.Regions,
+	}
+}
+
+// unpack writes the event p holds into e, which must be the zero Event.
+func (c *eventChunks) unpack(p *packed, e *Event) {
+	if p.rest != nil {
+		*e = *p.rest
+		return
+	}
+	e.Seq, e.Time, e.Thread, e.Agent, e.Queue, e.Dispatch, e.Context = p.Seq, p.Time, p.Thread, p.Agent, p.Queue, p.Dispatch, p.Context
+	e.Start, e.End, e.Signal, e.Bytes, e.Elements = p.Start, p.End, p.Signal, p.Bytes, p.Elements
+	n := &c.names
+	e.Kernel, e.Label, e.Buffer = n.at(p.kernel), n.at(p.label), n.at(p.buffer)
+	e.MemIn, e.MemOut, e.Digest = n.at(p.memIn), n.at(p.memOut), n.at(p.digest)
+	e.Type, e.Op, e.Phase = Type(words[p.typ]), Op(words[p.op]), Phase(words[p.phase])
+	e.Call, e.Status, e.Service = Call(words[p.call]), Status(words[p.status]), Service(words[p.service])
+	e.Pass, e.Total, e.UserData, e.PayloadSize = p.Pass, p.Total, p.UserData, p.PayloadSize
+	e.Result, e.Value, e.Corr, e.Info = p.Result, p.Value, p.Corr, p.Info
+	e.Payload, e.Regions = p.Payload, p.Regions
+}
+
+// hasUnpacked reports whether e sets a field that packed does not hold. A
+// field added to Event must be added here or to packed:
+// TestPackedRoundTrip fails until it is.
+func hasUnpacked(e *Event) bool {
+	return e.Family != "" || e.Product != "" || e.Arch != "" ||
+		e.Domain != "" || e.Operations != nil || e.OpName != "" || e.OpID != nil ||
+		e.Groups != nil || e.Counters != nil ||
+		e.Packets != 0 || e.KernelPackets != 0 || e.Graph || e.Grid != nil || e.Workgroup != nil ||
+		e.Args != nil || e.Addr != 0 || e.MemKind != "" || e.Runs != nil ||
+		e.Code != "" || e.Message != ""
+}
+
+// words are the closed sets' values (Types and Vocabulary), after the
+// empty string; wordPlace maps each to its place.
+var words, wordPlace = func() ([]string, map[string]uint8) {
+	ws := []string{""}
+	for _, t := range Types() {
+		ws = append(ws, string(t))
+	}
+	ws = append(ws, Vocabulary()...)
+	place := make(map[string]uint8, len(ws))
+	kept := ws[:0]
+	for _, w := range ws {
+		if _, dup := place[w]; dup {
+			continue
+		}
+		if len(kept) > 255 {
+			break // no place in a byte: an event using these is kept whole
+		}
+		place[w] = uint8(len(kept))
+		kept = append(kept, w)
+	}
+	return kept, place
+}()
+
+// wordOf returns w's place in words, and whether it has one.
+func wordOf(w string) (uint8, bool) {
+	if w == "" {
+		return 0, true
+	}
+	k, ok := wordPlace[w]
+	return k, ok
+}
+
+// strtab holds each distinct string once; place 0 is the empty string.
+type strtab struct {
+	strs  []string
+	index map[string]uint32
+	// last is the string each of the fields put last, and its place:
+	// consecutive events mostly repeat them, and this spares the map.
+	last [6]struct {
+		s string
+		k uint32
+	}
+}
+
+// at returns the string at place k.
+func (t *strtab) at(k uint32) string {
+	if k == 0 {
+		return "" // also when t holds nothing
+	}
+	return t.strs[k]
+}
+
+// place returns s's place in t, adding it if it is new; field says which of
+// the six fields s is (for the cache of the last one).
+func (t *strtab) place(field int, s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if l := &t.last[field]; l.k != 0 && l.s == s {
+		return l.k
+	}
+	k, ok := t.index[s]
+	if !ok {
+		if t.index == nil {
+			t.strs, t.index = []string{""}, map[string]uint32{}
+		}
+		k = uint32(len(t.strs))
+		t.strs = append(t.strs, s)
+		t.index[s] = k
+	}
+	t.last[field].s, t.last[field].k = s, k
+	return k
+}

@@ -1,0 +1,148 @@
+package trace
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// nonZero sets v (a field of Event) to a value other than its zero value:
+// an empty but non-nil slice when empty is true, since nil and empty are
+// different events to a reader of []Event.
+func nonZero(t *testing.T, v reflect.Value, empty bool) {
+	switch v.Kind() {
+	case reflect.Uint64, reflect.Uint32:
+		v.SetUint(3)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(-3)
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+	case reflect.Slice:
+		n := 1
+		if empty {
+			n = 0
+		}
+		v.Set(reflect.MakeSlice(v.Type(), n, n))
+	default:
+		t.Fatalf("no non-zero value for a %s field: teach nonZero", v.Type())
+	}
+}
+
+// The recorder keeps events packed: every field of Event, set alone or all
+// together, comes back out of the chunks as it went in (pointers and
+// slices the same ones, not copies), across chunk boundaries. A field added
+// to Event that neither packed nor hasUnpacked knows comes back zero, and
+// this fails naming it.
+func TestPackedRoundTrip(t *testing.T) {
+	typ := reflect.TypeFor[Event]()
+	var want []Event
+	var all Event
+	for i := range typ.NumField() {
+		for _, empty := range []bool{false, true} {
+			var e Event
+			nonZero(t, reflect.ValueOf(&e).Elem().Field(i), empty)
+			want = append(want, e)
+		}
+		nonZero(t, reflect.ValueOf(&all).Elem().Field(i), false)
+	}
+	want = append(want, all, Event{})
+	for len(want) < 3*firstChunk+5 { // more than one chunk
+		want = append(want, want[len(want)%typ.NumField()])
+	}
+	var c eventChunks
+	for i := range want {
+		c.push(&want[i])
+	}
+	got := c.flatten(true)
+	if len(got) != len(want) || c.n != 0 || c.chunks != nil {
+		t.Fatalf("flatten gave %d events of %d, left %d", len(got), len(want), c.n)
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			w, g := reflect.ValueOf(want[i]), reflect.ValueOf(got[i])
+			for f := range typ.NumField() {
+				if !reflect.DeepEqual(w.Field(f).Interface(), g.Field(f).Interface()) {
+					t.Errorf("event %d: field %s went in as %#v, came out as %#v: add it to packed or to hasUnpacked", i, typ.Field(f).Name, w.Field(f).Interface(), g.Field(f).Interface())
+				}
+			}
+			continue
+		}
+		w, g := reflect.ValueOf(want[i]), reflect.ValueOf(got[i])
+		for f := range typ.NumField() {
+			if k := w.Field(f).Kind(); (k == reflect.Pointer || k == reflect.Slice) && w.Field(f).Pointer() != g.Field(f).Pointer() {
+				t.Errorf("event %d: field %s came out as a copy, not the value that went in", i, typ.Field(f).Name)
+			}
+		}
+	}
+}
+
+// The events of a replay loop are kept packed, not whole: every word of
+// the closed sets, in each of the six fields that hold one, fits in a
+// packed event and comes back as it went in; a value outside the sets
+// (a port's typo) is kept whole and comes back too.
+func TestPackedWords(t *testing.T) {
+	if len(words) < 2 || len(words) > 256 {
+		t.Fatalf("%d closed-set words", len(words))
+	}
+	set := []func(e *Event, w string){
+		func(e *Event, w string) { e.Type = Type(w) },
+		func(e *Event, w string) { e.Op = Op(w) },
+		func(e *Event, w string) { e.Phase = Phase(w) },
+		func(e *Event, w string) { e.Call = Call(w) },
+		func(e *Event, w string) { e.Status = Status(w) },
+		func(e *Event, w string) { e.Service = Service(w) },
+	}
+	loop := Event{Seq: 9, Type: Callback, Op: OpPass, Phase: PhaseEnter, Pass: U64(2), Payload: []string{"size"}, Info: &DispatchInfo{Size: 72}}
+	for _, w := range append(slices.Clone(words), "not a word") {
+		for f, setf := range set {
+			e := loop
+			setf(&e, w)
+			var c eventChunks
+			var p packed
+			c.pack(&p, &e)
+			if (p.rest == nil) != (w != "not a word") {
+				t.Errorf("field %d = %q: kept whole %v", f, w, p.rest != nil)
+			}
+			var got Event
+			c.unpack(&p, &got)
+			if !reflect.DeepEqual(got, e) {
+				t.Errorf("field %d = %q: went in as %+v, came out as %+v", f, w, e, got)
+			}
+		}
+	}
+}
+
+// Names and digests are kept once each and come back in their events,
+// whether they repeat the event before, an older one, or are new.
+func TestPackedNames(t *testing.T) {
+	names := []string{"d0", "d1", "d0", "", "d2", "d2", "d1", ""}
+	var want []Event
+	for i := range 50 {
+		a, b := names[i%len(names)], names[(i/3)%len(names)]
+		want = append(want, Event{Seq: uint64(i + 1), Type: ToolMemory, Kernel: b, Label: a, Buffer: b, MemIn: a, MemOut: b, Digest: a})
+	}
+	var c eventChunks
+	for i := range want {
+		c.push(&want[i])
+	}
+	if got := len(c.names.strs); got != 4 { // "", d0, d1, d2
+		t.Errorf("%d strings kept, want 4 (each once)", got)
+	}
+	if got := c.flatten(true); !reflect.DeepEqual(got, want) {
+		t.Errorf("went in as %+v\ncame out as %+v", want, got)
+	}
+}
+
+// What packing is for: a packed event takes at most half the bytes of an
+// Event (docs/benchmarks.md, Memory), so that a long run's chunks and the
+// flat trace made from them fit together in a little over one trace.
+func TestPackedIsSmall(t *testing.T) {
+	if p, e := unsafe.Sizeof(packed{}), unsafe.Sizeof(Event{}); 2*p > e {
+		t.Errorf("a packed event takes %d bytes, an Event %d: more than half", p, e)
+	}
+}
