@@ -357,13 +357,7 @@ func (pr *probe) legacy(strat string, dispatches int) {
 	ltimed := func(name string, fn uintptr, params unsafe.Pointer) error {
 		began := time.Now()
 		err := p.lib.call(name, fn, params)
-		if p.spent == nil {
-			p.spent = map[string]callTime{}
-		}
-		c := p.spent[name]
-		c.n++
-		c.total += time.Since(began)
-		p.spent[name] = c
+		p.spend(name, time.Since(began))
 		return err
 	}
 	err = rt.w.do(func() error {

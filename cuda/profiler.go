@@ -446,14 +446,19 @@ func (p *profiler) ownSet(counters []string) (*metricSet, error) {
 func timed[T any](p *profiler, name string, fn uintptr, params *T) error {
 	began := time.Now()
 	err := invoke(p.lib, name, fn, params)
+	p.spend(name, time.Since(began))
+	return err
+}
+
+// spend adds one call of name that took d to spent.
+func (p *profiler) spend(name string, d time.Duration) {
 	if p.spent == nil {
 		p.spent = map[string]callTime{}
 	}
 	c := p.spent[name]
 	c.n++
-	c.total += time.Since(began)
+	c.total += d
 	p.spent[name] = c
-	return err
 }
 
 func (p *profiler) objectParams() *pRPObject {
