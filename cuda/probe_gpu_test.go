@@ -413,11 +413,7 @@ func (pr *probe) groups(strat string, dispatches int) {
 		for k, g := range groups {
 			line := probeLine{Strategy: strat, Range: pr.rangeName(), Dispatch: d, Pass: k, Flush: 2 * (d % 3), SnapshotUs: snapUs}
 			if k > 0 {
-				began := time.Now()
-				if _, err := snap.Restore(); err != nil {
-					pr.t.Fatal(err)
-				}
-				line.RestoreUs = float64(time.Since(began).Microseconds())
+				line.RestoreUs = pr.timedRestore(snap)
 			}
 			err := rt.w.do(func() error {
 				fl, err := pr.flush(uint64(line.Flush))
@@ -510,11 +506,7 @@ func (pr *probe) union(strat string, dispatches int) {
 		for k := 0; k < n+2; k++ {
 			line := probeLine{Strategy: strat, Range: pr.rangeName(), Dispatch: d, Pass: k, Flush: 2 * (d % 3)}
 			if k > 0 {
-				began := time.Now()
-				if _, err := snap.Restore(); err != nil {
-					pr.t.Fatal(err)
-				}
-				line.RestoreUs = float64(time.Since(began).Microseconds())
+				line.RestoreUs = pr.timedRestore(snap)
 			}
 			err := rt.w.do(func() error {
 				fl, err := pr.flush(uint64(line.Flush))
@@ -573,4 +565,14 @@ func probeSymbols(t *testing.T) {
 		addr, err := lib.Sym(s)
 		fmt.Printf("symbol %s: %v %v\n", s, addr != 0, err)
 	}
+}
+
+// timedRestore restores snap before a later pass and returns how long it
+// took in µs; a failed restore ends the probe.
+func (pr *probe) timedRestore(snap interface{ Restore() (uint64, error) }) float64 {
+	began := time.Now()
+	if _, err := snap.Restore(); err != nil {
+		pr.t.Fatal(err)
+	}
+	return float64(time.Since(began).Microseconds())
 }

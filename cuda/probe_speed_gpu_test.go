@@ -427,11 +427,7 @@ func (pr *probe) legacy(strat string, dispatches int) {
 		for k := 0; k < passes+2; k++ {
 			line := probeLine{Strategy: strat, Range: "auto", Dispatch: d, Pass: k, Flush: 2 * (d % 3)}
 			if k > 0 {
-				began := time.Now()
-				if _, err := snap.Restore(); err != nil {
-					pr.t.Fatal(err)
-				}
-				line.RestoreUs = float64(time.Since(began).Microseconds())
+				line.RestoreUs = pr.timedRestore(snap)
 			}
 			err := rt.w.do(func() error {
 				if _, err := pr.flush(uint64(line.Flush)); err != nil {
