@@ -164,24 +164,22 @@ func (x *index) checkIDCounter() []Violation {
 	// In a process a failed restore ended, a dispatch may have taken its id
 	// and died before its reservation was recorded (MEM-5): an application
 	// dispatch with no id and no completion may stand for each gap.
-	unrecorded := 0
+	c := &counterSeq{}
 	if x.processDied() {
 		for _, a := range x.apps {
 			if a.dispatch == 0 && len(a.complete) == 0 {
-				unrecorded++
+				c.allow++
 			}
 		}
 	}
-	for k := 1; k < len(ids); k++ {
-		if gap := int(ids[k] - ids[k-1] - 1); gap > 0 && gap <= unrecorded {
-			unrecorded -= gap
-			continue
-		}
-		if ids[k] != ids[k-1]+1 {
-			vs = append(vs, x.violation("DID-3", ids[k], fmt.Sprintf("dispatch ids jump from %d to %d: the counter advanced without a logical dispatch", ids[k-1], ids[k]), seen[ids[k-1]], seen[ids[k]]))
-			break
+	seq := make([]counted, len(ids))
+	for k, id := range ids {
+		seq[k] = counted{id: id, at: x.global(seen[id]), ev: x.ev[seen[id]]}
+		if d := x.dispatches[id]; d != nil {
+			seq[k].label = d.label
 		}
 	}
+	vs = append(vs, x.counter(c, seq)...)
 	x.eachDispatch(func(d *dispatchView) {
 		if len(d.reserves) > 0 {
 			return
@@ -320,7 +318,7 @@ func (x *index) checkSeenCounter() []Violation {
 		ids := seenIn(x.byThread[a.thread], a.at, a.end, false, 0)
 		want := max(x.ev[a.at].KernelPackets, 1)
 		if len(ids) < want {
-			return nil // a logical dispatch the tool did not see: not judged
+			return x.counter(&counterSeq{seen: true, abstain: true}, nil) // a logical dispatch the tool did not see: not judged
 		}
 		// More ids than logical dispatches break DID-1/DID-2; the first
 		// the tool saw is the one reserved, as the full profile's first
@@ -335,28 +333,16 @@ func (x *index) checkSeenCounter() []Violation {
 		}
 		ids := seenIn(x.byThread[w.thread], w.start, w.end, true, x.ev[w.start].Dispatch)
 		if len(ids) == 0 {
-			return nil
+			return x.counter(&counterSeq{seen: true, abstain: true}, nil)
 		}
 		all = append(all, named{ids[0], x.ev[w.start].Label, w.start})
 	}
-	if len(all) < 2 {
-		return nil
-	}
 	slices.SortFunc(all, func(a, b named) int { return cmp.Compare(a.id, b.id) })
-	for k := 1; k < len(all); k++ {
-		if all[k].id == all[k-1].id {
-			return nil // two dispatches share an id: DID-1 says so
-		}
+	seq := make([]counted, len(all))
+	for k, n := range all {
+		seq[k] = counted{id: n.id, label: n.label, at: x.global(n.at), ev: x.ev[n.at]}
 	}
-	for k := 1; k < len(all); k++ {
-		x.examined("DID-3")
-		if prev, cur := all[k-1], all[k]; cur.id != prev.id+1 {
-			v := x.violation("DID-3", cur.id, fmt.Sprintf("the tool saw dispatch id %d for %s and %d for %s, the next logical dispatch: the counter advanced %d times for one dispatch", prev.id, prev.label, cur.id, cur.label, cur.id-prev.id), prev.at, cur.at)
-			v.Label = cur.label
-			return []Violation{v}
-		}
-	}
-	return nil
+	return x.counter(&counterSeq{seen: true}, seq)
 }
 
 // DID-1 as the tool sees a submission of several kernel packets: each is a

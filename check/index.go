@@ -48,6 +48,10 @@ type index struct {
 	// instances counts, per rule, what the oracles examined.
 	instances map[string]int
 
+	// seams, when the trace is a segment of a streamed one, takes what
+	// compares dispatches across segments (counter.go).
+	seams *seams
+
 	allocs      *[]allocation  // built on first use
 	allocByName map[string]int // the first allocation of each buffer, built on first use
 	spans       *flights       // built on first use: every dispatch in flight

@@ -75,19 +75,30 @@ func JudgeSpec(s spec.Spec, t trace.Trace) (j Judgement, expected []Violation, u
 }
 
 func judge(x *index) Judgement {
+	return judgement(x.header, sortViolations(runFamilies(x)), x.instances)
+}
+
+// runFamilies runs every oracle family over x; x.instances counts what
+// they examined.
+func runFamilies(x *index) []Violation {
 	var vs []Violation
 	for _, f := range families {
 		vs = append(vs, f.run(x)...)
 	}
-	vs = sortViolations(vs)
+	return vs
+}
+
+// judgement gives each rule its verdict from what the oracles found (vs,
+// sorted) and examined, under the sources header h reports.
+func judgement(h trace.Header, vs []Violation, instances map[string]int) Judgement {
 	byRule := map[string][]Violation{}
 	for _, v := range vs {
 		byRule[v.Rule] = append(byRule[v.Rule], v)
 	}
 	j := Judgement{Violations: vs}
 	for _, o := range registry {
-		r := RuleResult{Rule: o.rule, Instances: x.instances[o.rule], Violations: byRule[o.rule]}
-		missing := o.missing(x.header)
+		r := RuleResult{Rule: o.rule, Instances: instances[o.rule], Violations: byRule[o.rule]}
+		missing := o.missing(h)
 		switch {
 		case len(r.Violations) > 0:
 			// A violation is evidence whatever the header claims.

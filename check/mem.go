@@ -258,7 +258,11 @@ func (x *index) writtenBefore(d *dispatchView, k int) bool {
 	// The latest of d's snapshots and kernels before k (both lists are in
 	// trace order): looked up, not collected, since MEM-2 asks for every
 	// kernel of a loop.
-	from := -1
+	// Before the first, from the dispatch's CONFIG ENTER: what another
+	// agent wrote earlier is in the snapshot, so in every pass's input
+	// alike (and a trace without the SDK's snapshot events would else be
+	// searched back to its start).
+	from := firstOr(d.configEnter, 0) - 1
 	if i := sort.SearchInts(d.kernels, k); i > 0 {
 		from = d.kernels[i-1]
 	}

@@ -1,0 +1,346 @@
+package check
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// Stream judges a trace as its events arrive, in bounded memory when the
+// trace allows it (issue 23): it cuts the trace into segments where nothing
+// is in flight, judges each segment with the same oracles as Judge, and
+// forgets it. What a later segment still needs of earlier ones (the tool's
+// configuration calls, the agents, the buffers) is carried as a prologue
+// put before it.
+//
+// A segment ends before an application's app_dispatch when every earlier
+// application dispatch has completed (or timed out), no PASS window is open
+// and no dispatch the tool wrote is in flight, on any thread. The verdicts
+// are those of Judge over the whole trace only if no event after a cut
+// looks back past it; Stream watches for every way it knows an event can
+// (a dispatch id or application label of an earlier segment, a thread's
+// events before its next app_dispatch, a kind of event an earlier segment
+// lacked that an oracle asks the whole trace about, a process that died)
+// and then says the trace is not separable: the caller judges it whole.
+// TestStreamMatchesJudge holds the two equal over every trace the project
+// has.
+type Stream struct {
+	header trace.Header
+
+	prologue []trace.Event // carried into every later segment
+	seg      []trace.Event // the segment being recorded
+	apps     int           // app_dispatch events in seg
+
+	// What is in flight, per thread and for the application.
+	windows map[uint64]int // open PASS windows (they nest, MEM-6)
+	tools   map[uint64]int // dispatches the tool is writing
+	pending map[string]int // application dispatches not yet complete
+
+	// What earlier segments hold that no later event may name.
+	closedIDs    map[uint64]bool
+	closedLabels map[string]bool
+	// dispatched: threads that wrote an application dispatch before the
+	// segment began, and have not written one in it yet (their events
+	// belong to their last dispatch, in an earlier segment).
+	dispatched map[uint64]bool
+	fresh      map[uint64]bool // threads that wrote one in this segment
+
+	// Kinds of events the oracles ask the whole trace about
+	// (index.has): which every segment held, and which some segment lacked.
+	seen, lacked kinds
+
+	// whole is set from the first event whose rule reads across
+	// dispatches (uncut): the rest of the trace is one segment.
+	whole bool
+
+	seams    seams // what compares dispatches across segments (counter.go)
+	added    int   // events taken so far
+	segStart int   // the position in the trace of seg's first event
+
+	segments   int
+	separable  bool
+	instances  map[string]int
+	violations []Violation
+	reported   map[string]bool
+
+	// The prologue's own judgement, subtracted from each segment's.
+	baseFor  int // len(prologue) it was made for; -1 none
+	baseInst map[string]int
+}
+
+// kinds is a set of the event kinds index.has is asked about, and of the
+// payload flags API-6 asks about.
+type kinds uint32
+
+const (
+	kindPayload kinds = 1 << iota
+	kindAPI
+	kindAPICall
+	kindAgent
+	kindReadback
+	kindCallback
+	kindDispatchID
+	kindKernel
+	kindReturned
+	kindSignal
+	kindRecord
+	kindLocal
+	kindWarning
+	kindAlloc
+)
+
+var kindOf = map[trace.Type]kinds{
+	trace.API: kindAPI, trace.APICall: kindAPICall, trace.AgentInfo: kindAgent,
+	trace.AppReadback: kindReadback, trace.Callback: kindCallback, trace.DispatchID: kindDispatchID,
+	trace.Kernel: kindKernel, trace.Returned: kindReturned, trace.Signal: kindSignal,
+	trace.Record: kindRecord, trace.Local: kindLocal, trace.Warning: kindWarning, trace.AppAlloc: kindAlloc,
+}
+
+// carried are the kinds of events a later segment needs from earlier ones:
+// the tool's SDK calls (contexts, configuration), the agents, and the
+// application's buffers.
+var carried = map[trace.Type]bool{trace.API: true, trace.AgentInfo: true, trace.AppAlloc: true, trace.AppFree: true}
+
+// uncut are the events whose rules relate dispatches to each other: a
+// local context call changes what later loops deliver (LCX), and a warning
+// is printed once per process (PC-6, MEM-5). From the first of them on, the
+// trace is not cut again.
+var uncut = map[trace.Type]bool{trace.Local: true, trace.Warning: true}
+
+// appEvents name an application dispatch by its label.
+var appEvents = map[trace.Type]bool{
+	trace.AppDispatch: true, trace.AppComplete: true, trace.AppTimeout: true,
+	trace.AppReadback: true, trace.AppSignal: true,
+}
+
+// NewStream starts judging a trace with header h.
+func NewStream(h trace.Header) *Stream {
+	return &Stream{
+		header: h, windows: map[uint64]int{}, tools: map[uint64]int{}, pending: map[string]int{},
+		closedIDs: map[uint64]bool{}, closedLabels: map[string]bool{},
+		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
+		separable: true, instances: map[string]int{}, reported: map[string]bool{}, baseFor: -1,
+	}
+}
+
+// Separable reports whether every segment so far could be judged on its own.
+// Once it is false it stays false, and the caller must judge the trace whole.
+func (s *Stream) Separable() bool { return s.separable }
+
+// Segments is how many segments were judged apart.
+func (s *Stream) Segments() int { return s.segments }
+
+// Add takes the next event of the trace.
+func (s *Stream) Add(e trace.Event) {
+	if !s.separable {
+		return
+	}
+	if e.Type == trace.AppDispatch && s.apps > 0 && !s.whole && s.quiet() {
+		s.cut()
+	}
+	if uncut[e.Type] {
+		s.whole = true
+	}
+	s.watch(&e)
+	if !s.separable {
+		s.seg, s.prologue = nil, nil
+		return
+	}
+	s.track(&e)
+	if len(s.seg) == 0 {
+		s.segStart = s.added
+	}
+	s.seg = append(s.seg, e)
+	s.added++
+}
+
+// quiet: nothing is in flight anywhere.
+func (s *Stream) quiet() bool {
+	return len(s.pending) == 0 && len(s.windows) == 0 && len(s.tools) == 0
+}
+
+// watch marks the trace not separable when e looks back past a cut.
+func (s *Stream) watch(e *trace.Event) {
+	if s.segments == 0 {
+		return
+	}
+	switch {
+	case e.Dispatch != 0 && s.closedIDs[e.Dispatch]:
+		s.separable = false
+	case appEvents[e.Type] && s.closedLabels[e.Label]:
+		s.separable = false
+	case !carried[e.Type] && e.Type != trace.AppDispatch && s.dispatched[e.Thread] && !s.fresh[e.Thread]:
+		s.separable = false // it belongs to its thread's last dispatch, judged already
+	}
+}
+
+// track keeps what is in flight.
+func (s *Stream) track(e *trace.Event) {
+	switch e.Type {
+	case trace.Callback:
+		if e.Op == trace.OpPass {
+			s.count(s.windows, e.Thread, e.Phase == trace.PhaseEnter)
+		}
+	case trace.ToolDispatch:
+		s.count(s.tools, e.Thread, true)
+	case trace.ToolComplete:
+		s.count(s.tools, e.Thread, false)
+	case trace.AppDispatch:
+		s.apps++
+		s.pending[e.Label]++
+		s.fresh[e.Thread] = true
+	case trace.AppComplete, trace.AppTimeout:
+		if s.pending[e.Label] > 0 {
+			s.pending[e.Label]--
+			if s.pending[e.Label] == 0 {
+				delete(s.pending, e.Label)
+			}
+		}
+	}
+}
+
+func (s *Stream) count(m map[uint64]int, thread uint64, up bool) {
+	switch {
+	case up:
+		m[thread]++
+	case m[thread] > 1:
+		m[thread]--
+	default:
+		delete(m, thread)
+	}
+}
+
+// cut judges the segment recorded so far and forgets it.
+func (s *Stream) cut() {
+	if len(s.seg) == 0 {
+		return
+	}
+	x := s.judgeSegment()
+	s.segments++
+	s.note(x)
+	for i := range s.seg {
+		e := &s.seg[i]
+		if e.Dispatch != 0 {
+			s.closedIDs[e.Dispatch] = true
+		}
+		if e.Type == trace.AppDispatch {
+			s.closedLabels[e.Label] = true
+			s.dispatched[e.Thread] = true
+		}
+		if carried[e.Type] {
+			s.prologue = append(s.prologue, *e)
+		}
+	}
+	clear(s.fresh)
+	s.seg = s.seg[:0]
+	s.apps = 0
+}
+
+// note records which kinds of event the segment (with its prologue) held.
+func (s *Stream) note(x *index) {
+	var have kinds
+	for ty, k := range kindOf {
+		if x.has(ty) {
+			have |= k
+		}
+	}
+	if x.payloads {
+		have |= kindPayload
+	}
+	s.seen |= have
+	s.lacked |= ^have
+}
+
+// judgeSegment runs the oracles over the prologue and the segment, and adds
+// what they found to the totals, less what the prologue alone gives.
+func (s *Stream) judgeSegment() *index {
+	events := make([]trace.Event, 0, len(s.prologue)+len(s.seg))
+	events = append(append(events, s.prologue...), s.seg...)
+	x := newIndex(trace.Trace{Header: s.header, Events: events})
+	s.seams.offset = s.segStart - len(s.prologue)
+	x.seams = &s.seams
+	vs := runFamilies(x)
+	base := s.base()
+	for rule, n := range x.instances {
+		s.instances[rule] += n - base[rule]
+	}
+	for _, v := range vs {
+		if k := violationKey(v); !s.reported[k] {
+			s.reported[k] = true
+			s.violations = append(s.violations, v)
+		}
+	}
+	return x
+}
+
+// base is the prologue's own count of instances (made again only when the
+// prologue grew).
+func (s *Stream) base() map[string]int {
+	if s.baseFor != len(s.prologue) {
+		x := newIndex(trace.Trace{Header: s.header, Events: slices.Clone(s.prologue)})
+		runFamilies(x)
+		s.baseInst, s.baseFor = x.instances, len(s.prologue)
+	}
+	return s.baseInst
+}
+
+// Finish judges the last segment and returns the judgement of the whole
+// trace; ok is false when the trace was not separable (judge it whole).
+func (s *Stream) Finish() (j Judgement, ok bool) {
+	if !s.separable {
+		return Judgement{}, false
+	}
+	last := s.segments
+	x := s.judgeSegment()
+	s.segments++
+	s.note(x)
+	s.seg, s.prologue = nil, nil
+	// A kind of event one segment lacked and another held, or a process
+	// that died (its loss is read against every dispatch under way), is
+	// read by the oracles over the whole trace.
+	if s.seen&s.lacked != 0 || last > 0 && x.processDied() || s.seams.broken {
+		s.separable = false
+		return Judgement{}, false
+	}
+	for _, c := range []*counterSeq{&s.seams.reserved, &s.seams.seen} {
+		n, vs := c.result()
+		if n > 0 {
+			s.instances["DID-3"] += n
+		}
+		s.violations = append(s.violations, vs...)
+	}
+	return judgement(s.header, sortViolations(s.violations), s.instances), true
+}
+
+// violationKey identifies a violation: a prologue's is found again by
+// every segment it is put before.
+func violationKey(v Violation) string {
+	var b strings.Builder
+	b.WriteString(v.Rule)
+	b.WriteByte(0)
+	b.WriteString(v.Message)
+	b.WriteByte(0)
+	b.WriteString(v.Label)
+	b.WriteByte(0)
+	b.WriteString(strconv.FormatUint(v.Dispatch, 10))
+	for _, e := range v.Events {
+		b.WriteByte(0)
+		b.WriteString(strconv.FormatUint(e.Seq, 10))
+		b.WriteString(string(e.Type))
+	}
+	return b.String()
+}
+
+// JudgeStream judges t event by event through a Stream: what a reader that
+// never holds the whole trace would conclude. ok is false when t is not
+// separable (Judge(t) is then the judgement).
+func JudgeStream(t trace.Trace) (j Judgement, segments int, ok bool) {
+	s := NewStream(t.Header)
+	for i := range t.Events {
+		s.Add(t.Events[i])
+	}
+	j, ok = s.Finish()
+	return j, s.Segments(), ok
+}

@@ -1,0 +1,95 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/replayspec/replayspec/check"
+	"github.com/replayspec/replayspec/internal/specgen"
+	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/sim"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// streamTally counts what a cross-check of check.Stream saw.
+type streamTally struct{ traces, separable, cut int }
+
+// sameAsStream fails t when tr judged as a stream (check.JudgeStream) says
+// it could be judged apart yet concludes something else than check.Judge
+// over the whole trace: verdicts, instances and violations must be equal.
+func (n *streamTally) sameAsStream(t *testing.T, name string, tr trace.Trace) {
+	t.Helper()
+	n.traces++
+	got, segments, ok := check.JudgeStream(tr)
+	if !ok {
+		return
+	}
+	n.separable++
+	if segments > 1 {
+		n.cut++
+	}
+	if d := cmp.Diff(check.Judge(tr), got); d != "" {
+		t.Errorf("%s: judged as a stream of %d segments, the judgement differs from the whole trace's (-whole +stream):\n%s", name, segments, d)
+	}
+}
+
+// TestStreamJudgesAsWhole: the library with every planted fault, and
+// generated specs under free threads, at every profile. A streamed
+// judgement that differs from the whole trace's, on a correct trace or on
+// a broken one, fails. Under -short: the library without faults and 40
+// generated specs.
+func TestStreamJudgesAsWhole(t *testing.T) {
+	specs := library(t)
+	faults := replay.AllFaults()
+	nGen := 300
+	if testing.Short() {
+		faults, nGen = faults[:0], 40
+	}
+	var n streamTally
+	profiles := map[string][]trace.Source{"full": nil, "black-box": profileSources["black-box"], "runtime": profileSources["runtime"]}
+	for name, sources := range profiles {
+		for _, f := range append([]replay.Fault{""}, faults...) {
+			var fs replay.Faults
+			if f != "" {
+				fs = replay.Faults{f: true}
+			}
+			for _, o := range RunAt(context.Background(), specs, fs, 2, sources) {
+				n.sameAsStream(t, fmt.Sprintf("%s with %q at %s", o.Spec, f, name), o.Result.Trace)
+			}
+		}
+	}
+	for i := range nGen {
+		caps := specgen.SimCaps
+		if i%2 == 1 {
+			caps = specgen.CUDACaps
+		}
+		seed := 31001 + i
+		s := spec.Defaults(specgen.Example(specgen.Config{Caps: caps, Name: fmt.Sprintf("gen-%06d", seed)}, seed))
+		for _, parallel := range []bool{false, true} {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			tr, err := simtarget.Sim{Parallel: parallel}.Run(ctx, s, target.Options{})
+			cancel()
+			if err != nil {
+				t.Errorf("%s: %v", s.Name, err)
+				continue
+			}
+			for name, sources := range profiles {
+				seen := tr
+				if sources != nil {
+					seen = tr.Only(sources)
+				}
+				n.sameAsStream(t, fmt.Sprintf("%s (replayspec gen --seed %d --count 1) free threads %v at %s", s.Name, seed, parallel, name), seen)
+			}
+		}
+	}
+	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment", n.traces, n.separable, n.cut)
+	if n.cut == 0 {
+		t.Error("no trace was judged in more than one segment: the comparison compared nothing")
+	}
+}
