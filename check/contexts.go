@@ -89,6 +89,9 @@ func (x *index) contextInactive(ctx uint64, lo, hi int) (inactive, known bool) {
 // threads, warnings); among them only those of i's own source are taken
 // to be in program order with it (the tool's calls while setting up).
 func (x *index) prevOnThread(i int) int {
+	if x.seams != nil && i < len(x.seams.prologueFrom) {
+		return x.seams.prologueFrom[i] // carried from an earlier segment (stream.go)
+	}
 	th := x.ev[i].Thread
 	pos := x.byThread[th]
 	k, _ := slices.BinarySearch(pos, i)

@@ -103,6 +103,10 @@ type seams struct {
 	reserved, seen counterSeq
 	offset         int  // the position in the whole trace of the index's first event
 	broken         bool // ids came out of order across a seam
+	// prologueFrom[i] is prevOnThread of prologue event i, as the whole
+	// trace has it (stream.go).
+	prologueFrom []int
+	scratch      bool // the prologue judged alone: its sequences are dropped
 }
 
 // global is position i of the index in the whole trace.
@@ -124,6 +128,9 @@ func (x *index) counter(c *counterSeq, seq []counted) []Violation {
 			x.instances["DID-3"] += n
 		}
 		return vs
+	}
+	if x.seams.scratch {
+		return nil
 	}
 	into := &x.seams.reserved
 	if c.seen {

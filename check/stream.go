@@ -30,6 +30,16 @@ type Stream struct {
 	header trace.Header
 
 	prologue []trace.Event // carried into every later segment
+	// Where each prologue event lay in the trace, and the prologue event
+	// that was the last at or before its thread's previous event (-1
+	// none): when a call took effect is bounded by that event
+	// (index.prevOnThread), which the prologue does not hold.
+	prologueAt, prologueFrom []int
+	// The position of each thread's last event; for events of no
+	// thread, per source.
+	pendingPrev  []int // the previous event of each of the segment's carried events
+	lastOnThread map[uint64]int
+	lastBySource map[trace.Source]int
 	seg      []trace.Event // the segment being recorded
 	apps     int           // app_dispatch events in seg
 
@@ -120,6 +130,7 @@ func NewStream(h trace.Header) *Stream {
 	return &Stream{
 		header: h, windows: map[uint64]int{}, tools: map[uint64]int{}, pending: map[string]int{},
 		closedIDs: map[uint64]bool{}, closedLabels: map[string]bool{},
+		lastOnThread: map[uint64]int{}, lastBySource: map[trace.Source]int{},
 		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
 		separable: true, instances: map[string]int{}, reported: map[string]bool{}, baseFor: -1,
 	}
@@ -152,8 +163,31 @@ func (s *Stream) Add(e trace.Event) {
 	if len(s.seg) == 0 {
 		s.segStart = s.added
 	}
+	if prev := s.previous(&e, s.added); carried[e.Type] {
+		s.pendingPrev = append(s.pendingPrev, prev)
+	}
 	s.seg = append(s.seg, e)
 	s.added++
+}
+
+// previous is the position of the event before e on its thread (for an
+// event of no thread, the one before of its source), -1 none, and notes e
+// as the last.
+func (s *Stream) previous(e *trace.Event, at int) int {
+	prev := -1
+	if e.Thread != 0 {
+		if p, ok := s.lastOnThread[e.Thread]; ok {
+			prev = p
+		}
+		s.lastOnThread[e.Thread] = at
+		return prev
+	}
+	src, _ := e.Type.Source()
+	if p, ok := s.lastBySource[src]; ok {
+		prev = p
+	}
+	s.lastBySource[src] = at
+	return prev
 }
 
 // quiet: nothing is in flight anywhere.
@@ -231,8 +265,15 @@ func (s *Stream) cut() {
 		}
 		if carried[e.Type] {
 			s.prologue = append(s.prologue, *e)
+			s.prologueAt = append(s.prologueAt, s.segStart+i)
 		}
 	}
+	for _, prev := range s.pendingPrev {
+		// The last prologue event at or before prev.
+		k, _ := slices.BinarySearch(s.prologueAt, prev+1)
+		s.prologueFrom = append(s.prologueFrom, k-1)
+	}
+	s.pendingPrev = s.pendingPrev[:0]
 	clear(s.fresh)
 	s.seg = s.seg[:0]
 	s.apps = 0
@@ -260,6 +301,7 @@ func (s *Stream) judgeSegment() *index {
 	events = append(append(events, s.prologue...), s.seg...)
 	x := newIndex(trace.Trace{Header: s.header, Events: events})
 	s.seams.offset = s.segStart - len(s.prologue)
+	s.seams.prologueFrom = s.prologueFrom
 	x.seams = &s.seams
 	vs := runFamilies(x)
 	base := s.base()
@@ -280,6 +322,7 @@ func (s *Stream) judgeSegment() *index {
 func (s *Stream) base() map[string]int {
 	if s.baseFor != len(s.prologue) {
 		x := newIndex(trace.Trace{Header: s.header, Events: slices.Clone(s.prologue)})
+		x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 		runFamilies(x)
 		s.baseInst, s.baseFor = x.instances, len(s.prologue)
 	}

@@ -143,7 +143,11 @@ func Record(o runner.Outcome, opts Options) JSONResult {
 	if r.Err != nil {
 		jr.Error = r.Err.Error()
 	}
-	for _, st := range runner.NeverEnded(r.Trace) {
+	stopped := runner.NeverEnded(r.Trace)
+	if t := r.Tally; t != nil {
+		jr.Passes, jr.Events, stopped = t.Passes, t.Events, t.Stopped
+	}
+	for _, st := range stopped {
 		jr.NeverEnded = append(jr.NeverEnded, JSONStopped{Label: st.Label, Passes: st.Passes})
 	}
 	if r.Spec.File != "" && jr.TraceFile == "" {

@@ -58,6 +58,9 @@ type Result struct {
 	Err        error
 	SkipReason string
 	Elapsed    time.Duration
+	// Tally, when set, stands for the events of a trace judged as a stream
+	// and not kept (Trace then holds its header only).
+	Tally *Tally
 }
 
 // Verdict reduces the result to one word.

@@ -78,11 +78,24 @@ func (e *ParseError) Unwrap() error { return e.Err }
 func Read(r io.Reader) (Trace, error) {
 	var t Trace
 	var events eventChunks // no copying to grow: a large trace is read about once
-	var ev Event           // each line is decoded here, then kept packed
-	fail := func(err error) (Trace, error) {
-		t.Events = events.flatten(true)
-		return t, err
-	}
+	err := ReadEach(r, func(h Header) error {
+		t.Header = h
+		return nil
+	}, func(e *Event) error {
+		events.push(e)
+		return nil
+	})
+	t.Events = events.flatten(true) // on an error, the events before the bad line are what was read
+	return t, err
+}
+
+// ReadEach reads an NDJSON trace as Read does, holding none of it: header
+// is called with the header line, then each is called with every event in
+// turn (the event is reused after each returns). An error either returns
+// ends the read and is returned.
+func ReadEach(r io.Reader, header func(Header) error, each func(*Event) error) error {
+	var h Header
+	var ev Event // each line is decoded here
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	line := 0
@@ -96,10 +109,13 @@ func Read(r io.Reader) (Trace, error) {
 		}
 		if !sawHeader {
 			b = bytes.TrimPrefix(b, utf8BOM) // an editor's mark, not content
-			if err := readHeader(b, &t.Header); err != nil {
-				return fail(&ParseError{line, err})
+			if err := readHeader(b, &h); err != nil {
+				return &ParseError{line, err}
 			}
 			sawHeader = true
+			if err := header(h); err != nil {
+				return err
+			}
 			continue
 		}
 		var err error
@@ -116,29 +132,28 @@ func Read(r io.Reader) (Trace, error) {
 		default:
 			if src, known := e.Type.Source(); !known {
 				err = fmt.Errorf("unknown event type %q (docs/trace.md lists the types of %s)", e.Type, Version)
-			} else if !t.Header.Reports(src) {
-				err = fmt.Errorf("event seq %d is a %s event, of source %q, which the trace header does not report (sources %v): the header lists every source whose events the trace holds (docs/trace.md, Sources). Add %q to its sources, or drop these events", e.Seq, e.Type, src, t.Header.Sources, src)
+			} else if !h.Reports(src) {
+				err = fmt.Errorf("event seq %d is a %s event, of source %q, which the trace header does not report (sources %v): the header lists every source whose events the trace holds (docs/trace.md, Sources). Add %q to its sources, or drop these events", e.Seq, e.Type, src, h.Sources, src)
 			}
 		}
-		if err == nil {
-			last = e.Seq
-		}
 		if err != nil {
-			return fail(&ParseError{line, explainValue(b, err)}) // the events before the bad line are what was read
+			return &ParseError{line, explainValue(b, err)}
 		}
-		events.push(e)
+		last = e.Seq
+		if err := each(e); err != nil {
+			return err
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return fail(&ParseError{line + 1, fmt.Errorf("line longer than %d bytes", maxLine)})
+			return &ParseError{line + 1, fmt.Errorf("line longer than %d bytes", maxLine)}
 		}
-		return fail(err)
+		return err
 	}
 	if !sawHeader {
-		return fail(&ParseError{1, fmt.Errorf("empty trace: expected a header line {\"trace\":%q}", Version)})
+		return &ParseError{1, fmt.Errorf("empty trace: expected a header line {\"trace\":%q}", Version)}
 	}
-	t.Events = events.flatten(true)
-	return t, nil
+	return nil
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
@@ -43,7 +45,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	format := fs.String("format", "text", "report format: text, json or junit")
 	quiet := fs.Bool("quiet", false, "leave passing traces out of the text report")
 	specFile := fs.String("spec", "", "the spec the traces were recorded from (`FILE`); default: the library spec named in each trace's header")
-	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "the budget of a trace: refuse one larger than this many `MiB` (a file at once, a pipe as soon as it passes it; a trace takes about 9 times its size in memory once read)")
+	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "the budget of a trace judged whole: refuse one larger than this many `MiB` (a trace takes about 9 times its size in memory once read). A trace whose spec has no expectations is judged as it is read, in bounded memory, whatever its size, unless the oracles must see it whole")
 	files, code, ok := parseFlags(fs, checkHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -72,7 +74,8 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if ctx.Err() != nil {
 			break
 		}
-		t, err := untilDone(ctx, func() (trace.Trace, error) { return readTrace(f, *maxMiB<<20) })
+		got, err := untilDone(ctx, func() (checked, error) { return judgeOrRead(f, given, *maxMiB<<20) })
+		t, streamed := got.t, got.streamed
 		if errors.Is(err, errReadInterrupted) {
 			fmt.Fprintf(stderr, "replayspec check: %s: %v\n", f, err)
 			break
@@ -98,7 +101,11 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			opts.Target = t.Header.Target
 		}
 		r := runner.Result{Spec: s, Trace: t}
-		runner.Judge(&r, s, t)
+		if streamed != nil {
+			runner.JudgeStreamed(&r, s, streamed.judgement, streamed.tally)
+		} else {
+			runner.Judge(&r, s, t)
+		}
 		if !known {
 			fmt.Fprintf(stderr, "replayspec check: %s: no spec named %q in the library and no --spec: judged by the rule oracles alone\n", f, t.Header.Spec)
 		}
@@ -152,63 +159,155 @@ func specOf(t trace.Trace, given []spec.Spec) (s spec.Spec, known bool) {
 // once read and judged (a 115 MiB trace of 10,000 dispatches, 1.0-1.1 GiB).
 const defaultTraceMiB = exectarget.DefaultMaxBytes >> 20
 
-// readTrace reads one NDJSON trace of at most limit bytes; errors name the
-// file and line. A regular file's size is known at once; anything else (a
-// pipe, a FIFO, a device) is spooled to an unlinked temporary file as it
-// comes, and refused as soon as it passes the budget, so that neither
-// memory nor the parse grows with what is refused.
-func readTrace(path string, limit int64) (trace.Trace, error) {
+// checked is a trace read whole (t), or judged as a stream (streamed: t
+// then holds its header only).
+type checked struct {
+	t        trace.Trace
+	streamed *streamedTrace
+}
+
+// streamedTrace is the oracles' judgement of a trace judged as a stream.
+type streamedTrace struct {
+	judgement check.Judgement
+	tally     *runner.Tally
+}
+
+// errJudgeWhole stops a streamed read whose spec has expectations: they
+// look the whole trace up.
+var errJudgeWhole = errors.New("judged whole")
+
+// judgeOrRead judges the trace at path as it reads it, in memory bounded
+// by what is in flight in it rather than by its size (check.Stream), when
+// its spec has no expectations and the oracles can judge it a segment at a
+// time; otherwise it reads the trace whole, held to the budget limit. What
+// a pipe gives is copied to a temporary file as it is read, up to the
+// budget, so that it can be read whole again when it must.
+func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return trace.Trace{}, fmt.Errorf("%s: %w", path, err)
+		return checked{}, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
-	overBudget := func(what string) error {
-		return fmt.Errorf("%s: %s, over the budget of %d MiB a trace may hold: raise --max-input-mib if the machine has the memory (a trace takes about 9 times its size once read)", path, what, limit>>20)
-	}
-	var in io.Reader = f
 	fi, err := f.Stat()
-	switch {
-	case err == nil && fi.IsDir():
-		return trace.Trace{}, fmt.Errorf("%s is a directory: name the trace files in it", path)
-	case err == nil && fi.Mode().IsRegular():
-		if fi.Size() > limit {
-			return trace.Trace{}, overBudget(fmt.Sprintf("%d MiB", fi.Size()>>20))
-		}
-	default:
-		spool, err := scratchFile("replayspec-check-*.ndjson")
+	if err == nil && fi.IsDir() {
+		return checked{}, fmt.Errorf("%s is a directory: name the trace files in it", path)
+	}
+	in, again := io.Reader(f), f
+	var spool *capped
+	if err != nil || !fi.Mode().IsRegular() {
+		file, err := scratchFile("replayspec-check-*.ndjson")
 		if err != nil {
-			return trace.Trace{}, fmt.Errorf("%s: cannot spool it to a temporary file: %w (set TMPDIR to a writable directory)", path, err)
+			return checked{}, fmt.Errorf("%s: cannot copy it to a temporary file: %w (set TMPDIR to a writable directory)", path, err)
 		}
-		defer spool.Close()
-		n, err := io.Copy(spool, &io.LimitedReader{R: f, N: limit + 1})
+		defer file.Close()
+		spool = &capped{f: file, left: limit + 1}
+		in, again = io.TeeReader(f, spool), file
+	}
+	var st *check.Stream
+	var tally runner.TallyStream
+	var h trace.Header
+	err = trace.ReadEach(bufio.NewReaderSize(in, 1<<20), func(got trace.Header) error {
+		h = got
+		if s, _ := specOf(trace.Trace{Header: h}, given); !runner.Streamable(s) {
+			return errJudgeWhole
+		}
+		st = check.NewStream(h)
+		return nil
+	}, func(e *trace.Event) error {
+		tally.Add(e)
+		st.Add(*e)
+		if !st.Separable() {
+			return errJudgeWhole
+		}
+		return nil
+	})
+	if err == nil {
+		if j, ok := st.Finish(); ok {
+			return checked{t: trace.Trace{Header: h}, streamed: &streamedTrace{j, tally.Tally()}}, nil
+		}
+	} else if !errors.Is(err, errJudgeWhole) {
+		return checked{}, readError(path, err)
+	}
+	if spool != nil {
+		// The rest of the pipe, up to the budget and a byte past it.
+		if _, err := io.Copy(spool, io.LimitReader(f, max(spool.left, 0)+1)); err != nil {
+			return checked{}, fmt.Errorf("%s: %w", path, err)
+		}
 		switch {
-		case n > limit:
-			return trace.Trace{}, overBudget(fmt.Sprintf("more than %d MiB read", limit>>20))
-		case err != nil:
-			return trace.Trace{}, fmt.Errorf("%s: %w", path, err)
+		case spool.err != nil:
+			return checked{}, fmt.Errorf("%s: copying it to a temporary file: %w (set TMPDIR to a directory with room)", path, spool.err)
+		case spool.over:
+			return checked{}, overBudget(path, limit, fmt.Sprintf("more than %d MiB read", limit>>20))
 		}
-		if _, err := spool.Seek(0, io.SeekStart); err != nil {
-			return trace.Trace{}, fmt.Errorf("%s: %w", path, err)
-		}
-		in = spool
+	}
+	if _, err := again.Seek(0, io.SeekStart); err != nil {
+		return checked{}, fmt.Errorf("%s: %w", path, err)
+	}
+	t, err := readWhole(again, path, limit)
+	return checked{t: t}, err
+}
+
+// capped writes to f until left bytes are spent and drops the rest,
+// noting that there was more: what passes the budget is never read whole,
+// so it need not be kept. It never fails a write (a TeeReader would fail
+// the read); a failed write to f is kept in err.
+type capped struct {
+	f    *os.File
+	left int64
+	over bool
+	err  error
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	n := min(int64(len(p)), c.left)
+	if n > 0 && c.err == nil {
+		_, c.err = c.f.Write(p[:n])
+	}
+	c.left -= n
+	if int64(len(p)) > n {
+		c.over = true
+	}
+	return len(p), nil
+}
+
+// readTrace reads one NDJSON trace whole, of at most limit bytes; errors
+// name the file and line.
+func readTrace(path string, limit int64) (trace.Trace, error) {
+	got, err := judgeOrRead(path, []spec.Spec{{Expect: spec.Expect{NoWarnings: true}}}, limit) // a spec with expectations: read whole
+	return got.t, err
+}
+
+// readWhole reads the trace in f (a file, or a pipe's copy) whole, refusing
+// one larger than limit before it parses anything.
+func readWhole(f *os.File, path string, limit int64) (trace.Trace, error) {
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return trace.Trace{}, overBudget(path, limit, fmt.Sprintf("%d MiB", fi.Size()>>20))
 	}
 	// A regular file that grows while it is read is held to the budget too.
-	lr := &io.LimitedReader{R: in, N: limit + 1}
+	lr := &io.LimitedReader{R: f, N: limit + 1}
 	t, err := trace.Read(lr)
 	if lr.N <= 0 {
-		return trace.Trace{}, overBudget(fmt.Sprintf("more than %d MiB read", limit>>20))
+		return trace.Trace{}, overBudget(path, limit, fmt.Sprintf("more than %d MiB read", limit>>20))
 	}
 	if err != nil {
-		var pe *trace.ParseError
-		if errors.As(err, &pe) {
-			return t, fmt.Errorf("%s:%d: %v", path, pe.Line, pe.Err)
-		}
-		return t, fmt.Errorf("%s: %w", path, err)
+		return t, readError(path, err)
 	}
 	return t, nil
+}
+
+func overBudget(path string, limit int64, what string) error {
+	return fmt.Errorf("%s: %s, over the budget of %d MiB a trace may hold: raise --max-input-mib if the machine has the memory (a trace takes about 9 times its size once read whole; one whose spec has no expectations is judged as it is read, in bounded memory, unless the oracles must see it whole)", path, what, limit>>20)
+}
+
+// readError names the file, and the line when the trace is malformed.
+func readError(path string, err error) error {
+	var pe *trace.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d: %v", path, pe.Line, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }

@@ -12,9 +12,10 @@ import (
 	"testing"
 )
 
-// A trace that comes through a pipe is read as it comes: one within the
-// budget is judged like the file, and one past it is refused as soon as it
-// passes the budget, without the rest of it being read (issue 23 item 2).
+// A trace that comes through a pipe is read as it comes: it is judged like
+// the file; one judged whole (its spec has expectations) is refused as soon
+// as it passes the budget, and a bad one at its first bad line, without the
+// rest of it being read (issue 23 item 2).
 func TestCheckReadsAPipeWithinItsBudget(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.ndjson")
@@ -63,11 +64,21 @@ func TestCheckReadsAPipeWithinItsBudget(t *testing.T) {
 		t.Errorf("the writer wrote %d of %d bytes", n, len(data))
 	}
 
-	// 64 MiB of lines through a pipe against a budget of 1 MiB: refused
-	// once past 1 MiB; the writer is stopped by the closed pipe long
-	// before it has written everything.
+	// A trace whose spec has expectations is judged whole, so it is held
+	// to the budget: a library spec's header, then 64 MiB of lines, against
+	// a budget of 1 MiB, is refused once past 1 MiB, and the writer is
+	// stopped by the closed pipe long before it has written everything.
+	lib := filepath.Join(dir, "lib.ndjson")
+	if code, out, errs := cli(t, "run", "--trace-out", lib, "-run", "^fixed-three-passes$"); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	libData, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := bytes.Cut(libData, []byte("\n"))
 	line := bytes.Repeat([]byte(`{"seq":1,"type":"api"}`+"\n"), 1<<12)
-	wrote = feed(line, 64<<20)
+	wrote = feed(append(append(header, '\n'), line...), 64<<20)
 	code, _, errs = cli(t, "check", "--max-input-mib", "1", fifo)
 	if code != exitUsage {
 		t.Errorf("over the budget: exit %d, want %d", code, exitUsage)
@@ -75,6 +86,18 @@ func TestCheckReadsAPipeWithinItsBudget(t *testing.T) {
 	wantAll(t, "stderr", errs, "trace.fifo: more than 1 MiB read, over the budget of 1 MiB a trace may hold: raise --max-input-mib")
 	if n := <-wrote; n >= 64<<20 || n < 0 {
 		t.Errorf("the writer wrote %d bytes: the reader did not stop at the budget", n)
+	}
+
+	// One judged as it comes stops at its first bad line, and the writer
+	// with it.
+	wrote = feed(line, 64<<20)
+	code, _, errs = cli(t, "check", fifo)
+	if code != exitUsage {
+		t.Errorf("a bad trace: exit %d, want %d", code, exitUsage)
+	}
+	wantAll(t, "stderr", errs, "trace.fifo:1: header:")
+	if n := <-wrote; n >= 64<<20 || n < 0 {
+		t.Errorf("the writer wrote %d bytes: the reader did not stop at the bad line", n)
 	}
 	if _, err := os.Stat(fifo); errors.Is(err, os.ErrNotExist) {
 		t.Error("the FIFO is gone")
