@@ -40,8 +40,8 @@ type Stream struct {
 	pendingPrev  []int // the previous event of each of the segment's carried events
 	lastOnThread map[uint64]int
 	lastBySource map[trace.Source]int
-	seg      []trace.Event // the segment being recorded
-	apps     int           // app_dispatch events in seg
+	seg          []trace.Event // the segment being recorded
+	apps         int           // app_dispatch events in seg
 
 	// What is in flight, per thread and for the application.
 	windows map[uint64]int // open PASS windows (they nest, MEM-6)
