@@ -69,6 +69,8 @@ type Stream struct {
 	added    int   // events taken so far
 	segStart int   // the position in the trace of seg's first event
 
+	times timeSeams // MEM-6's records timed across segments
+
 	segments   int
 	separable  bool
 	instances  map[string]int
@@ -160,6 +162,11 @@ func (s *Stream) Add(e trace.Event) {
 		return
 	}
 	s.track(&e)
+	if !s.times.add(&e) {
+		s.separable = false
+		s.seg, s.prologue = nil, nil
+		return
+	}
 	if len(s.seg) == 0 {
 		s.segStart = s.added
 	}
@@ -268,6 +275,7 @@ func (s *Stream) cut() {
 			s.prologueAt = append(s.prologueAt, s.segStart+i)
 		}
 	}
+	s.times.cut()
 	for _, prev := range s.pendingPrev {
 		// The last prologue event at or before prev.
 		k, _ := slices.BinarySearch(s.prologueAt, prev+1)
@@ -336,6 +344,7 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 		return Judgement{}, false
 	}
 	last := s.segments
+	s.times.cut()
 	x := s.judgeSegment()
 	s.segments++
 	s.note(x)
@@ -343,7 +352,7 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 	// A kind of event one segment lacked and another held, or a process
 	// that died (its loss is read against every dispatch under way), is
 	// read by the oracles over the whole trace.
-	if s.seen&s.lacked != 0 || last > 0 && x.processDied() || s.seams.broken {
+	if s.seen&s.lacked != 0 || last > 0 && x.processDied() || s.seams.broken || !s.times.apart() {
 		s.separable = false
 		return Judgement{}, false
 	}
@@ -386,4 +395,102 @@ func JudgeStream(t trace.Trace) (j Judgement, segments int, ok bool) {
 	}
 	j, ok = s.Finish()
 	return j, s.Segments(), ok
+}
+
+// timeSeams keeps a streamed trace separable under MEM-6's reading of the
+// tool's records (checkAgentHeldSeen): a loop's passes, as its own timed
+// records span them (lo..hi), are compared with every other dispatch's
+// timed record on the agent that starts before hi and within the longest
+// record's length before lo. A record of an earlier segment must then start
+// at least that length before each later loop's lo, and one of a later
+// segment at or after each earlier loop's hi; else the trace is judged
+// whole.
+type timeSeams struct {
+	longest uint64
+	// Of the closed segments, per agent: the latest record start, the
+	// latest loop end, and the least distance from a record's start to a
+	// later loop's lo.
+	lastStart, lastHi map[uint64]uint64
+	slack             map[uint64]uint64
+	// Of the open segment: per agent the latest record start; per dispatch
+	// its records' span and whether it is a loop.
+	segStart map[uint64]uint64
+	spans    map[uint64]*timedSpan
+}
+
+type timedSpan struct {
+	agent, lo, hi uint64
+	loop          bool
+}
+
+// add takes e; false when a record of it starts before a loop of an
+// earlier segment ended.
+func (t *timeSeams) add(e *trace.Event) bool {
+	if t.spans == nil {
+		t.lastStart, t.lastHi, t.slack = map[uint64]uint64{}, map[uint64]uint64{}, map[uint64]uint64{}
+		t.segStart, t.spans = map[uint64]uint64{}, map[uint64]*timedSpan{}
+	}
+	if e.Type == trace.Callback && e.Op == trace.OpPass && e.Dispatch != 0 {
+		t.span(e.Dispatch).loop = true
+	}
+	if e.Type != trace.Record || !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
+		return true
+	}
+	t.longest = max(t.longest, e.End-e.Start)
+	if hi, ok := t.lastHi[e.Agent]; ok && e.Start < hi {
+		return false
+	}
+	t.segStart[e.Agent] = max(t.segStart[e.Agent], e.Start)
+	if e.Dispatch != 0 {
+		sp := t.span(e.Dispatch)
+		if sp.lo == 0 || e.Start < sp.lo {
+			sp.lo, sp.agent = e.Start, e.Agent
+		}
+		sp.hi = max(sp.hi, e.End)
+	}
+	return true
+}
+
+func (t *timeSeams) span(id uint64) *timedSpan {
+	sp := t.spans[id]
+	if sp == nil {
+		sp = &timedSpan{}
+		t.spans[id] = sp
+	}
+	return sp
+}
+
+// cut closes the open segment.
+func (t *timeSeams) cut() {
+	for _, sp := range t.spans {
+		if !sp.loop || sp.lo == 0 {
+			continue
+		}
+		if start, ok := t.lastStart[sp.agent]; ok {
+			gap := uint64(0)
+			if sp.lo > start {
+				gap = sp.lo - start
+			}
+			if s, seen := t.slack[sp.agent]; !seen || gap < s {
+				t.slack[sp.agent] = gap
+			}
+		}
+		t.lastHi[sp.agent] = max(t.lastHi[sp.agent], sp.hi)
+	}
+	for agent, start := range t.segStart {
+		t.lastStart[agent] = max(t.lastStart[agent], start)
+	}
+	clear(t.segStart)
+	clear(t.spans)
+}
+
+// apart: at the end, with the longest record known, no earlier record came
+// within its length of a later loop's passes.
+func (t *timeSeams) apart() bool {
+	for _, gap := range t.slack {
+		if gap < t.longest {
+			return false
+		}
+	}
+	return true
 }

@@ -107,6 +107,13 @@ type Options struct {
 	// spec that is skipped. A target abandoned after its grace may still
 	// call the sink after finish.
 	Record func(s spec.Spec) (sink func(trace.Event), finish func())
+	// Stream judges a spec's events as they are recorded and keeps none of
+	// them in memory (check.Stream), when its spec has no expectations and
+	// its target says its header before it runs (target.Streaming): the
+	// Result then holds the trace's header and a Tally, not its events.
+	// The events go to an unlinked temporary file too, read back whole
+	// only when the oracles cannot judge the trace a segment at a time.
+	Stream bool
 }
 
 // DefaultTimeout bounds a spec when Options.Timeout is 0.
@@ -161,7 +168,34 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	runCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 
+	var st *streamer
+	if opts.Stream && Streamable(s) {
+		// A target that records the same trace every time need not copy
+		// it: the rare trace the oracles cannot judge apart is recorded
+		// again (unless a Record sink must see it once only).
+		rp, repeatable := tg.(target.Repeatable)
+		st = newStreamer(tg, s, !repeatable || !rp.Repeatable() || opts.Record != nil) // nil: run and judged whole
+	}
+	whole := opts
+	if st != nil {
+		defer st.close()
+		opts.Run.Sink = chainSinks(st.add, opts.Run.Sink)
+		opts.Run.Discard = true
+	}
 	t, err := runTarget(runCtx, tg, s, opts, grace)
+	if st != nil {
+		t = st.finish(t)
+		switch {
+		case st.again(t) && runCtx.Err() == nil:
+			whole.OnPass = nil // its passes were counted the first time
+			t, err = runTarget(runCtx, tg, s, whole, grace)
+		case st.again(t):
+			err = errors.Join(err, fmt.Errorf("the oracles needed the trace whole, and there was no time left to record it again: run the spec with --trace-out to keep it"))
+		}
+		if st.judged == nil && len(t.Events) == 0 && st.err != nil {
+			err = errors.Join(err, fmt.Errorf("the oracles needed the trace whole, and its temporary copy could not be read back: %w (set TMPDIR to a directory with room)", st.err))
+		}
+	}
 	r.Trace = t
 	switch {
 	case ctx.Err() != nil:
@@ -171,9 +205,9 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		// cleanly: a spec that used all its time did not finish.
 		err = errors.Join(fmt.Errorf("%w: no result within --timeout %s; the trace holds what was recorded until then", errTimeout, timeout), err)
 	case err == nil:
-		err = budgetSpent(s, t)
+		err = budgetSpent(s, stoppedIn(t, st))
 	}
-	if err == nil && len(t.Events) == 0 {
+	if err == nil && len(t.Events) == 0 && (st == nil || st.tally.t.Events == 0) {
 		// A spec always dispatches something, so a trace with no event
 		// is a target that ran or recorded nothing: an error of the run,
 		// never a verdict on the rules (nor an expected failure).
@@ -188,6 +222,11 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	}
 	if opts.OnJudge != nil {
 		opts.OnJudge(s)
+	}
+	if st != nil && st.judged != nil {
+		JudgeStreamed(&r, s, *st.judged, st.tally.Tally())
+		r.Elapsed = time.Since(start)
+		return r
 	}
 	judgeBy(ctx, &r, s, t, deadline.Add(grace))
 	r.Elapsed = time.Since(start)
@@ -274,9 +313,9 @@ func abandonedTrace(tg target.Target, s spec.Spec) trace.Trace {
 // nothing about the implementation. A loop the spec means never to end
 // (listed under expect.never_ends, or an indefinite loop whose continue
 // always says go on) is what the budget is for (CMP-4).
-func budgetSpent(s spec.Spec, t trace.Trace) error {
+func budgetSpent(s spec.Spec, stopped []Stopped) error {
 	budget := spec.Defaults(s).Limits.MaxPasses
-	for _, ne := range NeverEnded(t) {
+	for _, ne := range stopped {
 		// A loop the trace cannot tie to a dispatch of the spec (its ids
 		// are broken) is left to the oracles: DID says what is wrong.
 		if !ne.Known || slices.Contains(s.Expect.NeverEnds, ne.Label) || neverMeantToEnd(s, ne.Label) {
@@ -354,13 +393,20 @@ func NeverEnded(t trace.Trace) []Stopped {
 // off is not held against the implementation (CMP-4).
 func Judge(r *Result, s spec.Spec, t trace.Trace) {
 	j, exp, unobserved := check.JudgeSpec(s, t) // one index of the trace for both
+	settle(r, s, j, exp, unobserved, func() []Stopped { return NeverEnded(t) })
+}
+
+// settle fills r from the oracles' judgement j and the spec's expectations
+// (exp, unobserved); stopped lists the loops the harness cut off, asked
+// only when the run did not finish.
+func settle(r *Result, s spec.Spec, j check.Judgement, exp []check.Violation, unobserved []string, stopped func() []Stopped) {
 	vs := j.Violations
 	if r.Err == nil {
 		vs = append(vs, exp...)
 		r.Unobserved = unobserved
 	} else if errors.Is(r.Err, errTimeout) || errors.Is(r.Err, errBudget) || errors.Is(r.Err, ErrInterrupted) {
 		cut := map[uint64]bool{}
-		for _, st := range NeverEnded(t) {
+		for _, st := range stopped() {
 			cut[st.Dispatch] = true
 		}
 		vs = slices.DeleteFunc(slices.Clone(vs), func(v check.Violation) bool { return v.Rule == "CMP-4" && cut[v.Dispatch] })

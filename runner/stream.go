@@ -1,11 +1,16 @@
 package runner
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"os"
 	"reflect"
+	"sync"
 
 	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -67,8 +72,116 @@ func Streamable(s spec.Spec) bool { return reflect.ValueOf(s.Expect).IsZero() }
 // expectations (Streamable); tally says what the trace held.
 func JudgeStreamed(r *Result, s spec.Spec, j check.Judgement, tally *Tally) {
 	r.Tally = tally
-	r.Violations, r.Expected, r.Unseen = sortOut(j.Violations, nil)
-	r.Rules = j.Rules
-	r.Unexercised = unexercised(s.Rules, j)
-	r.NothingJudged = j.Count()[check.Pass]+j.Count()[check.Fail] == 0
+	settle(r, s, j, nil, nil, func() []Stopped { return tally.Stopped })
+}
+
+// streamer judges one run's events as they are recorded (Options.Stream).
+type streamer struct {
+	mu     sync.Mutex // a target abandoned after its grace may still record
+	st     *check.Stream
+	tally  TallyStream
+	header trace.Header
+	spool  *os.File
+	buf    *bufio.Writer
+	w      *trace.Writer
+	err    error // of the spool
+	done   bool
+
+	judged *check.Judgement // set by finish when the stream judged it
+}
+
+// newStreamer starts judging a run of s on tg as a stream, or returns nil
+// when tg cannot say its header in advance or no temporary file can be
+// made (the run is then judged whole). With spool unset the events are
+// not copied anywhere: a trace the oracles cannot judge apart is then
+// recorded again (a Repeatable target).
+func newStreamer(tg target.Target, s spec.Spec, spool bool) *streamer {
+	hs, ok := tg.(target.Streaming)
+	if !ok {
+		return nil
+	}
+	h := hs.Header(spec.Defaults(s))
+	st := &streamer{st: check.NewStream(h), header: h}
+	if !spool {
+		return st
+	}
+	f, err := os.CreateTemp("", "replayspec-run-*.ndjson")
+	if err != nil {
+		return nil
+	}
+	os.Remove(f.Name()) // unlinked: gone with the file, whatever happens
+	st.spool, st.buf = f, bufio.NewWriterSize(f, 1<<16)
+	st.w, st.err = trace.NewWriter(st.buf, h)
+	return st
+}
+
+// add takes the next event: counted, judged, and spooled.
+func (st *streamer) add(e trace.Event) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return
+	}
+	st.tally.Add(&e)
+	st.st.Add(e)
+	if st.w != nil && st.err == nil {
+		st.err = st.w.Event(&e)
+	}
+}
+
+// finish ends the stream when the target is done with trace t: the
+// judgement when the stream could judge it, else the trace read back from
+// the spool (or t's own events, when the target kept them after all).
+func (st *streamer) finish(t trace.Trace) trace.Trace {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.done = true
+	if len(t.Events) > 0 {
+		return t // the target did not discard its events: judged whole
+	}
+	if j, ok := st.st.Finish(); ok {
+		st.judged = &j
+		return trace.Trace{Header: t.Header}
+	}
+	if st.spool == nil {
+		return t // to be recorded again
+	}
+	if st.err == nil {
+		st.err = st.buf.Flush()
+	}
+	if st.err == nil {
+		_, st.err = st.spool.Seek(0, io.SeekStart)
+	}
+	if st.err != nil {
+		return t
+	}
+	back, err := trace.Read(bufio.NewReaderSize(st.spool, 1<<20))
+	if err != nil {
+		st.err = err
+		return t
+	}
+	back.Header = t.Header
+	st.tally = TallyStream{} // the whole trace says it now
+	return back
+}
+
+func (st *streamer) close() {
+	if st.spool != nil {
+		st.spool.Close()
+	}
+}
+
+// again reports whether the spec must be run again, its events kept: the
+// stream could not judge it and kept no copy.
+func (st *streamer) again(t trace.Trace) bool {
+	return st.judged == nil && st.spool == nil && len(t.Events) == 0
+}
+
+// stoppedIn lists the loops the harness cut off in t, or, when st judged
+// the trace as a stream, in its tally.
+func stoppedIn(t trace.Trace, st *streamer) []Stopped {
+	if st != nil && st.judged != nil {
+		return st.tally.t.Stopped
+	}
+	return NeverEnded(t)
 }

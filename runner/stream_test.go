@@ -10,6 +10,7 @@ import (
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/specs"
+	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/target/sim"
 	"github.com/replayspec/replayspec/trace"
 )
@@ -69,4 +70,54 @@ func passes(t trace.Trace) int {
 		}
 	}
 	return n
+}
+
+// TestRunStreamedAsWhole: every library spec (expectations left out) run
+// with Options.Stream gives the Result a run judged whole gives, whether
+// the stream judged it or fell back to its spooled copy.
+func TestRunStreamedAsWhole(t *testing.T) {
+	t.Run("recorded again", func(t *testing.T) { runStreamedAsWhole(t, simtarget.Sim{}) })
+	t.Run("spooled", func(t *testing.T) { runStreamedAsWhole(t, notRepeatable{}) })
+}
+
+// notRepeatable is the simulator as a target that does not say it is
+// repeatable: a stream then keeps a copy of the events on disk.
+type notRepeatable struct{ simtarget.Sim }
+
+func (notRepeatable) Repeatable() bool { return false }
+
+func runStreamedAsWhole(t *testing.T, tg target.Target) {
+	lib, err := specs.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, whole := 0, 0
+	for _, s := range lib {
+		s.Expect = spec.Expect{}
+		want := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
+		got := runner.Run(context.Background(), s, runner.Options{Target: tg, Stream: true})
+		if got.Tally != nil {
+			streamed++
+			if len(got.Trace.Events) != 0 {
+				t.Errorf("%s: judged as a stream, yet %d events kept", s.Name, len(got.Trace.Events))
+			}
+			if got.Tally.Events != len(want.Trace.Events) || got.Tally.Passes != passes(want.Trace) {
+				t.Errorf("%s: tally %+v, the whole trace has %d events, %d passes", s.Name, *got.Tally, len(want.Trace.Events), passes(want.Trace))
+			}
+		} else {
+			whole++
+			if d := cmp.Diff(want.Trace, got.Trace); d != "" {
+				t.Errorf("%s: the trace recorded again or read back from the spool differs (-run whole +again):\n%s", s.Name, d)
+			}
+		}
+		want.Trace, got.Trace, got.Tally = trace.Trace{}, trace.Trace{}, nil
+		want.Elapsed, got.Elapsed = 0, 0
+		if d := cmp.Diff(want, got, cmp.Comparer(func(a, b error) bool { return (a == nil) == (b == nil) && (a == nil || a.Error() == b.Error()) })); d != "" {
+			t.Errorf("%s: streamed result differs (-whole +streamed):\n%s", s.Name, d)
+		}
+	}
+	t.Logf("%d specs judged as a stream, %d judged whole", streamed, whole)
+	if streamed == 0 || whole == 0 {
+		t.Errorf("streamed %d, read back %d: both paths must be taken", streamed, whole)
+	}
 }

@@ -17,6 +17,10 @@ import (
 type Options struct {
 	// Sink, when set, sees every event as it is recorded (streaming).
 	Sink func(trace.Event)
+	// Discard asks a target whose Sink sees every event (Streaming) not
+	// to keep them as well: the trace it returns then has its header and
+	// no events. A target may keep them anyway.
+	Discard bool
 }
 
 // Target executes specs.
@@ -34,6 +38,13 @@ type Target interface {
 // driver behind exec: streams only once it has ended).
 type Streaming interface {
 	Header(s spec.Spec) trace.Header
+}
+
+// Repeatable is implemented by targets that record the same trace, event
+// for event, every time they run the same spec (the simulator, scheduled):
+// a caller that let the events go may run the spec again to have them.
+type Repeatable interface {
+	Repeatable() bool
 }
 
 // Capable is implemented by targets that claim capabilities; a spec that

@@ -69,12 +69,13 @@ type Recorder struct {
 	events eventChunks
 	n      int // events recorded, taken or not
 	sink   func(Event)
+	keep   bool // keep events besides handing them to the sink
 }
 
 // NewRecorder returns a recorder whose events are stamped by clock (nil:
 // no time stamps).
 func NewRecorder(clock func() uint64) *Recorder {
-	return &Recorder{clock: clock}
+	return &Recorder{clock: clock, keep: true}
 }
 
 // SetClock sets the clock that stamps events (for runtimes made after
@@ -86,10 +87,12 @@ func (r *Recorder) SetClock(clock func() uint64) {
 }
 
 // SetSink makes the recorder pass every event to sink as it arrives, as
-// well as keeping it (a streaming trace writer uses it).
-func (r *Recorder) SetSink(sink func(Event)) {
+// well as keeping it (a streaming trace writer uses it), or instead of
+// keeping it when keep is false (a caller that judges the events as they
+// come: Take then returns none).
+func (r *Recorder) SetSink(sink func(Event), keep bool) {
 	r.mu.Lock()
-	r.sink = sink
+	r.sink, r.keep = sink, keep || sink == nil
 	r.mu.Unlock()
 }
 
@@ -105,7 +108,9 @@ func (r *Recorder) Emit(e Event) {
 	if e.Time == 0 && r.clock != nil {
 		e.Time = r.clock()
 	}
-	r.events.push(&e)
+	if r.keep {
+		r.events.push(&e)
+	}
 	if r.sink != nil {
 		r.sink(e)
 	}

@@ -68,7 +68,7 @@ func (tg CUDA) Header(s spec.Spec) trace.Header {
 func (tg CUDA) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
 	rec := trace.NewRecorder(nil)
 	if opts.Sink != nil {
-		rec.SetSink(opts.Sink)
+		rec.SetSink(opts.Sink, !opts.Discard)
 	}
 	var o cuda.Options
 	for _, a := range s.Agents {

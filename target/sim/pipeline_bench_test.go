@@ -63,9 +63,18 @@ func shapedSpec(sh shape) spec.Spec {
 // runShape runs the spec through the pipeline and fails on anything but
 // a clean pass (a never-ending loop is judged as such, CMP-4).
 func runShape(b *testing.B, s spec.Spec) runner.Result {
-	r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}, Timeout: time.Hour}) // a figure, not a test of time: the default 60 s cuts 100,000 dispatches on a loaded machine
+	return runShapeAs(b, s, false)
+}
+
+// runShapeAs is runShape, judging the events as they are recorded when
+// stream is set (runner.Options.Stream); it fails unless they were.
+func runShapeAs(b *testing.B, s spec.Spec, stream bool) runner.Result {
+	r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}, Timeout: time.Hour, Stream: stream}) // a figure, not a test of time: the default 60 s cuts 100,000 dispatches on a loaded machine
 	if r.Err != nil || len(r.Violations) > 0 {
 		b.Fatalf("%s: err %v, violations %v", s.Name, r.Err, r.Violations)
+	}
+	if stream && r.Tally == nil {
+		b.Fatalf("%s: not judged as a stream (check.Stream found it not separable)", s.Name)
 	}
 	return r
 }
@@ -102,6 +111,37 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkScaleStreamed: BenchmarkScale's dispatches and never-ending
+// loop with the events judged as they are recorded and not kept
+// (runner.Options.Stream, issue 23 item 1).
+func BenchmarkScaleStreamed(b *testing.B) {
+	type point struct {
+		name string
+		sh   shape
+		unit float64
+	}
+	var points []point
+	for _, n := range []int{1000, 10_000, 100_000, 1_000_000} {
+		points = append(points, point{fmt.Sprintf("dispatches=%d", n), shape{passes: 3, dispatches: n, elements: 64}, float64(n)})
+	}
+	for _, n := range []uint64{1000, 10_000, 100_000} {
+		points = append(points, point{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64}, float64(n)})
+	}
+	for _, p := range points {
+		b.Run(p.name, func(b *testing.B) {
+			s := shapedSpec(p.sh)
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				runShapeAs(b, s, true)
+			}
+			b.ReportMetric(float64(cpuTime()-cpu)/(float64(b.N)*p.unit), "cpu-ns/unit")
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/(float64(b.N)*p.unit), "ns/unit")
+			peakRSS(b)
+		})
+	}
 }
 
 // BenchmarkPipelinePass: a fixed loop of 1000 passes of a 64-element

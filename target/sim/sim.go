@@ -40,6 +40,10 @@ func (tg Sim) Header(s spec.Spec) trace.Header {
 	return trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: s.Name, Target: "sim", Implementation: "replayspec reference engine", Sources: trace.AllSources}
 }
 
+// Repeatable implements target.Repeatable: scheduled, the simulator's
+// trace of a spec is the same every time; with free threads it is not.
+func (tg Sim) Repeatable() bool { return !tg.Parallel }
+
 // Run implements Target.
 func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
 	cfg := sim.Config{Scheduled: !tg.Parallel, FailRestoreAt: tg.FailRestoreAt}
@@ -59,8 +63,13 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 		return trace.Trace{}, err
 	}
 	rec := trace.NewRecorder(rt.Clock)
-	if opts.Sink != nil {
-		rec.SetSink(opts.Sink)
+	if sink := opts.Sink; sink != nil {
+		rec.SetSink(func(e trace.Event) {
+			if n, ok := rt.DeadlockedAt(); ok && e.Seq > uint64(n) {
+				return // past where the process hung: cut from the trace below
+			}
+			sink(e)
+		}, !opts.Discard)
 	}
 	rt.SetRecorder(rec)
 	stop := context.AfterFunc(ctx, rt.Cancel)
