@@ -123,7 +123,7 @@ func BenchmarkScaleStreamed(b *testing.B) {
 		unit float64
 	}
 	var points []point
-	for _, n := range []int{1000, 10_000, 100_000, 1_000_000} {
+	for _, n := range []int{1000, 10_000, 30_000, 100_000, 1_000_000} {
 		points = append(points, point{fmt.Sprintf("dispatches=%d", n), shape{passes: 3, dispatches: n, elements: 64}, float64(n)})
 	}
 	for _, n := range []uint64{1000, 10_000, 100_000} {
