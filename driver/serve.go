@@ -5,10 +5,12 @@
 package driver
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -61,12 +63,50 @@ func ServeAt(ctx context.Context, in io.Reader, out io.Writer, impl Implementati
 	if err != nil {
 		return &SpecError{err}
 	}
+	if st, ok := tg.(target.Streaming); ok && opts.Sink == nil {
+		return serveStreaming(ctx, out, tg, st.Header(spec.Defaults(s)), s, opts, sources)
+	}
 	t, runErr := tg.Run(ctx, spec.Defaults(s), opts)
 	t = t.Only(sources)
 	if err := trace.Write(out, t); err != nil {
 		return err
 	}
 	if err := writeLine(out, End{End: len(t.Events)}); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// serveStreaming writes each event of the profile's sources as the target
+// records it, numbered again from 1, and keeps none: a driver's memory
+// does not grow with its trace (issue 23), and its runner may judge the
+// events as they come.
+func serveStreaming(ctx context.Context, out io.Writer, tg target.Target, h trace.Header, s spec.Spec, opts target.Options, sources []trace.Source) error {
+	h.Sources = slices.Clone(sources)
+	buf := bufio.NewWriterSize(out, 64<<10)
+	w, err := trace.NewWriter(buf, h)
+	if err != nil {
+		return err
+	}
+	n := 0
+	var writeErr error
+	opts.Sink = func(e trace.Event) {
+		if src, ok := e.Type.Source(); !ok || !slices.Contains(sources, src) || writeErr != nil {
+			return
+		}
+		n++
+		e.Seq = uint64(n)
+		writeErr = w.Event(&e)
+	}
+	opts.Discard = true
+	_, runErr := tg.Run(ctx, spec.Defaults(s), opts)
+	if writeErr != nil {
+		return writeErr
+	}
+	if err := buf.Flush(); err != nil {
+		return err
+	}
+	if err := writeLine(out, End{End: n}); err != nil {
 		return err
 	}
 	return runErr

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/replayspec/replayspec/check"
@@ -86,6 +87,7 @@ type streamer struct {
 	w      *trace.Writer
 	err    error // of the spool
 	done   bool
+	broken bool // an oracle panicked on the stream
 
 	judged *check.Judgement // set by finish when the stream judged it
 }
@@ -123,10 +125,26 @@ func (st *streamer) add(e trace.Event) {
 		return
 	}
 	st.tally.Add(&e)
-	st.st.Add(e)
+	st.judge(e)
 	if st.w != nil && st.err == nil {
 		st.err = st.w.Event(&e)
 	}
+}
+
+// judge hands e to the oracles' stream. A panic in an oracle happens in
+// the target's goroutine here, which would take it for its own (or, on a
+// driver's reader, end the process): the stream stops, and the trace is
+// judged whole, where the runner reports a panic as one of judging.
+func (st *streamer) judge(e trace.Event) {
+	if st.broken {
+		return
+	}
+	defer func() {
+		if recover() != nil {
+			st.broken = true
+		}
+	}()
+	st.st.Add(e)
 }
 
 // finish ends the stream when the target is done with trace t: the
@@ -139,7 +157,7 @@ func (st *streamer) finish(t trace.Trace) trace.Trace {
 	if len(t.Events) > 0 {
 		return t // the target did not discard its events: judged whole
 	}
-	if j, ok := st.st.Finish(); ok {
+	if j, ok := st.finishStream(); ok && sameHeader(st.header, t.Header) {
 		st.judged = &j
 		return trace.Trace{Header: t.Header}
 	}
@@ -163,6 +181,27 @@ func (st *streamer) finish(t trace.Trace) trace.Trace {
 	back.Header = t.Header
 	st.tally = TallyStream{} // the whole trace says it now
 	return back
+}
+
+// finishStream judges the stream's last segment, unless an oracle
+// panicked on it (then, or when it panics now, it is judged whole).
+func (st *streamer) finishStream() (j check.Judgement, ok bool) {
+	if st.broken {
+		return j, false
+	}
+	defer func() {
+		if recover() != nil {
+			j, ok = check.Judgement{}, false
+		}
+	}()
+	return st.st.Finish()
+}
+
+// sameHeader: the trace's own header says what the stream was judged
+// under (a driver may write another version, digest or sources than its
+// handshake implies).
+func sameHeader(want, got trace.Header) bool {
+	return want.Trace == got.Trace && want.Digest == got.Digest && slices.Equal(want.Sources, got.Sources)
 }
 
 func (st *streamer) close() {

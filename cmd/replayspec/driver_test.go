@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -198,4 +201,76 @@ func violations(r runner.Result) error {
 		errs = append(errs, errors.New(v.String()))
 	}
 	return errors.Join(errs...)
+}
+
+// TestDriverLibraryStreamedThroughExec: the library (expectations left
+// out) through `replayspec driver`, its events judged as the driver writes
+// them (runner.Options.Stream), gives the verdicts, rules and violations
+// of the in-process run judged whole, and counts the same events and
+// passes (issue 23 item 1).
+func TestDriverLibraryStreamedThroughExec(t *testing.T) {
+	specs, err := runner.Collect([]string{library})
+	if err != nil {
+		t.Logf("specs left out: %v", err)
+	}
+	if testing.Short() {
+		specs = spreadOf(specs, 16)
+	}
+	for i := range specs {
+		specs[i].Expect = spec.Expect{}
+	}
+	tg, err := exectarget.NewExec(driverCommand(t, "driver"), exectarget.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaExec := runner.RunAll(context.Background(), specs, runner.Options{Target: tg, Stream: true}, nil)
+	inProc := runner.RunAll(context.Background(), specs, runner.Options{Target: simtarget.Sim{}}, nil)
+	streamed := 0
+	for i, want := range inProc {
+		got := viaExec[i]
+		t.Run(want.Spec.Name, func(t *testing.T) {
+			if got.Verdict() != want.Verdict() {
+				t.Errorf("verdict through exec %s, in-process %s\nexec error: %v", got.Verdict(), want.Verdict(), got.Err)
+			}
+			if got.Tally == nil {
+				if g, w := trace.Marshal(got.Trace), trace.Marshal(want.Trace); !bytes.Equal(g, w) {
+					t.Errorf("judged whole, the trace read back (%d bytes) differs from in-process (%d bytes)", len(g), len(w))
+				}
+				return
+			}
+			streamed++
+			if len(got.Trace.Events) > 0 || got.Tally.Events != len(want.Trace.Events) || got.Tally.Passes != report.Passes(want.Trace) {
+				t.Errorf("streamed: %d events kept, tally %+v; in-process %d events, %d passes", len(got.Trace.Events), *got.Tally, len(want.Trace.Events), report.Passes(want.Trace))
+			}
+			if d := cmp.Diff(want.Rules, got.Rules); d != "" {
+				t.Errorf("rules differ (-in-process +streamed through exec):\n%s", d)
+			}
+			if d := cmp.Diff(want.Violations, got.Violations); d != "" {
+				t.Errorf("violations differ (-in-process +streamed through exec):\n%s", d)
+			}
+		})
+	}
+	if streamed == 0 {
+		t.Error("no spec was judged as a stream through exec")
+	}
+}
+
+// TestStreamedThroughExecNeedsNoBudget: a spec judged as the driver writes
+// it holds nothing, so a trace far past --max-trace-mib passes; the same
+// spec judged whole is refused at the budget.
+func TestStreamedThroughExecNeedsNoBudget(t *testing.T) {
+	s := tenThousandDispatches()
+	s.Application.Dispatches = s.Application.Dispatches[:300] // 3.4 MiB of trace
+	tg, err := exectarget.NewExec(driverCommand(t, "driver"), exectarget.ExecOptions{MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runner.Run(context.Background(), s, runner.Options{Target: tg, Stream: true})
+	if r.Verdict() != runner.Pass || r.Tally == nil {
+		t.Errorf("streamed: verdict %s, tally %v, error %v", r.Verdict(), r.Tally, errors.Join(r.Err, violations(r)))
+	}
+	r = runner.Run(context.Background(), s, runner.Options{Target: tg})
+	if !errors.Is(r.Err, target.ErrOverBudget) {
+		t.Errorf("judged whole: error %v, want the trace budget's", r.Err)
+	}
 }

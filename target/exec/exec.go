@@ -111,7 +111,7 @@ func NewExec(command string, opts ExecOptions) (*Exec, error) {
 	e := &Exec{command: command, argv: argv, opts: opts.withDefaults(), stderr: map[string]string{}}
 	ctx, cancel := context.WithTimeout(context.Background(), e.opts.HandshakeTimeout+5*time.Second)
 	defer cancel()
-	hs, _, err := e.session(ctx, "(handshake probe)", nil)
+	hs, _, err := e.session(ctx, "(handshake probe)", nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +175,11 @@ func (e *Exec) Stderr(specName string) string {
 	return e.stderr[specName]
 }
 
-// Run implements Target. opts.Faults does not reach an external port;
-// opts.Sink sees the events once the driver is done.
+// Run implements Target. opts.Faults does not reach an external port.
+// opts.Sink sees the events once the driver is done; with opts.Discard it
+// sees each as the driver writes it, and the trace returned holds the
+// header only. What is not held is not held to the trace budget either
+// (MaxBytes bounds what a trace costs to hold).
 func (e *Exec) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.Trace, error) {
 	body, err := json.Marshal(spec.Defaults(s))
 	if err != nil {
@@ -187,13 +190,25 @@ func (e *Exec) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace
 		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
 		defer cancel()
 	}
-	_, t, err := e.session(ctx, s.Name, body)
-	if opts.Sink != nil {
+	var live func(*trace.Event)
+	if opts.Sink != nil && opts.Discard {
+		live = func(ev *trace.Event) { opts.Sink(*ev) }
+	}
+	_, t, err := e.session(ctx, s.Name, body, live)
+	if opts.Sink != nil && live == nil {
 		for _, ev := range t.Events {
 			opts.Sink(ev)
 		}
 	}
 	return t, err
+}
+
+// Header implements target.Streaming: the header a driver writes, from its
+// handshake. A driver that writes another (another version, digest or
+// sources) is judged by its own, whole.
+func (e *Exec) Header(s spec.Spec) trace.Header {
+	return trace.Header{Trace: trace.Version, Digest: trace.DigestXXH3, Spec: s.Name, Target: e.Name(),
+		Implementation: e.hs.Implementation.Name, Sources: e.hs.ReportedSources()}
 }
 
 // ExecError is a driver that broke down on a spec: what happened, the last
@@ -255,7 +270,7 @@ const (
 
 // session runs the driver once: handshake, then the spec (none for the
 // probe), then the trace. It never outlives ctx by more than a moment.
-func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Handshake, trace.Trace, error) {
+func (e *Exec) session(ctx context.Context, name string, body []byte, each func(*trace.Event)) (driver.Handshake, trace.Trace, error) {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -351,6 +366,10 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 
 	rd := &streamReader{maxBytes: e.opts.MaxBytes, maxLines: e.opts.MaxLines, hint: e.opts.BudgetHint,
 		handshake: make(chan handshakeLine, 1), ended: make(chan struct{})}
+	if each != nil {
+		rd.maxBytes = math.MaxInt64 // nothing is held
+		rd.live(each)
+	}
 	read := make(chan struct{})
 	go func() { rd.read(pr); close(read) }()
 
@@ -508,9 +527,9 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 	case body != nil && rd.lines == 0:
 		x = fail(whatHalfWay, "exited 0 after its handshake without writing a trace")
 	case body != nil && rd.end == nil:
-		x = fail(whatHalfWay, "the trace has no end line {\"end\":N}: the output was cut after %d events", len(t.Events))
-	case body != nil && rd.end.End != len(t.Events):
-		x = fail(whatHalfWay, "the end line says %d events but %d were read", rd.end.End, len(t.Events))
+		x = fail(whatHalfWay, "the trace has no end line {\"end\":N}: the output was cut after %d events", rd.events(t))
+	case body != nil && rd.end.End != rd.events(t):
+		x = fail(whatHalfWay, "the end line says %d events but %d were read", rd.end.End, rd.events(t))
 	case body != nil:
 		if err := checkSources(hs, t); err != nil {
 			x = fail(whatBad, "%v", err)
@@ -525,7 +544,7 @@ func (e *Exec) session(ctx context.Context, name string, body []byte) (driver.Ha
 	if x.What == whatCrashed && parseErr != nil {
 		x.Detail += "; its output: " + parseErr.Error()
 	}
-	x.Events = len(t.Events)
+	x.Events = rd.events(t)
 	if rd.overBudget {
 		x.Events = rd.dropped // read, then dropped unjudged
 	}
@@ -595,8 +614,15 @@ type streamReader struct {
 	maxLines  int
 	handshake chan handshakeLine
 
-	buf        bytes.Buffer // the trace lines, header first
-	lines      int          // trace lines read (header and events)
+	buf   bytes.Buffer // the trace lines, header first
+	lines int          // trace lines read (header and events)
+	// With live set, the trace lines go through pw to a reader that
+	// parses them as they come (trace.ReadEach) instead of into buf.
+	pw         *io.PipeWriter
+	bw         *bufio.Writer // over pw: handing the pipe a line at a time would cost a goroutine switch each
+	parsed     chan liveTrace
+	liveEvents int
+	pwDone     bool // the parser stopped at a bad line
 	end        *driver.End
 	ended      chan struct{} // closed when the end line has been read
 	last       []string
@@ -632,6 +658,40 @@ func (c *capped) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
 	return n, err
+}
+
+// liveTrace is what the live reader made of the trace lines.
+type liveTrace struct {
+	header trace.Header
+	events int
+	err    error
+}
+
+// live makes r hand each event to each as its line is read.
+func (r *streamReader) live(each func(*trace.Event)) {
+	pr, pw := io.Pipe()
+	r.pw, r.bw, r.parsed = pw, bufio.NewWriterSize(pw, 64<<10), make(chan liveTrace, 1)
+	go func() {
+		var lt liveTrace
+		lt.err = trace.ReadEach(pr, func(h trace.Header) error {
+			lt.header = h
+			return nil
+		}, func(ev *trace.Event) error {
+			lt.events++
+			each(ev)
+			return nil
+		})
+		pr.CloseWithError(lt.err) // a bad line: the writer stops there
+		r.parsed <- lt
+	}()
+}
+
+// events is how many events of t were read (handed on, when live).
+func (r *streamReader) events(t trace.Trace) int {
+	if r.pw != nil {
+		return r.liveEvents
+	}
+	return len(t.Events)
 }
 
 func (r *streamReader) remember(line []byte) {
@@ -695,6 +755,16 @@ func (r *streamReader) read(in io.Reader) {
 			r.err, r.flood = fmt.Errorf("more than %d lines", r.maxLines), true
 			return
 		}
+		if r.pw != nil {
+			// After the trace's first bad line the parser is gone: the
+			// rest is read and dropped, as a whole trace is read to its
+			// end before it is parsed.
+			if !r.pwDone {
+				r.bw.Write(line)
+				r.pwDone = r.bw.WriteByte('\n') != nil
+			}
+			continue
+		}
 		r.buf.Write(line)
 		r.buf.WriteByte('\n')
 	}
@@ -726,6 +796,16 @@ func mib(n int64) string {
 // trace parses the trace lines read so far (the events before a bad line
 // are kept).
 func (r *streamReader) trace() (trace.Trace, error) {
+	if r.pw != nil {
+		r.bw.Flush()
+		r.pw.Close()
+		lt := <-r.parsed
+		r.liveEvents = lt.events
+		if r.lines == 0 {
+			return trace.Trace{}, nil
+		}
+		return trace.Trace{Header: lt.header}, lt.err
+	}
 	if r.lines == 0 {
 		return trace.Trace{}, nil
 	}
