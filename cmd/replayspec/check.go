@@ -207,29 +207,14 @@ func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
 		spool = &capped{f: file, left: limit + 1}
 		in, again = io.TeeReader(f, spool), file
 	}
-	var st *check.Stream
-	var tally runner.TallyStream
-	var h trace.Header
-	err = trace.ReadEach(bufio.NewReaderSize(in, 1<<20), func(got trace.Header) error {
-		h = got
-		if s, _ := specOf(trace.Trace{Header: h}, given); !runner.Streamable(s) {
-			return errJudgeWhole
-		}
-		st = check.NewStream(h)
-		return nil
-	}, func(e *trace.Event) error {
-		tally.Add(e)
-		st.Add(*e)
-		if !st.Separable() {
-			return errJudgeWhole
-		}
-		return nil
+	h, got, err := judgeAsRead(bufio.NewReaderSize(in, 1<<20), func(h trace.Header) bool {
+		s, _ := specOf(trace.Trace{Header: h}, given)
+		return runner.Streamable(s)
 	})
-	if err == nil {
-		if j, ok := st.Finish(); ok {
-			return checked{t: trace.Trace{Header: h}, streamed: &streamedTrace{j, tally.Tally()}}, nil
-		}
-	} else if !errors.Is(err, errJudgeWhole) {
+	switch {
+	case err == nil:
+		return checked{t: trace.Trace{Header: h}, streamed: got}, nil
+	case !errors.Is(err, errJudgeWhole):
 		return checked{}, readError(path, err)
 	}
 	if spool != nil {
@@ -249,6 +234,78 @@ func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
 	}
 	t, err := readWhole(again, path, limit)
 	return checked{t: t}, err
+}
+
+// judgeAsRead judges the trace in r as a stream, reading and judging at
+// once: a goroutine parses the lines (most of the work: encoding/json)
+// while this one judges the events it has parsed, a batch at a time. It
+// returns errJudgeWhole when the header's spec is not one to stream
+// (stream false) or the oracles cannot judge the trace apart.
+func judgeAsRead(r io.Reader, stream func(trace.Header) bool) (trace.Header, *streamedTrace, error) {
+	const batch = 512
+	var h trace.Header
+	batches := make(chan []trace.Event, 4)
+	stop := make(chan struct{}) // the judge needs no more
+	read := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		var b []trace.Event
+		err := trace.ReadEach(r, func(got trace.Header) error {
+			if h = got; !stream(h) {
+				return errJudgeWhole
+			}
+			return nil
+		}, func(e *trace.Event) error {
+			if b = append(b, *e); len(b) == batch {
+				select {
+				case batches <- b:
+				case <-stop:
+					return errJudgeWhole
+				}
+				b = make([]trace.Event, 0, batch)
+			}
+			return nil
+		})
+		if err == nil && len(b) > 0 {
+			select {
+			case batches <- b:
+			case <-stop:
+			}
+		}
+		read <- err
+	}()
+	var st *check.Stream
+	var tally runner.TallyStream
+	separable := true
+	for b := range batches {
+		if st == nil {
+			st = check.NewStream(h) // h is set before the first batch is sent
+		}
+		for i := range b {
+			tally.Add(&b[i])
+			st.Add(b[i])
+		}
+		if separable = st.Separable(); !separable {
+			close(stop)
+			for range batches {
+			}
+			break
+		}
+	}
+	if err := <-read; err != nil {
+		return h, nil, err
+	}
+	if !separable {
+		return h, nil, errJudgeWhole
+	}
+	if st == nil {
+		st = check.NewStream(h) // a trace of no events
+	}
+	j, ok := st.Finish()
+	if !ok {
+		return h, nil, errJudgeWhole
+	}
+	return h, &streamedTrace{j, tally.Tally()}, nil
 }
 
 // capped writes to f until left bytes are spent and drops the rest,
