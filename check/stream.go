@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -37,7 +39,8 @@ type Stream struct {
 	prologueAt, prologueFrom []int
 	// The position of each thread's last event; for events of no
 	// thread, per source.
-	pendingPrev  []int // the previous event of each of the segment's carried events
+	pendingPrev  []int    // the previous event of each of the segment's carried events
+	ids          []uint64 // scratch: the segment's dispatch ids
 	lastOnThread map[uint64]int
 	lastBySource map[trace.Source]int
 	seg          []trace.Event // the segment being recorded
@@ -49,8 +52,8 @@ type Stream struct {
 	pending map[string]int // application dispatches not yet complete
 
 	// What earlier segments hold that no later event may name.
-	closedIDs    map[uint64]bool
-	closedLabels map[string]bool
+	closedIDs    idRanges            // dispatch ids come in runs: kept as ranges
+	closedLabels map[uint64]struct{} // labels by hash: a collision only stops the cutting
 	// dispatched: threads that wrote an application dispatch before the
 	// segment began, and have not written one in it yet (their events
 	// belong to their last dispatch, in an earlier segment).
@@ -131,7 +134,7 @@ var appEvents = map[trace.Type]bool{
 func NewStream(h trace.Header) *Stream {
 	return &Stream{
 		header: h, windows: map[uint64]int{}, tools: map[uint64]int{}, pending: map[string]int{},
-		closedIDs: map[uint64]bool{}, closedLabels: map[string]bool{},
+		closedLabels: map[uint64]struct{}{},
 		lastOnThread: map[uint64]int{}, lastBySource: map[trace.Source]int{},
 		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
 		separable: true, instances: map[string]int{}, reported: map[string]bool{}, baseFor: -1,
@@ -208,9 +211,9 @@ func (s *Stream) watch(e *trace.Event) {
 		return
 	}
 	switch {
-	case e.Dispatch != 0 && s.closedIDs[e.Dispatch]:
+	case e.Dispatch != 0 && s.closedIDs.has(e.Dispatch):
 		s.separable = false
-	case appEvents[e.Type] && s.closedLabels[e.Label]:
+	case appEvents[e.Type] && s.closedLabel(e.Label):
 		s.separable = false
 	case !carried[e.Type] && e.Type != trace.AppDispatch && s.dispatched[e.Thread] && !s.fresh[e.Thread]:
 		s.separable = false // it belongs to its thread's last dispatch, judged already
@@ -261,13 +264,14 @@ func (s *Stream) cut() {
 	x := s.judgeSegment()
 	s.segments++
 	s.note(x)
+	ids := s.ids[:0]
 	for i := range s.seg {
 		e := &s.seg[i]
 		if e.Dispatch != 0 {
-			s.closedIDs[e.Dispatch] = true
+			ids = append(ids, e.Dispatch)
 		}
 		if e.Type == trace.AppDispatch {
-			s.closedLabels[e.Label] = true
+			s.closedLabels[labelHash(e.Label)] = struct{}{}
 			s.dispatched[e.Thread] = true
 		}
 		if carried[e.Type] {
@@ -275,6 +279,8 @@ func (s *Stream) cut() {
 			s.prologueAt = append(s.prologueAt, s.segStart+i)
 		}
 	}
+	s.closedIDs.add(ids)
+	s.ids = ids
 	s.times.cut()
 	for _, prev := range s.pendingPrev {
 		// The last prologue event at or before prev.
@@ -493,4 +499,74 @@ func (t *timeSeams) apart() bool {
 		}
 	}
 	return true
+}
+
+// closedLabel reports whether an application dispatch of an earlier
+// segment had label.
+func (s *Stream) closedLabel(label string) bool {
+	_, ok := s.closedLabels[labelHash(label)]
+	return ok
+}
+
+func labelHash(label string) uint64 { return xxh3.HashString(label) }
+
+// idRanges is a set of dispatch ids as sorted, disjoint, non-adjacent
+// ranges: a run's ids are mostly consecutive, so it stays small.
+type idRanges []idRange
+
+type idRange struct{ lo, hi uint64 } // lo..hi, both in
+
+// has reports whether id is in the set.
+func (r idRanges) has(id uint64) bool {
+	k, _ := slices.BinarySearchFunc(r, id, func(g idRange, id uint64) int {
+		switch {
+		case g.hi < id:
+			return -1
+		case g.lo > id:
+			return 1
+		}
+		return 0
+	})
+	return k < len(r) && r[k].lo <= id && id <= r[k].hi
+}
+
+// add puts ids (any order, repeats allowed; sorted in place) in the set.
+func (r *idRanges) add(ids []uint64) {
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		r.addOne(id)
+	}
+}
+
+func (r *idRanges) addOne(id uint64) {
+	s := *r
+	if n := len(s); n > 0 && s[n-1].hi+1 == id {
+		s[n-1].hi = id // the common case: the next id
+		return
+	}
+	if n := len(s); n == 0 || s[n-1].hi < id {
+		*r = append(s, idRange{id, id})
+		return
+	}
+	if s.has(id) {
+		return
+	}
+	k, _ := slices.BinarySearchFunc(s, id, func(g idRange, id uint64) int {
+		if g.hi < id {
+			return -1
+		}
+		return 1
+	})
+	// s[k] is the first range above id; join the neighbours it touches.
+	switch {
+	case k > 0 && s[k-1].hi+1 == id && s[k].lo == id+1:
+		s[k-1].hi = s[k].hi
+		*r = slices.Delete(s, k, k+1)
+	case k > 0 && s[k-1].hi+1 == id:
+		s[k-1].hi = id
+	case s[k].lo == id+1:
+		s[k].lo = id
+	default:
+		*r = slices.Insert(s, k, idRange{id, id})
+	}
 }

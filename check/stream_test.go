@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/replayspec/replayspec/trace"
+	"pgregory.net/rapid"
 )
 
 // sameJudgement fails t when judging tr as a stream, where it says it can,
@@ -74,4 +76,30 @@ func TestStreamMatchesJudge(t *testing.T) {
 		}
 	}
 	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment", len(files), separable, cut)
+}
+
+// TestIDRanges: the set of closed dispatch ids answers as a plain set
+// would, whatever order ids come in.
+func TestIDRanges(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var r idRanges
+		want := map[uint64]bool{}
+		for range rapid.IntRange(0, 20).Draw(rt, "batches") {
+			ids := rapid.SliceOf(rapid.Uint64Range(1, 60)).Draw(rt, "ids")
+			for _, id := range ids {
+				want[id] = true
+			}
+			r.add(slices.Clone(ids))
+			for k := 1; k < len(r); k++ {
+				if r[k-1].hi+1 >= r[k].lo {
+					rt.Fatalf("ranges %v overlap or touch", r)
+				}
+			}
+		}
+		for id := uint64(0); id <= 61; id++ {
+			if r.has(id) != want[id] {
+				rt.Fatalf("has(%d) = %v, want %v; ranges %v", id, r.has(id), want[id], r)
+			}
+		}
+	})
 }
