@@ -153,6 +153,15 @@ port-c-check: build port-c
 			--xfail ports/c/known-failures-$$p.txt --matrix out/port-c/compliance-host-$$p.md specs/ || exit 1; \
 		cat out/port-c/compliance-host-$$p.md; \
 	done
+	@# The oracles judging a stream agree with the whole trace on the port's
+	@# own traces, under free threads (docs/oracles.md, "Judged as a stream").
+	@# The verdicts were held above; a run that fails still leaves its traces.
+	rm -rf out/port-c/traces
+	for p in full black-box; do \
+		./$(BIN) run --quiet --gen 100 --gen-seed 77 --trace-out out/port-c/traces/$$p \
+			--target "exec:ports/c/bin/krs-driver --profile $$p" specs/ >/dev/null || true; \
+	done
+	REPLAYSPEC_STREAM_TRACES=$(CURDIR)/out/port-c/traces $(GO) test ./check -count=1 -v -run '^TestStreamMatchesJudgeOnRecordedTraces$$'
 	LD_LIBRARY_PATH=ports/c/bin/fakecuda ./$(BIN) run --quiet --target "exec:ports/c/bin/krs-driver-asan --runtime cuda" \
 		--xfail ports/c/known-failures-cuda-full.txt specs/
 	ports/c/faults.sh ./$(BIN) $(PORT_C_FAULT_FLAGS)

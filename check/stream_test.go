@@ -103,3 +103,40 @@ func TestIDRanges(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamMatchesJudgeOnRecordedTraces: every trace under the directory
+// $REPLAYSPEC_STREAM_TRACES (make port-c-check records the C port's, under
+// free threads, there) judged as a stream gives Judge's judgement, or says
+// it cannot. Skipped without the variable.
+func TestStreamMatchesJudgeOnRecordedTraces(t *testing.T) {
+	dir := os.Getenv("REPLAYSPEC_STREAM_TRACES")
+	if dir == "" {
+		t.Skip("REPLAYSPEC_STREAM_TRACES names no directory of traces (make port-c-check sets it)")
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".ndjson") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 100 {
+		t.Fatalf("%s holds %d traces, want the recorded runs' (at least 100)", dir, len(files))
+	}
+	separable, cut := 0, 0
+	for _, f := range files {
+		if segs, ok := sameJudgement(t, f, readAny(t, f)); ok {
+			separable++
+			if segs > 1 {
+				cut++
+			}
+		}
+	}
+	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment", len(files), separable, cut)
+	if cut == 0 {
+		t.Error("no trace was judged in more than one segment: the comparison compared nothing")
+	}
+}
