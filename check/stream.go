@@ -23,11 +23,13 @@ import (
 // are those of Judge over the whole trace only if no event after a cut
 // looks back past it; Stream watches for every way it knows an event can
 // (a dispatch id or application label of an earlier segment, a thread's
-// events before its next app_dispatch, a kind of event an earlier segment
-// lacked that an oracle asks the whole trace about, a process that died)
-// and then says the trace is not separable: the caller judges it whole.
-// TestStreamMatchesJudge holds the two equal over every trace the project
-// has.
+// events before its next app_dispatch, a kind of event one segment lacked
+// and another held that an oracle asks the whole trace about, a process
+// that died, dispatch ids out of order across a seam, a tool record timed
+// near another segment's loop) and then says the trace is not separable:
+// the caller judges it whole. TestStreamMatchesJudge and
+// TestStreamJudgesAsWhole (internal/faults) hold the two equal over every
+// trace the project has, correct and broken (docs/oracles.md).
 type Stream struct {
 	header trace.Header
 
@@ -37,14 +39,15 @@ type Stream struct {
 	// none): when a call took effect is bounded by that event
 	// (index.prevOnThread), which the prologue does not hold.
 	prologueAt, prologueFrom []int
+	pendingPrev              []int // the previous event of each of the segment's carried events
 	// The position of each thread's last event; for events of no
 	// thread, per source.
-	pendingPrev  []int    // the previous event of each of the segment's carried events
-	ids          []uint64 // scratch: the segment's dispatch ids
 	lastOnThread map[uint64]int
 	lastBySource map[trace.Source]int
-	seg          []trace.Event // the segment being recorded
-	apps         int           // app_dispatch events in seg
+
+	seg  []trace.Event // the segment being recorded
+	apps int           // app_dispatch events in seg
+	ids  []uint64      // scratch: the segment's dispatch ids, when it is cut
 
 	// What is in flight, per thread and for the application.
 	windows map[uint64]int // open PASS windows (they nest, MEM-6)
