@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/replayspec/replayspec/check"
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/specs"
@@ -49,7 +50,7 @@ func TestJudgeStreamedAsJudge(t *testing.T) {
 		streamed := runner.Result{Spec: s, Trace: trace.Trace{Header: whole.Trace.Header}, Elapsed: whole.Elapsed}
 		runner.JudgeStreamed(&streamed, s, j, tally.Tally())
 		want := *tally.Tally()
-		if got := (runner.Tally{Events: len(whole.Trace.Events), Passes: passes(whole.Trace), Stopped: runner.NeverEnded(whole.Trace)}); !cmp.Equal(got, want) {
+		if got := (runner.Tally{Events: len(whole.Trace.Events), Passes: report.Passes(whole.Trace), Stopped: runner.NeverEnded(whole.Trace)}); !cmp.Equal(got, want) {
 			t.Errorf("%s: tally %+v, want %+v", s.Name, want, got)
 		}
 		whole.Trace, streamed.Trace, streamed.Tally = trace.Trace{}, trace.Trace{}, nil
@@ -60,16 +61,6 @@ func TestJudgeStreamedAsJudge(t *testing.T) {
 	if cut == 0 {
 		t.Error("no library trace was judged in more than one segment")
 	}
-}
-
-func passes(t trace.Trace) int {
-	n := 0
-	for _, e := range t.Events {
-		if e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
-			n++
-		}
-	}
-	return n
 }
 
 // TestRunStreamedAsWhole: every library spec (expectations left out) run
@@ -101,8 +92,8 @@ func runStreamedAsWhole(t *testing.T, tg target.Target) {
 			if len(got.Trace.Events) != 0 {
 				t.Errorf("%s: judged as a stream, yet %d events kept", s.Name, len(got.Trace.Events))
 			}
-			if got.Tally.Events != len(want.Trace.Events) || got.Tally.Passes != passes(want.Trace) {
-				t.Errorf("%s: tally %+v, the whole trace has %d events, %d passes", s.Name, *got.Tally, len(want.Trace.Events), passes(want.Trace))
+			if got.Tally.Events != len(want.Trace.Events) || got.Tally.Passes != report.Passes(want.Trace) {
+				t.Errorf("%s: tally %+v, the whole trace has %d events, %d passes", s.Name, *got.Tally, len(want.Trace.Events), report.Passes(want.Trace))
 			}
 		} else {
 			whole++

@@ -29,6 +29,7 @@ type shape struct {
 	threads    int
 	elements   uint64 // 32-bit elements of the one buffer every dispatch uses
 	specs      int    // run this many copies of the spec in one run (runner.RunAll)
+	stream     bool   // judge the events as they are recorded (runner.Options.Stream)
 }
 
 // shapedSpec builds a spec of that shape: one MI300 agent, a replay
@@ -117,31 +118,14 @@ func cpuTime() time.Duration {
 // loop with the events judged as they are recorded and not kept
 // (runner.Options.Stream, issue 23 item 1).
 func BenchmarkScaleStreamed(b *testing.B) {
-	type point struct {
-		name string
-		sh   shape
-		unit float64
-	}
-	var points []point
+	var points []scalePoint
 	for _, n := range []int{1000, 10_000, 30_000, 100_000, 1_000_000} {
-		points = append(points, point{fmt.Sprintf("dispatches=%d", n), shape{passes: 3, dispatches: n, elements: 64}, float64(n)})
+		points = append(points, scalePoint{fmt.Sprintf("dispatches=%d", n), shape{passes: 3, dispatches: n, elements: 64, stream: true}, float64(n)})
 	}
 	for _, n := range []uint64{1000, 10_000, 100_000} {
-		points = append(points, point{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64}, float64(n)})
+		points = append(points, scalePoint{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64, stream: true}, float64(n)})
 	}
-	for _, p := range points {
-		b.Run(p.name, func(b *testing.B) {
-			s := shapedSpec(p.sh)
-			b.ReportAllocs()
-			cpu := cpuTime()
-			for b.Loop() {
-				runShapeAs(b, s, true)
-			}
-			b.ReportMetric(float64(cpuTime()-cpu)/(float64(b.N)*p.unit), "cpu-ns/unit")
-			b.ReportMetric(b.Elapsed().Seconds()*1e9/(float64(b.N)*p.unit), "ns/unit")
-			peakRSS(b)
-		})
-	}
+	runPoints(b, points)
 }
 
 // BenchmarkPipelinePass: a fixed loop of 1000 passes of a 64-element
@@ -240,27 +224,36 @@ func BenchmarkPipelineBesideEngine(b *testing.B) {
 
 // BenchmarkScale: time per unit and peak memory as one dimension grows.
 func BenchmarkScale(b *testing.B) {
-	type point struct {
-		name string
-		sh   shape
-		unit float64 // what ns/unit divides by
-	}
-	var points []point
+	var points []scalePoint
 	for _, n := range []int{1, 10, 100, 1000, 10_000, 100_000} {
-		points = append(points, point{fmt.Sprintf("dispatches=%d", n), shape{passes: 3, dispatches: n, elements: 64}, float64(n)})
+		points = append(points, scalePoint{fmt.Sprintf("dispatches=%d", n), shape{passes: 3, dispatches: n, elements: 64}, float64(n)})
 	}
 	for _, n := range []int{1, 10, 100, 1000, 10_000} {
-		points = append(points, point{fmt.Sprintf("threads=%d", n), shape{passes: 3, dispatches: n, threads: n, elements: 64}, float64(n)})
+		points = append(points, scalePoint{fmt.Sprintf("threads=%d", n), shape{passes: 3, dispatches: n, threads: n, elements: 64}, float64(n)})
 	}
 	for _, n := range []uint64{10, 100, 1000, 10_000, 100_000} {
-		points = append(points, point{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64}, float64(n)})
+		points = append(points, scalePoint{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64}, float64(n)})
 	}
 	for _, kib := range []uint64{4, 64, 1024, 16 << 10, 64 << 10} {
-		points = append(points, point{fmt.Sprintf("buffer-KiB=%d", kib), shape{passes: 10, elements: kib * 256}, 10})
+		points = append(points, scalePoint{fmt.Sprintf("buffer-KiB=%d", kib), shape{passes: 10, elements: kib * 256}, 10})
 	}
 	for _, n := range []int{1, 10, 100, 1000} {
-		points = append(points, point{fmt.Sprintf("specs=%d", n), shape{passes: 3, elements: 64, specs: n}, float64(n)})
+		points = append(points, scalePoint{fmt.Sprintf("specs=%d", n), shape{passes: 3, elements: 64, specs: n}, float64(n)})
 	}
+	runPoints(b, points)
+}
+
+// scalePoint is one point of a scaling curve: the shape, and the unit
+// ns/unit divides by.
+type scalePoint struct {
+	name string
+	sh   shape
+	unit float64
+}
+
+// runPoints runs each point as a sub-benchmark: CPU and wall time per
+// unit, and the process's peak RSS so far.
+func runPoints(b *testing.B, points []scalePoint) {
 	for _, p := range points {
 		b.Run(p.name, func(b *testing.B) {
 			s := shapedSpec(p.sh)
@@ -271,7 +264,7 @@ func BenchmarkScale(b *testing.B) {
 					runSpecs(b, s, p.sh.specs)
 					continue
 				}
-				runShape(b, s)
+				runShapeAs(b, s, p.sh.stream)
 			}
 			b.ReportMetric(float64(cpuTime()-cpu)/(float64(b.N)*p.unit), "cpu-ns/unit")
 			b.ReportMetric(b.Elapsed().Seconds()*1e9/(float64(b.N)*p.unit), "ns/unit")
