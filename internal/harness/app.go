@@ -57,12 +57,14 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 			}
 		}
 	}
-	byThread := map[hsa.ThreadID][]spec.Dispatch{}
-	for _, d := range s.Application.Dispatches {
+	// Each thread's dispatches as places in the spec's list: a copy of
+	// each cost a dispatch's size again (a spec of a million dispatches).
+	byThread := map[hsa.ThreadID][]int{}
+	for i, d := range s.Application.Dispatches {
 		if d.ByTool {
 			continue // the tool writes it from a callback
 		}
-		byThread[hsa.ThreadID(d.Thread)] = append(byThread[hsa.ThreadID(d.Thread)], d)
+		byThread[hsa.ThreadID(d.Thread)] = append(byThread[hsa.ThreadID(d.Thread)], i)
 	}
 	ids := make([]hsa.ThreadID, 0, len(byThread))
 	for id := range byThread {
@@ -70,7 +72,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
-		if err := th.Go(id, func() { a.runThread(id, byThread[id]) }); err != nil {
+		if err := th.Go(id, func() { a.runThread(id, s.Application.Dispatches, byThread[id]) }); err != nil {
 			return err
 		}
 	}
@@ -202,9 +204,10 @@ func (a *app) queue(agent, name string) (hsa.Queue, error) {
 }
 
 // runThread runs one thread's dispatches in order.
-func (a *app) runThread(id hsa.ThreadID, ds []spec.Dispatch) {
+func (a *app) runThread(id hsa.ThreadID, all []spec.Dispatch, mine []int) {
 	a.hooks.ThreadStarted(id)
-	for _, d := range ds {
+	for _, k := range mine {
+		d := all[k]
 		if err := a.ctx.Err(); err != nil {
 			a.fail(fmt.Errorf("dispatch %s not started: %w", d.Name, err))
 			return

@@ -255,8 +255,10 @@ func (t *tool) writing(th hsa.ThreadID, name string) (done func(), fresh bool) {
 }
 
 func (t *tool) dispatchNamed(name string) (spec.Dispatch, bool) {
-	d, ok := t.byName[name]
-	return d, ok
+	if d, ok := t.byName[name]; ok {
+		return *d, true
+	}
+	return spec.Dispatch{}, false
 }
 
 // localToggles makes the plan's local starts and stops for this pass with

@@ -27,7 +27,7 @@ type tool struct {
 	// The spec's dispatches by name, their own plans, and the dispatches
 	// that start during a pass of each: looked up on every callback, so
 	// found by map, not by a walk of the spec.
-	byName map[string]spec.Dispatch
+	byName map[string]*spec.Dispatch // into the spec's own list: a copy each cost a dispatch's size again
 	plans  map[string]spec.Plan
 	during map[string][]spec.Dispatch
 
@@ -56,8 +56,9 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		writes:  map[hsa.ThreadID][]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
 		counters: map[string]map[uint64]uint64{}, recorded: map[published]bool{},
-		byName: map[string]spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{}}
-	for _, d := range s.Application.Dispatches {
+		byName: map[string]*spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{}}
+	for i := range s.Application.Dispatches {
+		d := &s.Application.Dispatches[i]
 		if _, dup := t.byName[d.Name]; dup {
 			continue // the first of a name wins, as a walk would find it
 		}
