@@ -138,6 +138,10 @@ var ErrEmptyTrace = errors.New("empty trace")
 // errTimeout is wrapped by the error of a spec that ran out of time.
 var errTimeout = errors.New("timed out")
 
+// errNotJudged is wrapped by the error of a streamed run whose events the
+// oracles could not judge apart and that could not be recorded again.
+var errNotJudged = errors.New("not judged")
+
 // errBudget is wrapped by the error of a spec whose loop the harness cut
 // off at its pass budget without the spec expecting it.
 var errBudget = errors.New("pass budget spent")
@@ -190,7 +194,11 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 			whole.OnPass = nil // its passes were counted the first time
 			t, err = runTarget(runCtx, tg, s, whole, grace)
 		case st.again(t):
-			err = errors.Join(err, fmt.Errorf("the oracles needed the trace whole, and there was no time left to record it again: run the spec with --trace-out to keep it"))
+			// Its events were judged as they came and let go; a trace
+			// cut short by the time rarely reads apart (its last
+			// dispatch is half there), and there is no time to record it
+			// again. Nothing is judged: the counts say what ran.
+			err = errors.Join(err, fmt.Errorf("%w: its events were judged as they came and not kept, and the oracles needed them whole; run the spec with --trace-out to keep them", errNotJudged))
 		}
 		if st.judged == nil && len(t.Events) == 0 && st.err != nil {
 			err = errors.Join(err, fmt.Errorf("the oracles needed the trace whole, and its temporary copy could not be read back: %w (set TMPDIR to a directory with room)", st.err))
@@ -217,6 +225,11 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	if errors.Is(err, target.ErrOverBudget) {
 		// A trace cut at a budget is not judged: its missing end would
 		// read as rule violations. The error names the budget.
+		r.Elapsed = time.Since(start)
+		return r
+	}
+	if errors.Is(err, errNotJudged) {
+		r.Tally = st.tally.Tally()
 		r.Elapsed = time.Since(start)
 		return r
 	}

@@ -2,7 +2,10 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -110,5 +113,30 @@ func runStreamedAsWhole(t *testing.T, tg target.Target) {
 	t.Logf("%d specs judged as a stream, %d judged whole", streamed, whole)
 	if streamed == 0 || whole == 0 {
 		t.Errorf("streamed %d, read back %d: both paths must be taken", streamed, whole)
+	}
+}
+
+// TestStreamedRunCutByTheTimeout: a streamed run the timeout cuts short
+// still says what ran (its tally) and why it ended; its verdict is an
+// error whether or not the oracles could judge what came.
+func TestStreamedRunCutByTheTimeout(t *testing.T) {
+	s := spec.Spec{Version: spec.Version, Name: "cut",
+		Agents:   []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: []spec.Context{{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}}},
+	}
+	s.Tool.Plan.Passes = "3"
+	s.Application.Buffers = []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 1 << 20}} // milliseconds a pass
+	for i := range 2000 {
+		s.Application.Dispatches = append(s.Application.Dispatches, spec.Dispatch{Name: fmt.Sprintf("d%d", i), Kernel: "increment", Agent: "gpu0", Args: []string{"x"}})
+	}
+	r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}, Stream: true, Timeout: 300 * time.Millisecond, Grace: time.Minute})
+	if r.Verdict() != runner.Error || r.Err == nil || !strings.Contains(r.Err.Error(), "no result within --timeout") {
+		t.Fatalf("verdict %s, error %v; want the timeout's error", r.Verdict(), r.Err)
+	}
+	if r.Tally == nil || r.Tally.Events == 0 || r.Tally.Passes == 0 {
+		t.Fatalf("tally %+v: what ran is not said", r.Tally)
+	}
+	if r.Tally.Passes >= 3*len(s.Application.Dispatches) {
+		t.Errorf("all %d passes ran: the timeout stopped nothing", r.Tally.Passes)
 	}
 }
