@@ -45,9 +45,9 @@ type Stream struct {
 	lastOnThread map[uint64]int
 	lastBySource map[trace.Source]int
 
-	seg  []trace.Event // the segment being recorded
-	apps int           // app_dispatch events in seg
-	ids  []uint64      // scratch: the segment's dispatch ids, when it is cut
+	seg  trace.Buffer // the segment being recorded, packed (a long one is a loop's every event)
+	apps int          // app_dispatch events in seg
+	ids  []uint64     // scratch: the segment's dispatch ids, when it is cut
 
 	// What is in flight, per thread and for the application.
 	windows map[uint64]int // open PASS windows (they nest, MEM-6)
@@ -164,22 +164,22 @@ func (s *Stream) Add(e trace.Event) {
 	}
 	s.watch(&e)
 	if !s.separable {
-		s.seg, s.prologue = nil, nil
+		s.seg, s.prologue = trace.Buffer{}, nil
 		return
 	}
 	s.track(&e)
 	if !s.times.add(&e) {
 		s.separable = false
-		s.seg, s.prologue = nil, nil
+		s.seg, s.prologue = trace.Buffer{}, nil
 		return
 	}
-	if len(s.seg) == 0 {
+	if s.seg.Len() == 0 {
 		s.segStart = s.added
 	}
 	if prev := s.previous(&e, s.added); carried[e.Type] {
 		s.pendingPrev = append(s.pendingPrev, prev)
 	}
-	s.seg = append(s.seg, e)
+	s.seg.Push(&e)
 	s.added++
 }
 
@@ -261,15 +261,17 @@ func (s *Stream) count(m map[uint64]int, thread uint64, up bool) {
 
 // cut judges the segment recorded so far and forgets it.
 func (s *Stream) cut() {
-	if len(s.seg) == 0 {
+	if s.seg.Len() == 0 {
 		return
 	}
+	carriedBefore := len(s.prologue)
 	x := s.judgeSegment()
 	s.segments++
 	s.note(x)
 	ids := s.ids[:0]
-	for i := range s.seg {
-		e := &s.seg[i]
+	seg := x.ev[carriedBefore:]
+	for i := range seg {
+		e := &seg[i]
 		if e.Dispatch != 0 {
 			ids = append(ids, e.Dispatch)
 		}
@@ -292,7 +294,6 @@ func (s *Stream) cut() {
 	}
 	s.pendingPrev = s.pendingPrev[:0]
 	clear(s.fresh)
-	s.seg = s.seg[:0]
 	s.apps = 0
 }
 
@@ -311,12 +312,11 @@ func (s *Stream) note(x *index) {
 	s.lacked |= ^have
 }
 
-// judgeSegment runs the oracles over the prologue and the segment, and adds
-// what they found to the totals, less what the prologue alone gives.
+// judgeSegment runs the oracles over the prologue and the segment (taken
+// from s.seg, which is left empty), and adds what they found to the
+// totals, less what the prologue alone gives.
 func (s *Stream) judgeSegment() *index {
-	events := make([]trace.Event, 0, len(s.prologue)+len(s.seg))
-	events = append(append(events, s.prologue...), s.seg...)
-	x := newIndex(trace.Trace{Header: s.header, Events: events})
+	x := newIndex(trace.Trace{Header: s.header, Events: s.seg.TakeAfter(s.prologue)})
 	s.seams.offset = s.segStart - len(s.prologue)
 	s.seams.prologueFrom = s.prologueFrom
 	x.seams = &s.seams
@@ -357,7 +357,7 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 	x := s.judgeSegment()
 	s.segments++
 	s.note(x)
-	s.seg, s.prologue = nil, nil
+	s.seg, s.prologue = trace.Buffer{}, nil
 	// A kind of event one segment lacked and another held, or a process
 	// that died (its loss is read against every dispatch under way), is
 	// read by the oracles over the whole trace.

@@ -1,10 +1,13 @@
 package trace
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // nonZero sets v (a field of Event) to a value other than its zero value:
@@ -144,5 +147,29 @@ func TestPackedNames(t *testing.T) {
 func TestPackedIsSmall(t *testing.T) {
 	if p, e := unsafe.Sizeof(packed{}), unsafe.Sizeof(Event{}); 2*p > e {
 		t.Errorf("a packed event takes %d bytes, an Event %d: more than half", p, e)
+	}
+}
+
+// TestBufferTakeAfter: a Buffer gives back what was pushed, after the
+// prefix, and is empty afterwards.
+func TestBufferTakeAfter(t *testing.T) {
+	var b Buffer
+	prefix := []Event{{Seq: 1, Type: API}}
+	var want []Event
+	want = append(want, prefix...)
+	for i := range 3000 { // more than one chunk
+		e := Event{Seq: uint64(i + 2), Type: Kernel, Label: fmt.Sprintf("d%d", i%7), Dispatch: uint64(i)}
+		b.Push(&e)
+		want = append(want, e)
+	}
+	if b.Len() != 3000 {
+		t.Fatalf("Len %d, want 3000", b.Len())
+	}
+	got := b.TakeAfter(prefix)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("taken (-pushed +taken):\n%s", d)
+	}
+	if b.Len() != 0 || len(b.TakeAfter(nil)) != 0 {
+		t.Error("the buffer still holds events once taken")
 	}
 }

@@ -137,3 +137,30 @@ func (r *Recorder) Len() int {
 	defer r.mu.Unlock()
 	return r.n
 }
+
+// Buffer holds events packed (248 bytes where an Event is 704) until they
+// are taken as one slice: a reader that must keep a stretch of a trace
+// whole before it can use it (check.Stream's open segment) keeps it here.
+type Buffer struct{ c eventChunks }
+
+// Push adds a copy of e at the end.
+func (b *Buffer) Push(e *Event) { b.c.push(e) }
+
+// Len is the number of events held.
+func (b *Buffer) Len() int { return b.c.n }
+
+// TakeAfter returns prefix followed by the events held, as one new slice
+// made at its final size, and forgets the events.
+func (b *Buffer) TakeAfter(prefix []Event) []Event {
+	out := make([]Event, len(prefix), len(prefix)+b.c.n)
+	copy(out, prefix)
+	for k, ch := range b.c.chunks {
+		for j := range ch {
+			out = append(out, Event{})
+			b.c.unpack(&ch[j], &out[len(out)-1])
+		}
+		b.c.chunks[k] = nil
+	}
+	b.c = eventChunks{}
+	return out
+}
