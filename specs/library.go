@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -88,9 +89,32 @@ func load(pattern string) ([]spec.Spec, error) {
 	return out, nil
 }
 
-// ByName returns the library spec called name.
+// ByName returns the library spec called name (a matrix case by its
+// case name, "base/key=value,...").
 func ByName(name string) (spec.Spec, bool) {
+	base, _, _ := strings.Cut(name, "/")
 	for _, pattern := range []string{"*.yaml", "nvidia/*.yaml"} {
+		files, complete := fileNames(pattern)
+		if complete {
+			// Only the file that names it is parsed: looking a trace's
+			// spec up parsed the whole library (a quarter of a second,
+			// several under the race detector) before a line was read.
+			f, ok := files[base]
+			if !ok {
+				continue
+			}
+			data, err := library.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			cases, _ := spec.ParseCases(path.Join(Dir, f), data)
+			for _, s := range cases {
+				if s.Name == name {
+					return s, true
+				}
+			}
+			continue
+		}
 		lib, _ := shared(pattern)
 		for _, s := range lib {
 			if s.Name == name {
@@ -100,6 +124,41 @@ func ByName(name string) (spec.Spec, bool) {
 	}
 	return spec.Spec{}, false
 }
+
+// topName is a spec file's top-level name: line, plain or quoted.
+var topName = regexp.MustCompile(`(?m)^name:[ \t]*(?:"([^"\\]*)"|'([^']*)'|([^\s#'"]+))[ \t]*(?:#.*)?$`)
+
+// fileNames maps the name each file of pattern gives its spec to the file;
+// complete is false when some file's name could not be read so (the whole
+// set is parsed then).
+var fileNames = func() func(pattern string) (map[string]string, bool) {
+	type index struct {
+		files    map[string]string
+		complete bool
+	}
+	var once sync.Map // pattern -> func() index
+	return func(pattern string) (map[string]string, bool) {
+		f, _ := once.LoadOrStore(pattern, sync.OnceValue(func() index {
+			names, err := fs.Glob(library, pattern)
+			if err != nil {
+				return index{}
+			}
+			x := index{files: map[string]string{}, complete: true}
+			for _, n := range names {
+				data, err := library.ReadFile(n)
+				m := topName.FindAllSubmatch(data, -1)
+				if err != nil || len(m) != 1 {
+					x.complete = false
+					continue
+				}
+				x.files[string(m[0][1])+string(m[0][2])+string(m[0][3])] = n
+			}
+			return x
+		}))
+		x := f.(func() index)()
+		return x.files, x.complete
+	}
+}()
 
 // Invalid returns the invalid examples: file name to contents. Each must
 // be refused by the loader with the error its first line announces.
