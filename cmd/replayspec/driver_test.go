@@ -214,7 +214,7 @@ func TestDriverLibraryStreamedThroughExec(t *testing.T) {
 		t.Logf("specs left out: %v", err)
 	}
 	if testing.Short() {
-		specs = spreadOf(specs, 16)
+		specs = spreadOf(specs, 8) // one driver process a spec, under -race
 	}
 	for i := range specs {
 		specs[i].Expect = spec.Expect{}
@@ -259,6 +259,9 @@ func TestDriverLibraryStreamedThroughExec(t *testing.T) {
 // it holds nothing, so a trace far past --max-trace-mib passes; the same
 // spec judged whole is refused at the budget.
 func TestStreamedThroughExecNeedsNoBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("budget.txtar runs the same through the CLI (make test-heavy runs this too)")
+	}
 	s := tenThousandDispatches()
 	s.Application.Dispatches = s.Application.Dispatches[:300] // 3.4 MiB of trace
 	tg, err := exectarget.NewExec(driverCommand(t, "driver"), exectarget.ExecOptions{MaxBytes: 1 << 20})
