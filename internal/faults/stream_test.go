@@ -42,14 +42,17 @@ func (n *streamTally) sameAsStream(t *testing.T, name string, tr trace.Trace) {
 // TestStreamJudgesAsWhole: the library with every planted fault, and
 // generated specs under free threads, at every profile. A streamed
 // judgement that differs from the whole trace's, on a correct trace or on
-// a broken one, fails. Under -short: the library without faults and 40
+// a broken one, fails. Under -short: the library without faults and 12
 // generated specs.
 func TestStreamJudgesAsWhole(t *testing.T) {
 	specs := library(t)
 	faults := replay.AllFaults()
 	nGen := 300
 	if testing.Short() {
-		faults, nGen = faults[:0], 40
+		// Under the race detector: the library without faults at the
+		// three profiles and a dozen generated specs; all of it in make
+		// test-heavy.
+		faults, nGen = faults[:0], 12
 	}
 	var n streamTally
 	profiles := map[string][]trace.Source{"full": nil, "black-box": profileSources["black-box"], "runtime": profileSources["runtime"]}
