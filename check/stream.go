@@ -162,15 +162,13 @@ func (s *Stream) Add(e trace.Event) {
 	if uncut[e.Type] {
 		s.whole = true
 	}
-	s.watch(&e)
-	if !s.separable {
-		s.seg, s.prologue = trace.Buffer{}, nil
+	if !s.watch(&e) {
+		s.giveUp()
 		return
 	}
 	s.track(&e)
 	if !s.times.add(&e) {
-		s.separable = false
-		s.seg, s.prologue = trace.Buffer{}, nil
+		s.giveUp()
 		return
 	}
 	if s.seg.Len() == 0 {
@@ -208,19 +206,26 @@ func (s *Stream) quiet() bool {
 	return len(s.pending) == 0 && len(s.windows) == 0 && len(s.tools) == 0
 }
 
-// watch marks the trace not separable when e looks back past a cut.
-func (s *Stream) watch(e *trace.Event) {
+// watch reports false when e looks back past a cut.
+func (s *Stream) watch(e *trace.Event) bool {
 	if s.segments == 0 {
-		return
+		return true
 	}
 	switch {
 	case e.Dispatch != 0 && s.closedIDs.has(e.Dispatch):
-		s.separable = false
+		return false
 	case appEvents[e.Type] && s.closedLabel(e.Label):
-		s.separable = false
+		return false
 	case !carried[e.Type] && e.Type != trace.AppDispatch && s.dispatched[e.Thread] && !s.fresh[e.Thread]:
-		s.separable = false // it belongs to its thread's last dispatch, judged already
+		return false // it belongs to its thread's last dispatch, judged already
 	}
+	return true
+}
+
+// giveUp: the trace is not separable; what is held is of no more use.
+func (s *Stream) giveUp() {
+	s.separable = false
+	s.seg, s.prologue = trace.Buffer{}, nil
 }
 
 // track keeps what is in flight.

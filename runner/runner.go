@@ -201,7 +201,7 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 			err = errors.Join(err, fmt.Errorf("%w: its events were judged as they came and not kept, and the oracles needed them whole; run the spec with --trace-out to keep them", errNotJudged))
 		}
 		if st.judged == nil && len(t.Events) == 0 && st.err != nil {
-			err = errors.Join(err, fmt.Errorf("the oracles needed the trace whole, and its temporary copy could not be read back: %w (set TMPDIR to a directory with room)", st.err))
+			err = errors.Join(err, fmt.Errorf("%w: the oracles needed the trace whole, and its temporary copy could not be read back: %w (set TMPDIR to a directory with room, or keep the trace with --trace-out)", errNotJudged, st.err))
 		}
 	}
 	r.Trace = t

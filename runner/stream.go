@@ -25,13 +25,15 @@ type Tally struct {
 
 // TallyStream counts a trace's events as they arrive. The labels it keeps
 // to name a cut-off loop are those of recent dispatches only (a never_ended
-// event follows its loop's own events), so its memory stays flat.
+// event follows its loop's own events), so its memory stays flat: the
+// labels of the last recentLabels dispatches at least, in two generations
+// (when one is full it becomes the older, and the older is dropped).
 type TallyStream struct {
-	t      Tally
-	labels map[uint64]string
+	t             Tally
+	labels, older map[uint64]string
 }
 
-// recentLabels bounds the dispatch labels TallyStream keeps.
+// recentLabels bounds the dispatch labels of one generation.
 const recentLabels = 4096
 
 // Add counts e.
@@ -41,7 +43,7 @@ func (c *TallyStream) Add(e *trace.Event) {
 	case e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
 		c.t.Passes++
 	case e.Type == trace.NeverEnded:
-		st := Stopped{Dispatch: e.Dispatch, Label: c.labels[e.Dispatch]}
+		st := Stopped{Dispatch: e.Dispatch, Label: c.label(e.Dispatch)}
 		st.Known = st.Label != ""
 		if !st.Known {
 			st.Label = fmt.Sprintf("dispatch %d", e.Dispatch)
@@ -49,14 +51,20 @@ func (c *TallyStream) Add(e *trace.Event) {
 		st.Passes, _ = e.PassOf()
 		c.t.Stopped = append(c.t.Stopped, st)
 	}
-	if e.Dispatch != 0 && e.Label != "" {
+	if e.Dispatch != 0 && e.Label != "" && c.label(e.Dispatch) == "" {
 		if c.labels == nil || len(c.labels) >= recentLabels {
-			c.labels = make(map[uint64]string, 64)
+			c.older, c.labels = c.labels, make(map[uint64]string, 64)
 		}
-		if c.labels[e.Dispatch] == "" {
-			c.labels[e.Dispatch] = e.Label
-		}
+		c.labels[e.Dispatch] = e.Label
 	}
+}
+
+// label is dispatch id's label, when it is one of the recent ones.
+func (c *TallyStream) label(id uint64) string {
+	if l := c.labels[id]; l != "" {
+		return l
+	}
+	return c.older[id]
 }
 
 // Tally is what was counted.

@@ -153,3 +153,22 @@ func TestStreamedRunCutByTheTimeout(t *testing.T) {
 		t.Errorf("all %d passes ran: the timeout stopped nothing", r.Tally.Passes)
 	}
 }
+
+// TestTallyNamesRecentLoops: a never_ended event is named by its loop's
+// label when the loop's events came within the last dispatches, however
+// many came before.
+func TestTallyNamesRecentLoops(t *testing.T) {
+	var c runner.TallyStream
+	// 5×4096+1 dispatches: the last came just after a generation filled,
+	// and the one before it must still be known.
+	const n = 5*4096 + 1
+	for id := uint64(1); id <= n; id++ {
+		c.Add(&trace.Event{Type: trace.Callback, Dispatch: id, Label: fmt.Sprintf("d%d", id)})
+	}
+	c.Add(&trace.Event{Type: trace.NeverEnded, Dispatch: n - 1})
+	c.Add(&trace.Event{Type: trace.NeverEnded, Dispatch: n})
+	got := c.Tally().Stopped
+	if len(got) != 2 || got[0].Label != fmt.Sprintf("d%d", n-1) || !got[0].Known || got[1].Label != fmt.Sprintf("d%d", n) {
+		t.Errorf("stopped %+v, want d%d and d%d named", got, n-1, n)
+	}
+}
