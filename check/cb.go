@@ -33,7 +33,7 @@ func (x *index) checkConfigBrackets(d *dispatchView) []Violation {
 		vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d has %d CONFIG ENTER callbacks", d.id, len(d.configEnter)), concat(d.configEnter, d.configExit)...))
 	}
 	switch {
-	case len(d.configExit) == 0 && (len(d.neverEnded) > 0 || x.cutOff(d)):
+	case len(d.configExit) == 0 && (len(d.neverEnded) > 0 || x.cutOff(d) || x.openLoop(d)):
 		// The harness stopped a never-ending loop (CMP-4), or a failed
 		// restore ended the process (MEM-5): no EXIT is due.
 	case len(d.configExit) != 1:

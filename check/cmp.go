@@ -17,8 +17,8 @@ func checkCMP(x *index) []Violation {
 	died := x.processDied()
 	for _, a := range x.apps {
 		d := x.dispatches[a.dispatch]
-		if d != nil && x.cutOff(d) {
-			continue // the process ended on a failed restore (MEM-5): no completion is owed
+		if d != nil && (x.cutOff(d) || x.openLoop(d)) {
+			continue // the process ended on a failed restore (MEM-5), or the loop goes on past this part: no completion is owed
 		}
 		if died && len(a.complete) == 0 && len(a.timeout) == 0 {
 			// In flight on another thread when the process ended: the

@@ -52,6 +52,12 @@ type index struct {
 	// compares dispatches across segments (counter.go).
 	seams *seams
 
+	// cut, when the trace is a part of a loop that a streamed judgement
+	// cut between passes (check/loop.go): which passes of which dispatch
+	// were judged before and are left out, and whether the loop goes on
+	// past the trace's end.
+	cut elision
+
 	allocs      *[]allocation  // built on first use
 	allocByName map[string]int // the first allocation of each buffer, built on first use
 	spans       *flights       // built on first use: every dispatch in flight
@@ -79,6 +85,49 @@ type index struct {
 	lastThread   *threadState
 	lastThreadID uint64
 	lastDispatch *dispatchView
+}
+
+// elision: passes [lo, hi) of dispatch were judged in an earlier part of
+// the trace and are not in this one (none when hi <= lo); open: the
+// dispatch's loop goes on after this part's last event, so what is judged
+// at a loop's end is left to the part that holds it.
+type elision struct {
+	dispatch uint64
+	lo, hi   uint64
+	open     bool
+}
+
+// elided is how many passes of d the part leaves out, and the first of them.
+func (x *index) elided(d *dispatchView) (n int, from uint64) {
+	if x.cut.dispatch != d.id || x.cut.hi <= x.cut.lo {
+		return 0, 0
+	}
+	return int(x.cut.hi - x.cut.lo), x.cut.lo
+}
+
+// passesRun is how many passes of d ran: those shown, and those left out.
+func (x *index) passesRun(d *dispatchView) int {
+	n, _ := x.elided(d)
+	return len(d.passEnter) + n
+}
+
+// leftOut: pass p of d was judged in an earlier part and is not here.
+func (x *index) leftOut(d *dispatchView, p uint64) bool {
+	return x.cut.dispatch == d.id && p >= x.cut.lo && p < x.cut.hi
+}
+
+// passIndex is where pass p of d (not left out) lies in d.passEnter when
+// each pass shows once.
+func (x *index) passIndex(d *dispatchView, p uint64) int {
+	if n, from := x.elided(d); n > 0 && p >= from {
+		return int(p) - n
+	}
+	return int(p)
+}
+
+// openLoop: d's loop goes on past the end of this part of the trace.
+func (x *index) openLoop(d *dispatchView) bool {
+	return x.cut.open && d != nil && x.cut.dispatch == d.id
 }
 
 type passRef struct {

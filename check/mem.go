@@ -115,7 +115,7 @@ func (x *index) checkSnapshot(d *dispatchView) []Violation {
 // the last.
 func (x *index) checkRestores(d *dispatchView) []Violation {
 	var vs []Violation
-	passes := uint64(len(d.passEnter))
+	passes := uint64(x.passesRun(d))
 	if passes > 1 {
 		x.examined("MEM-2")
 	}
@@ -143,9 +143,12 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 		}
 	}
 	for p := uint64(1); p < passes; p++ {
+		if x.leftOut(d, p) {
+			continue // judged in an earlier part of the loop
+		}
 		rs := byPass[p]
 		prevExit := x.exitOf(d, p-1)
-		start := d.passEnter[p]
+		start := d.passEnter[x.passIndex(d, p)]
 		if ks := x.kernelsOfPass(d, p); len(ks) > 0 {
 			start = ks[0]
 		}

@@ -173,7 +173,7 @@ func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
 		// at the runtime profile, gen-000737 of seed 11). The SDK warns
 		// of a failed snapshot (once per process): with the warnings in
 		// the trace and none printed, no snapshot failed.
-	case passes != n && len(d.neverEnded) == 0 && !x.cutOff(d):
+	case passes != n && len(d.neverEnded) == 0 && !x.cutOff(d) && !x.openLoop(d):
 		at := []int{pc}
 		if passes > 0 {
 			at = append(at, runs[passes-1])

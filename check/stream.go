@@ -77,6 +77,14 @@ type Stream struct {
 
 	times timeSeams // MEM-6's records timed across segments
 
+	// loop is the dispatch whose replay loop the open segment may be cut
+	// inside, between passes (loop.go); loopEvery the passes a cut waits
+	// for, 0 never.
+	loop       *loopCut
+	indefinite uint64 // the dispatch the last pass count of 0 was for
+	loopEvery  int
+	loopCuts   int
+
 	segments   int
 	separable  bool
 	instances  map[string]int
@@ -141,6 +149,7 @@ func NewStream(h trace.Header) *Stream {
 		lastOnThread: map[uint64]int{}, lastBySource: map[trace.Source]int{},
 		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
 		separable: true, instances: map[string]int{}, reported: map[string]bool{}, baseFor: -1,
+		loopEvery: defaultLoopEvery,
 	}
 }
 
@@ -179,6 +188,7 @@ func (s *Stream) Add(e trace.Event) {
 	}
 	s.seg.Push(&e)
 	s.added++
+	s.followLoop(&e)
 }
 
 // previous is the position of the event before e on its thread (for an
@@ -272,7 +282,7 @@ func (s *Stream) cut() {
 	carriedBefore := len(s.prologue)
 	x := s.judgeSegment()
 	s.segments++
-	s.note(x)
+	s.note(x, 0)
 	ids := s.ids[:0]
 	seg := x.ev[carriedBefore:]
 	for i := range seg {
@@ -286,7 +296,7 @@ func (s *Stream) cut() {
 		}
 		if carried[e.Type] {
 			s.prologue = append(s.prologue, *e)
-			s.prologueAt = append(s.prologueAt, s.segStart+i)
+			s.prologueAt = append(s.prologueAt, s.segStart+i+s.loop.hiddenBefore(i))
 		}
 	}
 	s.closedIDs.add(ids)
@@ -300,10 +310,13 @@ func (s *Stream) cut() {
 	s.pendingPrev = s.pendingPrev[:0]
 	clear(s.fresh)
 	s.apps = 0
+	s.loop = nil
 }
 
-// note records which kinds of event the segment (with its prologue) held.
-func (s *Stream) note(x *index) {
+// note records which kinds of event the segment (with its prologue) held;
+// of the kinds in ignore, it says nothing (a part of a loop judges no
+// completion, which is all they are asked about for).
+func (s *Stream) note(x *index, ignore kinds) {
 	var have kinds
 	for ty, k := range kindOf {
 		if x.has(ty) {
@@ -313,25 +326,39 @@ func (s *Stream) note(x *index) {
 	if x.payloads {
 		have |= kindPayload
 	}
-	s.seen |= have
-	s.lacked |= ^have
+	s.seen |= have &^ ignore
+	s.lacked |= ^have &^ ignore
 }
 
 // judgeSegment runs the oracles over the prologue and the segment (taken
 // from s.seg, which is left empty), and adds what they found to the
 // totals, less what the prologue alone gives.
 func (s *Stream) judgeSegment() *index {
-	x := newIndex(trace.Trace{Header: s.header, Events: s.seg.TakeAfter(s.prologue)})
+	ev := s.seg.TakeAfter(s.prologue)
+	x := newIndex(trace.Trace{Header: s.header, Events: ev})
 	s.seams.offset = s.segStart - len(s.prologue)
 	s.seams.prologueFrom = s.prologueFrom
 	x.seams = &s.seams
+	l := s.loop
+	if l.wasCut() {
+		x.cut = l.elision(false)
+	}
 	vs := runFamilies(x)
-	base := s.base()
+	base, known := s.base(), map[string]bool(nil)
+	if l.wasCut() {
+		// The loop's head and last judged pass were judged already.
+		base, known = s.loopBase(ev[:len(s.prologue)+l.carried])
+	}
 	for rule, n := range x.instances {
 		s.instances[rule] += n - base[rule]
 	}
+	for rule, n := range base {
+		if _, ok := x.instances[rule]; !ok {
+			s.instances[rule] -= n
+		}
+	}
 	for _, v := range vs {
-		if k := violationKey(v); !s.reported[k] {
+		if k := violationKey(v); !s.reported[k] && !known[k] {
 			s.reported[k] = true
 			s.violations = append(s.violations, v)
 		}
@@ -361,7 +388,7 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 	s.times.cut()
 	x := s.judgeSegment()
 	s.segments++
-	s.note(x)
+	s.note(x, 0)
 	s.seg, s.prologue = trace.Buffer{}, nil
 	// A kind of event one segment lacked and another held, or a process
 	// that died (its loss is read against every dispatch under way), is
@@ -403,12 +430,21 @@ func violationKey(v Violation) string {
 // never holds the whole trace would conclude. ok is false when t is not
 // separable (Judge(t) is then the judgement).
 func JudgeStream(t trace.Trace) (j Judgement, segments int, ok bool) {
+	j, segments, _, ok = JudgeStreamLoops(t, defaultLoopEvery)
+	return j, segments, ok
+}
+
+// JudgeStreamLoops is JudgeStream with a loop alone in its segment cut
+// every passes passes (Stream.CutLoopsEvery); cuts is how many times one
+// was.
+func JudgeStreamLoops(t trace.Trace, passes int) (j Judgement, segments, cuts int, ok bool) {
 	s := NewStream(t.Header)
+	s.CutLoopsEvery(passes)
 	for i := range t.Events {
 		s.Add(t.Events[i])
 	}
 	j, ok = s.Finish()
-	return j, s.Segments(), ok
+	return j, s.Segments(), s.LoopCuts(), ok
 }
 
 // timeSeams keeps a streamed trace separable under MEM-6's reading of the

@@ -78,6 +78,39 @@ func TestStreamMatchesJudge(t *testing.T) {
 	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment", len(files), separable, cut)
 }
 
+// TestStreamCutsLoopsAsJudge: every golden and recorded trace judged as a
+// stream with every loop alone in its segment cut at every pass, and at
+// every other pass, gives Judge's judgement, or says it cannot.
+func TestStreamCutsLoopsAsJudge(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"../golden/*.ndjson", "../golden/*/*.ndjson", "testdata/*.ndjson", "testdata/*.ndjson.gz"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	for _, every := range []int{1, 2} {
+		separable, loops, cuts := 0, 0, 0
+		for _, f := range files {
+			tr := readAny(t, f)
+			got, segments, n, ok := JudgeStreamLoops(tr, every)
+			if !ok {
+				continue
+			}
+			separable++
+			if n > 0 {
+				loops++
+				cuts += n
+			}
+			if d := cmp.Diff(Judge(tr), got); d != "" {
+				t.Errorf("%s: judged as a stream of %d segments, loops cut %d times every %d passes, the judgement differs from the whole trace's (-whole +stream):\n%s", f, segments, n, every, d)
+			}
+		}
+		t.Logf("every %d passes: %d traces, %d judged as a stream, %d with a loop cut (%d cuts)", every, len(files), separable, loops, cuts)
+		if loops == 0 {
+			t.Errorf("every %d passes: no loop was cut: the comparison compared nothing", every)
+		}
+	}
+}
+
 // TestIDRanges: the set of closed dispatch ids answers as a plain set
 // would, whatever order ids come in.
 func TestIDRanges(t *testing.T) {

@@ -1,0 +1,186 @@
+package check
+
+import (
+	"github.com/replayspec/replayspec/trace"
+)
+
+// Cutting inside a loop (issue 23): a never-ending loop is one application
+// dispatch, so Stream's segments, cut only between dispatches, held it
+// whole. A loop alone in its segment is cut between passes as well: after
+// a pass's continue said go on, with nothing else in flight. Each part
+// judged is the segment's start through pass 0 (the dispatch's opening:
+// carried into every part), the last pass judged before (so that each pass
+// is compared with the one before it), and the passes since; the index is
+// told which passes it leaves out (index.cut), and that the loop goes on
+// (what is judged at a loop's end waits for the part that holds it).
+// Instances are the part's less those of what it carried; a part that
+// finds a violation is not cut (its events stay in the segment, and the
+// loop is not cut again): what an oracle reports once per dispatch, or
+// only the first of, is then found as Judge finds it.
+
+// defaultLoopEvery: a part holds at least this many new passes, so that
+// judging what it carries again is a small share of the work.
+const defaultLoopEvery = 256
+
+// loopCut is the loop being cut, in the open segment.
+type loopCut struct {
+	id, thread uint64
+	label      string
+	off        bool // not cut again: something in it the parts cannot carry
+	// Positions in seg: the end of pass 0's continue (the head, carried),
+	// where the pass after the last continue begins and where the last
+	// pass begun.
+	headEnd, next, last int
+	lastPass            uint64 // the pass the last continue answered
+	fresh               int    // passes ended in seg since the last cut
+	carried             int    // seg's first events, carried: the head and the last judged pass
+	elidedTo            uint64 // passes [1, elidedTo) are left out of seg
+	hidden              int    // events of the trace left out of seg
+}
+
+func (l *loopCut) wasCut() bool { return l != nil && l.carried > 0 }
+
+// hiddenBefore is how many events of the trace lie left out before seg's
+// event i.
+func (l *loopCut) hiddenBefore(i int) int {
+	if l == nil || i < l.headEnd {
+		return 0
+	}
+	return l.hidden
+}
+
+func (l *loopCut) elision(open bool) elision {
+	return elision{dispatch: l.id, lo: 1, hi: l.elidedTo, open: open}
+}
+
+// CutLoopsEvery sets how many passes of a loop alone in its segment are
+// judged at a time (0: loops are not cut, a loop is held whole). Tests set
+// it low to cut every loop they have.
+func (s *Stream) CutLoopsEvery(passes int) { s.loopEvery = passes }
+
+// LoopCuts is how many times a loop was cut between passes.
+func (s *Stream) LoopCuts() int { return s.loopCuts }
+
+// followLoop watches e, just added to seg, for a loop to cut.
+func (s *Stream) followLoop(e *trace.Event) {
+	if s.loopEvery <= 0 || s.whole {
+		return
+	}
+	l := s.loop
+	if l == nil {
+		// Only an indefinite loop (pass count 0) is cut, the one that may
+		// never end: a fixed loop's passes are few. It begins at pass 0's
+		// PASS ENTER, and is cut only when its application dispatch is
+		// the segment's only one.
+		if e.Type == trace.PassCount && e.Result != nil && *e.Result == 0 {
+			s.indefinite = e.Dispatch
+		}
+		if e.Dispatch == s.indefinite && e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Dispatch != 0 &&
+			s.apps == 1 && len(s.pending) == 1 && len(s.tools) == 0 && len(s.windows) == 1 {
+			if p, ok := e.PassOf(); ok && p == 0 {
+				s.loop = &loopCut{id: e.Dispatch, thread: e.Thread}
+				for label := range s.pending {
+					s.loop.label = label
+				}
+			}
+		}
+		return
+	}
+	if l.off {
+		return
+	}
+	if e.Thread != l.thread || e.Dispatch != 0 && e.Dispatch != l.id || carried[e.Type] || e.Type == trace.AppDispatch {
+		// Another thread's events, another dispatch (one the tool
+		// wrote), a call later parts would need: what the parts cannot
+		// carry. The rest of the loop is one part.
+		l.off = true
+		return
+	}
+	if e.Type != trace.Continue || e.Dispatch != l.id {
+		return
+	}
+	if e.Result == nil || *e.Result == 0 {
+		l.off = true // the loop ends here
+		return
+	}
+	pass, _ := e.PassOf()
+	end := s.seg.Len()
+	if l.headEnd == 0 {
+		if pass != 0 {
+			l.off = true
+			return
+		}
+		l.headEnd, l.next = end, end
+		return
+	}
+	l.last, l.next, l.lastPass = l.next, end, pass
+	l.fresh++
+	if l.fresh >= s.loopEvery && len(s.windows) == 0 && len(s.tools) == 0 &&
+		s.apps == 1 && len(s.pending) == 1 && s.pending[l.label] == 1 {
+		s.cutLoop()
+	}
+}
+
+// cutLoop judges the open segment, whose loop goes on, and keeps of it
+// only its head and its last pass.
+func (s *Stream) cutLoop() {
+	l := s.loop
+	np := len(s.prologue)
+	ev := s.seg.TakeAfter(s.prologue)
+	x := newIndex(trace.Trace{Header: s.header, Events: ev})
+	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
+	x.cut = l.elision(true)
+	vs := runFamilies(x)
+	base, known := s.base(), map[string]bool(nil)
+	if l.wasCut() {
+		base, known = s.loopBase(ev[:np+l.carried])
+	}
+	for _, v := range vs {
+		if k := violationKey(v); !s.reported[k] && !known[k] {
+			// A broken pass: the rest of the loop is judged in one
+			// part, which finds it as Judge does.
+			l.off = true
+			for i := np; i < len(ev); i++ {
+				s.seg.Push(&ev[i])
+			}
+			return
+		}
+	}
+	for rule, n := range x.instances {
+		s.instances[rule] += n - base[rule]
+	}
+	for rule, n := range base {
+		if _, ok := x.instances[rule]; !ok {
+			s.instances[rule] -= n
+		}
+	}
+	s.note(x, kindSignal|kindReadback)
+	// Keep the head and the last pass.
+	for i := np; i < np+l.headEnd; i++ {
+		s.seg.Push(&ev[i])
+	}
+	for i := np + l.last; i < len(ev); i++ {
+		s.seg.Push(&ev[i])
+	}
+	l.hidden += l.last - l.headEnd
+	l.carried = l.headEnd + len(ev) - np - l.last
+	l.elidedTo = l.lastPass
+	l.next, l.fresh = l.carried, 0
+	s.loopCuts++
+}
+
+// loopBase judges what a part of a loop carried (ev: the prologue, the
+// head and the last judged pass) alone: its instances, and the violations
+// it finds, which the part finds again (an earlier part judged those
+// events, and found nothing new in them) or finds only for what the part
+// leaves out.
+func (s *Stream) loopBase(ev []trace.Event) (map[string]int, map[string]bool) {
+	x := newIndex(trace.Trace{Header: s.header, Events: ev})
+	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
+	x.cut = s.loop.elision(true)
+	known := map[string]bool{}
+	for _, v := range runFamilies(x) {
+		known[violationKey(v)] = true
+	}
+	return x.instances, known
+}
