@@ -126,13 +126,14 @@ func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
 			}
 		}
 	}
-	for p := uint64(0); p+1 < uint64(len(d.passEnter)) && len(d.locals) == 0; p++ {
-		if _, got := collected[p]; got {
+	passes := uint64(x.passesRun(d))
+	for p := uint64(0); p+1 < passes && len(d.locals) == 0; p++ {
+		if _, got := collected[p]; got || x.leftOut(d, p) {
 			continue
 		}
-		for q := p + 1; q < uint64(len(d.passEnter)); q++ {
+		for q := p + 1; q < passes; q++ {
 			if later, got := collected[q]; got {
-				return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("pass %d of dispatch %d collected no counters but pass %d did: a group was skipped", p, d.id, q), d.passEnter[p], later)}
+				return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("pass %d of dispatch %d collected no counters but pass %d did: a group was skipped", p, d.id, q), d.passEnter[x.passIndex(d, p)], later)}
 			}
 		}
 	}

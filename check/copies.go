@@ -365,7 +365,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		asSnapshot[b] = !x.otherWorkIn(d, snapFrom, e0.to, false, false, b)
 	}
 	mem2, mem4 := false, false
-	for k := uint64(1); k < uint64(len(d.passEnter)); k++ {
+	for k := uint64(1); k < uint64(x.passesRun(d)); k++ {
 		ek, xp := pc.enter[k], pc.exit[k-1]
 		if ek == nil {
 			continue
@@ -453,7 +453,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 // restore) and what pass 0 left (one run's result).
 func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func(string) savedness, snapFrom int) []Violation {
 	a := x.appOf(d)
-	last := uint64(len(d.passEnter) - 1)
+	last := uint64(x.passesRun(d) - 1)
 	xl, x0, e0, el := pc.exit[last], pc.exit[0], pc.enter[0], pc.enter[last]
 	if a == nil || xl == nil || len(a.complete) == 0 {
 		return nil

@@ -63,7 +63,7 @@ func (s *Stream) LoopCuts() int { return s.loopCuts }
 
 // followLoop watches e, just added to seg, for a loop to cut.
 func (s *Stream) followLoop(e *trace.Event) {
-	if s.loopEvery <= 0 || s.whole {
+	if s.loopEvery <= 0 || s.whole || !s.fullProfile {
 		return
 	}
 	l := s.loop
@@ -131,12 +131,8 @@ func (s *Stream) cutLoop() {
 	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 	x.cut = l.elision(true)
 	vs := runFamilies(x)
-	base, known := s.base(), map[string]bool(nil)
-	if l.wasCut() {
-		base, known = s.loopBase(ev[:np+l.carried])
-	}
 	for _, v := range vs {
-		if k := violationKey(v); !s.reported[k] && !known[k] {
+		if !s.reported[violationKey(v)] {
 			// A broken pass: the rest of the loop is judged in one
 			// part, which finds it as Judge does.
 			l.off = true
@@ -145,6 +141,10 @@ func (s *Stream) cutLoop() {
 			}
 			return
 		}
+	}
+	base := s.base()
+	if l.wasCut() {
+		base = s.loopBase(ev[:np+l.carried])
 	}
 	for rule, n := range x.instances {
 		s.instances[rule] += n - base[rule]
@@ -169,18 +169,13 @@ func (s *Stream) cutLoop() {
 	s.loopCuts++
 }
 
-// loopBase judges what a part of a loop carried (ev: the prologue, the
-// head and the last judged pass) alone: its instances, and the violations
-// it finds, which the part finds again (an earlier part judged those
-// events, and found nothing new in them) or finds only for what the part
-// leaves out.
-func (s *Stream) loopBase(ev []trace.Event) (map[string]int, map[string]bool) {
+// loopBase is the instances of what a part of a loop carried (ev: the
+// prologue, the head and the last judged pass), judged alone: the part
+// counts them again.
+func (s *Stream) loopBase(ev []trace.Event) map[string]int {
 	x := newIndex(trace.Trace{Header: s.header, Events: ev})
 	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 	x.cut = s.loop.elision(true)
-	known := map[string]bool{}
-	for _, v := range runFamilies(x) {
-		known[violationKey(v)] = true
-	}
-	return x.instances, known
+	runFamilies(x)
+	return x.instances
 }

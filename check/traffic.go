@@ -64,7 +64,7 @@ func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
 // closed. What comes after (CONFIG EXIT, the completion, the remaining
 // passes) is not owed then: the process ended.
 func (x *index) aborted(d *dispatchView) bool {
-	if len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+	if len(d.configExit) > 0 || len(d.neverEnded) > 0 || x.openLoop(d) {
 		return false
 	}
 	if len(d.passExit) == 0 && x.hiddenLoop(d) {
