@@ -13,10 +13,14 @@ import (
 // is compared with the one before it), and the passes since; the index is
 // told which passes it leaves out (index.cut), and that the loop goes on
 // (what is judged at a loop's end waits for the part that holds it).
-// Instances are the part's less those of what it carried; a part that
-// finds a violation is not cut (its events stay in the segment, and the
-// loop is not cut again): what an oracle reports once per dispatch, or
-// only the first of, is then found as Judge finds it.
+// Instances are the part's less those of what it carried. Only clean
+// passes are left out: a part that finds a violation is not cut (its
+// events stay in the segment, and the loop is not cut again), and a loop
+// cut before that then breaks a rule, ends otherwise than by the pass
+// budget, or holds what the parts cannot carry, leaves the trace to Judge
+// (Finish says it is not separable): what an oracle reports once per
+// dispatch, or only the first of, or reads across every pass, is then
+// found as Judge finds it.
 
 // defaultLoopEvery: a part holds at least this many new passes, so that
 // judging what it carries again is a small share of the work.
@@ -27,6 +31,7 @@ type loopCut struct {
 	id, thread uint64
 	label      string
 	off        bool // not cut again: something in it the parts cannot carry
+	ended      bool // its never_ended report came
 	// Positions in seg: the end of pass 0's continue (the head, carried),
 	// where the pass after the last continue begins and where the last
 	// pass begun.
@@ -70,10 +75,23 @@ func (s *Stream) LoopCuts() int { return s.loopCuts }
 
 // followLoop watches e, just added to seg, for a loop to cut.
 func (s *Stream) followLoop(e *trace.Event) {
+	l := s.loop
+	if l != nil && l.ended {
+		return // what follows is judged with the loop's last part, whole
+	}
+	if l != nil && e.Type == trace.NeverEnded && e.Dispatch == l.id {
+		l.ended = true // the pass budget ended it (CMP-4), as its parts were judged
+		return
+	}
+	if l.wasCut() && (s.whole || l.off) {
+		// Cut before, and now something the parts cannot carry, or a
+		// part that broke a rule: Judge says what the loop is.
+		s.loopLost = true
+		return
+	}
 	if s.loopEvery <= 0 || s.whole || !s.fullProfile {
 		return
 	}
-	l := s.loop
 	if l == nil {
 		// Only an indefinite loop (pass count 0) is cut, the one that may
 		// never end: a fixed loop's passes are few. It begins at pass 0's
@@ -101,6 +119,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 		// wrote), a call later parts would need: what the parts cannot
 		// carry. The rest of the loop is one part.
 		l.off = true
+		s.loopLost = l.wasCut()
 		return
 	}
 	if e.Type != trace.Continue || e.Dispatch != l.id {
@@ -108,6 +127,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 	}
 	if e.Result == nil || *e.Result == 0 {
 		l.off = true // the loop ends here
+		s.loopLost = l.wasCut()
 		return
 	}
 	pass, _ := e.PassOf()
@@ -144,8 +164,10 @@ func (s *Stream) cutLoop() {
 			s.violations = append(s.violations, v)
 		} else if !s.reported[k] {
 			// A broken pass: the rest of the loop is judged in one
-			// part, which finds it as Judge does.
+			// part, which finds it as Judge does; after a cut, Judge
+			// judges the trace.
 			l.off = true
+			s.loopLost = l.wasCut()
 			for i := np; i < len(ev); i++ {
 				s.seg.Push(&ev[i])
 			}

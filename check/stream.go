@@ -29,7 +29,10 @@ import (
 // near another segment's loop) and then says the trace is not separable:
 // the caller judges it whole. TestStreamMatchesJudge and
 // TestStreamJudgesAsWhole (internal/faults) hold the two equal over every
-// trace the project has, correct and broken (docs/oracles.md).
+// trace the project has, correct and broken (docs/oracles.md). An
+// indefinite loop alone in its segment is cut between passes as well
+// (loop.go), so a never-ending loop is held a few hundred passes at a time.
+// TestStreamCutsLoopsAsJudge holds those cuts to Judge's judgement.
 type Stream struct {
 	header trace.Header
 

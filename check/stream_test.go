@@ -144,8 +144,9 @@ func loopTraces(t *testing.T) map[string]trace.Trace {
 // leaves out), and returns how many judgements differ from Judge's and
 // how many traces had a loop cut.
 func cutLoops(t *testing.T, traces map[string]trace.Trace, everys []int, blind bool, report func(string)) (differ, loops, cuts int) {
-	for _, every := range everys {
-		for name, tr := range traces {
+	for name, tr := range traces {
+		var want *Judgement
+		for _, every := range everys {
 			s := NewStream(tr.Header)
 			s.CutLoopsEvery(every)
 			s.blindLoops = blind
@@ -160,7 +161,11 @@ func cutLoops(t *testing.T, traces map[string]trace.Trace, everys []int, blind b
 				loops++
 				cuts += s.LoopCuts()
 			}
-			if d := cmp.Diff(Judge(tr), got); d != "" {
+			if want == nil {
+				j := Judge(tr)
+				want = &j
+			}
+			if d := cmp.Diff(*want, got); d != "" {
 				differ++
 				report(fmt.Sprintf("%s: judged as a stream of %d segments, its loop cut %d times every %d passes, the judgement differs from the whole trace's (-whole +stream):\n%s", name, s.Segments(), s.LoopCuts(), every, d))
 			}
@@ -173,8 +178,8 @@ func cutLoops(t *testing.T, traces map[string]trace.Trace, everys []int, blind b
 // judged as Judge judges the whole trace, over every trace of loopTraces.
 func TestStreamCutsLoopsAsJudge(t *testing.T) {
 	traces := loopTraces(t)
-	_, loops, cuts := cutLoops(t, traces, []int{1, 2, 5}, false, func(msg string) { t.Error(msg) })
-	t.Logf("%d traces, at 1, 2 and 5 passes a part: %d judgements with a loop cut (%d cuts)", len(traces), loops, cuts)
+	_, loops, cuts := cutLoops(t, traces, []int{1, 4}, false, func(msg string) { t.Error(msg) })
+	t.Logf("%d traces, at 1 and 4 passes a part: %d judgements with a loop cut (%d cuts)", len(traces), loops, cuts)
 	if loops == 0 {
 		t.Error("no loop was cut: the comparison compared nothing")
 	}
@@ -185,7 +190,13 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 // and that the loop goes on, must make TestStreamCutsLoopsAsJudge's
 // comparison fail.
 func TestLoopCutsMustTellTheOracles(t *testing.T) {
-	differ, loops, _ := cutLoops(t, loopTraces(t), []int{5}, true, func(string) {})
+	traces := loopTraces(t)
+	for name := range traces {
+		if !strings.HasPrefix(name, "loop-forever-alone") {
+			delete(traces, name)
+		}
+	}
+	differ, loops, _ := cutLoops(t, traces, []int{5}, true, func(string) {})
 	t.Logf("blind cuts: %d judgements with a loop cut, %d differ from Judge's", loops, differ)
 	if differ == 0 {
 		t.Error("cutting loops without telling the oracles changed no judgement: the comparison cannot see a wrong cut")
