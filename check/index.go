@@ -95,6 +95,10 @@ type elision struct {
 	dispatch uint64
 	lo, hi   uint64
 	open     bool
+	// ends, for an open loop, is how the part is judged to end: by the
+	// pass budget (CMP-4), or, with ends set, by itself (a continue of 0,
+	// then the completion). Only the completion's oracles ask.
+	ends bool
 }
 
 // elided is how many passes of d the part leaves out, and the first of them.

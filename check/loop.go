@@ -31,7 +31,10 @@ type loopCut struct {
 	id, thread uint64
 	label      string
 	off        bool // not cut again: something in it the parts cannot carry
-	ended      bool // its never_ended report came
+	ended      bool // its never_ended report came, or its continue said stop
+	// adj: what the parts' instances would add up to more, were the loop
+	// to end by itself rather than by the pass budget (selfEnding).
+	adj map[string]int
 	// Positions in seg: the end of pass 0's continue (the head, carried),
 	// where the pass after the last continue begins and where the last
 	// pass begun.
@@ -103,7 +106,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 		if e.Dispatch == s.indefinite && e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Dispatch != 0 &&
 			s.apps == 1 && len(s.pending) == 1 && len(s.tools) == 0 && len(s.windows) == 1 {
 			if p, ok := e.PassOf(); ok && p == 0 {
-				s.loop = &loopCut{id: e.Dispatch, thread: e.Thread, blind: s.blindLoops}
+				s.loop = &loopCut{id: e.Dispatch, thread: e.Thread, blind: s.blindLoops, adj: map[string]int{}}
 				for label := range s.pending {
 					s.loop.label = label
 				}
@@ -126,8 +129,9 @@ func (s *Stream) followLoop(e *trace.Event) {
 		return
 	}
 	if e.Result == nil || *e.Result == 0 {
-		l.off = true // the loop ends here
-		s.loopLost = l.wasCut()
+		// The loop ends here, by itself: what follows is its last
+		// part's, judged with the completion.
+		l.ended = true
 		return
 	}
 	pass, _ := e.PassOf()
@@ -158,7 +162,8 @@ func (s *Stream) cutLoop() {
 	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 	x.cut = l.elision(true)
 	vs := runFamilies(x)
-	for _, v := range vs {
+	ending, adj := selfEnding(x)
+	for _, v := range append(vs, ending...) {
 		if k := violationKey(v); l.blind && !s.reported[k] {
 			s.reported[k] = true // the naive stream: a part's findings taken as they are
 			s.violations = append(s.violations, v)
@@ -174,9 +179,15 @@ func (s *Stream) cutLoop() {
 			return
 		}
 	}
-	base := s.base()
+	base, baseAdj := s.base(), map[string]int(nil)
 	if l.wasCut() {
-		base = s.loopBase(ev[:np+l.carried])
+		base, baseAdj = s.loopBase(ev[:np+l.carried])
+	}
+	for rule, n := range adj {
+		l.adj[rule] += n
+	}
+	for rule, n := range baseAdj {
+		l.adj[rule] -= n
 	}
 	for rule, n := range x.instances {
 		s.instances[rule] += n - base[rule]
@@ -203,11 +214,34 @@ func (s *Stream) cutLoop() {
 
 // loopBase is the instances of what a part of a loop carried (ev: the
 // prologue, the head and the last judged pass), judged alone: the part
-// counts them again.
-func (s *Stream) loopBase(ev []trace.Event) map[string]int {
+// counts them again. adj is as selfEnding's.
+func (s *Stream) loopBase(ev []trace.Event) (instances, adj map[string]int) {
 	x := newIndex(trace.Trace{Header: s.header, Events: ev})
 	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 	x.cut = s.loop.elision(true)
 	runFamilies(x)
-	return x.instances
+	_, adj = selfEnding(x)
+	return x.instances, adj
+}
+
+// selfEnding judges x, a part of a loop judged as one the pass budget
+// ends (CMP-4), again as one that ends by itself: only the completion's
+// oracles (checkCMP) tell them apart. vs are what they find then; adj is
+// what that adds to each rule's instances. Which of the two the loop was
+// is known at its end (Stream.judgeSegment).
+func selfEnding(x *index) (vs []Violation, adj map[string]int) {
+	kept := x.instances
+	x.instances = map[string]int{}
+	checkCMP(x)
+	budget := x.instances
+	x.instances = map[string]int{}
+	x.cut.ends = true
+	vs = checkCMP(x)
+	x.cut.ends = false
+	adj = x.instances
+	for rule, n := range budget {
+		adj[rule] -= n
+	}
+	x.instances = kept
+	return vs, adj
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,9 +86,8 @@ type Stream struct {
 	// for, 0 never.
 	loop       *loopCut
 	indefinite uint64 // the dispatch the last pass count of 0 was for
-	// loopLost: a loop cut between passes ended by other means than the
-	// pass budget, or its last part broke a rule: the trace is judged
-	// whole.
+	// loopLost: a loop cut between passes broke a rule after a cut, or
+	// held what its parts cannot carry: the trace is judged whole.
 	loopLost bool
 	// fullProfile: the trace reports every source. Loops are cut only
 	// then: at a narrower profile some oracles count a loop's passes from
@@ -375,12 +375,18 @@ func (s *Stream) judgeSegment() *index {
 	base := s.base()
 	if l.wasCut() {
 		// The loop's head and last judged pass were counted already.
-		base = s.loopBase(ev[:len(s.prologue)+l.carried])
+		var adj map[string]int
+		base, adj = s.loopBase(ev[:len(s.prologue)+l.carried])
 		if d := x.dispatches[l.id]; d == nil || len(d.neverEnded) == 0 {
-			// Its parts were judged as a loop the pass budget ends
-			// (CMP-4), and it ended otherwise: what they counted is not
-			// what Judge counts.
-			s.loopLost = true
+			// It ended by itself, not by the pass budget: the parts
+			// count as such a loop's (selfEnding).
+			base = maps.Clone(base)
+			for rule, n := range adj {
+				base[rule] += n
+			}
+			for rule, n := range l.adj {
+				s.instances[rule] += n
+			}
 		}
 		for _, v := range vs {
 			if !s.reported[violationKey(v)] && !l.blind {
