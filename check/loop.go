@@ -13,14 +13,15 @@ import (
 // is compared with the one before it), and the passes since; the index is
 // told which passes it leaves out (index.cut), and that the loop goes on
 // (what is judged at a loop's end waits for the part that holds it).
-// Instances are the part's less those of what it carried. Only clean
-// passes are left out: a part that finds a violation is not cut (its
-// events stay in the segment, and the loop is not cut again), and a loop
-// cut before that then breaks a rule, ends otherwise than by the pass
-// budget, or holds what the parts cannot carry, leaves the trace to Judge
+// Instances are the part's less those of what it carried; until its end
+// the loop may end by the pass budget or by itself, and each part is
+// counted both ways (selfEnding). Only clean passes are left out: a part
+// that finds a violation is not cut (its events stay in the segment, and
+// the loop is not cut again), and a loop cut before that then breaks a
+// rule, or holds what the parts cannot carry, leaves the trace to Judge
 // (Finish says it is not separable): what an oracle reports once per
 // dispatch, or only the first of, or reads across every pass, is then
-// found as Judge finds it.
+// found as Judge finds it. docs/oracles.md, "Judged as a stream".
 
 // defaultLoopEvery: a part holds at least this many new passes, so that
 // judging what it carries again is a small share of the work.
