@@ -192,7 +192,7 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 func TestLoopCutsMustTellTheOracles(t *testing.T) {
 	traces := loopTraces(t)
 	for name := range traces {
-		if !strings.HasPrefix(name, "loop-forever-alone") {
+		if !strings.HasPrefix(name, "loop-forever-alone") || strings.Contains(name, "k=") && !strings.Contains(name, "k=7)") {
 			delete(traces, name)
 		}
 	}
