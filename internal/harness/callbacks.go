@@ -19,6 +19,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	t.mu.Lock()
 	if rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter {
 		t.labelOf[info.DispatchID] = t.label[th]
+		if t.repeating[th] { // forgotten once the repetition is done (Completed)
+			t.ids[th] = append(t.ids[th], info.DispatchID)
+		}
 	}
 	label := t.labelOf[info.DispatchID]
 	t.mu.Unlock()
@@ -155,7 +158,7 @@ func (t *tool) converged(label, counter string, pass uint64) bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	seen := t.counters[label+"/"+counter]
+	seen := t.counters[label][counter]
 	now, ok1 := seen[pass]
 	before, ok2 := seen[pass-1]
 	return ok1 && ok2 && now == before
