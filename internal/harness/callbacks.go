@@ -99,6 +99,11 @@ func (t *tool) planFor(label string) spec.Plan {
 	if pl, ok := t.plans[label]; ok {
 		return pl
 	}
+	if base, _, ok := spec.SplitRepetition(label); ok {
+		if pl, ok := t.plans[base]; ok {
+			return pl // a repetition follows its repeated dispatch's plan
+		}
+	}
 	return t.s.Tool.Plan
 }
 
