@@ -19,8 +19,8 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	t.mu.Lock()
 	if rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter {
 		t.labelOf[info.DispatchID] = t.label[th]
-		if t.repeating[th] { // forgotten once the repetition is done (Completed)
-			t.ids[th] = append(t.ids[th], info.DispatchID)
+		if kp := t.keep(th); kp != nil { // forgotten once the next repetition is done (Completed)
+			kp.ids = append(kp.ids, info.DispatchID)
 		}
 	}
 	label := t.labelOf[info.DispatchID]
@@ -163,7 +163,7 @@ func (t *tool) converged(label, counter string, pass uint64) bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	seen := t.counters[label][counter]
+	seen := t.counters[label+"/"+counter]
 	now, ok1 := seen[pass]
 	before, ok2 := seen[pass-1]
 	return ok1 && ok2 && now == before

@@ -39,16 +39,16 @@ type tool struct {
 	running func() hsa.ThreadID
 
 	mu        sync.Mutex
-	threadOf  map[uint64]hsa.ThreadID                 // goroutine id -> application thread
-	published map[hsa.ThreadID]published              // the pass in "thread-local" state (CB-4)
-	live      map[string]bool                         // contexts the tool has started globally
-	label     map[hsa.ThreadID]string                 // the dispatch each thread is submitting
-	writes    map[hsa.ThreadID][]string               // the tool's own dispatches each thread is writing, outermost first
-	labelOf   map[uint64]string                       // dispatch id -> spec name
-	inPass    map[string]int64                        // spec name -> pass running, -1 outside
-	started   map[string]bool                         // spec names whose app_dispatch happened, of those that start during a pass
-	counters  map[string]map[string]map[uint64]uint64 // spec name -> counter -> pass -> value
-	recorded  map[uint64]map[uint64]bool              // dispatch id -> passes whose first record the tool has had
+	threadOf  map[uint64]hsa.ThreadID      // goroutine id -> application thread
+	published map[hsa.ThreadID]published   // the pass in "thread-local" state (CB-4)
+	live      map[string]bool              // contexts the tool has started globally
+	label     map[hsa.ThreadID]string      // the dispatch each thread is submitting
+	writes    map[hsa.ThreadID][]string    // the tool's own dispatches each thread is writing, outermost first
+	labelOf   map[uint64]string            // dispatch id -> spec name
+	inPass    map[string]int64             // spec name -> pass running, -1 outside
+	started   map[string]bool              // spec names whose app_dispatch happened, of those that start during a pass
+	counters  map[string]map[uint64]uint64 // "spec name/counter" -> pass -> value
+	recorded  map[published]bool           // passes whose first record the tool has had
 	extNext   atomic.Uint64
 
 	// What the tool learnt of a repeated dispatch's repetitions and of
@@ -56,9 +56,29 @@ type tool struct {
 	// repetition has completed and the next one has too (a record handed
 	// over late still finds its label): nothing names them any more, and
 	// a million repetitions must not leave a million entries.
-	repeating map[hsa.ThreadID]bool     // the thread is submitting a repetition
-	ids       map[hsa.ThreadID][]uint64 // dispatch ids labelled in the thread's repetition
-	retiring  map[hsa.ThreadID][]uint64 // the ids of the repetition before, forgotten at the next one's end
+	repeating map[hsa.ThreadID]bool         // the thread is submitting a repetition
+	kept      map[hsa.ThreadID]*[2]retained // per thread: this repetition's, and the one's before
+}
+
+// retained is what the tool noted during one repetition, to forget.
+type retained struct {
+	ids  []uint64    // dispatch ids labelled (labelOf, and inPass by their labels)
+	recs []published // passes whose first record it had (recorded)
+	keys []string    // counters keys
+}
+
+// keep is the thread's retained of the repetition it is submitting, nil
+// when it submits none; the caller holds mu.
+func (t *tool) keep(th hsa.ThreadID) *retained {
+	if !t.repeating[th] {
+		return nil
+	}
+	k := t.kept[th]
+	if k == nil {
+		k = &[2]retained{}
+		t.kept[th] = k
+	}
+	return &k[0]
 }
 
 func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s spec.Spec) *tool {
@@ -67,8 +87,8 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		published: map[hsa.ThreadID]published{}, live: map[string]bool{}, label: map[hsa.ThreadID]string{},
 		writes:  map[hsa.ThreadID][]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
-		counters: map[string]map[string]map[uint64]uint64{}, recorded: map[uint64]map[uint64]bool{},
-		repeating: map[hsa.ThreadID]bool{}, ids: map[hsa.ThreadID][]uint64{}, retiring: map[hsa.ThreadID][]uint64{},
+		counters: map[string]map[uint64]uint64{}, recorded: map[published]bool{},
+		repeating: map[hsa.ThreadID]bool{}, kept: map[hsa.ThreadID]*[2]retained{},
 		byName: map[string]*spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{},
 		awaited: map[string]bool{}}
 	for i := range s.Application.Dispatches {
@@ -163,15 +183,22 @@ func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
 		return
 	}
 	t.repeating[thread] = false
-	old := t.retiring[thread]
-	for _, id := range old {
-		label := t.labelOf[id]
-		delete(t.labelOf, id)
-		delete(t.recorded, id)
-		delete(t.inPass, label)
-		delete(t.counters, label)
+	k := t.kept[thread]
+	if k == nil {
+		return
 	}
-	t.retiring[thread], t.ids[thread] = t.ids[thread], old[:0]
+	old := &k[1]
+	for _, id := range old.ids {
+		delete(t.inPass, t.labelOf[id])
+		delete(t.labelOf, id)
+	}
+	for _, p := range old.recs {
+		delete(t.recorded, p)
+	}
+	for _, key := range old.keys {
+		delete(t.counters, key)
+	}
+	k[0], k[1] = retained{ids: old.ids[:0], recs: old.recs[:0], keys: old.keys[:0]}, k[0]
 }
 
 // api records an API call the tool made while setting up: e names the
@@ -391,25 +418,25 @@ func (t *tool) onRecord(r replay.Record) {
 	inLoop = inLoop && pub.dispatch == r.Dispatch.DispatchID
 	pass := pub.pass
 	label := t.labelOf[r.Dispatch.DispatchID]
+	kp := t.keep(th)
 	if inLoop && r.Service == replay.CounterCollection {
-		byCounter := t.counters[label]
-		if byCounter == nil {
-			byCounter = map[string]map[uint64]uint64{}
-			t.counters[label] = byCounter
-		}
 		for _, c := range r.Counters {
-			if byCounter[c.Name] == nil {
-				byCounter[c.Name] = map[uint64]uint64{}
+			key := label + "/" + c.Name
+			if t.counters[key] == nil {
+				t.counters[key] = map[uint64]uint64{}
+				if kp != nil {
+					kp.keys = append(kp.keys, key)
+				}
 			}
-			byCounter[c.Name][pass] = c.Value
+			t.counters[key][pass] = c.Value
 		}
 	}
-	first := inLoop && !t.recorded[pub.dispatch][pub.pass]
+	first := inLoop && !t.recorded[pub]
 	if first {
-		if t.recorded[pub.dispatch] == nil {
-			t.recorded[pub.dispatch] = map[uint64]bool{}
+		t.recorded[pub] = true
+		if kp != nil {
+			kp.recs = append(kp.recs, pub)
 		}
-		t.recorded[pub.dispatch][pub.pass] = true
 	}
 	t.mu.Unlock()
 	var at *uint64
