@@ -114,3 +114,22 @@ func TestRepeatIsItsDispatchesListed(t *testing.T) {
 		t.Fatalf("the repeated spec's trace has %d lines, the listed one's %d", len(gl), len(wl))
 	}
 }
+
+// TestRepeatUnderFreeThreads: repetitions on threads that truly run at
+// once keep the rules (under -race, the tool's forgetting is checked for
+// races too).
+func TestRepeatUnderFreeThreads(t *testing.T) {
+	s := loadInline(t, repeated)
+	for i := range 3 {
+		tr, err := simtarget.Sim{Parallel: true}.Run(context.Background(), s, target.Options{})
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if vs := check.Judge(tr).Violations; len(vs) > 0 {
+			t.Fatalf("run %d: %d violations, first: %s", i, len(vs), vs[0].String())
+		}
+		if n := count(tr, trace.AppComplete); n != 9 {
+			t.Fatalf("run %d: %d completions, want 9", i, n)
+		}
+	}
+}
