@@ -19,7 +19,7 @@ import (
 const repeated = `
 version: 1
 name: repeated
-requires: [indefinite, counters, concurrency, tool-actions]
+requires: [indefinite, counters, concurrency, tool-actions, repeat]
 agents:
   - {name: gpu0, kind: MI300}
 contexts:
