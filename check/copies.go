@@ -53,7 +53,7 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	}
 	pc := &passCopies{enter: map[uint64]*memCopy{}, exit: map[uint64]*memCopy{}}
 	for _, i := range d.copies {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := e.PassOf()
 		if !ok || e.Op != trace.OpPass {
 			continue
@@ -199,14 +199,14 @@ func (x *index) inFlight() *flights {
 		out = append(out, workSpan{thread: a.thread, agent: x.ev[a.at].Agent, dispatch: a.dispatch, start: a.at, end: end, done: done, args: x.ev[a.at].Args})
 	}
 	for _, i := range x.byType[trace.ToolDispatch] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		end, done := len(x.ev), false
 		pos := x.byThread[e.Thread]
 		k, _ := slices.BinarySearch(pos, i)
 		// Its own completion: a dispatch the tool writes from inside this
 		// one's window (MEM-6, nested) completes on the same thread first.
 		for _, j := range pos[k+1:] {
-			if f := x.ev[j]; f.Type == trace.ToolComplete && sameToolDispatch(e, f) {
+			if f := &x.ev[j]; f.Type == trace.ToolComplete && sameToolDispatch(e, f) {
 				end, done = j, true
 				break
 			}
@@ -297,7 +297,7 @@ func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int) bool
 
 // sameToolDispatch: f is the tool_complete of tool_dispatch e, by its
 // signal where the trace names one, else by its label.
-func sameToolDispatch(e, f trace.Event) bool {
+func sameToolDispatch(e, f *trace.Event) bool {
 	if e.Signal != 0 && f.Signal != 0 {
 		return e.Signal == f.Signal
 	}
@@ -472,7 +472,7 @@ func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func
 		}
 	}
 	for _, rb := range a.readback {
-		e := x.ev[rb]
+		e := &x.ev[rb]
 		if rb < a.complete[0] || classify(e.Buffer) != saved {
 			continue
 		}

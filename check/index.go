@@ -448,7 +448,7 @@ func (x *index) joinApps() {
 		var cur *appView
 		var lastRun uint64 // the id of the last kernel in cur's window
 		for _, i := range pos {
-			e := x.ev[i]
+			e := &x.ev[i]
 			switch e.Type {
 			case trace.AppDispatch:
 				if cur != nil {
@@ -537,7 +537,7 @@ func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
 	if d.returnAt == nil {
 		d.returnAt = make(map[returnKey]int, len(d.returns))
 		for _, i := range d.returns {
-			e := x.ev[i]
+			e := &x.ev[i]
 			p, _ := e.PassOf()
 			key := returnKey{e.Op, e.Phase, p}
 			if e.Op == trace.OpConfig {
@@ -592,7 +592,7 @@ func (x *index) passesHidden() bool {
 		return false
 	}
 	for _, c := range configs {
-		e := x.ev[c]
+		e := &x.ev[c]
 		if !e.Status.Is(trace.StatusSuccess) {
 			continue
 		}

@@ -44,7 +44,7 @@ func (x *index) toolWrites() []*toolWrite {
 		var open []uint64 // windows open on this thread, outermost first
 		var writing []*toolWrite
 		for _, i := range pos {
-			e := x.ev[i]
+			e := &x.ev[i]
 			if e.Type == trace.AppDispatch {
 				open, writing = open[:0], writing[:0] // the application's next dispatch: all is over
 				continue
@@ -283,7 +283,7 @@ func (x *index) checkDeclined(w *toolWrite, d, outer *dispatchView, warned int) 
 func (x *index) silentAfter(th uint64, from int) bool {
 	pos := x.byThread[th]
 	for j := sort.SearchInts(pos, from+1); j < len(pos); j++ {
-		if e := x.ev[pos[j]]; e.Type == trace.ToolComplete || !x.byTool[pos[j]] && e.Type != trace.ToolDispatch {
+		if e := &x.ev[pos[j]]; e.Type == trace.ToolComplete || !x.byTool[pos[j]] && e.Type != trace.ToolDispatch {
 			return false
 		}
 	}
@@ -363,7 +363,7 @@ func (x *index) checkNestedWindow(w *toolWrite, d *dispatchView) []Violation {
 	// written from returns after it, and the outer window ends later.
 	if outer := x.dispatches[w.from]; outer != nil {
 		oe := firstOr(outer.configExit, len(x.ev))
-		if from := x.ev[w.at]; from.Op == trace.OpConfig && from.Phase == trace.PhaseExit {
+		if from := &x.ev[w.at]; from.Op == trace.OpConfig && from.Phase == trace.PhaseExit {
 			// Written from the outer CONFIG EXIT: that window closes as
 			// the callback returns.
 			oe = len(x.ev)
@@ -379,7 +379,7 @@ func (x *index) checkNestedWindow(w *toolWrite, d *dispatchView) []Violation {
 	if sig := x.ev[w.at].Signal; sig != 0 && x.header.Reports(trace.SourceRuntime) {
 		var decs []int
 		for _, i := range x.byType[trace.Signal] {
-			if e := x.ev[i]; e.Signal == sig && i > w.at && i <= w.end {
+			if e := &x.ev[i]; e.Signal == sig && i > w.at && i <= w.end {
 				decs = append(decs, i)
 			}
 		}
