@@ -129,14 +129,11 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 				}
 			}
 		}
-		var got map[cs]bool // most passes of most loops have no records to note
+		var got csSet // most passes of most loops have no records to note
 		for _, i := range byPass[p] {
 			e := &x.ev[i]
 			m := masks[e.Context]
-			if got == nil {
-				got = map[cs]bool{}
-			}
-			got[cs{e.Context, e.Service}] = true
+			got.add(cs{e.Context, e.Service})
 			if !m.off() {
 				producing[cs{e.Context, e.Service}] = true
 				continue
@@ -160,7 +157,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	}
 	lastGot := map[cs]uint64{}
 	for _, pv := range passes {
-		for k := range pv.got {
+		for _, k := range pv.got {
 			lastGot[k] = max(lastGot[k], pv.pass)
 		}
 	}
@@ -184,7 +181,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 			if k.service == trace.CounterCollection && (!pv.masks[k.context].everStopped || pv.pass > lastGot[k]) {
 				continue
 			}
-			if !pv.masks[k.context].off() && !pv.got[k] {
+			if !pv.masks[k.context].off() && !pv.got.has(k) {
 				vs = append(vs, x.violation("LCX-3", d.id, fmt.Sprintf("context %d is not masked in pass %d, yet delivered no %s record there (it does in other passes)", k.context, pv.pass, k.service), pv.enter))
 				break
 			}
@@ -200,7 +197,19 @@ type passView struct {
 	pass  uint64
 	enter int
 	masks map[uint64]maskState
-	got   map[cs]bool
+	got   csSet
+}
+
+// csSet is a set of (context, service) pairs: a pass records a few, and a
+// map per pass was a large part of what judging a long loop allocated.
+type csSet []cs
+
+func (s csSet) has(k cs) bool { return slices.Contains(s, k) }
+
+func (s *csSet) add(k cs) {
+	if !s.has(k) {
+		*s = append(*s, k)
+	}
 }
 
 // LCX-3, SVC-1: a context stopped locally and started again in the same
@@ -249,7 +258,7 @@ func (x *index) checkBroughtBack(d *dispatchView, scope map[scopeKey]bool, passe
 					rule, why = "SVC-1", fmt.Sprintf("context %d was started locally in this pass, after a local stop", ctx)
 				}
 				x.examined(rule)
-				if pv.got[cs{ctx, svc}] || x.leftOutInPass(d, pv, svc) {
+				if pv.got.has(cs{ctx, svc}) || x.leftOutInPass(d, pv, svc) {
 					continue
 				}
 				vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("pass %d delivered no %s record: %s, and it records %s on this agent without an override", pv.pass, svc, why, svc), m.startAt, pv.enter))
@@ -275,8 +284,8 @@ func (x *index) leftOutInPass(d *dispatchView, pv passView, service trace.Servic
 	return false
 }
 
-func (x *index) anyService(got map[cs]bool, svc trace.Service) bool {
-	for k := range got {
+func (x *index) anyService(got csSet, svc trace.Service) bool {
+	for _, k := range got {
 		if k.service == svc {
 			return true
 		}
