@@ -2,7 +2,10 @@ package check
 
 import (
 	"fmt"
+	"os"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -87,4 +90,60 @@ func BenchmarkLongLoop(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*n), "ns/pass")
 		})
 	}
+}
+
+// BenchmarkRecordedTrace: the oracles alone over the NDJSON trace named by
+// $REPLAYSPEC_BENCH_TRACE (decoded once, outside the timing), judged whole
+// and as a stream (check's work in `replayspec check`, without the
+// decoding). docs/benchmarks.md makes its large trace with
+// scripts/bigspec.sh 10000. Skipped without the variable.
+func BenchmarkRecordedTrace(b *testing.B) {
+	path := os.Getenv("REPLAYSPEC_BENCH_TRACE")
+	if path == "" {
+		b.Skip("REPLAYSPEC_BENCH_TRACE names no trace")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, _ := f.Stat()
+	tr, err := trace.Read(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	perEvent := func(b *testing.B, cpu time.Duration) {
+		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*len(tr.Events)), "cpu-ns/event")
+		b.ReportMetric(float64(st.Size())*float64(b.N)/1e6/(cpuTime()-cpu).Seconds(), "MB/cpu-s")
+	}
+	b.Run("whole", func(b *testing.B) {
+		cpu := cpuTime()
+		for b.Loop() {
+			Judge(tr)
+		}
+		perEvent(b, cpu)
+	})
+	b.Run("stream", func(b *testing.B) {
+		cpu := cpuTime()
+		for b.Loop() {
+			s := NewStream(tr.Header)
+			for i := range tr.Events {
+				s.Add(tr.Events[i])
+			}
+			if _, ok := s.Finish(); !ok {
+				b.Fatal("not judged as a stream")
+			}
+		}
+		perEvent(b, cpu)
+	})
+}
+
+// cpuTime is the process's CPU time so far (user and system, every
+// thread): on a shared machine it moves less with the load than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
