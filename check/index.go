@@ -15,7 +15,7 @@ type index struct {
 	header trace.Header
 
 	dispatches map[uint64]*dispatchView
-	order      []uint64 // dispatch ids by first appearance
+	order      []*dispatchView // by first appearance of their ids
 
 	apps     []*appView // one per app_dispatch, in trace order
 	appLabel map[string]*appView
@@ -114,6 +114,9 @@ type dispatchView struct {
 	kernelsByPass       map[uint64][]int
 	kernels, neverEnded []int
 	warnings            []int
+
+	app      *appView // appOf, once known
+	appKnown bool
 }
 
 // appView is one application dispatch joined to its SDK dispatch id.
@@ -162,7 +165,7 @@ func (x *index) dispatch(id uint64) *dispatchView {
 	if d == nil {
 		d = &dispatchView{id: id}
 		x.dispatches[id] = d
-		x.order = append(x.order, id)
+		x.order = append(x.order, d)
 	}
 	return d
 }
@@ -615,8 +618,16 @@ func (x *index) hiddenLoop(d *dispatchView) bool {
 	return len(d.kernels) > 1 || len(d.snapshots) > 0 || len(d.continues) > 0 || ok && r > 1
 }
 
-// appOf returns the application dispatch joined to d, if any.
+// appOf returns the application dispatch joined to d, if any. Oracles ask
+// it of every dispatch many times over: the answer is kept on d.
 func (x *index) appOf(d *dispatchView) *appView {
+	if !d.appKnown {
+		d.app, d.appKnown = x.joinedApp(d), true
+	}
+	return d.app
+}
+
+func (x *index) joinedApp(d *dispatchView) *appView {
 	if d.label == "" {
 		return nil
 	}
