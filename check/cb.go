@@ -219,7 +219,14 @@ func kindText(e *trace.Event) string {
 
 // concat joins position lists into a new slice.
 func concat(lists ...[]int) []int {
-	var out []int
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, 0, n)
 	for _, l := range lists {
 		out = append(out, l...)
 	}

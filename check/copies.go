@@ -82,7 +82,13 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	if d.copied != nil {
 		return d.copied
 	}
-	pc := &passCopies{enter: map[uint64]*memCopy{}, exit: map[uint64]*memCopy{}}
+	passes := len(d.passEnter) + 1
+	pc := &passCopies{enter: make(map[uint64]*memCopy, passes), exit: make(map[uint64]*memCopy, passes)}
+	// One array for the copies and one for their buffers' first places:
+	// there are at most as many copies as tool_memory events, so taking
+	// each from the array never moves one already taken.
+	copies := make([]memCopy, 0, len(d.copies))
+	places := make([]copiedBuffer, 2*len(d.copies))
 	for _, i := range d.copies {
 		e := &x.ev[i]
 		p, ok := e.PassOf()
@@ -105,7 +111,8 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 		}
 		c := by[p]
 		if c == nil {
-			c = &memCopy{from: from, to: i}
+			copies = append(copies, memCopy{from: from, to: i, buffers: places[:0:2]})
+			c, places = &copies[len(copies)-1], places[2:]
 			by[p] = c
 		}
 		c.from, c.to = min(c.from, from), max(c.to, i)

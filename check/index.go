@@ -79,6 +79,7 @@ type index struct {
 	lastThread   *threadState
 	lastThreadID uint64
 	lastDispatch *dispatchView
+	slab         []int // pushPos's places not yet handed out
 }
 
 type passRef struct {
@@ -394,54 +395,73 @@ func (x *index) file(i int, e *trace.Event) {
 	case trace.Callback:
 		switch {
 		case e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter:
-			d.configEnter = append(d.configEnter, i)
+			d.configEnter = x.pushPos(d.configEnter, i)
 			if len(d.configEnter) == 1 {
 				d.thread = e.Thread
 			}
 		case e.Op == trace.OpConfig && e.Phase == trace.PhaseExit:
-			d.configExit = append(d.configExit, i)
+			d.configExit = x.pushPos(d.configExit, i)
 		case e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
-			d.passEnter = append(d.passEnter, i)
+			d.passEnter = x.pushPos(d.passEnter, i)
 		case e.Op == trace.OpPass && e.Phase == trace.PhaseExit:
-			d.passExit = append(d.passExit, i)
+			d.passExit = x.pushPos(d.passExit, i)
 		}
 	case trace.Returned:
-		d.returns = append(d.returns, i)
+		d.returns = x.pushPos(d.returns, i)
 	case trace.PassCount:
-		d.passCounts = append(d.passCounts, i)
+		d.passCounts = x.pushPos(d.passCounts, i)
 	case trace.Continue:
-		d.continues = append(d.continues, i)
+		d.continues = x.pushPos(d.continues, i)
 	case trace.Local:
-		d.locals = append(d.locals, i)
+		d.locals = x.pushPos(d.locals, i)
 	case trace.Record:
-		d.records = append(d.records, i)
+		d.records = x.pushPos(d.records, i)
 	case trace.Correlation:
-		d.correlations = append(d.correlations, i)
+		d.correlations = x.pushPos(d.correlations, i)
 	case trace.DispatchID:
-		d.reserves = append(d.reserves, i)
+		d.reserves = x.pushPos(d.reserves, i)
 		if len(d.configEnter) == 0 && d.thread == 0 {
 			d.thread = e.Thread
 		}
 	case trace.Snapshot:
 		if e.Status != "" && !e.Status.Is(trace.StatusSuccess) {
-			d.failedSnapshots = append(d.failedSnapshots, i) // MEM-5
+			d.failedSnapshots = x.pushPos(d.failedSnapshots, i) // MEM-5
 		} else {
-			d.snapshots = append(d.snapshots, i)
+			d.snapshots = x.pushPos(d.snapshots, i)
 		}
 	case trace.Restore:
-		d.restores = append(d.restores, i)
+		d.restores = x.pushPos(d.restores, i)
 	case trace.Kernel:
-		d.kernels = append(d.kernels, i)
+		d.kernels = x.pushPos(d.kernels, i)
 	case trace.NeverEnded:
-		d.neverEnded = append(d.neverEnded, i)
+		d.neverEnded = x.pushPos(d.neverEnded, i)
 	case trace.Warning:
-		d.warnings = append(d.warnings, i)
+		d.warnings = x.pushPos(d.warnings, i)
 	case trace.ToolMemory:
-		d.copies = append(d.copies, i)
+		d.copies = x.pushPos(d.copies, i)
 	case trace.ToolSignal:
-		d.loads = append(d.loads, i)
+		d.loads = x.pushPos(d.loads, i)
 	}
 }
+
+// pushPos appends position i to one of the index's small lists (a
+// dispatch's, or its events of one pass). A list's first
+// four places come from a slab shared by the index: most lists of most
+// dispatches hold a few positions, and growing each from nothing was the
+// index's largest count of allocations. The three-index slice keeps lists
+// apart: one that outgrows its four places moves to its own array.
+func (x *index) pushPos(list []int, i int) []int {
+	if cap(list) == 0 {
+		if len(x.slab) < slabList {
+			x.slab = make([]int, 1024*slabList)
+		}
+		list, x.slab = x.slab[:0:slabList], x.slab[slabList:]
+	}
+	return append(list, i)
+}
+
+// slabList is how many places a list gets from the slab.
+const slabList = 4
 
 // joinApps joins application dispatches to SDK dispatch ids as
 // docs/trace.md says: on one thread, the events between an app_dispatch

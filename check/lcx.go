@@ -91,14 +91,14 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	byPass := map[uint64][]int{}
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
-			byPass[p] = append(byPass[p], i)
+			byPass[p] = x.pushPos(byPass[p], i)
 		}
 	}
 	localsByPass := map[uint64][]int{}
 	for _, i := range d.locals {
 		e := &x.ev[i]
 		if p, ok := e.PassOf(); ok && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
-			localsByPass[p] = append(localsByPass[p], i)
+			localsByPass[p] = x.pushPos(localsByPass[p], i)
 		}
 	}
 	vs = append(vs, x.checkStartOfInactive(d)...)
@@ -456,7 +456,7 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 	byPass := map[uint64][]int{}
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
-			byPass[p] = append(byPass[p], i)
+			byPass[p] = x.pushPos(byPass[p], i)
 		}
 	}
 	var out []submitView

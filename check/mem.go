@@ -88,7 +88,7 @@ func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 		d.kernelsByPass = map[uint64][]int{}
 		for _, k := range d.kernels {
 			if w := x.window(k); w.open && w.dispatch == d.id {
-				d.kernelsByPass[w.pass] = append(d.kernelsByPass[w.pass], k)
+				d.kernelsByPass[w.pass] = x.pushPos(d.kernelsByPass[w.pass], k)
 			}
 		}
 	}

@@ -153,7 +153,7 @@ func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
 		d.restoreByPass = map[uint64][]int{}
 		for _, r := range d.restores {
 			if p, ok := x.ev[r].PassOf(); ok {
-				d.restoreByPass[p] = append(d.restoreByPass[p], r)
+				d.restoreByPass[p] = x.pushPos(d.restoreByPass[p], r)
 			}
 		}
 	}
