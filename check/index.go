@@ -467,6 +467,7 @@ const slabList = 4
 // docs/trace.md says: on one thread, the events between an app_dispatch
 // and the next belong to it, and the first dispatch_id among them names it.
 func (x *index) joinApps() {
+	hasIDs := x.has(trace.DispatchID)
 	for _, pos := range x.byThread {
 		var cur *appView
 		var lastRun uint64 // the id of the last kernel in cur's window
@@ -490,7 +491,7 @@ func (x *index) joinApps() {
 			case trace.Callback, trace.Kernel:
 				// A trace without dispatch_id events still names the
 				// dispatch through its first tagged event (docs/trace.md).
-				if cur == nil || e.Dispatch == 0 || x.has(trace.DispatchID) || x.byTool[i] {
+				if cur == nil || e.Dispatch == 0 || hasIDs || x.byTool[i] {
 					continue
 				}
 				if len(cur.named) == 0 {

@@ -39,7 +39,11 @@ func (x *index) toolWrites() []*toolWrite {
 		return *x.writes
 	}
 	var out []*toolWrite
-	returns := x.has(trace.Returned)
+	if !x.has(trace.ToolDispatch) {
+		x.writes = &out // the tool wrote none: no need to walk every thread
+		return out
+	}
+	returns, hasIDs := x.has(trace.Returned), x.has(trace.DispatchID)
 	for _, pos := range x.byThread {
 		var open []uint64 // windows open on this thread, outermost first
 		var writing []*toolWrite
@@ -94,7 +98,7 @@ func (x *index) toolWrites() []*toolWrite {
 						break
 					}
 				}
-			case e.Type == trace.DispatchID || (!x.has(trace.DispatchID) && (e.Type == trace.Callback || e.Type == trace.Kernel)):
+			case e.Type == trace.DispatchID || (!hasIDs && (e.Type == trace.Callback || e.Type == trace.Kernel)):
 				// Its own id: the first reserved (or, without the SDK's
 				// events, named) in its window, not in a deeper one.
 				if n := len(writing); n > 0 && writing[n-1].id == 0 && e.Dispatch != 0 && e.Dispatch != writing[n-1].from {
