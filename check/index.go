@@ -99,9 +99,9 @@ type dispatchView struct {
 	configEnter, configExit []int
 	passEnter, passExit     []int
 	passCounts, continues   []int
-	returns                 []int             // callback_return events: what the tool left behind
-	returnAt                map[returnKey]int // built on first use: the first return per callback
-	restoreByPass           map[uint64][]int  // built on first use
+	returns                 []int            // callback_return events: what the tool left behind
+	returnAt                *returnIndex     // built on first use: the first return per callback
+	restoreByPass           map[uint64][]int // built on first use
 	locals, records         []int
 	correlations, reserves  []int
 	snapshots, restores     []int
@@ -559,7 +559,7 @@ type returnKey struct {
 // returnAt finds the tool's first return from the callback k names.
 func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
 	if d.returnAt == nil {
-		d.returnAt = make(map[returnKey]int, len(d.returns))
+		r := &returnIndex{other: map[returnKey]int{}}
 		for _, i := range d.returns {
 			e := &x.ev[i]
 			p, _ := e.PassOf()
@@ -567,13 +567,58 @@ func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
 			if e.Op == trace.OpConfig {
 				key.pass = 0
 			}
-			if _, dup := d.returnAt[key]; !dup {
-				d.returnAt[key] = i
+			if at := r.place(key, len(d.returns)); at != nil {
+				if *at == 0 {
+					*at = i + 1
+				}
+			} else if _, dup := r.other[key]; !dup {
+				r.other[key] = i
 			}
 		}
+		d.returnAt = r
 	}
-	i, ok := d.returnAt[k]
+	if at := d.returnAt.place(k, -1); at != nil && *at != 0 {
+		return *at - 1, true
+	} else if at != nil {
+		return 0, false
+	}
+	i, ok := d.returnAt.other[k]
 	return i, ok
+}
+
+// returnIndex is a dispatch's first return from each callback: those of
+// PASS ENTER and EXIT by pass (a long loop has two a pass, and a map keyed
+// by strings cost more than the rest of its judging), any other in a map.
+type returnIndex struct {
+	enter, exit []int // by pass: the return's position + 1, 0 none
+	other       map[returnKey]int
+}
+
+// place is where k's return is kept when it is kept by pass, else nil;
+// grow, when not -1, is how long the lists may grow (to no more places
+// than the dispatch has returns, whatever pass a broken trace names).
+func (r *returnIndex) place(k returnKey, grow int) *int {
+	if k.op != trace.OpPass {
+		return nil
+	}
+	var list *[]int
+	switch k.phase {
+	case trace.PhaseEnter:
+		list = &r.enter
+	case trace.PhaseExit:
+		list = &r.exit
+	default:
+		return nil
+	}
+	if k.pass >= uint64(len(*list)) {
+		// Past the list: kept in other, if anywhere (a list only grows
+		// for passes below grow, and one at or past it is kept there).
+		if grow < 0 || k.pass >= uint64(grow) {
+			return nil
+		}
+		*list = append(*list, make([]int, int(k.pass)+1-len(*list))...)
+	}
+	return &(*list)[k.pass]
 }
 
 // returnOf finds the tool's return from d's CONFIG callback of phase (or

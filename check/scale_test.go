@@ -147,3 +147,46 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// returnAt finds what a walk over the dispatch's returns in trace order
+// finds first, for returns kept by pass and the rest alike: duplicates,
+// passes out of order, a pass far past the loop's, CONFIG's, a phase
+// outside the set.
+func TestReturnAtAsAWalk(t *testing.T) {
+	ret := func(op trace.Op, ph trace.Phase, pass uint64) trace.Event {
+		return trace.Event{Type: trace.Returned, Op: op, Phase: ph, Pass: trace.U64(pass), Dispatch: 1}
+	}
+	ev := []trace.Event{
+		ret(trace.OpConfig, trace.PhaseEnter, 0), ret(trace.OpPass, trace.PhaseEnter, 0), ret(trace.OpPass, trace.PhaseExit, 0),
+		ret(trace.OpPass, trace.PhaseEnter, 2), ret(trace.OpPass, trace.PhaseEnter, 1), ret(trace.OpPass, trace.PhaseEnter, 1),
+		ret(trace.OpPass, trace.PhaseExit, 1<<40), ret(trace.OpPass, "middle", 1), ret(trace.OpConfig, trace.PhaseExit, 7),
+		ret(trace.OpPass, trace.PhaseExit, 2), ret(trace.OpPass, trace.PhaseExit, 0),
+	}
+	x := &index{ev: ev}
+	d := &dispatchView{id: 1}
+	for i := range ev {
+		d.returns = append(d.returns, i)
+	}
+	for _, op := range []trace.Op{trace.OpConfig, trace.OpPass} {
+		for _, ph := range []trace.Phase{trace.PhaseEnter, trace.PhaseExit, "middle"} {
+			for _, p := range []uint64{0, 1, 2, 3, 7, 1 << 40} {
+				k := returnKey{op, ph, p}
+				want, wantOK := 0, false
+				for _, i := range d.returns {
+					e := ev[i]
+					q := *e.Pass
+					if e.Op == trace.OpConfig {
+						q = 0
+					}
+					if (returnKey{e.Op, e.Phase, q}) == k {
+						want, wantOK = i, true
+						break
+					}
+				}
+				if got, ok := x.returnAt(d, k); got != want || ok != wantOK {
+					t.Errorf("%v: return %d (%v), a walk finds %d (%v)", k, got, ok, want, wantOK)
+				}
+			}
+		}
+	}
+}
