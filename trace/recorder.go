@@ -19,6 +19,12 @@ type eventChunks struct {
 	chunks [][]packed
 	n      int
 	names  strtab // the strings the packed events name
+	// lastWords is the closed-set word each of pack's six fields had last,
+	// and its place (0: none yet).
+	lastWords [6]struct {
+		w string
+		k uint8
+	}
 }
 
 // push adds a copy of e at the end.
