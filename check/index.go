@@ -177,7 +177,7 @@ func newIndex(t trace.Trace) *index {
 		header:     t.Header,
 		dispatches: map[uint64]*dispatchView{},
 		appLabel:   map[string]*appView{},
-		instances:  map[string]int{},
+		instances:  make(map[string]int, 64), // about as many rules as the oracles examine
 		windowOf:   make([]int32, 0, len(t.Events)),
 		byTool:     make([]bool, 0, len(t.Events)),
 		threads:    map[uint64]*threadState{},
@@ -445,15 +445,17 @@ func (x *index) file(i int, e *trace.Event) {
 }
 
 // pushPos appends position i to one of the index's small lists (a
-// dispatch's, or its events of one pass). A list's first
-// four places come from a slab shared by the index: most lists of most
-// dispatches hold a few positions, and growing each from nothing was the
-// index's largest count of allocations. The three-index slice keeps lists
-// apart: one that outgrows its four places moves to its own array.
+// dispatch's, or its events of one pass). A list's first four places come
+// from a slab shared by the index: most lists of most dispatches hold a few
+// positions, and growing each from nothing was the index's largest count
+// of allocations. The three-index slice keeps lists apart: one that
+// outgrows its four places moves to its own array.
 func (x *index) pushPos(list []int, i int) []int {
 	if cap(list) == 0 {
 		if len(x.slab) < slabList {
-			x.slab = make([]int, 1024*slabList)
+			// No more than the trace can use: a segment of a streamed
+			// trace is a few events, and there are many segments.
+			x.slab = make([]int, max(slabList, min(1024*slabList, len(x.ev))))
 		}
 		list, x.slab = x.slab[:0:slabList], x.slab[slabList:]
 	}
