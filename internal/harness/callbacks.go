@@ -74,6 +74,12 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
 		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
+		if p.CurrentPass > 0 {
+			// Passes only move on: the pass before is never published
+			// again, so whether its first record came is not asked again
+			// (a never-ending loop must not leave an entry a pass).
+			delete(t.recorded, published{info.DispatchID, p.CurrentPass - 1})
+		}
 		t.inPass[label] = int64(p.CurrentPass)
 		t.mu.Unlock()
 		t.collect(th, p, pl)
