@@ -105,6 +105,14 @@ type Stream struct {
 	// what a part leaves out: a broken stream the tests must catch.
 	blindLoops bool
 
+	// minSegment: a segment is cut only once it holds this many events,
+	// so that the work each judgement repeats (the prologue's, the
+	// index's) is shared by many dispatches; 0 cuts at every chance.
+	// ahead holds a dispatch's first events while the stream looks for
+	// its pass count (Add); aheadBuf is its storage between looks.
+	minSegment      int
+	ahead, aheadBuf []trace.Event
+
 	segments   int
 	separable  bool
 	instances  map[string]int
@@ -169,9 +177,23 @@ func NewStream(h trace.Header) *Stream {
 		lastOnThread: map[uint64]int{}, lastBySource: map[trace.Source]int{},
 		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
 		separable: true, instances: map[string]int{}, reported: map[string]bool{}, baseFor: -1,
-		loopEvery: defaultLoopEvery, fullProfile: reportsAll(h),
+		loopEvery: defaultLoopEvery, fullProfile: reportsAll(h), minSegment: defaultMinSegment,
 	}
 }
+
+// defaultMinSegment: the events a segment holds at least before it is cut
+// (Stream.minSegment); a few MiB unpacked. maxAhead: the events of a
+// dispatch held while looking for its pass count; a dispatch is not
+// looked at further (it is not cut before).
+const (
+	defaultMinSegment = 4096
+	maxAhead          = 64
+)
+
+// SegmentsOfAtLeast sets how many events a segment holds at least before
+// it is cut (0: at every chance, as the tests that compare the stream with
+// Judge do).
+func (s *Stream) SegmentsOfAtLeast(events int) { s.minSegment = events }
 
 func reportsAll(h trace.Header) bool {
 	for _, src := range []trace.Source{trace.SourceTool, trace.SourceApp, trace.SourceRuntime, trace.SourceSDK} {
@@ -194,12 +216,55 @@ func (s *Stream) Add(e trace.Event) {
 	if !s.separable {
 		return
 	}
+	if s.ahead != nil {
+		if e.Type == trace.AppDispatch {
+			s.release(false) // the held dispatch runs no loop to cut
+		} else {
+			s.ahead = append(s.ahead, e)
+			if e.Type == trace.PassCount && e.Thread == s.ahead[0].Thread {
+				s.release(e.Result != nil && *e.Result == 0)
+			} else if len(s.ahead) >= maxAhead {
+				s.release(false)
+			}
+			return
+		}
+	}
+	if e.Type == trace.AppDispatch && s.apps > 0 && !s.whole && s.quiet() {
+		switch {
+		case s.seg.Len() >= s.minSegment:
+			s.cut()
+		case s.loopEvery > 0 && s.fullProfile:
+			// A loop is cut only alone in its segment: hold this
+			// dispatch's first events until its pass count says
+			// whether it may never end, and cut before it if so.
+			s.ahead = append(s.aheadBuf[:0], e)
+			return
+		}
+	}
+	s.add(e)
+}
+
+// release ends a look ahead: cut before the held dispatch when cut, then
+// take the held events as they came.
+func (s *Stream) release(cut bool) {
+	held := s.ahead
+	s.ahead, s.aheadBuf = nil, held
+	if cut {
+		s.cut()
+	}
+	for i := range held {
+		if !s.separable {
+			return
+		}
+		s.add(held[i])
+	}
+}
+
+// add takes e into the open segment.
+func (s *Stream) add(e trace.Event) {
 	if s.loopLost {
 		s.giveUp()
 		return
-	}
-	if e.Type == trace.AppDispatch && s.apps > 0 && !s.whole && s.quiet() {
-		s.cut()
 	}
 	if uncut[e.Type] {
 		s.whole = true
@@ -433,6 +498,9 @@ func (s *Stream) base() map[string]int {
 // Finish judges the last segment and returns the judgement of the whole
 // trace; ok is false when the trace was not separable (judge it whole).
 func (s *Stream) Finish() (j Judgement, ok bool) {
+	if s.ahead != nil {
+		s.release(false)
+	}
 	if !s.separable {
 		return Judgement{}, false
 	}
@@ -490,7 +558,14 @@ func JudgeStream(t trace.Trace) (j Judgement, segments int, ok bool) {
 // every passes passes (Stream.CutLoopsEvery); cuts is how many times one
 // was.
 func JudgeStreamLoops(t trace.Trace, passes int) (j Judgement, segments, cuts int, ok bool) {
+	return JudgeStreamSized(t, 0, passes)
+}
+
+// JudgeStreamSized is JudgeStreamLoops with segments of at least events
+// events (Stream.SegmentsOfAtLeast): JudgeStream cuts at every chance.
+func JudgeStreamSized(t trace.Trace, events, passes int) (j Judgement, segments, cuts int, ok bool) {
 	s := NewStream(t.Header)
+	s.SegmentsOfAtLeast(events)
 	s.CutLoopsEvery(passes)
 	for i := range t.Events {
 		s.Add(t.Events[i])

@@ -14,6 +14,7 @@ import (
 func TestStreamKeepsRepetitionsAsRanges(t *testing.T) {
 	tr := readAny(t, "../golden/repeated-dispatch.ndjson")
 	s := NewStream(tr.Header)
+	s.SegmentsOfAtLeast(0)
 	for i := range tr.Events {
 		s.Add(tr.Events[i])
 	}

@@ -148,6 +148,7 @@ func cutLoops(t *testing.T, traces map[string]trace.Trace, everys []int, blind b
 		var want *Judgement
 		for _, every := range everys {
 			s := NewStream(tr.Header)
+			s.SegmentsOfAtLeast(0)
 			s.CutLoopsEvery(every)
 			s.blindLoops = blind
 			for i := range tr.Events {

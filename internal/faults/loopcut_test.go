@@ -18,7 +18,7 @@ import (
 )
 
 // loopTally counts what a cross-check of loops cut between passes saw.
-type loopTally struct{ traces, separable, loops, cuts int }
+type loopTally struct{ traces, separable, loops, cuts, ahead int }
 
 // sameCutLoops fails t when tr, judged as a stream with every loop alone
 // in its segment cut every few passes (check.JudgeStreamLoops), concludes
@@ -30,7 +30,7 @@ func (n *loopTally) sameCutLoops(t *testing.T, name string, tr trace.Trace) {
 	for _, every := range []int{1, 3, 8} {
 		got, segments, cuts, ok := check.JudgeStreamLoops(tr, every)
 		if !ok {
-			return
+			break
 		}
 		if every == 1 {
 			n.separable++
@@ -42,6 +42,21 @@ func (n *loopTally) sameCutLoops(t *testing.T, name string, tr trace.Trace) {
 		n.cuts += cuts
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("%s: judged as a stream of %d segments, its loop cut %d times every %d passes, the judgement differs from the whole trace's (-whole +stream):\n%s", name, segments, cuts, every, d)
+			return
+		}
+	}
+	// As replayspec judges a stream: segments of many events, and a loop
+	// cut only once its dispatch was seen, ahead, to begin one.
+	for _, size := range []int{64, 1 << 20} {
+		got, segments, cuts, ok := check.JudgeStreamSized(tr, size, 3)
+		if !ok {
+			continue
+		}
+		if size > len(tr.Events) && cuts > 0 {
+			n.ahead++
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: judged as a stream of %d segments of at least %d events, its loop cut %d times, the judgement differs from the whole trace's (-whole +stream):\n%s", name, segments, size, cuts, d)
 			return
 		}
 	}
@@ -88,6 +103,24 @@ func foreverSpec(passes uint64) spec.Spec {
 	s.Limits.MaxPasses = passes
 	s.Application.Buffers = []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 64, Fill: 1}}
 	s.Application.Dispatches = []spec.Dispatch{{Name: "d0", Kernel: "increment", Agent: "gpu0", Thread: 1, Args: []string{"x"}}}
+	return spec.Defaults(s)
+}
+
+// foreverAfter: foreverSpec's loop after three dispatches of two passes
+// each, on the same thread: a stream that cuts a segment only once it is
+// long cuts before the loop only by seeing ahead that it may never end.
+func foreverAfter(passes uint64) spec.Spec {
+	s := foreverSpec(passes)
+	s.Name = "forever-after"
+	loop := s.Application.Dispatches[0]
+	s.Application.Dispatches = nil
+	for i := range 3 {
+		d := loop
+		d.Name = fmt.Sprintf("before%d", i)
+		d.Plan = &spec.Plan{Passes: "2"}
+		s.Application.Dispatches = append(s.Application.Dispatches, d)
+	}
+	s.Application.Dispatches = append(s.Application.Dispatches, loop)
 	return spec.Defaults(s)
 }
 
@@ -168,7 +201,7 @@ func passOfKernel(tr trace.Trace, e trace.Event) uint64 {
 // every 1, 3 and 8 passes, give Judge's judgement. Under -short: without
 // the engine's faults.
 func TestStreamCutsLoopsAsJudge(t *testing.T) {
-	specs := append(longLoops(library(t)), foreverSpec(40))
+	specs := append(longLoops(library(t)), foreverSpec(40), foreverAfter(40))
 	faults := replay.AllFaults()
 	if testing.Short() {
 		faults = faults[:0]
@@ -207,8 +240,8 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d traces: %d judged as a stream, %d with a loop cut between passes (%d cuts at 1, 3 and 8 passes)", n.traces, n.separable, n.loops, n.cuts)
-	if n.loops == 0 {
+	t.Logf("%d traces: %d judged as a stream, %d with a loop cut between passes (%d cuts at 1, 3 and 8 passes); %d cut in segments cut for nothing else", n.traces, n.separable, n.loops, n.cuts, n.ahead)
+	if n.loops == 0 || n.ahead == 0 {
 		t.Error("no loop was cut between passes: the comparison compared nothing")
 	}
 }
