@@ -106,12 +106,15 @@ func foreverSpec(passes uint64) spec.Spec {
 	return spec.Defaults(s)
 }
 
-// foreverAfter: foreverSpec's loop after three dispatches of two passes
-// each, on the same thread: a stream that cuts a segment only once it is
-// long cuts before the loop only by seeing ahead that it may never end.
-func foreverAfter(passes uint64) spec.Spec {
-	s := foreverSpec(passes)
-	s.Name = "forever-after"
+// loopAfter: an indefinite loop that stops by itself after pass 30,
+// after three dispatches of two passes each on the same thread: a stream
+// that cuts a segment only once it is long cuts before the loop only by
+// seeing ahead (its pass count of 0) that it may run long.
+func loopAfter() spec.Spec {
+	s := foreverSpec(40)
+	s.Name = "loop-after"
+	stop := uint64(30)
+	s.Tool.Plan.Continue = &spec.ContinuePolicy{StopAfter: &stop}
 	loop := s.Application.Dispatches[0]
 	s.Application.Dispatches = nil
 	for i := range 3 {
@@ -201,7 +204,7 @@ func passOfKernel(tr trace.Trace, e trace.Event) uint64 {
 // every 1, 3 and 8 passes, give Judge's judgement. Under -short: without
 // the engine's faults.
 func TestStreamCutsLoopsAsJudge(t *testing.T) {
-	specs := append(longLoops(library(t)), foreverSpec(40), foreverAfter(40))
+	specs := append(longLoops(library(t)), foreverSpec(40), loopAfter())
 	faults := replay.AllFaults()
 	if testing.Short() {
 		faults = faults[:0]
@@ -221,6 +224,17 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// A loop after other dispatches, in segments that are not cut short:
+	// the stream cuts before it only by seeing its pass count ahead.
+	after, err := simtarget.Sim{}.Run(ctx, loopAfter(), target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, segments, cuts, ok := check.JudgeStreamSized(after, 1<<20, 3); !ok || segments != 2 || cuts == 0 {
+		t.Errorf("loop-after in segments of at least 2^20 events: separable %v, %d segments, its loop cut %d times; want the three dispatches before it in one segment and the loop cut in the other", ok, segments, cuts)
+	} else if d := cmp.Diff(check.Judge(after), got); d != "" {
+		t.Errorf("loop-after: (-whole +stream):\n%s", d)
+	}
 	tr, err := simtarget.Sim{}.Run(ctx, foreverSpec(40), target.Options{})
 	if err != nil {
 		t.Fatal(err)
