@@ -135,17 +135,13 @@ func ReadEach(r io.Reader, header func(Header) error, each func(*Event) error) e
 		switch err = dec.decode(b, e); {
 		case err != nil:
 		case e.Type == "" && isEndLine(b):
-			err = fmt.Errorf("%s is the driver protocol's end line, not an event: a trace ends with its last event. Delete this line (a driver's stdout without its first line, the handshake, and its last, the end line, is its trace; docs/driver-protocol.md)", b)
+			err = endLineError(b)
 		case e.Type == "":
-			err = fmt.Errorf("event has no \"type\"")
+			err = errNoType
 		case e.Seq <= last:
-			err = fmt.Errorf("seq %d after seq %d: seq numbers the events in the order of their lines, from 1, each above the one before (docs/trace.md); a duplicate or a line out of order means the trace was edited or spliced. Record it again, or put its lines back in seq order", e.Seq, last)
+			err = seqError(e.Seq, last)
 		default:
-			if src, known := e.Type.Source(); !known {
-				err = fmt.Errorf("unknown event type %q (docs/trace.md lists the types of %s)", e.Type, Version)
-			} else if !h.Reports(src) {
-				err = fmt.Errorf("event seq %d is a %s event, of source %q, which the trace header does not report (sources %v): the header lists every source whose events the trace holds (docs/trace.md, Sources). Add %q to its sources, or drop these events", e.Seq, e.Type, src, h.Sources, src)
-			}
+			err = typeError(e, &h)
 		}
 		if err != nil {
 			return &ParseError{line, explainValue(b, err)}
@@ -156,13 +152,10 @@ func ReadEach(r io.Reader, header func(Header) error, each func(*Event) error) e
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if err == bufio.ErrTooLong {
-			return &ParseError{line + 1, fmt.Errorf("line longer than %d bytes", maxLine)}
-		}
-		return err
+		return scanError(err, line)
 	}
 	if !sawHeader {
-		return &ParseError{1, fmt.Errorf("empty trace: expected a header line {\"trace\":%q}", Version)}
+		return emptyTrace()
 	}
 	return nil
 }
