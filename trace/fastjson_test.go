@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,6 +111,9 @@ func decodeMismatches(decode func([]byte, *Event) error, lines [][]byte) []strin
 // the scanner, not handed back to encoding/json.
 func TestFastDecodeMatchesStrict(t *testing.T) {
 	lines := corpusLines(t)
+	if testing.Short() {
+		lines = everyNth(lines, 4) // make test: a spread; all in make test-heavy
+	}
 	var d eventDecoder // one decoder for all, as ReadEach uses one for a trace
 	for _, m := range decodeMismatches(d.decode, lines) {
 		t.Error(m)
@@ -133,10 +137,11 @@ func TestFastDecodeMatchesStrict(t *testing.T) {
 // decoders each broken in one way are caught on the corpus and the fuzz
 // seeds.
 func TestDecodeDiffCatchesPlantedBugs(t *testing.T) {
-	lines := corpusLines(t)
+	var lines [][]byte
 	for _, s := range decodeSeeds {
 		lines = append(lines, []byte(s))
 	}
+	lines = append(lines, corpusLines(t)...)
 	var d eventDecoder
 	for name, broken := range map[string]func([]byte, *Event) error{
 		"drops the label": func(b []byte, e *Event) error {
@@ -183,7 +188,7 @@ func TestDecodeDiffCatchesPlantedBugs(t *testing.T) {
 			return nil
 		},
 	} {
-		if len(decodeMismatches(broken, lines)) == 0 {
+		if !slices.ContainsFunc(lines, func(l []byte) bool { return diffDecode(broken, l) != "" }) {
 			t.Errorf("a decoder that %s passes the differential test", name)
 		}
 	}
@@ -333,8 +338,12 @@ func encodeMismatch(encode func([]byte, *Event) []byte, e *Event) string {
 // TestAppendEventMatchesJSON: every event of the corpus is written byte
 // for byte as encoding/json writes it.
 func TestAppendEventMatchesJSON(t *testing.T) {
+	lines, want := corpusLines(t), 10000
+	if testing.Short() {
+		lines, want = everyNth(lines, 4), want/4 // make test: a spread
+	}
 	n := 0
-	for _, line := range corpusLines(t) {
+	for _, line := range lines {
 		var e Event
 		if DecodeStrict(line, &e) != nil {
 			continue
@@ -344,7 +353,7 @@ func TestAppendEventMatchesJSON(t *testing.T) {
 			t.Fatal(m)
 		}
 	}
-	if n < 10000 {
+	if n < want {
 		t.Errorf("only %d events in the corpus", n)
 	}
 }
@@ -461,7 +470,7 @@ func FuzzAppendEvent(f *testing.F) { f.Fuzz(rapid.MakeFuzz(checkAppendEvent)) }
 // corpus or by the property.
 func TestEncodeDiffCatchesPlantedBugs(t *testing.T) {
 	var corpus []*Event
-	for _, line := range corpusLines(t) {
+	for _, line := range everyNth(corpusLines(t), 4) {
 		var e Event
 		if DecodeStrict(line, &e) == nil {
 			corpus = append(corpus, &e)

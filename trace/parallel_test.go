@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -60,7 +61,11 @@ func diffRead(read readFunc, data []byte, tail error) string {
 		}
 		return bytes.NewReader(data)
 	}
-	return cmp.Diff(byReadEach(in()), read(in()))
+	want, got := byReadEach(in()), read(in())
+	if reflect.DeepEqual(want, got) { // the same as cmp.Diff's "", faster (nil and empty lists differ for both)
+		return ""
+	}
+	return cmp.Diff(want, got)
 }
 
 // traceFiles is every trace of the corpus, whole.
@@ -152,7 +157,7 @@ func TestReadBatchesMatchesReadEach(t *testing.T) {
 	if testing.Short() {
 		// make test (-short, -race): a spread of the corpus, two ways of
 		// cutting it; all in make test-heavy.
-		names, configs = everyNth(names, 4), configs[1:4:4]
+		names, configs = everyNth(names, 8), configs[2:4:4]
 	}
 	for _, name := range names {
 		inputs[name] = files[name]
@@ -175,12 +180,15 @@ func TestReadBatchesMatchesReadEach(t *testing.T) {
 // TestReadBatchesDiffCatchesPlantedBugs is the test of the test: readers
 // each broken in one way are caught.
 func TestReadBatchesDiffCatchesPlantedBugs(t *testing.T) {
-	inputs := map[string][]byte{}
-	for name, s := range readEdges() {
-		inputs[name] = []byte(s)
+	var inputs [][]byte
+	for _, s := range readEdges() {
+		if len(s) < 1<<20 {
+			inputs = append(inputs, []byte(s))
+		}
 	}
-	for name, b := range traceFiles(t) {
-		inputs[name] = b
+	files := traceFiles(t)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		inputs = append(inputs, files[name])
 	}
 	for name, broken := range map[string]readFunc{
 		"drops a chunk's last event": func(r io.Reader) readResult {
@@ -205,13 +213,9 @@ func TestReadBatchesDiffCatchesPlantedBugs(t *testing.T) {
 			return out
 		},
 	} {
-		caught := false
-		for _, data := range inputs {
-			if diffRead(broken, data, nil) != "" {
-				caught = true
-				break
-			}
-		}
+		caught := slices.ContainsFunc(inputs, func(data []byte) bool {
+			return !reflect.DeepEqual(byReadEach(bytes.NewReader(data)), broken(bytes.NewReader(data))) // what diffRead tests first
+		})
 		if !caught {
 			t.Errorf("a reader that %s passes the differential test", name)
 		}
