@@ -82,6 +82,11 @@ func readBatches(r io.Reader, workers, chunkSize int, header func(Header) error,
 				return true
 			}
 			select {
+			case <-stop: // checked first: a select takes any ready case
+				return false
+			default:
+			}
+			select {
 			case ordered <- c:
 			case <-stop:
 				return false

@@ -223,8 +223,8 @@ func TestReadBatchesDiffCatchesPlantedBugs(t *testing.T) {
 }
 
 // TestReadBatchesStopsOnError: an error from each or header ends the read
-// with that error, and ReadBatches does not return while its cutter may
-// still read r.
+// with that error, soon (not after reading the rest), and ReadBatches does
+// not return while its cutter may still read r.
 func TestReadBatchesStopsOnError(t *testing.T) {
 	head := `{"trace":"` + Version + `","digest":"xxh3-64","sources":["tool"]}` + "\n"
 	var b strings.Builder
@@ -246,6 +246,9 @@ func TestReadBatchesStopsOnError(t *testing.T) {
 		if err != stopErr {
 			t.Errorf("%s: ReadBatches returned %v, want the callback's error", name, err)
 		}
+		if n := r.n.Load(); n > int64(b.Len()/2) { // the scanner's buffer and a few chunks, not the rest
+			t.Errorf("%s: ReadBatches read %d bytes of %d after it was told to stop", name, n, b.Len())
+		}
 	}
 }
 
@@ -254,13 +257,16 @@ type watchedReader struct {
 	r        io.Reader
 	t        *testing.T
 	returned atomic.Bool
+	n        atomic.Int64 // bytes read
 }
 
 func (w *watchedReader) Read(p []byte) (int, error) {
 	if w.returned.Load() {
 		w.t.Error("r read after ReadBatches returned")
 	}
-	return w.r.Read(p)
+	n, err := w.r.Read(p)
+	w.n.Add(int64(n))
+	return n, err
 }
 
 // FuzzReadBatches: on any input, ReadBatches (in small chunks, so that
