@@ -43,8 +43,8 @@ const nameSlots = 1024
 
 var nameSeed = maphash.MakeSeed()
 
-// decode decodes line b into e, which it clears first, as DecodeStrict
-// would.
+// decode decodes line b into e as DecodeStrict does, clearing e first
+// (decoding into a used event would reuse its lists).
 func (d *eventDecoder) decode(b []byte, e *Event) error {
 	*e = Event{}
 	if d.fast(b, e) {
