@@ -19,6 +19,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	t.mu.Lock()
 	if rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter {
 		t.labelOf[info.DispatchID] = t.label[th]
+		if kp := t.keep(th); kp != nil { // forgotten once the next repetition is done (Completed)
+			kp.ids = append(kp.ids, info.DispatchID)
+		}
 	}
 	label := t.labelOf[info.DispatchID]
 	t.mu.Unlock()
@@ -95,6 +98,11 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 func (t *tool) planFor(label string) spec.Plan {
 	if pl, ok := t.plans[label]; ok {
 		return pl
+	}
+	if base, _, ok := spec.SplitRepetition(label); ok {
+		if pl, ok := t.plans[base]; ok {
+			return pl // a repetition follows its repeated dispatch's plan
+		}
 	}
 	return t.s.Tool.Plan
 }
