@@ -50,7 +50,7 @@ func (x *index) checkToolSplit(d *dispatchView) []Violation {
 	got := map[uint64][]string{}
 	first := map[uint64]int{}
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := x.recordPass(i)
 		if e.Service != trace.CounterCollection || !ok || (of != 0 && e.Context != of) {
 			continue
@@ -107,7 +107,7 @@ func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
 	firstSeen := map[cc]int{}
 	var recs []int
 	for _, i := range d.records {
-		if e := x.ev[i]; e.Service == trace.CounterCollection && !sampling[e.Context] {
+		if e := &x.ev[i]; e.Service == trace.CounterCollection && !sampling[e.Context] {
 			recs = append(recs, i)
 		}
 	}
@@ -126,18 +126,19 @@ func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
 			}
 		}
 	}
-	for p := uint64(0); p+1 < uint64(len(d.passEnter)) && len(d.locals) == 0; p++ {
-		if _, got := collected[p]; got {
+	passes := uint64(x.passesRun(d))
+	for p := uint64(0); p+1 < passes && len(d.locals) == 0; p++ {
+		if _, got := collected[p]; got || x.leftOut(d, p) {
 			continue
 		}
-		for q := p + 1; q < uint64(len(d.passEnter)); q++ {
+		for q := p + 1; q < passes; q++ {
 			if later, got := collected[q]; got {
-				return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("pass %d of dispatch %d collected no counters but pass %d did: a group was skipped", p, d.id, q), d.passEnter[p], later)}
+				return []Violation{x.violation("AGT-1", d.id, fmt.Sprintf("pass %d of dispatch %d collected no counters but pass %d did: a group was skipped", p, d.id, q), d.passEnter[x.passIndex(d, p)], later)}
 			}
 		}
 	}
 	for _, i := range recs {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := x.recordPass(i)
 		if !ok {
 			continue
@@ -165,7 +166,7 @@ func (x *index) samplingContexts(d *dispatchView) map[uint64]bool {
 	sets := map[uint64]string{}
 	out := map[uint64]bool{}
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Service != trace.CounterCollection {
 			continue
 		}

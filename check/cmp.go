@@ -20,6 +20,13 @@ func checkCMP(x *index) []Violation {
 		if d != nil && x.cutOff(d) {
 			continue // the process ended on a failed restore (MEM-5): no completion is owed
 		}
+		if x.openLoop(d) && !x.cut.ends {
+			// A loop cut between passes (loop.go), judged as one the
+			// pass budget will end (CMP-4): what it owes at its end is
+			// judged in the part that holds the end.
+			x.examined("CMP-4")
+			continue
+		}
 		if died && len(a.complete) == 0 && len(a.timeout) == 0 {
 			// In flight on another thread when the process ended: the
 			// application never got to see it complete (decision 17.19).
@@ -80,10 +87,17 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 		vs = append(vs, w)
 	}
 	x.examined("CMP-1")
-	if len(a.timeout) > 0 {
+	// A loop cut between passes, judged as one that will end by itself
+	// (loop.go): what each pass shows is judged here, the completion in
+	// the part that holds it. A decrement before then is early.
+	open := x.openLoop(d)
+	if decs, ok := x.decrements(a, signals, a.end); open && ok && len(decs) > 0 {
+		v("CMP-2", fmt.Sprintf("%s's completion signal %d was decremented while its loop went on", a.label, a.signal), a.at, decs[0])
+	}
+	if len(a.timeout) > 0 && !open {
 		v("CMP-1", fmt.Sprintf("%s never completed (the application timed out) though its loop was not reported as never ending", a.label), a.at, a.timeout[0])
 	}
-	if len(a.complete) != 1 && len(a.timeout) == 0 {
+	if len(a.complete) != 1 && len(a.timeout) == 0 && !open {
 		v("CMP-1", fmt.Sprintf("the application saw %d completions of %s, want 1", len(a.complete), a.label), append([]int{a.at}, a.complete...)...)
 	}
 	// CMP-1 as the application sees it: its completion signal starts at 1,
@@ -99,7 +113,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 			break
 		}
 	}
-	if x.has(trace.Signal) {
+	if x.has(trace.Signal) && !open {
 		if decs, ok := x.decrements(a, signals, a.end); ok {
 			if len(decs) != 1 {
 				v("CMP-1", fmt.Sprintf("%s's completion signal %d was decremented %d times, want once", a.label, a.signal, len(decs)), append([]int{a.at}, decs...)...)
@@ -114,7 +128,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 		// loaded from inside the loop's EXIT callbacks, still reads 1 (its
 		// start): the completion is held back until after CONFIG EXIT.
 		for _, i := range d.loads {
-			e := x.ev[i]
+			e := &x.ev[i]
 			if e.Value == nil || x.byTool[i] || e.Signal != a.signal {
 				continue
 			}
@@ -134,7 +148,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 			}
 		}
 	}
-	if x.has(trace.AppReadback) && len(a.timeout) == 0 {
+	if x.has(trace.AppReadback) && len(a.timeout) == 0 && !open {
 		x.examined("CMP-3")
 		perBuffer := map[string][]int{}
 		var order []string
@@ -163,7 +177,7 @@ func (x *index) checkCompletionAfterLoop(a *appView, d *dispatchView, dec int) [
 	after := concat(d.configExit, d.passExit)
 	for _, i := range after {
 		if dec < i {
-			w := x.violation("CMP-2", d.id, fmt.Sprintf("%s's completion fired before the loop ended (before %s of dispatch %d)", a.label, kindText(x.ev[i])+passSuffix(x.ev[i]), d.id), dec, i)
+			w := x.violation("CMP-2", d.id, fmt.Sprintf("%s's completion fired before the loop ended (before %s of dispatch %d)", a.label, kindText(&x.ev[i])+passSuffix(&x.ev[i]), d.id), dec, i)
 			w.Label = a.label
 			return append(vs, w)
 		}
@@ -171,7 +185,7 @@ func (x *index) checkCompletionAfterLoop(a *appView, d *dispatchView, dec int) [
 	return vs
 }
 
-func passSuffix(e trace.Event) string {
+func passSuffix(e *trace.Event) string {
 	if e.Op == trace.OpPass {
 		return " of pass " + passText(e)
 	}
@@ -200,8 +214,8 @@ func (x *index) checkNeverCompletes(a *appView, d *dispatchView, signals *signal
 	}
 	// The SDK's account of the cut-off loop (never_ended.pass: the passes
 	// it ran) must be what the tool saw: one PASS ENTER per pass.
-	if e := x.ev[ne]; e.Type == trace.NeverEnded && e.Pass != nil && len(d.passEnter) > 0 && *e.Pass != uint64(len(d.passEnter)) {
-		v(fmt.Sprintf("dispatch %d was reported never ending after %d passes, but the tool saw %d", d.id, *e.Pass, len(d.passEnter)), ne, d.passEnter[len(d.passEnter)-1])
+	if e := &x.ev[ne]; e.Type == trace.NeverEnded && e.Pass != nil && len(d.passEnter) > 0 && *e.Pass != uint64(x.passesRun(d)) {
+		v(fmt.Sprintf("dispatch %d was reported never ending after %d passes, but the tool saw %d", d.id, *e.Pass, x.passesRun(d)), ne, d.passEnter[len(d.passEnter)-1])
 	}
 	if decs, ok := x.decrements(a, signals, a.end); ok && len(decs) > 0 {
 		v(fmt.Sprintf("%s never ended, yet its completion signal %d was decremented", a.label, a.signal), ne, decs[0])

@@ -34,7 +34,7 @@ func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 	for _, i := range mergeSorted(d.passEnter, d.passExit) {
 		if x.ev[i].Phase == trace.PhaseEnter {
 			if open >= 0 {
-				return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(x.ev[open])), open, i)}
+				return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(&x.ev[open])), open, i)}
 			}
 			open = i
 		} else {
@@ -42,7 +42,7 @@ func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 		}
 	}
 	if open >= 0 && !x.cutOff(d) { // the process may end in another loop's restore mid-pass
-		return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(x.ev[open])), open)}
+		return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(&x.ev[open])), open)}
 	}
 	return nil
 }
@@ -58,7 +58,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 	consulted := map[uint64]int{}
 	r, fixedOK := x.passCount(d)
 	for _, c := range d.continues {
-		e := x.ev[c]
+		e := &x.ev[c]
 		p, _ := e.PassOf()
 		// The PASS callback just before the consultation.
 		k := sort.SearchInts(passEvents, c)
@@ -66,7 +66,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue (pass %s) was called before any pass of dispatch %d ended", passText(e), d.id), c))
 			continue
 		}
-		prev := x.ev[passEvents[k-1]]
+		prev := &x.ev[passEvents[k-1]]
 		if prev.Phase != trace.PhaseExit || passText(prev) != passText(e) {
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue names pass %s but follows PASS %s of pass %s", passText(e), prev.Phase, passText(prev)), passEvents[k-1], c))
 			continue
@@ -85,7 +85,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 		// fixed loop at its bound is CONT-2's.
 		// A restore that failed part-way ended the process before the
 		// pass continue asked for (MEM-5, decision 13).
-		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.cutOff(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
+		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.cutOff(d) && !x.openLoop(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned %d after pass %d, yet no further pass ran", *e.Result, p), c))
 		case *e.Result == 0 && next:
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, yet another pass ran", p), c, passEvents[k]))
@@ -105,7 +105,7 @@ func (x *index) checkHiddenContinue(d *dispatchView) []Violation {
 	consulted := map[uint64]bool{}
 	r, fixedOK := x.passCount(d)
 	for _, c := range d.continues {
-		e := x.ev[c]
+		e := &x.ev[c]
 		p, _ := e.PassOf()
 		runs := sort.SearchInts(d.kernels, c) // runs before the consultation
 		switch {
@@ -120,7 +120,7 @@ func (x *index) checkHiddenContinue(d *dispatchView) []Violation {
 		}
 		next := runs < len(d.kernels)
 		switch {
-		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.cutOff(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
+		case *e.Result != 0 && !next && len(d.neverEnded) == 0 && !x.cutOff(d) && !x.openLoop(d) && !(fixedOK && (r == 0 || p+1 >= uint64(r))):
 			return []Violation{x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned %d after pass %d, yet no further pass ran", *e.Result, p), c)}
 		case *e.Result == 0 && next:
 			return []Violation{x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, yet another pass ran", p), c, d.kernels[runs])}
@@ -141,7 +141,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 			consulted[p] = c
 		}
 	}
-	last := uint64(len(d.passEnter) - 1)
+	last := uint64(x.passesRun(d) - 1)
 	var vs []Violation
 	switch {
 	case r > 1:
@@ -157,7 +157,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 			break
 		}
 		for p := uint64(0); p < last; p++ {
-			if _, asked := consulted[p]; !asked {
+			if _, asked := consulted[p]; !asked && !x.leftOut(d, p) {
 				vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue is installed but was not consulted after pass %d", p), x.exitOf(d, p)))
 				break
 			}
@@ -167,15 +167,15 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 		// CONT-3: an indefinite loop asks after every pass, the last too,
 		// and ends only on a 0.
 		for p := uint64(0); p <= last; p++ {
-			if _, asked := consulted[p]; !asked {
-				if p == last && (len(d.neverEnded) > 0 || x.cutOff(d)) {
+			if _, asked := consulted[p]; !asked && !x.leftOut(d, p) {
+				if p == last && (len(d.neverEnded) > 0 || x.cutOff(d) || x.openLoop(d)) {
 					break // the harness cut the loop off after this pass, or the process died in it
 				}
 				vs = append(vs, x.violation("CONT-3", d.id, fmt.Sprintf("indefinite loop: replay_continue was not consulted after pass %d", p), x.exitOf(d, p)))
 				break
 			}
 		}
-		if c, asked := consulted[last]; asked && len(d.neverEnded) == 0 && !x.cutOff(d) {
+		if c, asked := consulted[last]; asked && len(d.neverEnded) == 0 && !x.cutOff(d) && !x.openLoop(d) {
 			if res := x.ev[c].Result; res != nil && *res != 0 {
 				vs = append(vs, x.violation("CONT-3", d.id, fmt.Sprintf("indefinite loop ended after pass %d although replay_continue returned %d", last, *res), c))
 			}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,10 @@ import (
 // near another segment's loop) and then says the trace is not separable:
 // the caller judges it whole. TestStreamMatchesJudge and
 // TestStreamJudgesAsWhole (internal/faults) hold the two equal over every
-// trace the project has, correct and broken (docs/oracles.md).
+// trace the project has, correct and broken (docs/oracles.md). An
+// indefinite loop alone in its segment is cut between passes as well
+// (loop.go), so a never-ending loop is held a few hundred passes at a time.
+// TestStreamCutsLoopsAsJudge holds those cuts to Judge's judgement.
 type Stream struct {
 	header trace.Header
 
@@ -81,6 +85,25 @@ type Stream struct {
 	segStart int   // the position in the trace of seg's first event
 
 	times timeSeams // MEM-6's records timed across segments
+
+	// loop is the dispatch whose replay loop the open segment may be cut
+	// inside, between passes (loop.go); loopEvery the passes a cut waits
+	// for, 0 never.
+	loop       *loopCut
+	indefinite uint64 // the dispatch the last pass count of 0 was for
+	// loopLost: a loop cut between passes broke a rule after a cut, or
+	// held what its parts cannot carry: the trace is judged whole.
+	loopLost bool
+	// fullProfile: the trace reports every source. Loops are cut only
+	// then: at a narrower profile some oracles count a loop's passes from
+	// what they can see in ways the parts do not add up to (found by
+	// internal/faults' TestStreamCutsLoopsAsJudge at the black-box profile).
+	fullProfile bool
+	loopEvery   int
+	loopCuts    int
+	// blindLoops, set by a test, cuts loops without telling the oracles
+	// what a part leaves out: a broken stream the tests must catch.
+	blindLoops bool
 
 	segments   int
 	separable  bool
@@ -146,7 +169,17 @@ func NewStream(h trace.Header) *Stream {
 		lastOnThread: map[uint64]int{}, lastBySource: map[trace.Source]int{},
 		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
 		separable: true, instances: map[string]int{}, reported: map[string]bool{}, baseFor: -1,
+		loopEvery: defaultLoopEvery, fullProfile: reportsAll(h),
 	}
+}
+
+func reportsAll(h trace.Header) bool {
+	for _, src := range []trace.Source{trace.SourceTool, trace.SourceApp, trace.SourceRuntime, trace.SourceSDK} {
+		if !h.Reports(src) {
+			return false
+		}
+	}
+	return true
 }
 
 // Separable reports whether every segment so far could be judged on its own.
@@ -159,6 +192,10 @@ func (s *Stream) Segments() int { return s.segments }
 // Add takes the next event of the trace.
 func (s *Stream) Add(e trace.Event) {
 	if !s.separable {
+		return
+	}
+	if s.loopLost {
+		s.giveUp()
 		return
 	}
 	if e.Type == trace.AppDispatch && s.apps > 0 && !s.whole && s.quiet() {
@@ -184,6 +221,7 @@ func (s *Stream) Add(e trace.Event) {
 	}
 	s.seg.Push(&e)
 	s.added++
+	s.followLoop(&e)
 }
 
 // previous is the position of the event before e on its thread (for an
@@ -277,7 +315,7 @@ func (s *Stream) cut() {
 	carriedBefore := len(s.prologue)
 	x := s.judgeSegment()
 	s.segments++
-	s.note(x)
+	s.note(x, 0)
 	ids := s.ids[:0]
 	seg := x.ev[carriedBefore:]
 	for i := range seg {
@@ -291,7 +329,7 @@ func (s *Stream) cut() {
 		}
 		if carried[e.Type] {
 			s.prologue = append(s.prologue, *e)
-			s.prologueAt = append(s.prologueAt, s.segStart+i)
+			s.prologueAt = append(s.prologueAt, s.segStart+i+s.loop.hiddenBefore(i))
 		}
 	}
 	s.closedIDs.add(ids)
@@ -305,10 +343,13 @@ func (s *Stream) cut() {
 	s.pendingPrev = s.pendingPrev[:0]
 	clear(s.fresh)
 	s.apps = 0
+	s.loop = nil
 }
 
-// note records which kinds of event the segment (with its prologue) held.
-func (s *Stream) note(x *index) {
+// note records which kinds of event the segment (with its prologue) held;
+// of the kinds in ignore, it says nothing (a part of a loop judges no
+// completion, which is all they are asked about for).
+func (s *Stream) note(x *index, ignore kinds) {
 	var have kinds
 	for ty, k := range kindOf {
 		if x.has(ty) {
@@ -318,22 +359,55 @@ func (s *Stream) note(x *index) {
 	if x.payloads {
 		have |= kindPayload
 	}
-	s.seen |= have
-	s.lacked |= ^have
+	s.seen |= have &^ ignore
+	s.lacked |= ^have &^ ignore
 }
 
 // judgeSegment runs the oracles over the prologue and the segment (taken
 // from s.seg, which is left empty), and adds what they found to the
 // totals, less what the prologue alone gives.
 func (s *Stream) judgeSegment() *index {
-	x := newIndex(trace.Trace{Header: s.header, Events: s.seg.TakeAfter(s.prologue)})
+	ev := s.seg.TakeAfter(s.prologue)
+	x := newIndex(trace.Trace{Header: s.header, Events: ev})
 	s.seams.offset = s.segStart - len(s.prologue)
 	s.seams.prologueFrom = s.prologueFrom
 	x.seams = &s.seams
+	l := s.loop
+	if l.wasCut() {
+		x.cut = l.elision(false)
+	}
 	vs := runFamilies(x)
 	base := s.base()
+	if l.wasCut() {
+		// The loop's head and last judged pass were counted already.
+		var adj map[string]int
+		base, adj = s.loopBase(ev[:len(s.prologue)+l.carried])
+		if d := x.dispatches[l.id]; d == nil || len(d.neverEnded) == 0 {
+			// It ended by itself, not by the pass budget: the parts
+			// count as such a loop's (selfEnding).
+			base = maps.Clone(base)
+			for rule, n := range adj {
+				base[rule] += n
+			}
+			for rule, n := range l.adj {
+				s.instances[rule] += n
+			}
+		}
+		for _, v := range vs {
+			if !s.reported[violationKey(v)] && !l.blind {
+				// A rule broken after the cut may read what the part left
+				// out (the passes before it): Judge says what it is.
+				s.loopLost = true
+			}
+		}
+	}
 	for rule, n := range x.instances {
 		s.instances[rule] += n - base[rule]
+	}
+	for rule, n := range base {
+		if _, ok := x.instances[rule]; !ok {
+			s.instances[rule] -= n
+		}
 	}
 	for _, v := range vs {
 		if k := violationKey(v); !s.reported[k] {
@@ -366,12 +440,12 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 	s.times.cut()
 	x := s.judgeSegment()
 	s.segments++
-	s.note(x)
+	s.note(x, 0)
 	s.seg, s.prologue = trace.Buffer{}, nil
 	// A kind of event one segment lacked and another held, or a process
 	// that died (its loss is read against every dispatch under way), is
 	// read by the oracles over the whole trace.
-	if s.seen&s.lacked != 0 || last > 0 && x.processDied() || s.seams.broken || !s.times.apart() {
+	if s.seen&s.lacked != 0 || last > 0 && x.processDied() || s.seams.broken || !s.times.apart() || s.loopLost {
 		s.separable = false
 		return Judgement{}, false
 	}
@@ -408,12 +482,21 @@ func violationKey(v Violation) string {
 // never holds the whole trace would conclude. ok is false when t is not
 // separable (Judge(t) is then the judgement).
 func JudgeStream(t trace.Trace) (j Judgement, segments int, ok bool) {
+	j, segments, _, ok = JudgeStreamLoops(t, defaultLoopEvery)
+	return j, segments, ok
+}
+
+// JudgeStreamLoops is JudgeStream with a loop alone in its segment cut
+// every passes passes (Stream.CutLoopsEvery); cuts is how many times one
+// was.
+func JudgeStreamLoops(t trace.Trace, passes int) (j Judgement, segments, cuts int, ok bool) {
 	s := NewStream(t.Header)
+	s.CutLoopsEvery(passes)
 	for i := range t.Events {
 		s.Add(t.Events[i])
 	}
 	j, ok = s.Finish()
-	return j, s.Segments(), ok
+	return j, s.Segments(), s.LoopCuts(), ok
 }
 
 // timeSeams keeps a streamed trace separable under MEM-6's reading of the

@@ -2,6 +2,7 @@ package check
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,6 +77,130 @@ func TestStreamMatchesJudge(t *testing.T) {
 		}
 	}
 	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment", len(files), separable, cut)
+}
+
+// loopTraces are the traces TestStreamCutsLoopsAsJudge cuts: every golden
+// and recorded trace, and a never-ending loop of 40 passes alone
+// (testdata/loop-forever-alone.yaml) with one pass broken in ways no
+// engine fault breaks one pass alone.
+func loopTraces(t *testing.T) map[string]trace.Trace {
+	var files []string
+	for _, glob := range []string{"../golden/*.ndjson", "../golden/*/*.ndjson", "testdata/*.ndjson", "testdata/*.ndjson.gz"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	out := map[string]trace.Trace{}
+	for _, f := range files {
+		out[f] = readAny(t, f)
+	}
+	forever := readAny(t, "testdata/loop-forever-alone.ndjson.gz")
+	isPass := func(e *trace.Event, k uint64) bool { p, ok := e.PassOf(); return ok && p == k }
+	edits := map[string]func(e *trace.Event, k uint64) bool{
+		"pass k not restored": func(e *trace.Event, k uint64) bool { return !(e.Type == trace.Restore && isPass(e, k)) },
+		"pass k's PASS ENTER names pass k+1": func(e *trace.Event, k uint64) bool {
+			if e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && isPass(e, k) {
+				p := k + 1
+				e.Pass = &p
+			}
+			return true
+		},
+		"pass k's PASS EXIT missing": func(e *trace.Event, k uint64) bool {
+			return !(e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseExit && isPass(e, k))
+		},
+		"continue after pass k answered 0": func(e *trace.Event, k uint64) bool {
+			if e.Type == trace.Continue && isPass(e, k) {
+				zero := int64(0)
+				e.Result = &zero
+			}
+			return true
+		},
+		"pass k's kernel_trace record missing": func(e *trace.Event, k uint64) bool { return !(e.Type == trace.Record && isPass(e, k)) },
+		"pass k's copy of x at EXIT differs": func(e *trace.Event, k uint64) bool {
+			if e.Type == trace.ToolMemory && e.Phase == trace.PhaseExit && isPass(e, k) {
+				e.Digest = "0000000000000000"
+			}
+			return true
+		},
+	}
+	for name, edit := range edits {
+		for _, k := range []uint64{1, 2, 7, 20, 39} {
+			b := trace.Trace{Header: forever.Header}
+			for _, e := range forever.Events {
+				if edit(&e, k) {
+					b.Events = append(b.Events, e)
+				}
+			}
+			for i := range b.Events {
+				b.Events[i].Seq = uint64(i + 1)
+			}
+			out[fmt.Sprintf("loop-forever-alone, %s (k=%d)", name, k)] = b
+		}
+	}
+	return out
+}
+
+// cutLoops judges every trace of loopTraces as a stream with its loop cut
+// every so many passes (blind: without telling the oracles what a part
+// leaves out), and returns how many judgements differ from Judge's and
+// how many traces had a loop cut.
+func cutLoops(t *testing.T, traces map[string]trace.Trace, everys []int, blind bool, report func(string)) (differ, loops, cuts int) {
+	for name, tr := range traces {
+		var want *Judgement
+		for _, every := range everys {
+			s := NewStream(tr.Header)
+			s.CutLoopsEvery(every)
+			s.blindLoops = blind
+			for i := range tr.Events {
+				s.Add(tr.Events[i])
+			}
+			got, ok := s.Finish()
+			if !ok {
+				continue
+			}
+			if s.LoopCuts() > 0 {
+				loops++
+				cuts += s.LoopCuts()
+			}
+			if want == nil {
+				j := Judge(tr)
+				want = &j
+			}
+			if d := cmp.Diff(*want, got); d != "" {
+				differ++
+				report(fmt.Sprintf("%s: judged as a stream of %d segments, its loop cut %d times every %d passes, the judgement differs from the whole trace's (-whole +stream):\n%s", name, s.Segments(), s.LoopCuts(), every, d))
+			}
+		}
+	}
+	return differ, loops, cuts
+}
+
+// TestStreamCutsLoopsAsJudge: a loop cut between passes (loop.go) is
+// judged as Judge judges the whole trace, over every trace of loopTraces.
+func TestStreamCutsLoopsAsJudge(t *testing.T) {
+	traces := loopTraces(t)
+	_, loops, cuts := cutLoops(t, traces, []int{1, 4}, false, func(msg string) { t.Error(msg) })
+	t.Logf("%d traces, at 1 and 4 passes a part: %d judgements with a loop cut (%d cuts)", len(traces), loops, cuts)
+	if loops == 0 {
+		t.Error("no loop was cut: the comparison compared nothing")
+	}
+}
+
+// TestLoopCutsMustTellTheOracles: the test of the test. A stream that
+// cuts loops without telling the oracles which passes a part leaves out,
+// and that the loop goes on, must make TestStreamCutsLoopsAsJudge's
+// comparison fail.
+func TestLoopCutsMustTellTheOracles(t *testing.T) {
+	traces := loopTraces(t)
+	for name := range traces {
+		if !strings.HasPrefix(name, "loop-forever-alone") || strings.Contains(name, "k=") && !strings.Contains(name, "k=7)") {
+			delete(traces, name)
+		}
+	}
+	differ, loops, _ := cutLoops(t, traces, []int{5}, true, func(string) {})
+	t.Logf("blind cuts: %d judgements with a loop cut, %d differ from Judge's", loops, differ)
+	if differ == 0 {
+		t.Error("cutting loops without telling the oracles changed no judgement: the comparison cannot see a wrong cut")
+	}
 }
 
 // TestIDRanges: the set of closed dispatch ids answers as a plain set

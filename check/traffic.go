@@ -32,7 +32,7 @@ func (x *index) allocations() []allocation {
 	}
 	var out []allocation
 	for _, i := range mergeSorted(x.byType[trace.AppAlloc], x.byType[trace.AppFree]) {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Type == trace.AppAlloc {
 			out = append(out, allocation{buffer: e.Buffer, agent: e.Agent, kind: e.MemKind, addr: e.Addr, bytes: e.Bytes, at: i, freedAt: len(x.ev)})
 			continue
@@ -64,7 +64,7 @@ func (x *index) allocationAt(addr uint64, pos int) (allocation, bool) {
 // closed. What comes after (CONFIG EXIT, the completion, the remaining
 // passes) is not owed then: the process ended.
 func (x *index) aborted(d *dispatchView) bool {
-	if len(d.configExit) > 0 || len(d.neverEnded) > 0 {
+	if len(d.configExit) > 0 || len(d.neverEnded) > 0 || x.openLoop(d) {
 		return false
 	}
 	if len(d.passExit) == 0 && x.hiddenLoop(d) {
@@ -153,7 +153,7 @@ func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
 		d.restoreByPass = map[uint64][]int{}
 		for _, r := range d.restores {
 			if p, ok := x.ev[r].PassOf(); ok {
-				d.restoreByPass[p] = append(d.restoreByPass[p], r)
+				d.restoreByPass[p] = x.pushPos(d.restoreByPass[p], r)
 			}
 		}
 	}
@@ -383,7 +383,7 @@ func (x *index) checkSavedKinds(d *dispatchView, reads []int, at int) []Violatio
 // says it restored, and never a buffer freed since the snapshot.
 func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 	var vs []Violation
-	if n := len(d.passEnter); sdk && n > 0 && len(d.passExit) > 0 {
+	if n := x.passesRun(d); sdk && len(d.passEnter) > 0 && len(d.passExit) > 0 {
 		// After the last pass: a restore the runtime began and the SDK
 		// never completed stopped the loop (MEM-5: fatal, not silent).
 		end := len(x.ev)
@@ -401,9 +401,13 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 			x.examined("MEM-5")
 		}
 	}
-	for p := 1; p < len(d.passEnter); p++ {
+	for k := 1; k < len(d.passEnter); k++ {
+		p := k // the pass, past those a part of a loop leaves out
+		if n, from := x.elided(d); n > 0 && uint64(k) >= from {
+			p = k + n
+		}
 		from := x.exitOf(d, uint64(p-1))
-		writes := x.trafficOf(d, trace.MemWrite, from, d.passEnter[p])
+		writes := x.trafficOf(d, trace.MemWrite, from, d.passEnter[k])
 		if len(writes) > 0 {
 			x.examined("MEM-2") // the runtime saw memory written back before this pass
 		}
@@ -430,7 +434,7 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 		// yet the pass ran: a wrong result, silently.
 		x.examined("MEM-5")
 		if len(claim) == 0 && len(writes) > 0 {
-			vs = append(vs, x.violation("MEM-5", d.id, fmt.Sprintf("the runtime wrote %d bytes before pass %d but the SDK reports no completed restore, and the pass ran anyway", x.bytesOf(writes), p), append(writes, d.passEnter[p])...))
+			vs = append(vs, x.violation("MEM-5", d.id, fmt.Sprintf("the runtime wrote %d bytes before pass %d but the SDK reports no completed restore, and the pass ran anyway", x.bytesOf(writes), p), append(writes, d.passEnter[k])...))
 		}
 		if len(claim) == 1 {
 			if c, seen := x.ev[claim[0]].Bytes, x.bytesOf(writes); c != seen {
@@ -477,7 +481,7 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 	// its memory back at the end, as a process that lives on does.
 	pos := x.byThread[d.thread]
 	for j := sort.SearchInts(pos, last+1); j < len(pos); j++ {
-		e := x.ev[pos[j]]
+		e := &x.ev[pos[j]]
 		if e.Dispatch == d.id || x.byTool[pos[j]] || e.Type == trace.ToolDispatch || e.Type == trace.ToolComplete {
 			continue // the loop's own, and the tool's dispatch from its callback
 		}

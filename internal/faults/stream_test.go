@@ -18,7 +18,7 @@ import (
 )
 
 // streamTally counts what a cross-check of check.Stream saw.
-type streamTally struct{ traces, separable, cut int }
+type streamTally struct{ traces, separable, cut, loops int }
 
 // sameAsStream fails t when tr judged as a stream (check.JudgeStream) says
 // it could be judged apart yet concludes something else than check.Judge
@@ -34,8 +34,19 @@ func (n *streamTally) sameAsStream(t *testing.T, name string, tr trace.Trace) {
 	if segments > 1 {
 		n.cut++
 	}
-	if d := cmp.Diff(check.Judge(tr), got); d != "" {
+	want := check.Judge(tr)
+	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("%s: judged as a stream of %d segments, the judgement differs from the whole trace's (-whole +stream):\n%s", name, segments, d)
+	}
+	// Again with every indefinite loop alone in its segment cut at every
+	// pass (check/loop.go).
+	got, segments, cuts, ok := check.JudgeStreamLoops(tr, 1)
+	if !ok || cuts == 0 {
+		return
+	}
+	n.loops++
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("%s: judged as a stream of %d segments, its loop cut %d times, the judgement differs from the whole trace's (-whole +stream):\n%s", name, segments, cuts, d)
 	}
 }
 
@@ -91,7 +102,7 @@ func TestStreamJudgesAsWhole(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment", n.traces, n.separable, n.cut)
+	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment; %d judged with a loop cut between passes", n.traces, n.separable, n.cut, n.loops)
 	if n.cut == 0 {
 		t.Error("no trace was judged in more than one segment: the comparison compared nothing")
 	}

@@ -549,7 +549,7 @@ func (a *app) readBack() {
 // clarified 2026-12-01): the tool answers its CONFIG with d's own plan, or
 // the tool's, and may see a window of its own nested in the one it was
 // written from.
-func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Event) error {
+func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *trace.Event) error {
 	q, err := a.queue(d.Agent, d.Queue)
 	if err != nil {
 		return err

@@ -50,10 +50,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		where.Pass = trace.U64(p.CurrentPass)
 		// MEM-2, MEM-3, MEM-4: the memory the pass starts from (ENTER) or
 		// left (EXIT), copied first, before anything the tool does here.
-		t.copyMemory(th, where)
+		t.copyMemory(th, &where)
 	}
 	if phase == trace.PhaseExit {
-		t.loadSignal(th, where) // CMP-2: held back until the loop has ended
+		t.loadSignal(th, &where) // CMP-2: held back until the loop has ended
 	}
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
@@ -67,13 +67,19 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if pl.Continue != nil {
 			p.ReplayContinue = t.continueFunc(th, label, *pl.Continue)
 		}
-		t.actions(th, pl, spec.WindowConfigEnter, where)
+		t.actions(th, &pl, spec.WindowConfigEnter, &where)
 	case rec.Operation == replay.OpConfig:
 		t.misuse(th, info.DispatchID, "CONFIG_EXIT", 0)
-		t.actions(th, pl, spec.WindowConfigExit, where)
+		t.actions(th, &pl, spec.WindowConfigExit, &where)
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
 		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
+		if p.CurrentPass > 0 {
+			// Passes only move on: the pass before is never published
+			// again, so whether its first record came is not asked again
+			// (a never-ending loop must not leave an entry a pass).
+			delete(t.recorded, published{info.DispatchID, p.CurrentPass - 1})
+		}
 		t.inPass[label] = int64(p.CurrentPass)
 		t.mu.Unlock()
 		t.collect(th, p, pl)
@@ -82,10 +88,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if pl.WriteUserDataInPass {
 			ud.Value = 1000 + p.CurrentPass // UD-2: the next pass must not see this
 		}
-		t.actions(th, pl, spec.WindowPassEnter, where)
+		t.actions(th, &pl, spec.WindowPassEnter, &where)
 	default: // PASS EXIT
 		t.misuse(th, info.DispatchID, "PASS_EXIT", p.CurrentPass)
-		t.actions(th, pl, spec.WindowPassExit, where)
+		t.actions(th, &pl, spec.WindowPassExit, &where)
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
 		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
@@ -201,7 +207,7 @@ func dispatchScoped(sv spec.Services) bool {
 // actions makes the plan's calls from inside this callback: global starts
 // and stops of contexts, dispatches of the tool's own, and frees and
 // allocations of buffers.
-func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Event) {
+func (t *tool) actions(th hsa.ThreadID, pl *spec.Plan, in string, where *trace.Event) {
 	for _, a := range pl.Actions {
 		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
 			continue

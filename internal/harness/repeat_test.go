@@ -65,3 +65,47 @@ func TestRepetitionsAreForgotten(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopLeavesNoEntryAPass: a never-ending loop's passes each get
+// records, and the tool's note of which pass had its first one does not
+// grow with the passes (the pass before is never published again).
+func TestLoopLeavesNoEntryAPass(t *testing.T) {
+	const passes = 300
+	s := spec.Defaults(spec.Spec{Version: spec.Version, Name: "loop",
+		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: []spec.Context{
+			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
+			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
+		},
+		Tool:   spec.Tool{Plan: spec.Plan{Passes: "0", Continue: &spec.ContinuePolicy{Always: true}}},
+		Limits: spec.Limits{MaxPasses: passes},
+		Application: spec.Application{
+			Buffers:    []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 4}},
+			Dispatches: []spec.Dispatch{{Name: "d", Kernel: "increment", Agent: "gpu0", Args: []string{"x"}}},
+		},
+	})
+	rt, err := sim.New(sim.Config{Scheduled: true, Agents: []sim.AgentConfig{{Name: "gpu0", Kind: "MI300"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := trace.NewRecorder(rt.Clock)
+	records := 0
+	rec.SetSink(func(e trace.Event) {
+		if e.Type == trace.Record {
+			records++
+		}
+	}, false)
+	rt.SetRecorder(rec)
+	sdk := replay.New(rt, replay.Options{Recorder: rec, MaxPasses: s.Limits.MaxPasses})
+	tl := newTool(sdk, rt, rt, rec, s)
+	tl.setUp()
+	if err := runApplication(context.Background(), rt, rt, sdk, rec, s, tl); err != nil {
+		t.Fatal(err)
+	}
+	if records < passes {
+		t.Fatalf("%d records: want one a pass at least (%d passes)", records, passes)
+	}
+	if n := len(tl.recorded); n > 1 {
+		t.Errorf("the tool notes %d passes' first records after a %d-pass loop; want the last pass's only", n, passes)
+	}
+}

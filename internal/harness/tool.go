@@ -174,7 +174,7 @@ func (t *tool) InPass(dispatch string) (uint64, bool) {
 func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
 	for _, c := range t.s.Contexts {
 		if c.StopAfter == dispatch {
-			t.setStarted(thread, c.Name, false, trace.Event{})
+			t.setStarted(thread, c.Name, false, &trace.Event{})
 		}
 	}
 	t.mu.Lock()
@@ -234,7 +234,7 @@ func (t *tool) setUp() {
 	}
 	for _, c := range t.s.Contexts {
 		if c.Started() {
-			t.setStarted(0, c.Name, true, trace.Event{})
+			t.setStarted(0, c.Name, true, &trace.Event{})
 		}
 	}
 }
@@ -242,7 +242,7 @@ func (t *tool) setUp() {
 // setStarted starts or stops a context globally from thread (0: while
 // setting up), recording the call; where names the replay callback it is
 // made from, if any (op, phase, pass, dispatch).
-func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where trace.Event) {
+func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where *trace.Event) {
 	id := t.ctxByName[name]
 	e := trace.Event{Call: trace.CallStopContext, Label: name, Op: where.Op, Phase: where.Phase, Pass: where.Pass, Dispatch: where.Dispatch}
 	st := replay.StatusSuccess
@@ -447,6 +447,7 @@ func (t *tool) onRecord(r replay.Record) {
 	if first {
 		// The plan's calls from a service callback within a pass: made
 		// from the pass's first record (MEM-6, clarified 2026-12-01).
-		t.actions(th, t.planFor(label), spec.WindowRecord, trace.Event{Dispatch: pub.dispatch, Pass: trace.U64(pub.pass)})
+		pl := t.planFor(label)
+		t.actions(th, &pl, spec.WindowRecord, &trace.Event{Dispatch: pub.dispatch, Pass: trace.U64(pub.pass)})
 	}
 }

@@ -1,0 +1,214 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/replayspec/replayspec/check"
+	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/target"
+	"github.com/replayspec/replayspec/target/sim"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// loopTally counts what a cross-check of loops cut between passes saw.
+type loopTally struct{ traces, separable, loops, cuts int }
+
+// sameCutLoops fails t when tr, judged as a stream with every loop alone
+// in its segment cut every few passes (check.JudgeStreamLoops), concludes
+// something else than check.Judge over the whole trace.
+func (n *loopTally) sameCutLoops(t *testing.T, name string, tr trace.Trace) {
+	t.Helper()
+	n.traces++
+	want := check.Judge(tr)
+	for _, every := range []int{1, 3, 8} {
+		got, segments, cuts, ok := check.JudgeStreamLoops(tr, every)
+		if !ok {
+			return
+		}
+		if every == 1 {
+			n.separable++
+			if cuts > 0 {
+				n.loops++
+				t.Logf("%s: loop cut %d times", name, cuts)
+			}
+		}
+		n.cuts += cuts
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: judged as a stream of %d segments, its loop cut %d times every %d passes, the judgement differs from the whole trace's (-whole +stream):\n%s", name, segments, cuts, every, d)
+			return
+		}
+	}
+}
+
+// longLoops are the library's specs whose indefinite loops run long
+// enough to be cut: a never-ending loop's pass budget, and a loop that
+// stops after a pass, made 40 and 30.
+func longLoops(specs []spec.Spec) []spec.Spec {
+	var out []spec.Spec
+	for _, s := range specs {
+		c := s.Tool.Plan.Continue
+		if s.Tool.Plan.Passes != "0" || c == nil {
+			continue
+		}
+		switch {
+		case c.Always:
+			s.Limits.MaxPasses = 40
+		case c.StopAfter != nil:
+			stop := uint64(30)
+			c2 := *c
+			c2.StopAfter = &stop
+			s.Tool.Plan.Continue = &c2
+		default:
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// foreverSpec: one never-ending loop of passes passes on one thread, alone
+// (as target/sim's BenchmarkScaleStreamed runs it).
+func foreverSpec(passes uint64) spec.Spec {
+	s := spec.Spec{Version: spec.Version, Name: "forever",
+		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: []spec.Context{
+			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
+			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
+		},
+	}
+	s.Tool.Plan.Passes = "0"
+	s.Tool.Plan.Continue = &spec.ContinuePolicy{Always: true}
+	s.Limits.MaxPasses = passes
+	s.Application.Buffers = []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 64, Fill: 1}}
+	s.Application.Dispatches = []spec.Dispatch{{Name: "d0", Kernel: "increment", Agent: "gpu0", Thread: 1, Args: []string{"x"}}}
+	return spec.Defaults(s)
+}
+
+// brokenPass plants a fault in pass k of a trace's loop by editing the
+// trace: what no engine fault does to one pass alone.
+type brokenPass struct {
+	name string
+	edit func(e *trace.Event, k uint64) (keep bool)
+}
+
+func passIs(e *trace.Event, k uint64) bool { p, ok := e.PassOf(); return ok && p == k }
+
+var brokenPasses = []brokenPass{
+	{"pass k not restored", func(e *trace.Event, k uint64) bool {
+		return !(e.Type == trace.Restore && passIs(e, k))
+	}},
+	{"pass k's PASS ENTER names pass k+1", func(e *trace.Event, k uint64) bool {
+		if e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && passIs(e, k) {
+			p := k + 1
+			e.Pass = &p
+		}
+		return true
+	}},
+	{"pass k's PASS EXIT missing", func(e *trace.Event, k uint64) bool {
+		return !(e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseExit && passIs(e, k))
+	}},
+	{"continue after pass k answered 0, yet the loop went on", func(e *trace.Event, k uint64) bool {
+		if e.Type == trace.Continue && passIs(e, k) {
+			zero := int64(0)
+			e.Result = &zero
+		}
+		return true
+	}},
+	{"continue after pass k missing", func(e *trace.Event, k uint64) bool {
+		return !(e.Type == trace.Continue && passIs(e, k))
+	}},
+	{"pass k's record missing", func(e *trace.Event, k uint64) bool {
+		return !(e.Type == trace.Record && passIs(e, k))
+	}},
+	{"pass k's kernel ran twice", nil}, // see plant
+}
+
+// plant applies b to pass k of tr.
+func plant(tr trace.Trace, b brokenPass, k uint64) trace.Trace {
+	out := trace.Trace{Header: tr.Header}
+	for _, e := range tr.Events {
+		if b.edit == nil {
+			out.Events = append(out.Events, e)
+			if e.Type == trace.Kernel && passOfKernel(tr, e) == k {
+				out.Events = append(out.Events, e)
+			}
+			continue
+		}
+		if b.edit(&e, k) {
+			out.Events = append(out.Events, e)
+		}
+	}
+	for i := range out.Events {
+		out.Events[i].Seq = uint64(i + 1)
+	}
+	return out
+}
+
+// passOfKernel: the pass whose record follows kernel e (same end time).
+func passOfKernel(tr trace.Trace, e trace.Event) uint64 {
+	for _, r := range tr.Events {
+		if r.Type == trace.Record && r.Dispatch == e.Dispatch && r.End == e.End {
+			p, _ := r.PassOf()
+			return p
+		}
+	}
+	return ^uint64(0)
+}
+
+// TestStreamCutsLoopsAsJudge: never-ending loops and loops that stop late,
+// with every planted fault at the three profiles, and a loop with one pass
+// broken by hand at each profile, judged as a stream with the loop cut
+// every 1, 3 and 8 passes, give Judge's judgement. Under -short: without
+// the engine's faults.
+func TestStreamCutsLoopsAsJudge(t *testing.T) {
+	specs := append(longLoops(library(t)), foreverSpec(40))
+	faults := replay.AllFaults()
+	if testing.Short() {
+		faults = faults[:0]
+	}
+	var n loopTally
+	profiles := map[string][]trace.Source{"full": nil, "black-box": profileSources["black-box"], "runtime": profileSources["runtime"]}
+	for name, sources := range profiles {
+		for _, f := range append([]replay.Fault{""}, faults...) {
+			var fs replay.Faults
+			if f != "" {
+				fs = replay.Faults{f: true}
+			}
+			for _, o := range RunAt(context.Background(), specs, fs, 2, sources) {
+				n.sameCutLoops(t, fmt.Sprintf("%s with %q at %s", o.Spec, f, name), o.Result.Trace)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tr, err := simtarget.Sim{}.Run(ctx, foreverSpec(40), target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, sources := range profiles {
+		seen := tr
+		if sources != nil {
+			seen = tr.Only(sources)
+		}
+		for _, b := range brokenPasses {
+			for _, k := range []uint64{1, 2, 5, 17, 38, 39} {
+				broken := plant(seen, b, k)
+				if slices.EqualFunc(broken.Events, seen.Events, func(a, b trace.Event) bool { return cmp.Equal(a, b) }) {
+					continue // the profile does not show what was broken
+				}
+				n.sameCutLoops(t, fmt.Sprintf("forever, %s (k=%d) at %s", b.name, k, name), broken)
+			}
+		}
+	}
+	t.Logf("%d traces: %d judged as a stream, %d with a loop cut between passes (%d cuts at 1, 3 and 8 passes)", n.traces, n.separable, n.loops, n.cuts)
+	if n.loops == 0 {
+		t.Error("no loop was cut between passes: the comparison compared nothing")
+	}
+}
