@@ -99,7 +99,10 @@ mutation:
 ## fuzz: run each fuzz target for a while
 fuzz:
 	$(GO) test ./spec -run '^$$' -fuzz FuzzParse -fuzztime 60s
-	$(GO) test ./trace -run '^$$' -fuzz FuzzRead -fuzztime 60s
+	$(GO) test ./trace -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 60s
+	$(GO) test ./trace -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime 60s
+	$(GO) test ./trace -run '^$$' -fuzz '^FuzzAppendEvent$$' -fuzztime 30s
+	$(GO) test ./trace -run '^$$' -fuzz '^FuzzReadBatches$$' -fuzztime 30s
 
 ## explore: the spec generator's properties over many more specs than go test checks (CHECKS=20000),
 ## and generated specs under free threads (FREE_SPECS=2000, FREE_RUNS=20 runs of each)

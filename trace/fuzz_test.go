@@ -27,29 +27,7 @@ func FuzzRead(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	head := `{"trace":"` + Version + `","digest":"xxh3-64","spec":"s","target":"sim","sources":["tool","sdk"]}` + "\n"
-	for _, s := range []string{
-		"",
-		"\n\n",
-		head,
-		head + `{"seq":1,"type":"callback","op":"PASS","phase":"ENTER","pass":0,"total":3}`,
-		head + `{"seq":1,"type":"callback","pass":-1}`,
-		head + `{"seq":1,"type":""}`,
-		head + `{"seq":1}`,
-		head + `{"seq":1,"type":"kernel","bogus":1}`,
-		head + `{"seq":1,"type":"kernel"} {"seq":2}`,
-		head + `{"seq":1,"type":"record","counters":[{"name":"SQ_WAVES","value":18446744073709551615}]}`,
-		head + `{"seq":1,"type":"app_memory","values":[1,-2,3],"payload":[]}`,
-		head + `{"seq":1,"type":"warning","message":"\u00e9\ud800"}`,
-		head + `{"seq":1e3,"type":"api"}`,
-		head + `{"seq":1,"type":"api","corr":null,"pass":null}`,
-		head + `[1,2,3]`,
-		head + `{"seq":1,"type":"signal","value":-9223372036854775808}`,
-		`{"trace":"replayspec.trace/v0"}`,
-		`{"trace":"` + Version + `"`,
-		"{\"trace\":\"" + Version + "\"}\r\n{\"seq\":1,\"type\":\"api\"}\r\n",
-		"not json at all",
-	} {
+	for _, s := range readSeeds() {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -83,4 +61,33 @@ func everyNth[T any](xs []T, n int) []T {
 		out = append(out, xs[i])
 	}
 	return out
+}
+
+// readSeeds are the hand-made traces FuzzRead starts from (besides the
+// goldens): odd, broken and borderline lines. FuzzDecodeEvent starts from
+// their lines too.
+func readSeeds() []string {
+	head := `{"trace":"` + Version + `","digest":"xxh3-64","spec":"s","target":"sim","sources":["tool","sdk"]}` + "\n"
+	return []string{
+		"",
+		"\n\n",
+		head,
+		head + `{"seq":1,"type":"callback","op":"PASS","phase":"ENTER","pass":0,"total":3}`,
+		head + `{"seq":1,"type":"callback","pass":-1}`,
+		head + `{"seq":1,"type":""}`,
+		head + `{"seq":1}`,
+		head + `{"seq":1,"type":"kernel","bogus":1}`,
+		head + `{"seq":1,"type":"kernel"} {"seq":2}`,
+		head + `{"seq":1,"type":"record","counters":[{"name":"SQ_WAVES","value":18446744073709551615}]}`,
+		head + `{"seq":1,"type":"app_memory","values":[1,-2,3],"payload":[]}`,
+		head + `{"seq":1,"type":"warning","message":"\u00e9\ud800"}`,
+		head + `{"seq":1e3,"type":"api"}`,
+		head + `{"seq":1,"type":"api","corr":null,"pass":null}`,
+		head + `[1,2,3]`,
+		head + `{"seq":1,"type":"signal","value":-9223372036854775808}`,
+		`{"trace":"replayspec.trace/v0"}`,
+		`{"trace":"` + Version + `"`,
+		"{\"trace\":\"" + Version + "\"}\r\n{\"seq\":1,\"type\":\"api\"}\r\n",
+		"not json at all",
+	}
 }

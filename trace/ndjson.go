@@ -32,7 +32,10 @@ func Write(w io.Writer, t Trace) error {
 // A Writer writes a trace as it is made, in Write's canonical form: each
 // line in one call of the underlying writer, so that a file written through
 // it without a buffer holds whole lines up to the moment its writer died.
-type Writer struct{ enc *json.Encoder }
+type Writer struct {
+	w    io.Writer
+	line []byte // the event line being written, reused
+}
 
 // NewWriter writes the header line (version Version when h names none).
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
@@ -44,11 +47,19 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Trace == Version && h.Digest == "" {
 		h.Digest = DigestXXH3 // what Digest makes
 	}
-	return &Writer{enc: enc}, enc.Encode(h)
+	return &Writer{w: w}, enc.Encode(h)
 }
 
-// Event writes one event line.
-func (w *Writer) Event(e *Event) error { return w.enc.Encode(e) }
+// Event writes one event line: what json.Encoder writes for e, by hand
+// (appendEvent).
+func (w *Writer) Event(e *Event) error {
+	w.line = append(appendEvent(w.line[:0], e), '\n')
+	_, err := w.w.Write(w.line)
+	if cap(w.line) > 64<<10 { // one long line (a warning's message) is not kept
+		w.line = nil
+	}
+	return err
+}
 
 // Marshal is Write into a byte slice.
 func Marshal(t Trace) []byte {
@@ -96,6 +107,7 @@ func Read(r io.Reader) (Trace, error) {
 func ReadEach(r io.Reader, header func(Header) error, each func(*Event) error) error {
 	var h Header
 	var ev Event // each line is decoded here
+	var dec eventDecoder
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	line := 0
@@ -119,22 +131,17 @@ func ReadEach(r io.Reader, header func(Header) error, each func(*Event) error) e
 			continue
 		}
 		var err error
-		ev = Event{} // decoding into a used event would reuse its slices
-		e := &ev
-		switch err = DecodeStrict(b, e); {
+		e := &ev // dec.decode clears it: decoding into a used event would reuse its slices
+		switch err = dec.decode(b, e); {
 		case err != nil:
 		case e.Type == "" && isEndLine(b):
-			err = fmt.Errorf("%s is the driver protocol's end line, not an event: a trace ends with its last event. Delete this line (a driver's stdout without its first line, the handshake, and its last, the end line, is its trace; docs/driver-protocol.md)", b)
+			err = endLineError(b)
 		case e.Type == "":
-			err = fmt.Errorf("event has no \"type\"")
+			err = errNoType
 		case e.Seq <= last:
-			err = fmt.Errorf("seq %d after seq %d: seq numbers the events in the order of their lines, from 1, each above the one before (docs/trace.md); a duplicate or a line out of order means the trace was edited or spliced. Record it again, or put its lines back in seq order", e.Seq, last)
+			err = seqError(e.Seq, last)
 		default:
-			if src, known := e.Type.Source(); !known {
-				err = fmt.Errorf("unknown event type %q (docs/trace.md lists the types of %s)", e.Type, Version)
-			} else if !h.Reports(src) {
-				err = fmt.Errorf("event seq %d is a %s event, of source %q, which the trace header does not report (sources %v): the header lists every source whose events the trace holds (docs/trace.md, Sources). Add %q to its sources, or drop these events", e.Seq, e.Type, src, h.Sources, src)
-			}
+			err = typeError(e, &h)
 		}
 		if err != nil {
 			return &ParseError{line, explainValue(b, err)}
@@ -145,13 +152,10 @@ func ReadEach(r io.Reader, header func(Header) error, each func(*Event) error) e
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if err == bufio.ErrTooLong {
-			return &ParseError{line + 1, fmt.Errorf("line longer than %d bytes", maxLine)}
-		}
-		return err
+		return scanError(err, line)
 	}
 	if !sawHeader {
-		return &ParseError{1, fmt.Errorf("empty trace: expected a header line {\"trace\":%q}", Version)}
+		return emptyTrace()
 	}
 	return nil
 }

@@ -237,71 +237,35 @@ func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
 }
 
 // judgeAsRead judges the trace in r as a stream, reading and judging at
-// once: a goroutine parses the lines (most of the work: encoding/json)
-// while this one judges the events it has parsed, a batch at a time. It
-// returns errJudgeWhole when the header's spec is not one to stream
-// (stream false) or the oracles cannot judge the trace apart.
+// once: goroutines cut and decode the lines (trace.ReadBatches) while this
+// one judges the events they have decoded, a chunk at a time. It returns
+// errJudgeWhole when the header's spec is not one to stream (stream false)
+// or the oracles cannot judge the trace apart.
 func judgeAsRead(r io.Reader, stream func(trace.Header) bool) (trace.Header, *streamedTrace, error) {
-	const batch = 512
 	var h trace.Header
-	batches := make(chan []trace.Event, 4)
-	stop := make(chan struct{}) // the judge needs no more
-	read := make(chan error, 1)
-	go func() {
-		defer close(batches)
-		var b []trace.Event
-		err := trace.ReadEach(r, func(got trace.Header) error {
-			if h = got; !stream(h) {
-				return errJudgeWhole
-			}
-			return nil
-		}, func(e *trace.Event) error {
-			if b = append(b, *e); len(b) == batch {
-				select {
-				case batches <- b:
-				case <-stop:
-					return errJudgeWhole
-				}
-				b = make([]trace.Event, 0, batch)
-			}
-			return nil
-		})
-		if err == nil && len(b) > 0 {
-			select {
-			case batches <- b:
-			case <-stop:
-			}
-		}
-		read <- err
-	}()
 	var st *check.Stream
 	var tally runner.TallyStream
-	separable := true
-	for b := range batches {
-		if st == nil {
-			st = check.NewStream(h) // h is set before the first batch is sent
+	err := trace.ReadBatches(r, 0, func(got trace.Header) error {
+		if h = got; !stream(h) {
+			return errJudgeWhole
 		}
+		st = check.NewStream(h)
+		return nil
+	}, func(b []trace.Event) error {
 		for i := range b {
 			tally.Add(&b[i])
 			st.Add(b[i])
 		}
-		if separable = st.Separable(); !separable {
-			close(stop)
-			for range batches {
-			}
-			break
+		if !st.Separable() {
+			return errJudgeWhole
 		}
-	}
-	if err := <-read; err != nil {
+		return nil
+	})
+	if err != nil {
 		return h, nil, err
 	}
-	if !separable {
-		return h, nil, errJudgeWhole
-	}
-	if st == nil {
-		st = check.NewStream(h) // a trace of no events
-	}
-	j, ok := st.Finish()
+	j, ok := st.Finish() // st is made with the header, which a trace read without error has
+
 	if !ok {
 		return h, nil, errJudgeWhole
 	}

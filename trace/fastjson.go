@@ -1,0 +1,715 @@
+package trace
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The fast event decoder: a hand-written scanner for the one schema of an
+// event line, into a reused Event, without reflection. encoding/json was
+// three quarters of the CPU of `replayspec check` (~11 µs an event).
+//
+// It takes only the plain form that writers produce: keys spelt exactly as
+// Event's tags, each at most once; strings without escapes, valid UTF-8;
+// integers without fraction or exponent; no null; every Dim3 of three
+// elements. Anything else (an escape, a key in other case, which
+// encoding/json would match, a duplicate key, null, a number it does not
+// fit, any syntax error) makes it give up, and the line is decoded again
+// by DecodeStrict: what is accepted, the Event it gives, and every error
+// message stay exactly those of encoding/json (FuzzDecodeEvent compares
+// the two on every line of the goldens and more).
+
+// eventDecoder decodes event lines. It keeps the names it has read last,
+// so that the names a trace repeats line after line (types, operations,
+// kernels, labels, counters) are one string each rather than one a line;
+// and the lists it is reading, so that a list is allocated once, at its
+// size.
+type eventDecoder struct {
+	names    [nameSlots]string // by hash; a name that lands on another replaces it
+	strs     []string
+	groups   [][]string
+	counters []Counter
+	regions  []Region
+	runs     []Run
+}
+
+// nameSlots is how many names a decoder keeps: more than the names of a
+// loop's events, few enough to stay in cache.
+const nameSlots = 1024
+
+var nameSeed = maphash.MakeSeed()
+
+// decode decodes line b into e as DecodeStrict does, clearing e first
+// (decoding into a used event would reuse its lists).
+func (d *eventDecoder) decode(b []byte, e *Event) error {
+	*e = Event{}
+	if d.fast(b, e) {
+		return nil
+	}
+	*e = Event{} // the scan may have set some fields before it gave up
+	return DecodeStrict(b, e)
+}
+
+// fast decodes b into the zero Event e and reports whether it could; when
+// it could not, e holds part of the line.
+func (d *eventDecoder) fast(b []byte, e *Event) bool {
+	s := scanner{b: b, d: d}
+	s.event(e)
+	s.space()
+	return s.ok && s.i == len(s.b)
+}
+
+// scanner walks one line. The first thing it does not take clears ok;
+// after that every step is a no-op, and the caller falls back.
+type scanner struct {
+	b  []byte
+	i  int
+	ok bool
+	d  *eventDecoder
+}
+
+func (s *scanner) fail() { s.ok = false; s.i = len(s.b) }
+
+// space skips JSON's four whitespace bytes. A writer puts none, so the
+// first test is the one that counts.
+func (s *scanner) space() {
+	i, b := s.i, s.b
+	if i < len(b) && b[i] > ' ' {
+		return
+	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	s.i = i
+}
+
+// byte takes c, after any whitespace.
+func (s *scanner) byte(c byte) bool {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	s.fail()
+	return false
+}
+
+// peek is the next byte after whitespace (0 at the end).
+func (s *scanner) peek() byte {
+	s.space()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// object calls field with each key of an object in turn; field reads the
+// value or fails the scan.
+func (s *scanner) object(field func(key []byte)) {
+	if !s.byte('{') {
+		return
+	}
+	if s.peek() == '}' {
+		s.i++
+		return
+	}
+	for s.ok {
+		key := s.raw()
+		if !s.byte(':') {
+			return
+		}
+		field(key)
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return
+		default:
+			s.fail()
+		}
+	}
+}
+
+// array calls elem for each element of an array; elem reads it or fails.
+// An empty array still calls nothing.
+func (s *scanner) array(elem func()) {
+	if !s.byte('[') {
+		return
+	}
+	if s.peek() == ']' {
+		s.i++
+		return
+	}
+	for s.ok {
+		elem()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return
+		default:
+			s.fail()
+		}
+	}
+}
+
+// raw reads a string and returns its bytes, which are the line's own: it
+// takes only strings that decode to themselves (no escape, no control
+// byte, valid UTF-8).
+func (s *scanner) raw() []byte {
+	if !s.byte('"') {
+		return nil
+	}
+	b, start := s.b, s.i
+	i := start
+	for i+8 <= len(b) { // eight bytes at a time
+		if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) / 8
+			break
+		}
+		i += 8
+	}
+	for i < len(b) && plainByte[b[i]] {
+		i++
+	}
+	if i < len(b) && b[i] >= utf8.RuneSelf {
+		for i < len(b) && (plainByte[b[i]] || b[i] >= utf8.RuneSelf) {
+			i++
+		}
+		if i < len(b) && b[i] == '"' && !utf8.Valid(b[start:i]) { // encoding/json would put U+FFFD for each bad byte
+			s.fail()
+			return nil
+		}
+	}
+	if i == len(b) || b[i] != '"' { // an escape, a control byte, bad UTF-8 or no end
+		s.fail()
+		return nil
+	}
+	s.i = i + 1
+	return b[start:i]
+}
+
+// specialBytes marks, with its high bit, each byte of x that is not
+// plainByte; the lowest mark is right, those above it may be false (a
+// borrow carries into the next byte), which is all raw needs.
+func specialBytes(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(x uint64, n byte) uint64 { return (x - ones*uint64(n)) &^ x & highs } // bytes < n, for n <= 0x80
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	return below(x, ' ') | below(q, 1) | below(bs, 1) | x&highs
+}
+
+// plainByte is the ASCII bytes that stand for themselves in a JSON string.
+var plainByte = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// name reads a string, shared with earlier lines that had the same one.
+func (s *scanner) name() string {
+	r := s.raw()
+	if len(r) == 0 {
+		return ""
+	}
+	slot := &s.d.names[maphash.Bytes(nameSeed, r)%nameSlots]
+	if *slot != string(r) { // no allocation to compare
+		*slot = string(r)
+	}
+	return *slot
+}
+
+// str reads a string that is not expected to repeat (a digest, a message).
+func (s *scanner) str() string {
+	r := s.raw()
+	if !s.ok || len(r) == 0 {
+		return ""
+	}
+	return string(r)
+}
+
+// digits reads an unsigned integer: "0" or digits not starting with 0, at
+// most max. A fraction or an exponent is left for the caller's next
+// step, which fails on it.
+func (s *scanner) digits(max uint64) uint64 {
+	s.space()
+	b, start := s.b, s.i
+	i := start
+	var v uint64
+	for i < len(b) && b[i]-'0' <= 9 && i-start < 19 { // 19 digits cannot overflow
+		v = v*10 + uint64(b[i]-'0')
+		i++
+	}
+	if i < len(b) && b[i]-'0' <= 9 { // a 20th digit: only MaxUint64's size has one
+		hi, lo := bits.Mul64(v, 10)
+		lo, carry := bits.Add64(lo, uint64(b[i]-'0'), 0)
+		i++
+		if hi != 0 || carry != 0 || (i < len(b) && b[i]-'0' <= 9) {
+			s.fail()
+			return 0
+		}
+		v = lo
+	}
+	if n := i - start; n == 0 || (n > 1 && b[start] == '0') || v > max {
+		s.fail()
+		return 0
+	}
+	s.i = i
+	return v
+}
+
+func (s *scanner) u64() uint64 { return s.digits(math.MaxUint64) }
+
+func (s *scanner) u32() uint32 { return uint32(s.digits(math.MaxUint32)) }
+
+// i64 reads a signed integer that fits in bits bits.
+func (s *scanner) i64(bits int) int64 {
+	max := uint64(1)<<(bits-1) - 1
+	if s.peek() == '-' {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] < '0' || s.b[s.i] > '9') {
+			s.fail() // "- 1": no whitespace after the sign
+			return 0
+		}
+		return -int64(s.digits(max + 1)) // -(1<<63) wraps to itself
+	}
+	return int64(s.digits(max))
+}
+
+func (s *scanner) boolean() bool {
+	s.space()
+	switch {
+	case hasPrefix(s.b[s.i:], "true"):
+		s.i += 4
+		return true
+	case hasPrefix(s.b[s.i:], "false"):
+		s.i += 5
+		return false
+	}
+	s.fail()
+	return false
+}
+
+func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
+
+// names reads an array of strings; an empty array is an empty slice, not
+// nil, as encoding/json makes it.
+func (s *scanner) names() []string {
+	tmp := s.d.strs[:0]
+	s.array(func() { tmp = append(tmp, s.name()) })
+	s.d.strs = tmp
+	return clone(tmp)
+}
+
+// clone is a copy of xs at its size; empty, not nil, when xs is empty.
+func clone[T any](xs []T) []T {
+	out := make([]T, len(xs))
+	copy(out, xs)
+	return out
+}
+
+func (s *scanner) dim3() Dim3 {
+	var d Dim3
+	n := 0
+	s.array(func() {
+		if n == len(d) { // encoding/json drops the extra elements
+			s.fail()
+			return
+		}
+		d[n] = s.u32()
+		n++
+	})
+	if n != len(d) { // and zeroes the missing ones
+		s.fail()
+	}
+	return d
+}
+
+// once marks field bit as seen and fails on a second time: encoding/json
+// takes the last of duplicate keys, reusing what the first allocated.
+func (s *scanner) once(seen *uint64, bit uint) bool {
+	if *seen&(1<<bit) != 0 {
+		s.fail()
+		return false
+	}
+	*seen |= 1 << bit
+	return true
+}
+
+func (s *scanner) corr() *Corr {
+	c := new(Corr)
+	var seen uint64
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "internal":
+			if s.once(&seen, 0) {
+				c.Internal = s.u64()
+			}
+		case "external":
+			if s.once(&seen, 1) {
+				c.External = s.u64()
+			}
+		case "ancestor":
+			if s.once(&seen, 2) {
+				c.Ancestor = s.u64()
+			}
+		default:
+			s.fail()
+		}
+	})
+	return c
+}
+
+func (s *scanner) info() *DispatchInfo {
+	in := new(DispatchInfo)
+	var seen uint64
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "size":
+			if s.once(&seen, 0) {
+				in.Size = s.u64()
+			}
+		case "kernel_id":
+			if s.once(&seen, 1) {
+				in.KernelID = s.u64()
+			}
+		case "private_segment_size":
+			if s.once(&seen, 2) {
+				in.PrivateSegment = s.u32()
+			}
+		case "group_segment_size":
+			if s.once(&seen, 3) {
+				in.GroupSegment = s.u32()
+			}
+		case "workgroup":
+			if s.once(&seen, 4) {
+				in.Workgroup = s.dim3()
+			}
+		case "grid":
+			if s.once(&seen, 5) {
+				in.Grid = s.dim3()
+			}
+		default:
+			s.fail()
+		}
+	})
+	return in
+}
+
+func (s *scanner) counters() []Counter {
+	out := s.d.counters[:0]
+	s.array(func() {
+		var c Counter
+		var seen uint64
+		s.object(func(key []byte) {
+			switch string(key) {
+			case "name":
+				if s.once(&seen, 0) {
+					c.Name = s.name()
+				}
+			case "value":
+				if s.once(&seen, 1) {
+					c.Value = s.u64()
+				}
+			default:
+				s.fail()
+			}
+		})
+		out = append(out, c)
+	})
+	s.d.counters = out
+	return clone(out)
+}
+
+func (s *scanner) regions() []Region {
+	out := s.d.regions[:0]
+	s.array(func() {
+		var r Region
+		var seen uint64
+		s.object(func(key []byte) {
+			switch string(key) {
+			case "addr":
+				if s.once(&seen, 0) {
+					r.Addr = s.u64()
+				}
+			case "bytes":
+				if s.once(&seen, 1) {
+					r.Bytes = s.u64()
+				}
+			default:
+				s.fail()
+			}
+		})
+		out = append(out, r)
+	})
+	s.d.regions = out
+	return clone(out)
+}
+
+func (s *scanner) runs() []Run {
+	out := s.d.runs[:0]
+	s.array(func() {
+		var r Run
+		var seen uint64
+		s.object(func(key []byte) {
+			switch string(key) {
+			case "value":
+				if s.once(&seen, 0) {
+					r.Value = s.i64(64)
+				}
+			case "count":
+				if s.once(&seen, 1) {
+					r.Count = s.u64()
+				}
+			default:
+				s.fail()
+			}
+		})
+		out = append(out, r)
+	})
+	s.d.runs = out
+	return clone(out)
+}
+
+// event reads the object of an event line. The pointer fields share the
+// small values' pointers (U64, I64), as the recorder's events do.
+func (s *scanner) event(e *Event) {
+	s.ok = true
+	var seen uint64
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "seq":
+			if s.once(&seen, 0) {
+				e.Seq = s.u64()
+			}
+		case "type":
+			if s.once(&seen, 1) {
+				e.Type = Type(s.name())
+			}
+		case "time":
+			if s.once(&seen, 2) {
+				e.Time = s.u64()
+			}
+		case "thread":
+			if s.once(&seen, 3) {
+				e.Thread = s.u64()
+			}
+		case "agent":
+			if s.once(&seen, 4) {
+				e.Agent = s.u64()
+			}
+		case "queue":
+			if s.once(&seen, 5) {
+				e.Queue = s.u64()
+			}
+		case "dispatch":
+			if s.once(&seen, 6) {
+				e.Dispatch = s.u64()
+			}
+		case "kernel":
+			if s.once(&seen, 7) {
+				e.Kernel = s.name()
+			}
+		case "family":
+			if s.once(&seen, 8) {
+				e.Family = Family(s.name())
+			}
+		case "product":
+			if s.once(&seen, 9) {
+				e.Product = s.name()
+			}
+		case "arch":
+			if s.once(&seen, 10) {
+				e.Arch = s.name()
+			}
+		case "context":
+			if s.once(&seen, 11) {
+				e.Context = s.u64()
+			}
+		case "label":
+			if s.once(&seen, 12) {
+				e.Label = s.name()
+			}
+		case "buffer":
+			if s.once(&seen, 13) {
+				e.Buffer = s.name()
+			}
+		case "op":
+			if s.once(&seen, 14) {
+				e.Op = Op(s.name())
+			}
+		case "phase":
+			if s.once(&seen, 15) {
+				e.Phase = Phase(s.name())
+			}
+		case "pass":
+			if s.once(&seen, 16) {
+				e.Pass = U64(s.u64())
+			}
+		case "total":
+			if s.once(&seen, 17) {
+				e.Total = U64(s.u64())
+			}
+		case "corr":
+			if s.once(&seen, 18) {
+				e.Corr = s.corr()
+			}
+		case "user_data":
+			if s.once(&seen, 19) {
+				e.UserData = U64(s.u64())
+			}
+		case "call":
+			if s.once(&seen, 20) {
+				e.Call = Call(s.name())
+			}
+		case "result":
+			if s.once(&seen, 21) {
+				e.Result = I64(s.i64(64))
+			}
+		case "status":
+			if s.once(&seen, 22) {
+				e.Status = Status(s.name())
+			}
+		case "payload":
+			if s.once(&seen, 23) {
+				e.Payload = s.names()
+			}
+		case "payload_size":
+			if s.once(&seen, 24) {
+				e.PayloadSize = U64(s.u64())
+			}
+		case "info":
+			if s.once(&seen, 25) {
+				e.Info = s.info()
+			}
+		case "domain":
+			if s.once(&seen, 26) {
+				e.Domain = Domain(s.name())
+			}
+		case "operations":
+			if s.once(&seen, 27) {
+				var ops []Op // rare: configure calls only
+				s.array(func() { ops = append(ops, Op(s.name())) })
+				e.Operations = clone(ops)
+			}
+		case "op_name":
+			if s.once(&seen, 28) {
+				e.OpName = Op(s.name())
+			}
+		case "op_id":
+			if s.once(&seen, 29) {
+				e.OpID = U64(s.u64())
+			}
+		case "groups":
+			if s.once(&seen, 30) {
+				g := s.d.groups[:0]
+				s.array(func() { g = append(g, s.names()) }) // a null group falls back
+				s.d.groups = g
+				e.Groups = clone(g)
+			}
+		case "service":
+			if s.once(&seen, 31) {
+				e.Service = Service(s.name())
+			}
+		case "start":
+			if s.once(&seen, 32) {
+				e.Start = s.u64()
+			}
+		case "end":
+			if s.once(&seen, 33) {
+				e.End = s.u64()
+			}
+		case "counters":
+			if s.once(&seen, 34) {
+				e.Counters = s.counters()
+			}
+		case "signal":
+			if s.once(&seen, 35) {
+				e.Signal = s.u64()
+			}
+		case "value":
+			if s.once(&seen, 36) {
+				e.Value = I64(s.i64(64))
+			}
+		case "packets":
+			if s.once(&seen, 37) {
+				e.Packets = int(s.i64(strconv.IntSize))
+			}
+		case "kernel_packets":
+			if s.once(&seen, 38) {
+				e.KernelPackets = int(s.i64(strconv.IntSize))
+			}
+		case "graph":
+			if s.once(&seen, 39) {
+				e.Graph = s.boolean()
+			}
+		case "grid":
+			if s.once(&seen, 40) {
+				d := s.dim3()
+				e.Grid = &d
+			}
+		case "workgroup":
+			if s.once(&seen, 41) {
+				d := s.dim3()
+				e.Workgroup = &d
+			}
+		case "args":
+			if s.once(&seen, 42) {
+				e.Args = s.names()
+			}
+		case "addr":
+			if s.once(&seen, 43) {
+				e.Addr = s.u64()
+			}
+		case "bytes":
+			if s.once(&seen, 44) {
+				e.Bytes = s.u64()
+			}
+		case "mem_kind":
+			if s.once(&seen, 45) {
+				e.MemKind = MemKind(s.name())
+			}
+		case "regions":
+			if s.once(&seen, 46) {
+				e.Regions = s.regions()
+			}
+		case "mem_in":
+			if s.once(&seen, 47) {
+				e.MemIn = s.str()
+			}
+		case "mem_out":
+			if s.once(&seen, 48) {
+				e.MemOut = s.str()
+			}
+		case "digest":
+			if s.once(&seen, 49) {
+				e.Digest = s.str()
+			}
+		case "elements":
+			if s.once(&seen, 50) {
+				e.Elements = s.u64()
+			}
+		case "runs":
+			if s.once(&seen, 51) {
+				e.Runs = s.runs()
+			}
+		case "code":
+			if s.once(&seen, 52) {
+				e.Code = WarningCode(s.name())
+			}
+		case "message":
+			if s.once(&seen, 53) {
+				e.Message = s.str()
+			}
+		default:
+			s.fail() // unknown, or a known key in other case: encoding/json decides
+		}
+	})
+}

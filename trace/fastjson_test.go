@@ -1,0 +1,541 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// corpusLines is every event line this repository holds: the goldens, the
+// recorded traces of check/testdata (the C port's among them) and the lines
+// of FuzzRead's seeds. Header lines are left out.
+func corpusLines(t testing.TB) [][]byte {
+	t.Helper()
+	var files []string
+	for _, glob := range []string{"../golden/*.ndjson", "../golden/*/*.ndjson", "../check/testdata/*.ndjson", "../check/testdata/*.ndjson.gz"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 80 {
+		t.Fatalf("found %d traces under ../golden and ../check/testdata; the corpus has moved?", len(files))
+	}
+	var lines [][]byte
+	keep := func(r io.Reader) {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, maxLine)
+		for sc.Scan() {
+			if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 && !bytes.HasPrefix(b, []byte(`{"trace":`)) {
+				lines = append(lines, bytes.Clone(b))
+			}
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r io.Reader = f
+		if strings.HasSuffix(name, ".gz") {
+			if r, err = gzip.NewReader(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		keep(r)
+		f.Close()
+	}
+	for _, s := range readSeeds() {
+		keep(strings.NewReader(s))
+	}
+	return lines
+}
+
+// diffDecode decodes line with decode and with DecodeStrict and says how
+// they differ: "" when both give the same event, or both the same error.
+func diffDecode(decode func([]byte, *Event) error, line []byte) string {
+	var got, want Event
+	gotErr, wantErr := decode(line, &got), DecodeStrict(line, &want)
+	switch {
+	case (gotErr == nil) != (wantErr == nil):
+		return "errors differ: got " + errString(gotErr) + ", want " + errString(wantErr)
+	case wantErr != nil:
+		if gotErr.Error() != wantErr.Error() {
+			return "error messages differ: got " + gotErr.Error() + ", want " + wantErr.Error()
+		}
+		return ""
+	}
+	// No cmpopts.EquateEmpty: an empty list and an absent one differ.
+	return cmp.Diff(want, got)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return "error " + err.Error()
+}
+
+// decodeMismatches runs diffDecode over lines and returns the first few
+// differences.
+func decodeMismatches(decode func([]byte, *Event) error, lines [][]byte) []string {
+	var out []string
+	for _, line := range lines {
+		if d := diffDecode(decode, line); d != "" {
+			out = append(out, string(line)+"\n"+d)
+			if len(out) == 5 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestFastDecodeMatchesStrict: on every event line of the corpus, the fast
+// decoder gives the event DecodeStrict gives, or the same error. And it is
+// the fast path that gives it: every line without an escape is decoded by
+// the scanner, not handed back to encoding/json.
+func TestFastDecodeMatchesStrict(t *testing.T) {
+	lines := corpusLines(t)
+	if testing.Short() {
+		lines = everyNth(lines, 4) // make test: a spread; all in make test-heavy
+	}
+	var d eventDecoder // one decoder for all, as ReadEach uses one for a trace
+	for _, m := range decodeMismatches(d.decode, lines) {
+		t.Error(m)
+	}
+	fast := 0
+	for _, line := range lines {
+		var e Event
+		ok := d.fast(line, &e)
+		if ok {
+			fast++
+		}
+		plain := !bytes.Contains(line, []byte(`\`)) && !bytes.Contains(line, []byte("null"))
+		if !ok && plain && DecodeStrict(line, new(Event)) == nil {
+			t.Errorf("fast path gave up on a plain line encoding/json accepts:\n%s", line)
+		}
+	}
+	t.Logf("%d of %d lines decoded by the fast path", fast, len(lines))
+}
+
+// TestDecodeDiffCatchesPlantedBugs is the test of the differential test:
+// decoders each broken in one way are caught on the corpus and the fuzz
+// seeds.
+func TestDecodeDiffCatchesPlantedBugs(t *testing.T) {
+	var lines [][]byte
+	for _, s := range decodeSeeds {
+		lines = append(lines, []byte(s))
+	}
+	lines = append(lines, corpusLines(t)...)
+	var d eventDecoder
+	for name, broken := range map[string]func([]byte, *Event) error{
+		"drops the label": func(b []byte, e *Event) error {
+			err := d.decode(b, e)
+			e.Label = ""
+			return err
+		},
+		"counts passes from 1": func(b []byte, e *Event) error {
+			err := d.decode(b, e)
+			if e.Pass != nil {
+				e.Pass = U64(*e.Pass + 1)
+			}
+			return err
+		},
+		"gives nil for an empty list": func(b []byte, e *Event) error {
+			err := d.decode(b, e)
+			if e.Payload != nil && len(e.Payload) == 0 {
+				e.Payload = nil
+			}
+			return err
+		},
+		"drops the last counter": func(b []byte, e *Event) error {
+			err := d.decode(b, e)
+			if n := len(e.Counters); n > 0 {
+				e.Counters = e.Counters[:n-1]
+			}
+			return err
+		},
+		"accepts an unknown key": func(b []byte, e *Event) error {
+			*e = Event{}
+			if d.fast(b, e) {
+				return nil
+			}
+			*e = Event{}
+			if err := DecodeStrict(b, e); err != nil && strings.Contains(err.Error(), "unknown field") {
+				return nil
+			}
+			return DecodeStrict(b, e)
+		},
+		"words an error its own way": func(b []byte, e *Event) error {
+			if err := d.decode(b, e); err != nil {
+				return io.ErrUnexpectedEOF
+			}
+			return nil
+		},
+	} {
+		if !slices.ContainsFunc(lines, func(l []byte) bool { return diffDecode(broken, l) != "" }) {
+			t.Errorf("a decoder that %s passes the differential test", name)
+		}
+	}
+}
+
+// decodeSeeds are lines at the edges of what the fast path takes: each
+// must end as DecodeStrict ends it.
+var decodeSeeds = []string{
+	`{"seq":1,"type":"api"}`,
+	` {"seq":1 , "type" : "api" } `,
+	"\t{\"seq\":1,\r\n\"type\":\"api\"}\n",
+	`{"Seq":1,"type":"api"}`,
+	`{"seq":1,"TYPE":"api"}`,
+	`{"seq":1,"type":"api","ſeq":2}`,
+	`{"seq":1,"seq":2,"type":"api"}`,
+	`{"seq":1,"type":"api","pass":1,"pass":2}`,
+	`{"seq":1,"type":"api","corr":{"internal":1,"internal":2,"external":0,"ancestor":0}}`,
+	`{"seq":1,"type":"api","corr":{"internal":1,"Internal":2}}`,
+	`{"seq":1,"type":"api","corr":{"internal":1,"extra":2}}`,
+	`{"seq":1,"type":"api","corr":{}}`,
+	`{"seq":1,"type":"api","corr":null}`,
+	`{"seq":null,"type":"api"}`,
+	`{"seq":1,"type":null}`,
+	`{"seq":1,"type":"api","payload":null}`,
+	`{"seq":1,"type":"api","payload":[]}`,
+	`{"seq":1,"type":"api","payload":[null]}`,
+	`{"seq":1,"type":"api","payload":["a","b"],"args":[],"operations":[],"regions":[],"runs":[],"counters":[],"groups":[]}`,
+	`{"seq":1,"type":"api","groups":[[],["a"],null]}`,
+	`{"seq":1,"type":"api","operations":["PASS","CONFIG"]}`,
+	`{"seq":-0,"type":"api"}`,
+	`{"seq":-1,"type":"api"}`,
+	`{"seq":01,"type":"api"}`,
+	`{"seq":1.0,"type":"api"}`,
+	`{"seq":1e3,"type":"api"}`,
+	`{"seq":1E3,"type":"api"}`,
+	`{"seq":18446744073709551615,"type":"api"}`,
+	`{"seq":18446744073709551616,"type":"api"}`,
+	`{"seq":99999999999999999999,"type":"api"}`,
+	`{"seq":1,"type":"api","value":-9223372036854775808}`,
+	`{"seq":1,"type":"api","value":-9223372036854775809}`,
+	`{"seq":1,"type":"api","value":9223372036854775807}`,
+	`{"seq":1,"type":"api","value":9223372036854775808}`,
+	`{"seq":1,"type":"api","value":-0}`,
+	`{"seq":1,"type":"api","value":- 1}`,
+	`{"seq":1,"type":"api","value":-}`,
+	`{"seq":1,"type":"api","result":-1,"packets":-2,"kernel_packets":3}`,
+	`{"seq":1,"type":"api","packets":9223372036854775808}`,
+	`{"seq":1,"type":"api","grid":[1,2,3],"workgroup":[4,5,6]}`,
+	`{"seq":1,"type":"api","grid":[1,2]}`,
+	`{"seq":1,"type":"api","grid":[1,2,3,4]}`,
+	`{"seq":1,"type":"api","grid":[]}`,
+	`{"seq":1,"type":"api","grid":[4294967295,0,0]}`,
+	`{"seq":1,"type":"api","grid":[4294967296,0,0]}`,
+	`{"seq":1,"type":"api","info":{"size":1,"kernel_id":2,"private_segment_size":3,"group_segment_size":4,"workgroup":[1,1,1],"grid":[2,2,2]}}`,
+	`{"seq":1,"type":"api","info":{"size":1,"bogus":2}}`,
+	`{"seq":1,"type":"api","graph":true}`,
+	`{"seq":1,"type":"api","graph":false}`,
+	`{"seq":1,"type":"api","graph":tru}`,
+	`{"seq":1,"type":"api","graph":1}`,
+	`{"seq":1,"type":"api","kernel":5}`,
+	`{"seq":"1","type":"api"}`,
+	`{"seq":1,"type":"api","message":"a\"b"}`,
+	`{"seq":1,"type":"api","message":"tab\there"}`,
+	"{\"seq\":1,\"type\":\"api\",\"message\":\"raw\ttab\"}",
+	`{"seq":1,"type":"api","message":"é ü \u2028"}`,
+	"{\"seq\":1,\"type\":\"api\",\"message\":\"\xff\"}",
+	"{\"seq\":1,\"type\":\"api\",\"message\":\"\xe2\x80\xa8\"}",
+	`{"seq":1,"type":"api","label":""}`,
+	`{"seq":1,"type":"api"}}`,
+	`{"seq":1,"type":"api"}]`,
+	`{"seq":1,"type":"api"} {}`,
+	`{"seq":1,"type":"api"},`,
+	`{"seq":1,"type":"api",}`,
+	`{"seq":1,"type":"api"`,
+	`{"seq":1 "type":"api"}`,
+	`{}`,
+	`[]`,
+	`null`,
+	`"x"`,
+	``,
+	`{"end":3}`,
+	`{"seq":1,"type":"record","counters":[{"name":"SQ_WAVES","value":7},{"value":1,"name":"X"}]}`,
+	`{"seq":1,"type":"record","counters":[{"name":"SQ_WAVES","name":"Y"}]}`,
+	`{"seq":1,"type":"mem_read","regions":[{"addr":1,"bytes":2}],"runs":[{"value":-3,"count":4}]}`,
+	`{"seq":1,"type":"mem_read","regions":[{"addr":1,"bytes":2,"x":1}]}`,
+}
+
+// FuzzDecodeEvent: on any line, the fast decoder ends as DecodeStrict
+// ends: the same event, or the same error.
+func FuzzDecodeEvent(f *testing.F) {
+	// A spread of the corpus (TestFastDecodeMatchesStrict takes it all).
+	for _, line := range everyNth(corpusLines(f), 16) {
+		f.Add(line)
+	}
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	var shared eventDecoder // one that has seen every input: its kept names must not leak into an event
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var fresh eventDecoder
+		for _, d := range []*eventDecoder{&fresh, &shared} {
+			if diff := diffDecode(d.decode, line); diff != "" {
+				t.Fatalf("%q:\n%s", line, diff)
+			}
+		}
+	})
+}
+
+// TestDecoderManyNames: names beyond what the decoder keeps, landing on
+// each other's slots, still decode to themselves.
+func TestDecoderManyNames(t *testing.T) {
+	var d eventDecoder
+	for i := range 4 * nameSlots {
+		line := []byte(`{"seq":1,"type":"api","label":"d` + itoa(i) + `","kernel":"k` + itoa(i%7) + `"}`)
+		if diff := diffDecode(d.decode, line); diff != "" {
+			t.Fatal(diff)
+		}
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// jsonLine is the event as encoding/json writes it (the writer's way
+// before appendEvent), without the newline.
+func jsonLine(e *Event) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// encodeMismatch says how encode's bytes for e differ from encoding/json's.
+func encodeMismatch(encode func([]byte, *Event) []byte, e *Event) string {
+	got, want := encode(nil, e), jsonLine(e)
+	if bytes.Equal(got, want) {
+		return ""
+	}
+	return "got  " + string(got) + "\nwant " + string(want)
+}
+
+// TestAppendEventMatchesJSON: every event of the corpus is written byte
+// for byte as encoding/json writes it.
+func TestAppendEventMatchesJSON(t *testing.T) {
+	lines, want := corpusLines(t), 10000
+	if testing.Short() {
+		lines, want = everyNth(lines, 4), want/4 // make test: a spread
+	}
+	n := 0
+	for _, line := range lines {
+		var e Event
+		if DecodeStrict(line, &e) != nil {
+			continue
+		}
+		n++
+		if m := encodeMismatch(appendEvent, &e); m != "" {
+			t.Fatal(m)
+		}
+	}
+	if n < want {
+		t.Errorf("only %d events in the corpus", n)
+	}
+}
+
+// genEvent draws an event with any field set or not, any string (invalid
+// UTF-8, control bytes and U+2028 included), lists nil, empty or not, and
+// nil groups inside a list.
+func genEvent(rt *rapid.T) *Event {
+	str := rapid.OneOf(
+		rapid.Just(""),
+		rapid.SampledFrom([]string{"PASS", "x", "a\"b\\c", "\b\f\n\r\t\x00\x1f\x7f", "é\u2028\u2029\U0001F600", "\xff\xfe", "\xe2\x80", "<&>"}),
+		rapid.String(),
+		rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }),
+	)
+	u64 := rapid.OneOf(rapid.Just(uint64(0)), rapid.Uint64())
+	i64 := rapid.Int64()
+	optU := func(label string) *uint64 {
+		if rapid.Bool().Draw(rt, label+"?") {
+			return U64(u64.Draw(rt, label))
+		}
+		return nil
+	}
+	optI := func(label string) *int64 {
+		if rapid.Bool().Draw(rt, label+"?") {
+			return I64(i64.Draw(rt, label))
+		}
+		return nil
+	}
+	strs := func(label string) []string {
+		switch rapid.IntRange(0, 2).Draw(rt, label+"?") {
+		case 0:
+			return nil
+		case 1:
+			return []string{}
+		}
+		return rapid.SliceOfN(str, 1, 4).Draw(rt, label)
+	}
+	dim := func(label string) Dim3 {
+		return Dim3{rapid.Uint32().Draw(rt, label+"x"), rapid.Uint32().Draw(rt, label+"y"), rapid.Uint32().Draw(rt, label+"z")}
+	}
+	e := &Event{
+		Seq: u64.Draw(rt, "seq"), Type: Type(str.Draw(rt, "type")), Time: u64.Draw(rt, "time"), Thread: u64.Draw(rt, "thread"),
+		Agent: u64.Draw(rt, "agent"), Queue: u64.Draw(rt, "queue"), Dispatch: u64.Draw(rt, "dispatch"),
+		Kernel: str.Draw(rt, "kernel"), Family: Family(str.Draw(rt, "family")), Product: str.Draw(rt, "product"), Arch: str.Draw(rt, "arch"),
+		Context: u64.Draw(rt, "context"), Label: str.Draw(rt, "label"), Buffer: str.Draw(rt, "buffer"),
+		Op: Op(str.Draw(rt, "op")), Phase: Phase(str.Draw(rt, "phase")), Pass: optU("pass"), Total: optU("total"),
+		UserData: optU("user_data"), Call: Call(str.Draw(rt, "call")), Result: optI("result"), Status: Status(str.Draw(rt, "status")),
+		Payload: strs("payload"), PayloadSize: optU("payload_size"), Domain: Domain(str.Draw(rt, "domain")),
+		OpName: Op(str.Draw(rt, "op_name")), OpID: optU("op_id"), Service: Service(str.Draw(rt, "service")),
+		Start: u64.Draw(rt, "start"), End: u64.Draw(rt, "end"), Signal: u64.Draw(rt, "signal"), Value: optI("value"),
+		Packets: rapid.Int().Draw(rt, "packets"), KernelPackets: rapid.Int().Draw(rt, "kernel_packets"), Graph: rapid.Bool().Draw(rt, "graph"),
+		Args: strs("args"), Addr: u64.Draw(rt, "addr"), Bytes: u64.Draw(rt, "bytes"), MemKind: MemKind(str.Draw(rt, "mem_kind")),
+		MemIn: str.Draw(rt, "mem_in"), MemOut: str.Draw(rt, "mem_out"), Digest: str.Draw(rt, "digest"), Elements: u64.Draw(rt, "elements"),
+		Code: WarningCode(str.Draw(rt, "code")), Message: str.Draw(rt, "message"),
+	}
+	if rapid.Bool().Draw(rt, "corr?") {
+		e.Corr = &Corr{u64.Draw(rt, "internal"), u64.Draw(rt, "external"), u64.Draw(rt, "ancestor")}
+	}
+	if rapid.Bool().Draw(rt, "info?") {
+		e.Info = &DispatchInfo{u64.Draw(rt, "size"), u64.Draw(rt, "kernel_id"), rapid.Uint32().Draw(rt, "private"), rapid.Uint32().Draw(rt, "group"), dim("wg"), dim("grid")}
+	}
+	if rapid.Bool().Draw(rt, "grid?") {
+		d := dim("grid")
+		e.Grid = &d
+	}
+	if rapid.Bool().Draw(rt, "workgroup?") {
+		d := dim("workgroup")
+		e.Workgroup = &d
+	}
+	if ops := strs("operations"); ops != nil {
+		e.Operations = []Op{}
+		for _, op := range ops {
+			e.Operations = append(e.Operations, Op(op))
+		}
+	}
+	if rapid.Bool().Draw(rt, "groups?") {
+		e.Groups = [][]string{}
+		for range rapid.IntRange(0, 3).Draw(rt, "groups") {
+			e.Groups = append(e.Groups, strs("group"))
+		}
+	}
+	for range rapid.IntRange(0, 3).Draw(rt, "counters") {
+		e.Counters = append(e.Counters, Counter{str.Draw(rt, "counter"), u64.Draw(rt, "counter value")})
+	}
+	for range rapid.IntRange(0, 3).Draw(rt, "regions") {
+		e.Regions = append(e.Regions, Region{u64.Draw(rt, "region addr"), u64.Draw(rt, "region bytes")})
+	}
+	for range rapid.IntRange(0, 3).Draw(rt, "runs") {
+		e.Runs = append(e.Runs, Run{i64.Draw(rt, "run value"), u64.Draw(rt, "run count")})
+	}
+	return e
+}
+
+// checkAppendEvent is the property: appendEvent writes what encoding/json
+// writes, and the fast decoder reads it back as DecodeStrict does.
+func checkAppendEvent(rt *rapid.T) {
+	e := genEvent(rt)
+	if m := encodeMismatch(appendEvent, e); m != "" {
+		rt.Fatal(m)
+	}
+	var d eventDecoder
+	if diff := diffDecode(d.decode, appendEvent(nil, e)); diff != "" {
+		rt.Fatal(diff)
+	}
+}
+
+func TestAppendEventProperty(t *testing.T) { rapid.Check(t, checkAppendEvent) }
+
+// FuzzAppendEvent is the property under go's fuzzer (make fuzz).
+func FuzzAppendEvent(f *testing.F) { f.Fuzz(rapid.MakeFuzz(checkAppendEvent)) }
+
+// TestEncodeDiffCatchesPlantedBugs is the test of the encoder's
+// differential tests: encoders each broken in one way are caught, on the
+// corpus or by the property.
+func TestEncodeDiffCatchesPlantedBugs(t *testing.T) {
+	var corpus []*Event
+	for _, line := range everyNth(corpusLines(t), 4) {
+		var e Event
+		if DecodeStrict(line, &e) == nil {
+			corpus = append(corpus, &e)
+		}
+	}
+	for name, broken := range map[string]func([]byte, *Event) []byte{
+		"drops the label": func(b []byte, e *Event) []byte {
+			c := *e
+			c.Label = ""
+			return appendEvent(b, &c)
+		},
+		"writes an empty list": func(b []byte, e *Event) []byte {
+			b = appendEvent(b, e)
+			if e.Payload == nil {
+				b = append(b[:len(b)-1], `,"payload":[]}`...)
+			}
+			return b
+		},
+		"escapes < as HTML": func(b []byte, e *Event) []byte {
+			return bytes.ReplaceAll(appendEvent(b, e), []byte("<"), []byte(`\u003c`))
+		},
+		"writes invalid UTF-8 as it is": func(b []byte, e *Event) []byte {
+			c := *e
+			c.Message = strings.ToValidUTF8(c.Message, "\uFFFD")
+			return appendEvent(b, &c)
+		},
+	} {
+		caught := false
+		for _, e := range corpus {
+			if encodeMismatch(broken, e) != "" {
+				caught = true
+				break
+			}
+		}
+		if !caught {
+			// Not in the corpus: the property must find it.
+			caught = rapidFails(t, func(rt *rapid.T) {
+				if m := encodeMismatch(broken, genEvent(rt)); m != "" {
+					rt.Fatal(m)
+				}
+			})
+		}
+		if !caught {
+			t.Errorf("an encoder that %s passes the differential tests", name)
+		}
+	}
+}
+
+// rapidFails reports whether rapid finds a case where prop fails, without
+// failing t.
+func rapidFails(t *testing.T, prop func(*rapid.T)) bool {
+	q := &quietTB{TB: t}
+	rapid.Check(q, prop)
+	return q.failed
+}
+
+// quietTB is t that keeps rapid's failures and logs to itself.
+type quietTB struct {
+	rapid.TB
+	failed bool
+}
+
+func (q *quietTB) Logf(string, ...any)   {}
+func (q *quietTB) Log(...any)            {}
+func (q *quietTB) Errorf(string, ...any) { q.failed = true }
+func (q *quietTB) Error(...any)          { q.failed = true }
+func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
+func (q *quietTB) Fatal(...any)          { q.failed = true }
+func (q *quietTB) FailNow()              { q.failed = true }
+func (q *quietTB) Fail()                 { q.failed = true }
+func (q *quietTB) Failed() bool          { return q.failed }
