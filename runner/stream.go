@@ -105,6 +105,12 @@ type streamer struct {
 // made (the run is then judged whole). With spool unset the events are
 // not copied anywhere: a trace the oracles cannot judge apart is then
 // recorded again (a Repeatable target).
+// segmentEvents, when not negative, is the least events a streamed
+// run's segments hold (check.Stream.SegmentsOfAtLeast); tests set it to 0,
+// cutting at every chance, so that both a stream's verdict and its
+// fall-back are taken on small traces (export_test.go).
+var segmentEvents = -1
+
 func newStreamer(tg target.Target, s spec.Spec, spool bool) *streamer {
 	hs, ok := tg.(target.Streaming)
 	if !ok {
@@ -112,6 +118,9 @@ func newStreamer(tg target.Target, s spec.Spec, spool bool) *streamer {
 	}
 	h := hs.Header(spec.Defaults(s))
 	st := &streamer{st: check.NewStream(h), header: h}
+	if segmentEvents >= 0 {
+		st.st.SegmentsOfAtLeast(segmentEvents)
+	}
 	if !spool {
 		return st
 	}

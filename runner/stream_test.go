@@ -55,6 +55,7 @@ func TestJudgeStreamedAsJudge(t *testing.T) {
 			continue
 		}
 		st := check.NewStream(whole.Trace.Header)
+		st.SegmentsOfAtLeast(0) // short traces: cut at every chance
 		var tally runner.TallyStream
 		for i := range whole.Trace.Events {
 			tally.Add(&whole.Trace.Events[i])
@@ -98,6 +99,7 @@ type notRepeatable struct{ simtarget.Sim }
 func (notRepeatable) Repeatable() bool { return false }
 
 func runStreamedAsWhole(t *testing.T, tg target.Target) {
+	defer runner.SetStreamSegments(0)() // the library's traces are short: cut them at every chance
 	streamed, whole := 0, 0
 	for _, s := range someOfLibrary(t) {
 		s.Expect = spec.Expect{}
