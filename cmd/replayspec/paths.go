@@ -315,8 +315,13 @@ func readCases(ctx context.Context, path string, limit int64) ([]spec.Spec, erro
 	if err != nil {
 		return nil, err
 	}
-	return spec.ParseCases(path, data)
+	return parseCases(path, data)
 }
+
+// parseCases is spec.ParseCases. The tests put a memo in its place
+// (TestMain): they run the CLI in one process over the same files again
+// and again, and parsing them again was a fifth of their CPU under -race.
+var parseCases = spec.ParseCases
 
 // maxListBytes caps the lists a run reads (--xfail, --flakes, --baseline).
 const maxListBytes = 1 << 20

@@ -27,6 +27,7 @@ import (
 // that run the command as a process (signals, crashes).
 func TestMain(m *testing.M) {
 	exectarget.ReaperMain() // this binary is the drivers' reaper too
+	parseCases = memoParseCases()
 	// --last-failed's record of the in-process runs stays out of the
 	// user's cache (testscript.Main exits: the small file stays in TMPDIR).
 	if os.Getenv("REPLAYSPEC_CACHE") == "" {
