@@ -46,14 +46,14 @@ func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 		// still in flight (decision 18.1), else any time before it.
 		lo := -1
 		for _, a := range x.apps {
-			if app := x.ev[a.at]; (app.Packets > 1 || app.Graph) && a.at < w && w < a.end {
+			if app := &x.ev[a.at]; (app.Packets > 1 || app.Graph) && a.at < w && w < a.end {
 				lo = a.at
 				break
 			}
 		}
 		active, judged := false, false
 		for _, c := range configs {
-			e := x.ev[c]
+			e := &x.ev[c]
 			if c > w || !e.Status.Is(trace.StatusSuccess) {
 				continue
 			}
@@ -110,7 +110,7 @@ func (x *index) checkActivatingContext() []Violation {
 	}
 	var vs []Violation
 	for _, i := range x.byType[trace.Callback] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Op != trace.OpConfig || e.Phase != trace.PhaseEnter {
 			continue
 		}
@@ -127,7 +127,7 @@ func (x *index) checkActivatingContext() []Violation {
 		why := "no configuration of KERNEL_REPLAY covering CONFIG succeeded before it"
 		ok := false
 		for _, c := range configs {
-			ce := x.ev[c]
+			ce := &x.ev[c]
 			if c > i || !ce.Status.Is(trace.StatusSuccess) || !coversConfig(ce) {
 				continue
 			}
@@ -150,7 +150,7 @@ func (x *index) checkActivatingContext() []Violation {
 func (x *index) checkWarnedNotReplayed(rule string, code trace.WarningCode) []Violation {
 	vs := x.checkWarnedOnce(rule, code)
 	for _, i := range x.byType[trace.Warning] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Code != code {
 			continue
 		}
@@ -195,7 +195,7 @@ func (x *index) activeSubscription(lo, hi int) (active, inactive, allOps, known 
 	}
 	inactive = true
 	for _, c := range configs {
-		e := x.ev[c]
+		e := &x.ev[c]
 		if c >= hi || !e.Status.Is(trace.StatusSuccess) || !coversConfig(e) {
 			continue
 		}
@@ -220,7 +220,7 @@ func (x *index) activeSubscription(lo, hi int) (active, inactive, allOps, known 
 func (x *index) checkActivationPerDispatch() []Violation {
 	var vs []Violation
 	for _, a := range x.apps {
-		app := x.ev[a.at]
+		app := &x.ev[a.at]
 		d := x.dispatches[a.dispatch]
 		if d == nil {
 			d = &dispatchView{id: a.dispatch}
@@ -251,7 +251,7 @@ func (x *index) checkActivationPerDispatch() []Violation {
 			var why string
 			var at []int
 			if replayed := concat(d.configEnter, d.passEnter); len(replayed) > 0 {
-				why, at = fmt.Sprintf("%s ran while no started context's subscription covered CONFIG, yet it got %s", a.label, kindText(x.ev[replayed[0]])), []int{a.at, replayed[0]}
+				why, at = fmt.Sprintf("%s ran while no started context's subscription covered CONFIG, yet it got %s", a.label, kindText(&x.ev[replayed[0]])), []int{a.at, replayed[0]}
 			} else if x.has(trace.Kernel) && len(d.kernels) > 1 {
 				why, at = fmt.Sprintf("%s ran while nothing activated replay, yet its kernel ran %d times", a.label, len(d.kernels)), append([]int{a.at}, d.kernels...)
 			}
@@ -330,7 +330,7 @@ func (x *index) checkConfigureOnce() []Violation {
 	var vs []Violation
 	first := -1
 	for _, i := range x.byType[trace.API] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Call != trace.CallConfigureCallback || e.Domain != trace.DomainKernelReplay {
 			continue
 		}

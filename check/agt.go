@@ -50,7 +50,7 @@ func (x *index) checkToolSplit(d *dispatchView) []Violation {
 	got := map[uint64][]string{}
 	first := map[uint64]int{}
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := x.recordPass(i)
 		if e.Service != trace.CounterCollection || !ok || (of != 0 && e.Context != of) {
 			continue
@@ -107,7 +107,7 @@ func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
 	firstSeen := map[cc]int{}
 	var recs []int
 	for _, i := range d.records {
-		if e := x.ev[i]; e.Service == trace.CounterCollection && !sampling[e.Context] {
+		if e := &x.ev[i]; e.Service == trace.CounterCollection && !sampling[e.Context] {
 			recs = append(recs, i)
 		}
 	}
@@ -137,7 +137,7 @@ func (x *index) checkGroupsPerPass(d *dispatchView) []Violation {
 		}
 	}
 	for _, i := range recs {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := x.recordPass(i)
 		if !ok {
 			continue
@@ -165,7 +165,7 @@ func (x *index) samplingContexts(d *dispatchView) map[uint64]bool {
 	sets := map[uint64]string{}
 	out := map[uint64]bool{}
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Service != trace.CounterCollection {
 			continue
 		}

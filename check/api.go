@@ -30,7 +30,7 @@ func checkAPI(x *index) []Violation {
 	vs = append(vs, x.checkReplayIsCallbackTracing()...)
 	vs = append(vs, x.checkReplayBesideCounting()...)
 	for _, i := range x.byType[trace.API] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Call == trace.CallOperationName || e.Call == trace.CallOperationID {
 			if v, bad := x.checkOperationQuery(i); bad {
 				vs = append(vs, v)
@@ -41,7 +41,7 @@ func checkAPI(x *index) []Violation {
 }
 
 func (x *index) checkCallbackShape(i int) []Violation {
-	e := x.ev[i]
+	e := &x.ev[i]
 	var vs []Violation
 	x.examined("API-2")
 	x.examined("API-3")
@@ -104,7 +104,7 @@ func intersect(have, names []string) []string {
 // API-3): CONFIG and PASS are found with their enum values; NONE, LAST and
 // the reserved SNAPSHOT and RESTORE are not operations.
 func (x *index) checkOperationQuery(i int) (Violation, bool) {
-	e := x.ev[i]
+	e := &x.ev[i]
 	var asked string
 	known := false
 	defer func() {
@@ -165,7 +165,7 @@ func opName(id uint64) (trace.Op, bool) {
 // it reaches the end of every member of the layout; a size that stops short
 // of a member the payload carries makes the member look absent to a tool.
 func (x *index) checkPayloadSize(i int) []Violation {
-	e := x.ev[i]
+	e := &x.ev[i]
 	if e.PayloadSize == nil {
 		return nil
 	}
@@ -190,7 +190,7 @@ func (x *index) checkDispatchInfo() []Violation {
 	x.eachDispatch(func(d *dispatchView) {
 		a := x.appOf(d)
 		for _, i := range concat(d.configEnter, d.configExit, d.passEnter, d.passExit) {
-			e := x.ev[i]
+			e := &x.ev[i]
 			if e.Info == nil {
 				continue
 			}
@@ -241,7 +241,7 @@ func (x *index) checkReplayIsCallbackTracing() []Violation {
 func (x *index) checkReplayBesideCounting() []Violation {
 	replay, counting := -1, -1
 	for _, i := range x.byType[trace.API] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		switch {
 		case e.Call == trace.CallConfigureCallback && e.Domain == trace.DomainKernelReplay && replay < 0:
 			replay = i
@@ -253,7 +253,7 @@ func (x *index) checkReplayBesideCounting() []Violation {
 		return nil
 	}
 	x.examined("API-7")
-	if e := x.ev[counting]; !e.Status.Is(trace.StatusSuccess) {
+	if e := &x.ev[counting]; !e.Status.Is(trace.StatusSuccess) {
 		return []Violation{x.violation("API-7", 0, fmt.Sprintf("dispatch counter collection could not be configured beside kernel replay: it returned %s", e.Status), replay, counting)}
 	}
 	return nil

@@ -20,7 +20,7 @@ func (x *index) bufferElements(buffer string, at int) (n uint64, ok bool) {
 		if i >= at {
 			break
 		}
-		if e := x.ev[i]; e.Buffer == buffer {
+		if e := &x.ev[i]; e.Buffer == buffer {
 			n, ok = e.Bytes/4, true
 		}
 	}
@@ -34,7 +34,7 @@ func (x *index) bufferElements(buffer string, at int) (n uint64, ok bool) {
 // A count or a digest the event merely asserts proves nothing: a port that
 // reads back 10 of 256 elements and says "10" would otherwise pass.
 func (x *index) notWhole(i int) string {
-	e := x.ev[i]
+	e := &x.ev[i]
 	size, known := x.bufferElements(e.Buffer, i)
 	return wholeBuffer(e, size, known, x.header.DigestAlgorithm())
 }
@@ -42,7 +42,7 @@ func (x *index) notWhole(i int) string {
 // wholeBuffer is notWhole for event e of a buffer of size elements (known:
 // whether the trace says how large the buffer is), in a trace whose digests
 // are by alg (its header's).
-func wholeBuffer(e trace.Event, size uint64, known bool, alg trace.DigestAlgorithm) string {
+func wholeBuffer(e *trace.Event, size uint64, known bool, alg trace.DigestAlgorithm) string {
 	n := trace.CountOf(e.Runs)
 	switch {
 	case !known:

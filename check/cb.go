@@ -49,7 +49,7 @@ func (x *index) checkConfigBrackets(d *dispatchView) []Violation {
 	for _, list := range [][]int{d.passEnter, d.passExit} {
 		for _, i := range list {
 			if i < in || i > out {
-				vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("PASS %s of pass %s lies outside the CONFIG window of dispatch %d", x.ev[i].Phase, passText(x.ev[i]), d.id), in, i, out))
+				vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("PASS %s of pass %s lies outside the CONFIG window of dispatch %d", x.ev[i].Phase, passText(&x.ev[i]), d.id), in, i, out))
 			}
 		}
 	}
@@ -73,25 +73,25 @@ func (x *index) checkPassBrackets(d *dispatchView) []Violation {
 	var vs []Violation
 	open := -1
 	for _, i := range mergeSorted(d.passEnter, d.passExit) {
-		e := x.ev[i]
+		e := &x.ev[i]
 		switch e.Phase {
 		case trace.PhaseEnter:
 			if open >= 0 {
-				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS ENTER of pass %s before pass %s had its EXIT", passText(e), passText(x.ev[open])), open, i))
+				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS ENTER of pass %s before pass %s had its EXIT", passText(e), passText(&x.ev[open])), open, i))
 			}
 			open = i
 		case trace.PhaseExit:
 			switch {
 			case open < 0:
 				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT of pass %s without a PASS ENTER", passText(e)), i))
-			case passText(e) != passText(x.ev[open]):
-				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT names pass %s but pass %s is open", passText(e), passText(x.ev[open])), open, i))
+			case passText(e) != passText(&x.ev[open]):
+				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT names pass %s but pass %s is open", passText(e), passText(&x.ev[open])), open, i))
 			}
 			open = -1
 		}
 	}
 	if open >= 0 && !x.cutOff(d) { // the process may end in another loop's restore mid-pass
-		vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("pass %s had a PASS ENTER and never its EXIT", passText(x.ev[open])), open))
+		vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("pass %s had a PASS ENTER and never its EXIT", passText(&x.ev[open])), open))
 	}
 	return vs
 }
@@ -153,7 +153,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 	for _, list := range [][]int{d.passEnter, d.passExit, d.passCounts, d.continues, d.locals} {
 		for _, i := range list {
 			if x.ev[i].Thread != d.thread {
-				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s for dispatch %d ran on thread %d, its CONFIG on thread %d", kindText(x.ev[i]), d.id, x.ev[i].Thread, d.thread), cfg, i))
+				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s for dispatch %d ran on thread %d, its CONFIG on thread %d", kindText(&x.ev[i]), d.id, x.ev[i].Thread, d.thread), cfg, i))
 			}
 		}
 	}
@@ -162,7 +162,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 	}
 	for _, list := range [][]int{d.records, d.kernels} {
 		for _, i := range list {
-			e := x.ev[i]
+			e := &x.ev[i]
 			if e.Type == trace.Record && agentWide(e.Service) {
 				continue
 			}
@@ -179,7 +179,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 func (x *index) checkPublishedPass() []Violation {
 	var vs []Violation
 	for _, i := range x.byType[trace.Record] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := e.PassOf()
 		if !ok {
 			continue
@@ -198,14 +198,14 @@ func (x *index) checkPublishedPass() []Violation {
 	return vs
 }
 
-func passText(e trace.Event) string {
+func passText(e *trace.Event) string {
 	if p, ok := e.PassOf(); ok {
 		return strconv.FormatUint(p, 10)
 	}
 	return "?"
 }
 
-func kindText(e trace.Event) string {
+func kindText(e *trace.Event) string {
 	switch e.Type {
 	case trace.Callback:
 		return string(e.Op) + " " + string(e.Phase)
@@ -219,7 +219,14 @@ func kindText(e trace.Event) string {
 
 // concat joins position lists into a new slice.
 func concat(lists ...[]int) []int {
-	var out []int
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, 0, n)
 	for _, l := range lists {
 		out = append(out, l...)
 	}

@@ -114,7 +114,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 		// loaded from inside the loop's EXIT callbacks, still reads 1 (its
 		// start): the completion is held back until after CONFIG EXIT.
 		for _, i := range d.loads {
-			e := x.ev[i]
+			e := &x.ev[i]
 			if e.Value == nil || x.byTool[i] || e.Signal != a.signal {
 				continue
 			}
@@ -163,7 +163,7 @@ func (x *index) checkCompletionAfterLoop(a *appView, d *dispatchView, dec int) [
 	after := concat(d.configExit, d.passExit)
 	for _, i := range after {
 		if dec < i {
-			w := x.violation("CMP-2", d.id, fmt.Sprintf("%s's completion fired before the loop ended (before %s of dispatch %d)", a.label, kindText(x.ev[i])+passSuffix(x.ev[i]), d.id), dec, i)
+			w := x.violation("CMP-2", d.id, fmt.Sprintf("%s's completion fired before the loop ended (before %s of dispatch %d)", a.label, kindText(&x.ev[i])+passSuffix(&x.ev[i]), d.id), dec, i)
 			w.Label = a.label
 			return append(vs, w)
 		}
@@ -171,7 +171,7 @@ func (x *index) checkCompletionAfterLoop(a *appView, d *dispatchView, dec int) [
 	return vs
 }
 
-func passSuffix(e trace.Event) string {
+func passSuffix(e *trace.Event) string {
 	if e.Op == trace.OpPass {
 		return " of pass " + passText(e)
 	}
@@ -200,7 +200,7 @@ func (x *index) checkNeverCompletes(a *appView, d *dispatchView, signals *signal
 	}
 	// The SDK's account of the cut-off loop (never_ended.pass: the passes
 	// it ran) must be what the tool saw: one PASS ENTER per pass.
-	if e := x.ev[ne]; e.Type == trace.NeverEnded && e.Pass != nil && len(d.passEnter) > 0 && *e.Pass != uint64(len(d.passEnter)) {
+	if e := &x.ev[ne]; e.Type == trace.NeverEnded && e.Pass != nil && len(d.passEnter) > 0 && *e.Pass != uint64(len(d.passEnter)) {
 		v(fmt.Sprintf("dispatch %d was reported never ending after %d passes, but the tool saw %d", d.id, *e.Pass, len(d.passEnter)), ne, d.passEnter[len(d.passEnter)-1])
 	}
 	if decs, ok := x.decrements(a, signals, a.end); ok && len(decs) > 0 {

@@ -34,7 +34,7 @@ func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 	for _, i := range mergeSorted(d.passEnter, d.passExit) {
 		if x.ev[i].Phase == trace.PhaseEnter {
 			if open >= 0 {
-				return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(x.ev[open])), open, i)}
+				return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(&x.ev[open])), open, i)}
 			}
 			open = i
 		} else {
@@ -42,7 +42,7 @@ func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 		}
 	}
 	if open >= 0 && !x.cutOff(d) { // the process may end in another loop's restore mid-pass
-		return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(x.ev[open])), open)}
+		return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(&x.ev[open])), open)}
 	}
 	return nil
 }
@@ -58,7 +58,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 	consulted := map[uint64]int{}
 	r, fixedOK := x.passCount(d)
 	for _, c := range d.continues {
-		e := x.ev[c]
+		e := &x.ev[c]
 		p, _ := e.PassOf()
 		// The PASS callback just before the consultation.
 		k := sort.SearchInts(passEvents, c)
@@ -66,7 +66,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue (pass %s) was called before any pass of dispatch %d ended", passText(e), d.id), c))
 			continue
 		}
-		prev := x.ev[passEvents[k-1]]
+		prev := &x.ev[passEvents[k-1]]
 		if prev.Phase != trace.PhaseExit || passText(prev) != passText(e) {
 			vs = append(vs, x.violation("CONT-1", d.id, fmt.Sprintf("replay_continue names pass %s but follows PASS %s of pass %s", passText(e), prev.Phase, passText(prev)), passEvents[k-1], c))
 			continue
@@ -105,7 +105,7 @@ func (x *index) checkHiddenContinue(d *dispatchView) []Violation {
 	consulted := map[uint64]bool{}
 	r, fixedOK := x.passCount(d)
 	for _, c := range d.continues {
-		e := x.ev[c]
+		e := &x.ev[c]
 		p, _ := e.PassOf()
 		runs := sort.SearchInts(d.kernels, c) // runs before the consultation
 		switch {

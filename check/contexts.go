@@ -33,7 +33,7 @@ func (x *index) contextIn(ctx uint64, lo, hi int) (on, off, known bool) {
 	}
 	var before, spanning []call
 	for _, i := range x.byType[trace.API] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Context != ctx || !e.Status.Is(trace.StatusSuccess) || (e.Call != trace.CallStartContext && e.Call != trace.CallStopContext) {
 			continue
 		}
@@ -147,7 +147,7 @@ func (x *index) decidedBy(d *dispatchView, a *appView) int {
 func (x *index) replayConfigs() []int {
 	var out []int
 	for _, i := range x.byType[trace.API] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Call == trace.CallConfigureCallback && e.Domain == trace.DomainKernelReplay {
 			out = append(out, i)
 		}
@@ -157,7 +157,7 @@ func (x *index) replayConfigs() []int {
 
 // coversConfig reads a configure call's operations: none subscribes to
 // everything (ACT-2); else CONFIG must be listed.
-func coversConfig(e trace.Event) bool {
+func coversConfig(e *trace.Event) bool {
 	if len(e.Operations) == 0 {
 		return true
 	}

@@ -31,18 +31,49 @@ type passCopies struct {
 
 // memCopy is one copy of the application's buffers, taken in one callback.
 type memCopy struct {
-	from, to int            // the callback it was taken in; its last tool_memory
-	buffers  map[string]int // buffer -> its tool_memory event
+	from, to int           // the callback it was taken in; its last tool_memory
+	buffers  copiedBuffers // buffer -> its tool_memory event
+}
+
+// copiedBuffers maps each buffer of one copy to its (first) tool_memory
+// event, sorted by name: a copy holds a few buffers, and a map per pass
+// and phase was most of what judging a long loop allocated.
+type copiedBuffers []copiedBuffer
+
+type copiedBuffer struct {
+	name string
+	at   int
+}
+
+// find returns buffer's place in c, and whether it is there.
+func (c copiedBuffers) find(buffer string) (int, bool) {
+	return slices.BinarySearchFunc(c, buffer, func(b copiedBuffer, name string) int { return strings.Compare(b.name, name) })
+}
+
+// pos is buffer's tool_memory event, 0 when the copy has none.
+func (c copiedBuffers) pos(buffer string) int {
+	if k, ok := c.find(buffer); ok {
+		return c[k].at
+	}
+	return 0
+}
+
+// addFirst records buffer at i unless it is there already.
+func (c *copiedBuffers) addFirst(buffer string, i int) {
+	if k, ok := c.find(buffer); !ok {
+		*c = slices.Insert(*c, k, copiedBuffer{buffer, i})
+	}
 }
 
 func (c *memCopy) digest(x *index, buffer string) (string, bool) {
 	if c == nil {
 		return "", false
 	}
-	i, ok := c.buffers[buffer]
+	k, ok := c.buffers.find(buffer)
 	if !ok {
 		return "", false
 	}
+	i := c.buffers[k].at
 	return x.ev[i].Digest, true
 }
 
@@ -51,9 +82,15 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	if d.copied != nil {
 		return d.copied
 	}
-	pc := &passCopies{enter: map[uint64]*memCopy{}, exit: map[uint64]*memCopy{}}
+	passes := len(d.passEnter) + 1
+	pc := &passCopies{enter: make(map[uint64]*memCopy, passes), exit: make(map[uint64]*memCopy, passes)}
+	// One array for the copies and one for their buffers' first places:
+	// there are at most as many copies as tool_memory events, so taking
+	// each from the array never moves one already taken.
+	copies := make([]memCopy, 0, len(d.copies))
+	places := make([]copiedBuffer, 2*len(d.copies))
 	for _, i := range d.copies {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := e.PassOf()
 		if !ok || e.Op != trace.OpPass {
 			continue
@@ -74,13 +111,12 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 		}
 		c := by[p]
 		if c == nil {
-			c = &memCopy{from: from, to: i, buffers: map[string]int{}}
+			copies = append(copies, memCopy{from: from, to: i, buffers: places[:0:2]})
+			c, places = &copies[len(copies)-1], places[2:]
 			by[p] = c
 		}
 		c.from, c.to = min(c.from, from), max(c.to, i)
-		if _, dup := c.buffers[e.Buffer]; !dup {
-			c.buffers[e.Buffer] = i
-		}
+		c.buffers.addFirst(e.Buffer, i)
 	}
 	d.copied = pc
 	return pc
@@ -199,14 +235,14 @@ func (x *index) inFlight() *flights {
 		out = append(out, workSpan{thread: a.thread, agent: x.ev[a.at].Agent, dispatch: a.dispatch, start: a.at, end: end, done: done, args: x.ev[a.at].Args})
 	}
 	for _, i := range x.byType[trace.ToolDispatch] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		end, done := len(x.ev), false
 		pos := x.byThread[e.Thread]
 		k, _ := slices.BinarySearch(pos, i)
 		// Its own completion: a dispatch the tool writes from inside this
 		// one's window (MEM-6, nested) completes on the same thread first.
 		for _, j := range pos[k+1:] {
-			if f := x.ev[j]; f.Type == trace.ToolComplete && sameToolDispatch(e, f) {
+			if f := &x.ev[j]; f.Type == trace.ToolComplete && sameToolDispatch(e, f) {
 				end, done = j, true
 				break
 			}
@@ -297,7 +333,7 @@ func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int) bool
 
 // sameToolDispatch: f is the tool_complete of tool_dispatch e, by its
 // signal where the trace names one, else by its label.
-func sameToolDispatch(e, f trace.Event) bool {
+func sameToolDispatch(e, f *trace.Event) bool {
 	if e.Signal != 0 && f.Signal != 0 {
 		return e.Signal == f.Signal
 	}
@@ -361,7 +397,8 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		snapFrom = d.configEnter[0]
 	}
 	asSnapshot := map[string]bool{}
-	for b := range e0.buffers {
+	for _, cb := range e0.buffers {
+		b := cb.name
 		asSnapshot[b] = !x.otherWorkIn(d, snapFrom, e0.to, false, false, b)
 	}
 	mem2, mem4 := false, false
@@ -376,7 +413,8 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		if !mem2 {
 			var differ []string
 			var at []int
-			for _, b := range sortedKeys(ek.buffers) {
+			for _, cb := range ek.buffers {
+				b := cb.name
 				before, ok := e0.digest(x, b)
 				if !ok || classify(b) != saved || !asSnapshot[b] || x.otherWorkIn(d, e0.from, ek.to, false, false, b) || x.freedIn(b, e0.from, ek.to) {
 					continue
@@ -384,7 +422,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 				x.examined("MEM-2")
 				if now, _ := ek.digest(x, b); now != before {
 					differ = append(differ, fmt.Sprintf("%s (%s, pass 0 %s)", b, now, before))
-					at = append(at, e0.buffers[b], ek.buffers[b])
+					at = append(at, e0.buffers.pos(b), ek.buffers.pos(b))
 				}
 			}
 			if differ != nil {
@@ -399,7 +437,8 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		// writes: it writes back the saved buffers and nothing else.
 		var restored []string
 		var leftOut []string
-		for _, b := range sortedKeys(ek.buffers) {
+		for _, cb := range ek.buffers {
+			b := cb.name
 			after, okX := xp.digest(x, b)
 			now, _ := ek.digest(x, b)
 			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) || x.restoredByOther(d, b, now, xp.from, ek.to) {
@@ -410,7 +449,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 				x.examined("MEM-4")
 				if now != after {
 					mem4 = true
-					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d of dispatch %d wrote buffer %s, which is %s: only coarse-grained device memory the snapshot saved is written back (the tool copied %s at pass %d's EXIT, %s at pass %d's ENTER)", k, d.id, b, why[b], after, k-1, now, k), allocs[b].at, xp.buffers[b], ek.buffers[b]))
+					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d of dispatch %d wrote buffer %s, which is %s: only coarse-grained device memory the snapshot saved is written back (the tool copied %s at pass %d's EXIT, %s at pass %d's ENTER)", k, d.id, b, why[b], after, k-1, now, k), allocs[b].at, xp.buffers.pos(b), ek.buffers.pos(b)))
 				}
 			case saved:
 				before, ok0 := e0.digest(x, b)
@@ -435,7 +474,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		if len(restored) > 0 && len(leftOut) > 0 {
 			mem4 = true
 			for _, b := range leftOut {
-				at := []int{allocs[b].at, xp.buffers[b], ek.buffers[b], ek.buffers[restored[0]]}
+				at := []int{allocs[b].at, xp.buffers.pos(b), ek.buffers.pos(b), ek.buffers.pos(restored[0])}
 				msg := fmt.Sprintf("device buffer %s was written by pass %d of dispatch %d and left out of the restore before pass %d, while %s was written back: the snapshot or the restore missed it", b, k-1, d.id, k, restored[0])
 				vs = append(vs, x.violation("MEM-4", d.id, msg, at...))
 				if configured >= 0 && allocs[b].at > configured {
@@ -462,7 +501,8 @@ func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func
 	// the same memory in what no restore brings back (decision 17.1), and
 	// nothing else wrote any buffer since.
 	sameUnsaved := el != nil
-	for b := range e0.buffers {
+	for _, cb := range e0.buffers {
+		b := cb.name
 		if classify(b) == saved {
 			continue
 		}
@@ -472,7 +512,7 @@ func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func
 		}
 	}
 	for _, rb := range a.readback {
-		e := x.ev[rb]
+		e := &x.ev[rb]
 		if rb < a.complete[0] || classify(e.Buffer) != saved {
 			continue
 		}
@@ -486,11 +526,11 @@ func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func
 			if first, _ := e0.digest(x, e.Buffer); first == e.Digest {
 				msg += " (it is what the loop started from: restored after the last pass)"
 			}
-			return []Violation{x.violation("MEM-3", d.id, msg, xl.buffers[e.Buffer], rb)}
+			return []Violation{x.violation("MEM-3", d.id, msg, xl.buffers.pos(e.Buffer), rb)}
 		}
 		one, ok := x0.digest(x, e.Buffer)
 		if ok && sameUnsaved && one != e.Digest && !x.otherWorkOnArgs(d, a, snapFrom, rb) {
-			return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read buffer %s back as %s after %s completed; one run (pass 0) left %s", e.Buffer, e.Digest, a.label, one), x0.buffers[e.Buffer], rb)}
+			return []Violation{x.violation("MEM-3", d.id, fmt.Sprintf("the application read buffer %s back as %s after %s completed; one run (pass 0) left %s", e.Buffer, e.Digest, a.label, one), x0.buffers.pos(e.Buffer), rb)}
 		}
 	}
 	return nil
@@ -521,13 +561,4 @@ func (x *index) replayConfiguredAt() int {
 		}
 	}
 	return -1
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -144,7 +144,7 @@ func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed 
 		if witnessed {
 			x.examined("COR-1")
 			if c.Internal != wantIn || c.Ancestor != wantAnc {
-				vs = append(vs, x.violation("COR-1", d.id, fmt.Sprintf("%s%s of dispatch %d has correlation %d/%d; when the dispatch was written %s: its ids are %d/%d", kindText(x.ev[i]), passSuffix(x.ev[i]), d.id, c.Internal, c.Ancestor, w, wantIn, wantAnc), append(w.events(), i)...))
+				vs = append(vs, x.violation("COR-1", d.id, fmt.Sprintf("%s%s of dispatch %d has correlation %d/%d; when the dispatch was written %s: its ids are %d/%d", kindText(&x.ev[i]), passSuffix(&x.ev[i]), d.id, c.Internal, c.Ancestor, w, wantIn, wantAnc), append(w.events(), i)...))
 				break
 			}
 			continue
@@ -155,7 +155,7 @@ func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed 
 		}
 		x.examined("COR-1")
 		if r := x.ev[ref].Corr; c.Internal != r.Internal || c.Ancestor != r.Ancestor {
-			return []Violation{x.violation("COR-1", d.id, fmt.Sprintf("%s%s of dispatch %d has correlation %d/%d, the window opened with %d/%d", kindText(x.ev[i]), passSuffix(x.ev[i]), d.id, c.Internal, c.Ancestor, r.Internal, r.Ancestor), ref, i)}
+			return []Violation{x.violation("COR-1", d.id, fmt.Sprintf("%s%s of dispatch %d has correlation %d/%d, the window opened with %d/%d", kindText(&x.ev[i]), passSuffix(&x.ev[i]), d.id, c.Internal, c.Ancestor, r.Internal, r.Ancestor), ref, i)}
 		}
 	}
 	for _, i := range d.records {
@@ -190,7 +190,8 @@ func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed 
 func (x *index) checkExternalIDs() []Violation {
 	var vs []Violation
 	last := map[uint64]int{} // thread -> position of the last correlation event
-	for i, e := range x.ev {
+	for i := range x.ev {
+		e := &x.ev[i]
 		switch e.Type {
 		case trace.Correlation:
 			last[e.Thread] = i
@@ -205,7 +206,7 @@ func (x *index) checkExternalIDs() []Violation {
 			if !ok || e.Corr == nil || agentWide(e.Service) {
 				continue
 			}
-			ce := x.ev[c]
+			ce := &x.ev[c]
 			if ce.Result == nil || ce.Dispatch != e.Dispatch {
 				continue
 			}

@@ -56,7 +56,7 @@ func (x *index) checkCounterValuesOf(d *dispatchView) []Violation {
 	}
 	first := map[key]counterSeen{}
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if (e.Service != trace.CounterCollection && e.Service != trace.DeviceCounting) || len(e.Counters) == 0 {
 			continue
 		}

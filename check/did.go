@@ -65,7 +65,7 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 	pos := x.byThread[a.thread]
 	for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < a.end; j++ {
 		i := pos[j]
-		e := x.ev[i]
+		e := &x.ev[i]
 		if x.byTool[i] {
 			continue // the tool's own dispatch from a callback has its own id
 		}
@@ -211,7 +211,7 @@ func (x *index) checkPassTimestamps(d *dispatchView) []Violation {
 	var vs []Violation
 	kernelAt := map[span]int{}
 	for _, k := range d.kernels {
-		e := x.ev[k]
+		e := &x.ev[k]
 		s := span{e.Start, e.End}
 		if s == (span{}) {
 			continue
@@ -229,7 +229,7 @@ func (x *index) checkPassTimestamps(d *dispatchView) []Violation {
 	}
 	recordAt := map[key]int{}
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		s := span{e.Start, e.End}
 		if !dispatchScoped(e.Service) || s == (span{}) {
 			continue
@@ -257,7 +257,7 @@ func (x *index) checkRecordPasses(d *dispatchView) []Violation {
 	}
 	seen := map[key]int{}
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Service != trace.KernelTrace && e.Service != trace.CounterCollection {
 			continue
 		}
@@ -298,7 +298,7 @@ func (x *index) checkSeenCounter() []Violation {
 		var ids []uint64
 		for j := sort.SearchInts(pos, from+1); j < len(pos) && pos[j] < to; j++ {
 			i := pos[j]
-			e := x.ev[i]
+			e := &x.ev[i]
 			if x.byTool[i] != tool || e.Dispatch == 0 || e.Dispatch == except {
 				continue
 			}
@@ -360,7 +360,7 @@ func (x *index) checkPacketsTraced(a *appView) []Violation {
 	}
 	done := a.complete[0]
 	for _, i := range x.byType[trace.API] {
-		cfg := x.ev[i]
+		cfg := &x.ev[i]
 		if cfg.Call != trace.CallConfigureKernelTrace || !cfg.Status.Is(trace.StatusSuccess) || i > a.at {
 			continue
 		}
@@ -370,7 +370,7 @@ func (x *index) checkPacketsTraced(a *appView) []Violation {
 		ids := map[uint64]bool{}
 		pos := x.byThread[a.thread]
 		for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < done; j++ {
-			if e := x.ev[pos[j]]; e.Type == trace.Record && e.Service == trace.KernelTrace && e.Context == cfg.Context && e.Dispatch != 0 && !x.byTool[pos[j]] {
+			if e := &x.ev[pos[j]]; e.Type == trace.Record && e.Service == trace.KernelTrace && e.Context == cfg.Context && e.Dispatch != 0 && !x.byTool[pos[j]] {
 				ids[e.Dispatch] = true
 			}
 		}

@@ -200,7 +200,7 @@ func (c *expectChecker) passes(label string, want spec.Count) {
 	}
 	var enters []int
 	for _, i := range c.x.byType[trace.Callback] {
-		if e := c.x.ev[i]; s.has(e.Dispatch) && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
+		if e := &c.x.ev[i]; s.has(e.Dispatch) && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
 			enters = append(enters, i)
 		}
 	}
@@ -275,7 +275,7 @@ func (x *index) wholeBufferMismatch(at int, want spec.MemoryExpect) string {
 	if msg := x.notWhole(at); msg != "" {
 		return msg
 	}
-	e := x.ev[at]
+	e := &x.ev[at]
 	n := trace.CountOf(e.Runs)
 	switch {
 	case want.Values != nil && uint64(len(want.Values)) > n:
@@ -377,7 +377,7 @@ func (c *expectChecker) status(st spec.StatusExpect) {
 	}
 	var matched, wrong []int
 	for _, i := range c.x.byType[typ] {
-		e := c.x.ev[i]
+		e := &c.x.ev[i]
 		if e.Call != call || (haveCtx && e.Context != ctx) || !where(e) {
 			continue
 		}

@@ -65,11 +65,11 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 	out := map[string]*subject{}
 	var tools []*subject
 	for _, i := range x.byType[trace.ToolDispatch] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		s := &subject{label: e.Label, thread: e.Thread, at: i, end: len(x.ev), byTool: true, settled: -1}
 		pos := x.byThread[e.Thread]
 		for j := slices.Index(pos, i) + 1; j < len(pos); j++ {
-			f := x.ev[pos[j]]
+			f := &x.ev[pos[j]]
 			if f.Type == trace.ToolComplete && f.Label == e.Label {
 				s.end, s.settled = pos[j]+1, pos[j]
 				break
@@ -105,7 +105,7 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 	}
 	for _, s := range out {
 		for _, i := range x.byThread[s.thread] {
-			if e := x.ev[i]; e.Type == trace.DispatchID && s.inside(i) && !slices.Contains(s.ids, e.Dispatch) {
+			if e := &x.ev[i]; e.Type == trace.DispatchID && s.inside(i) && !slices.Contains(s.ids, e.Dispatch) {
 				s.ids = append(s.ids, e.Dispatch)
 			}
 		}
@@ -124,7 +124,7 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 		// window on its thread that is not the loop's it was written from.
 		from := x.ev[s.at].Dispatch
 		for _, i := range x.byThread[s.thread] {
-			if e := x.ev[i]; s.inside(i) && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
+			if e := &x.ev[i]; s.inside(i) && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
 				s.ids = []uint64{e.Dispatch}
 				break
 			}
@@ -134,7 +134,7 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 }
 
 // windowOf names a callback window as specs write it.
-func windowOf(e trace.Event) string {
+func windowOf(e *trace.Event) string {
 	if e.Op == "" || e.Phase == "" {
 		return ""
 	}
@@ -143,7 +143,7 @@ func windowOf(e trace.Event) string {
 
 // statusScope narrows a status expectation: the dispatch it was made
 // during, the callback it was made from, the pass.
-func (c *expectChecker) statusScope(st spec.StatusExpect) (func(trace.Event) bool, string, bool) {
+func (c *expectChecker) statusScope(st spec.StatusExpect) (func(*trace.Event) bool, string, bool) {
 	var text []string
 	var s *subject
 	if st.Dispatch != "" {
@@ -158,7 +158,7 @@ func (c *expectChecker) statusScope(st spec.StatusExpect) (func(trace.Event) boo
 	if st.Pass != nil {
 		text = append(text, "of pass "+strconv.FormatUint(*st.Pass, 10))
 	}
-	return func(e trace.Event) bool {
+	return func(e *trace.Event) bool {
 		if s != nil && !s.has(e.Dispatch) {
 			return false
 		}
@@ -176,7 +176,7 @@ func (c *expectChecker) memoryAfter(label, buf string, want spec.MemoryExpect) {
 	req := fmt.Sprintf("right after %s, buffer %s holds %s", label, buf, memoryText(want))
 	var at []int
 	for _, i := range c.x.byType[trace.AppReadback] {
-		if e := c.x.ev[i]; e.Label == label && e.Buffer == buf {
+		if e := &c.x.ev[i]; e.Label == label && e.Buffer == buf {
 			at = append(at, i)
 		}
 	}
@@ -213,7 +213,7 @@ func (c *expectChecker) userData(u spec.UserDataExpect) {
 	}
 	var matched, wrong []int
 	for _, i := range c.x.byType[typ] {
-		e := c.x.ev[i]
+		e := &c.x.ev[i]
 		if !s.has(e.Dispatch) || (typ == trace.Callback && windowOf(e) != u.At) {
 			continue
 		}
@@ -229,7 +229,7 @@ func (c *expectChecker) userData(u spec.UserDataExpect) {
 	case len(matched) == 0:
 		c.fail("user_data", u.Dispatch, req, fmt.Sprintf("%s never reached %s", u.Dispatch, where))
 	case len(wrong) > 0:
-		e := c.x.ev[wrong[0]]
+		e := &c.x.ev[wrong[0]]
 		got := "none"
 		if e.UserData != nil {
 			got = strconv.FormatUint(*e.UserData, 10)
@@ -262,7 +262,8 @@ func (c *expectChecker) sequence(label string, want []string) {
 	})
 	var got []string
 	var at []int
-	for i, e := range c.x.ev {
+	for i := range c.x.ev {
+		e := &c.x.ev[i]
 		if step := c.stepOf(s, i, e); step != "" {
 			got = append(got, step)
 			at = append(at, i)
@@ -295,7 +296,7 @@ func (c *expectChecker) sequence(label string, want []string) {
 }
 
 // stepOf names event i as a step of s's sequence, or "" when it is not one.
-func (c *expectChecker) stepOf(s *subject, i int, e trace.Event) string {
+func (c *expectChecker) stepOf(s *subject, i int, e *trace.Event) string {
 	pass := func(kind string) string {
 		p, _ := e.PassOf()
 		return kind + " " + strconv.FormatUint(p, 10)
@@ -351,7 +352,7 @@ func (c *expectChecker) stepOf(s *subject, i int, e trace.Event) string {
 }
 
 // contextName is the spec's name of the context an event names.
-func (c *expectChecker) contextName(e trace.Event) string {
+func (c *expectChecker) contextName(e *trace.Event) string {
 	if e.Label != "" {
 		return e.Label
 	}
@@ -384,7 +385,7 @@ func (c *expectChecker) dispatchIDs(label string, want []uint64) {
 		return
 	}
 	for _, i := range c.x.byThread[s.thread] {
-		e := c.x.ev[i]
+		e := &c.x.ev[i]
 		if !s.inside(i) || !slices.Contains(carriesID, e.Type) {
 			continue
 		}
@@ -418,7 +419,7 @@ func (c *expectChecker) externalIDs(label string, want []uint64) {
 	byPass := map[uint64][]int{}
 	var passes []uint64
 	for _, i := range c.x.byType[trace.Record] {
-		e := c.x.ev[i]
+		e := &c.x.ev[i]
 		if !s.has(e.Dispatch) || e.Corr == nil {
 			continue
 		}
@@ -454,7 +455,7 @@ func (c *expectChecker) sameInternal(label string) {
 	first := -1
 	for _, typ := range []trace.Type{trace.Callback, trace.Record} {
 		for _, i := range c.x.byType[typ] {
-			e := c.x.ev[i]
+			e := &c.x.ev[i]
 			if !s.has(e.Dispatch) {
 				continue
 			}
@@ -469,7 +470,7 @@ func (c *expectChecker) sameInternal(label string) {
 			f := c.x.ev[first].Corr
 			if e.Corr.Internal != f.Internal || e.Corr.Ancestor != f.Ancestor {
 				c.fail("correlation", label, req, fmt.Sprintf("%s carries internal %d ancestor %d; %s carried internal %d ancestor %d",
-					kindText(e), e.Corr.Internal, e.Corr.Ancestor, kindText(c.x.ev[first]), f.Internal, f.Ancestor), first, i)
+					kindText(e), e.Corr.Internal, e.Corr.Ancestor, kindText(&c.x.ev[first]), f.Internal, f.Ancestor), first, i)
 				return
 			}
 		}
@@ -508,7 +509,7 @@ func (c *expectChecker) recordCount(r spec.RecordCount) {
 	}
 	var at []int
 	for _, i := range c.x.byType[trace.Record] {
-		e := c.x.ev[i]
+		e := &c.x.ev[i]
 		if e.Service != trace.Service(r.Service) || (s != nil && !s.has(e.Dispatch)) || (haveCtx && e.Context != ctx) {
 			continue
 		}
@@ -564,7 +565,7 @@ func (c *expectChecker) aborts(label string) {
 	}
 	lastExit := -1
 	for _, i := range c.x.byType[trace.Callback] {
-		if e := c.x.ev[i]; s.has(e.Dispatch) && e.Op == trace.OpPass && e.Phase == trace.PhaseExit {
+		if e := &c.x.ev[i]; s.has(e.Dispatch) && e.Op == trace.OpPass && e.Phase == trace.PhaseExit {
 			lastExit = i
 		}
 	}
@@ -574,7 +575,7 @@ func (c *expectChecker) aborts(label string) {
 	}
 	began := -1
 	for i := lastExit + 1; i < len(c.x.ev); i++ {
-		e := c.x.ev[i]
+		e := &c.x.ev[i]
 		switch {
 		case e.Type == trace.MemWrite && e.Thread == s.thread && began < 0:
 			began = i
@@ -603,7 +604,7 @@ func (c *expectChecker) saved(label string, want []string) {
 	}
 	var snaps []int
 	for _, i := range c.x.byType[trace.Snapshot] {
-		if e := c.x.ev[i]; s.has(e.Dispatch) && (e.Status == "" || e.Status.Is(trace.StatusSuccess)) {
+		if e := &c.x.ev[i]; s.has(e.Dispatch) && (e.Status == "" || e.Status.Is(trace.StatusSuccess)) {
 			snaps = append(snaps, i)
 		}
 	}
@@ -628,7 +629,7 @@ func (c *expectChecker) saved(label string, want []string) {
 func (c *expectChecker) bufferAt(addr uint64, before int) string {
 	name := ""
 	for i := 0; i < before; i++ {
-		switch e := c.x.ev[i]; {
+		switch e := &c.x.ev[i]; {
 		case e.Type == trace.AppAlloc && e.Addr == addr:
 			name = e.Buffer
 		case e.Type == trace.AppFree && e.Addr == addr:
@@ -667,7 +668,7 @@ func (c *expectChecker) payload(pe spec.PayloadExpect) {
 	}
 	matched := 0
 	for _, i := range c.x.byType[trace.Callback] {
-		e := c.x.ev[i]
+		e := &c.x.ev[i]
 		if !s.has(e.Dispatch) || windowOf(e) != pe.At {
 			continue
 		}
@@ -739,7 +740,7 @@ func (c *expectChecker) counters(ce spec.CountersExpect) {
 	matched := 0
 	carried := map[string]int{}
 	for _, i := range c.x.byType[trace.Record] {
-		e := c.x.ev[i]
+		e := &c.x.ev[i]
 		if e.Service != trace.CounterCollection || !s.has(e.Dispatch) || (haveCtx && e.Context != ctx) {
 			continue
 		}

@@ -15,7 +15,7 @@ type index struct {
 	header trace.Header
 
 	dispatches map[uint64]*dispatchView
-	order      []uint64 // dispatch ids by first appearance
+	order      []*dispatchView // by first appearance of their ids
 
 	apps     []*appView // one per app_dispatch, in trace order
 	appLabel map[string]*appView
@@ -79,6 +79,7 @@ type index struct {
 	lastThread   *threadState
 	lastThreadID uint64
 	lastDispatch *dispatchView
+	slab         []int // pushPos's places not yet handed out
 }
 
 type passRef struct {
@@ -98,9 +99,9 @@ type dispatchView struct {
 	configEnter, configExit []int
 	passEnter, passExit     []int
 	passCounts, continues   []int
-	returns                 []int             // callback_return events: what the tool left behind
-	returnAt                map[returnKey]int // built on first use: the first return per callback
-	restoreByPass           map[uint64][]int  // built on first use
+	returns                 []int            // callback_return events: what the tool left behind
+	returnAt                *returnIndex     // built on first use: the first return per callback
+	restoreByPass           map[uint64][]int // built on first use
 	locals, records         []int
 	correlations, reserves  []int
 	snapshots, restores     []int
@@ -114,6 +115,9 @@ type dispatchView struct {
 	kernelsByPass       map[uint64][]int
 	kernels, neverEnded []int
 	warnings            []int
+
+	app      *appView // appOf, once known
+	appKnown bool
 }
 
 // appView is one application dispatch joined to its SDK dispatch id.
@@ -162,7 +166,7 @@ func (x *index) dispatch(id uint64) *dispatchView {
 	if d == nil {
 		d = &dispatchView{id: id}
 		x.dispatches[id] = d
-		x.order = append(x.order, id)
+		x.order = append(x.order, d)
 	}
 	return d
 }
@@ -173,7 +177,7 @@ func newIndex(t trace.Trace) *index {
 		header:     t.Header,
 		dispatches: map[uint64]*dispatchView{},
 		appLabel:   map[string]*appView{},
-		instances:  map[string]int{},
+		instances:  make(map[string]int, 64), // about as many rules as the oracles examine
 		windowOf:   make([]int32, 0, len(t.Events)),
 		byTool:     make([]bool, 0, len(t.Events)),
 		threads:    map[uint64]*threadState{},
@@ -391,64 +395,86 @@ func (x *index) file(i int, e *trace.Event) {
 	case trace.Callback:
 		switch {
 		case e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter:
-			d.configEnter = append(d.configEnter, i)
+			d.configEnter = x.pushPos(d.configEnter, i)
 			if len(d.configEnter) == 1 {
 				d.thread = e.Thread
 			}
 		case e.Op == trace.OpConfig && e.Phase == trace.PhaseExit:
-			d.configExit = append(d.configExit, i)
+			d.configExit = x.pushPos(d.configExit, i)
 		case e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
-			d.passEnter = append(d.passEnter, i)
+			d.passEnter = x.pushPos(d.passEnter, i)
 		case e.Op == trace.OpPass && e.Phase == trace.PhaseExit:
-			d.passExit = append(d.passExit, i)
+			d.passExit = x.pushPos(d.passExit, i)
 		}
 	case trace.Returned:
-		d.returns = append(d.returns, i)
+		d.returns = x.pushPos(d.returns, i)
 	case trace.PassCount:
-		d.passCounts = append(d.passCounts, i)
+		d.passCounts = x.pushPos(d.passCounts, i)
 	case trace.Continue:
-		d.continues = append(d.continues, i)
+		d.continues = x.pushPos(d.continues, i)
 	case trace.Local:
-		d.locals = append(d.locals, i)
+		d.locals = x.pushPos(d.locals, i)
 	case trace.Record:
-		d.records = append(d.records, i)
+		d.records = x.pushPos(d.records, i)
 	case trace.Correlation:
-		d.correlations = append(d.correlations, i)
+		d.correlations = x.pushPos(d.correlations, i)
 	case trace.DispatchID:
-		d.reserves = append(d.reserves, i)
+		d.reserves = x.pushPos(d.reserves, i)
 		if len(d.configEnter) == 0 && d.thread == 0 {
 			d.thread = e.Thread
 		}
 	case trace.Snapshot:
 		if e.Status != "" && !e.Status.Is(trace.StatusSuccess) {
-			d.failedSnapshots = append(d.failedSnapshots, i) // MEM-5
+			d.failedSnapshots = x.pushPos(d.failedSnapshots, i) // MEM-5
 		} else {
-			d.snapshots = append(d.snapshots, i)
+			d.snapshots = x.pushPos(d.snapshots, i)
 		}
 	case trace.Restore:
-		d.restores = append(d.restores, i)
+		d.restores = x.pushPos(d.restores, i)
 	case trace.Kernel:
-		d.kernels = append(d.kernels, i)
+		d.kernels = x.pushPos(d.kernels, i)
 	case trace.NeverEnded:
-		d.neverEnded = append(d.neverEnded, i)
+		d.neverEnded = x.pushPos(d.neverEnded, i)
 	case trace.Warning:
-		d.warnings = append(d.warnings, i)
+		d.warnings = x.pushPos(d.warnings, i)
 	case trace.ToolMemory:
-		d.copies = append(d.copies, i)
+		d.copies = x.pushPos(d.copies, i)
 	case trace.ToolSignal:
-		d.loads = append(d.loads, i)
+		d.loads = x.pushPos(d.loads, i)
 	}
 }
+
+// pushPos appends position i to one of the index's small lists (a
+// dispatch's, or its events of one pass). A list's first four places come
+// from a slab shared by the index: most lists of most dispatches hold a few
+// positions, and growing each from nothing was the index's largest count
+// of allocations. The three-index slice keeps lists apart: one that
+// outgrows its four places moves to its own array.
+func (x *index) pushPos(list []int, i int) []int {
+	if cap(list) == 0 {
+		if len(x.slab) < slabList {
+			// No more than the trace can use: a segment of a streamed
+			// trace is a few events, and there are many segments.
+			x.slab = make([]int, max(slabList, min(1024*slabList, len(x.ev))))
+		}
+		list, x.slab = x.slab[:0:slabList], x.slab[slabList:]
+	}
+	return append(list, i)
+}
+
+// slabList is how many places a list gets from the slab.
+const slabList = 4
 
 // joinApps joins application dispatches to SDK dispatch ids as
 // docs/trace.md says: on one thread, the events between an app_dispatch
 // and the next belong to it, and the first dispatch_id among them names it.
 func (x *index) joinApps() {
+	hasIDs := x.has(trace.DispatchID)
 	for _, pos := range x.byThread {
 		var cur *appView
 		var lastRun uint64 // the id of the last kernel in cur's window
 		for _, i := range pos {
-			e := x.ev[i]
+			e := &x.ev[i]
 			switch e.Type {
 			case trace.AppDispatch:
 				if cur != nil {
@@ -467,7 +493,7 @@ func (x *index) joinApps() {
 			case trace.Callback, trace.Kernel:
 				// A trace without dispatch_id events still names the
 				// dispatch through its first tagged event (docs/trace.md).
-				if cur == nil || e.Dispatch == 0 || x.has(trace.DispatchID) || x.byTool[i] {
+				if cur == nil || e.Dispatch == 0 || hasIDs || x.byTool[i] {
 					continue
 				}
 				if len(cur.named) == 0 {
@@ -535,21 +561,66 @@ type returnKey struct {
 // returnAt finds the tool's first return from the callback k names.
 func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
 	if d.returnAt == nil {
-		d.returnAt = make(map[returnKey]int, len(d.returns))
+		r := &returnIndex{other: map[returnKey]int{}}
 		for _, i := range d.returns {
-			e := x.ev[i]
+			e := &x.ev[i]
 			p, _ := e.PassOf()
 			key := returnKey{e.Op, e.Phase, p}
 			if e.Op == trace.OpConfig {
 				key.pass = 0
 			}
-			if _, dup := d.returnAt[key]; !dup {
-				d.returnAt[key] = i
+			if at := r.place(key, len(d.returns)); at != nil {
+				if *at == 0 {
+					*at = i + 1
+				}
+			} else if _, dup := r.other[key]; !dup {
+				r.other[key] = i
 			}
 		}
+		d.returnAt = r
 	}
-	i, ok := d.returnAt[k]
+	if at := d.returnAt.place(k, -1); at != nil && *at != 0 {
+		return *at - 1, true
+	} else if at != nil {
+		return 0, false
+	}
+	i, ok := d.returnAt.other[k]
 	return i, ok
+}
+
+// returnIndex is a dispatch's first return from each callback: those of
+// PASS ENTER and EXIT by pass (a long loop has two a pass, and a map keyed
+// by strings cost more than the rest of its judging), any other in a map.
+type returnIndex struct {
+	enter, exit []int // by pass: the return's position + 1, 0 none
+	other       map[returnKey]int
+}
+
+// place is where k's return is kept when it is kept by pass, else nil;
+// grow, when not -1, is how long the lists may grow (to no more places
+// than the dispatch has returns, whatever pass a broken trace names).
+func (r *returnIndex) place(k returnKey, grow int) *int {
+	if k.op != trace.OpPass {
+		return nil
+	}
+	var list *[]int
+	switch k.phase {
+	case trace.PhaseEnter:
+		list = &r.enter
+	case trace.PhaseExit:
+		list = &r.exit
+	default:
+		return nil
+	}
+	if k.pass >= uint64(len(*list)) {
+		// Past the list: kept in other, if anywhere (a list only grows
+		// for passes below grow, and one at or past it is kept there).
+		if grow < 0 || k.pass >= uint64(grow) {
+			return nil
+		}
+		*list = append(*list, make([]int, int(k.pass)+1-len(*list))...)
+	}
+	return &(*list)[k.pass]
 }
 
 // returnOf finds the tool's return from d's CONFIG callback of phase (or
@@ -592,7 +663,7 @@ func (x *index) passesHidden() bool {
 		return false
 	}
 	for _, c := range configs {
-		e := x.ev[c]
+		e := &x.ev[c]
 		if !e.Status.Is(trace.StatusSuccess) {
 			continue
 		}
@@ -615,8 +686,16 @@ func (x *index) hiddenLoop(d *dispatchView) bool {
 	return len(d.kernels) > 1 || len(d.snapshots) > 0 || len(d.continues) > 0 || ok && r > 1
 }
 
-// appOf returns the application dispatch joined to d, if any.
+// appOf returns the application dispatch joined to d, if any. Oracles ask
+// it of every dispatch many times over: the answer is kept on d.
 func (x *index) appOf(d *dispatchView) *appView {
+	if !d.appKnown {
+		d.app, d.appKnown = x.joinedApp(d), true
+	}
+	return d.app
+}
+
+func (x *index) joinedApp(d *dispatchView) *appView {
 	if d.label == "" {
 		return nil
 	}

@@ -38,7 +38,7 @@ func (x *index) checkLocalStatuses(d *dispatchView) []Violation {
 		lo, hi = x.writeWindow(d)
 	}
 	for _, i := range d.locals {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
 			x.examined("LCX-2")
 			if !e.Status.Is(trace.StatusContextError) {
@@ -91,14 +91,14 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	byPass := map[uint64][]int{}
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
-			byPass[p] = append(byPass[p], i)
+			byPass[p] = x.pushPos(byPass[p], i)
 		}
 	}
 	localsByPass := map[uint64][]int{}
 	for _, i := range d.locals {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if p, ok := e.PassOf(); ok && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
-			localsByPass[p] = append(localsByPass[p], i)
+			localsByPass[p] = x.pushPos(localsByPass[p], i)
 		}
 	}
 	vs = append(vs, x.checkStartOfInactive(d)...)
@@ -108,7 +108,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	for _, pe := range d.passEnter {
 		p, _ := x.ev[pe].PassOf()
 		for _, l := range localsByPass[p] {
-			e := x.ev[l]
+			e := &x.ev[l]
 			m := masks[e.Context]
 			switch e.Call {
 			case trace.LocalStop:
@@ -129,14 +129,11 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 				}
 			}
 		}
-		var got map[cs]bool // most passes of most loops have no records to note
+		var got csSet // most passes of most loops have no records to note
 		for _, i := range byPass[p] {
-			e := x.ev[i]
+			e := &x.ev[i]
 			m := masks[e.Context]
-			if got == nil {
-				got = map[cs]bool{}
-			}
-			got[cs{e.Context, e.Service}] = true
+			got.add(cs{e.Context, e.Service})
 			if !m.off() {
 				producing[cs{e.Context, e.Service}] = true
 				continue
@@ -160,7 +157,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	}
 	lastGot := map[cs]uint64{}
 	for _, pv := range passes {
-		for k := range pv.got {
+		for _, k := range pv.got {
 			lastGot[k] = max(lastGot[k], pv.pass)
 		}
 	}
@@ -184,7 +181,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 			if k.service == trace.CounterCollection && (!pv.masks[k.context].everStopped || pv.pass > lastGot[k]) {
 				continue
 			}
-			if !pv.masks[k.context].off() && !pv.got[k] {
+			if !pv.masks[k.context].off() && !pv.got.has(k) {
 				vs = append(vs, x.violation("LCX-3", d.id, fmt.Sprintf("context %d is not masked in pass %d, yet delivered no %s record there (it does in other passes)", k.context, pv.pass, k.service), pv.enter))
 				break
 			}
@@ -200,7 +197,19 @@ type passView struct {
 	pass  uint64
 	enter int
 	masks map[uint64]maskState
-	got   map[cs]bool
+	got   csSet
+}
+
+// csSet is a set of (context, service) pairs: a pass records a few, and a
+// map per pass was a large part of what judging a long loop allocated.
+type csSet []cs
+
+func (s csSet) has(k cs) bool { return slices.Contains(s, k) }
+
+func (s *csSet) add(k cs) {
+	if !s.has(k) {
+		*s = append(*s, k)
+	}
 }
 
 // LCX-3, SVC-1: a context stopped locally and started again in the same
@@ -217,7 +226,7 @@ func (x *index) checkBroughtBack(d *dispatchView, scope map[scopeKey]bool, passe
 	groups := -1 // passes the tool's split has groups for; -1 unknown
 	var splitBy uint64
 	if len(d.passCounts) > 0 {
-		if e := x.ev[d.passCounts[0]]; e.Groups != nil {
+		if e := &x.ev[d.passCounts[0]]; e.Groups != nil {
 			groups, splitBy = len(e.Groups), e.Context
 		}
 	}
@@ -249,7 +258,7 @@ func (x *index) checkBroughtBack(d *dispatchView, scope map[scopeKey]bool, passe
 					rule, why = "SVC-1", fmt.Sprintf("context %d was started locally in this pass, after a local stop", ctx)
 				}
 				x.examined(rule)
-				if pv.got[cs{ctx, svc}] || x.leftOutInPass(d, pv, svc) {
+				if pv.got.has(cs{ctx, svc}) || x.leftOutInPass(d, pv, svc) {
 					continue
 				}
 				vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("pass %d delivered no %s record: %s, and it records %s on this agent without an override", pv.pass, svc, why, svc), m.startAt, pv.enter))
@@ -275,8 +284,8 @@ func (x *index) leftOutInPass(d *dispatchView, pv passView, service trace.Servic
 	return false
 }
 
-func (x *index) anyService(got map[cs]bool, svc trace.Service) bool {
-	for k := range got {
+func (x *index) anyService(got csSet, svc trace.Service) bool {
+	for _, k := range got {
 		if k.service == svc {
 			return true
 		}
@@ -296,7 +305,7 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 	var byContext map[uint64]*passedRecords // built at the first such start
 	lo, hi := x.writeWindow(d)
 	for _, l := range d.locals {
-		e := x.ev[l]
+		e := &x.ev[l]
 		p, ok := e.PassOf()
 		if !ok || e.Call != trace.LocalStart || e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
 			continue
@@ -312,7 +321,7 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 		if !found {
 			continue
 		}
-		r := x.ev[i]
+		r := &x.ev[i]
 		rule := "SVC-1"
 		if r.Service == trace.CounterCollection || r.Service == trace.SPM {
 			rule = "LCX-7"
@@ -334,7 +343,7 @@ type passedRecords struct {
 func (x *index) scopedRecordsByContext(d *dispatchView) map[uint64]*passedRecords {
 	out := map[uint64]*passedRecords{}
 	for _, i := range d.records {
-		r := x.ev[i]
+		r := &x.ev[i]
 		q, ok := x.recordPass(i)
 		if !ok || !dispatchScoped(r.Service) {
 			continue
@@ -390,7 +399,7 @@ func (x *index) unmaskedScope() map[scopeKey]bool {
 	x.eachDispatch(func(d *dispatchView) {
 		var touched map[uint64]int
 		for _, l := range d.locals {
-			if e := x.ev[l]; e.Status.Is(trace.StatusSuccess) {
+			if e := &x.ev[l]; e.Status.Is(trace.StatusSuccess) {
 				if touched == nil {
 					touched = map[uint64]int{}
 				}
@@ -400,7 +409,7 @@ func (x *index) unmaskedScope() map[scopeKey]bool {
 			}
 		}
 		for _, i := range d.records {
-			e := x.ev[i]
+			e := &x.ev[i]
 			if at, seen := touched[e.Context]; dispatchScoped(e.Service) && (!seen || i < at) {
 				scope[scopeKey{e.Context, e.Service, d.agent}] = true
 			}
@@ -447,7 +456,7 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 	byPass := map[uint64][]int{}
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
-			byPass[p] = append(byPass[p], i)
+			byPass[p] = x.pushPos(byPass[p], i)
 		}
 	}
 	var out []submitView
@@ -461,7 +470,7 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 		// The loop's own calls up to this pass (they come in PASS ENTER,
 		// in trace order with the passes).
 		for ; li < len(d.locals) && d.locals[li] < x.exitOf(d, p); li++ {
-			if e := x.ev[d.locals[li]]; e.Status.Is(trace.StatusSuccess) {
+			if e := &x.ev[d.locals[li]]; e.Status.Is(trace.StatusSuccess) {
 				if own == nil {
 					own = map[uint64]bool{}
 				}
@@ -520,7 +529,7 @@ func (x *index) checkMaskScope(scope map[scopeKey]bool) []Violation {
 	byContext := map[uint64][]localStop{}
 	x.eachDispatch(func(d *dispatchView) {
 		for _, l := range d.locals {
-			if e := x.ev[l]; e.Call == trace.LocalStop && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
+			if e := &x.ev[l]; e.Call == trace.LocalStop && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
 				s := localStop{loop: d, context: e.Context, at: l, end: x.loopEnd(d)}
 				stops = append(stops, s)
 				byContext[e.Context] = append(byContext[e.Context], s)
@@ -693,7 +702,7 @@ func (x *index) toolBrackets() []toolBracket {
 		looped := false
 		for j := sort.SearchInts(pos, t+1); j < len(pos); j++ {
 			i := pos[j]
-			e := x.ev[i]
+			e := &x.ev[i]
 			if e.Type == trace.ToolComplete && e.Label == x.ev[t].Label {
 				b.end = i
 				break
@@ -782,7 +791,7 @@ func (x *index) leftOutIn(records []int, d *dispatchView, service trace.Service)
 func (x *index) checkNoGlobalToggles() []Violation {
 	byThread := map[uint64][]int{}
 	for _, i := range x.byType[trace.API] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Op != "" {
 			continue // the tool's own global call from a callback: it says so
 		}
@@ -813,7 +822,7 @@ func (x *index) checkNoGlobalToggles() []Violation {
 		}
 		list := byThread[d.thread]
 		if j := sort.SearchInts(list, from); j < len(list) && list[j] < until {
-			e := x.ev[list[j]]
+			e := &x.ev[list[j]]
 			vs = append(vs, x.violation("LCX-5", d.id, fmt.Sprintf("global %s of context %d happened inside dispatch %d's replay window", e.Call, e.Context, d.id), from, list[j]))
 		}
 	})
@@ -824,7 +833,7 @@ func (x *index) checkNoGlobalToggles() []Violation {
 // service (one that consults the local override, SVC-1).
 func (x *index) scopedServiceOf(ctx uint64) bool {
 	for _, i := range x.byType[trace.API] {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Context != ctx || !e.Status.Is(trace.StatusSuccess) {
 			continue
 		}

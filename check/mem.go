@@ -88,7 +88,7 @@ func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 		d.kernelsByPass = map[uint64][]int{}
 		for _, k := range d.kernels {
 			if w := x.window(k); w.open && w.dispatch == d.id {
-				d.kernelsByPass[w.pass] = append(d.kernelsByPass[w.pass], k)
+				d.kernelsByPass[w.pass] = x.pushPos(d.kernelsByPass[w.pass], k)
 			}
 		}
 	}
@@ -196,7 +196,7 @@ func (x *index) checkOneRunResult(d *dispatchView) []Violation {
 	}
 	var bufs [][]trace.Run
 	for _, rb := range a.readback {
-		e := x.ev[rb]
+		e := &x.ev[rb]
 		// Saved: coarse-grained device memory of the dispatch's own agent
 		// (MEM-4; another agent's is not, decision 17.3).
 		if k, agent, ok := x.allocOf(e.Buffer); !ok || !k.Saved() || (d.agent != 0 && agent != d.agent) {
@@ -271,7 +271,7 @@ func (x *index) writtenBefore(d *dispatchView, k int) bool {
 	}
 	ks := x.byType[trace.Kernel]
 	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < k; j++ {
-		o := x.ev[ks[j]]
+		o := &x.ev[ks[j]]
 		if x.byTool[ks[j]] || (o.Dispatch != d.id && (d.agent == 0 || o.Agent != d.agent)) {
 			return true
 		}
@@ -326,7 +326,7 @@ func (x *index) checkExclusiveAgent(d *dispatchView, kernelsByAgent map[uint64][
 	for j := sort.SearchInts(ks, from); j < len(ks) && ks[j] < until; j++ {
 		// The tool's own dispatch from the loop's callbacks runs on the
 		// loop's thread, which holds the agent (decision 11).
-		if other := x.ev[ks[j]]; other.Dispatch != d.id && !(x.byTool[ks[j]] && other.Thread == d.thread) {
+		if other := &x.ev[ks[j]]; other.Dispatch != d.id && !(x.byTool[ks[j]] && other.Thread == d.thread) {
 			return []Violation{x.violation("MEM-6", d.id, fmt.Sprintf("dispatch %d's kernel ran on agent %d while dispatch %d was replaying there", other.Dispatch, d.agent, d.id), from, ks[j], until)}
 		}
 	}
@@ -375,7 +375,7 @@ func (x *index) checkAgentHeldSeen(d *dispatchView) []Violation {
 	// The loop's passes as its own records time them.
 	var lo, hi uint64
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
 			continue
 		}
@@ -390,7 +390,7 @@ func (x *index) checkAgentHeldSeen(d *dispatchView) []Violation {
 		// Records that start before hi and may end after lo.
 		k := sort.Search(len(recs), func(k int) bool { return x.ev[recs[k]].Start+longest > lo })
 		for ; k < len(recs) && x.ev[recs[k]].Start < hi; k++ {
-			e := x.ev[recs[k]]
+			e := &x.ev[recs[k]]
 			if e.Dispatch == d.id || e.Dispatch == 0 || own[e.Dispatch] {
 				continue
 			}
@@ -415,7 +415,7 @@ func (x *index) timedRecords(agent uint64) ([]int, uint64) {
 	if x.recordsByAgent == nil {
 		x.recordsByAgent, x.longestRecord = map[uint64][]int{}, map[uint64]uint64{}
 		for _, i := range x.byType[trace.Record] {
-			e := x.ev[i]
+			e := &x.ev[i]
 			if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
 				continue
 			}
@@ -435,7 +435,7 @@ func (x *index) toolRecordsOn(thread uint64) map[uint64]bool {
 	if x.toolRecordIDs == nil {
 		x.toolRecordIDs = map[uint64]map[uint64]bool{}
 		for _, i := range x.byType[trace.Record] {
-			if e := x.ev[i]; x.byTool[i] {
+			if e := &x.ev[i]; x.byTool[i] {
 				if x.toolRecordIDs[e.Thread] == nil {
 					x.toolRecordIDs[e.Thread] = map[uint64]bool{}
 				}

@@ -39,12 +39,16 @@ func (x *index) toolWrites() []*toolWrite {
 		return *x.writes
 	}
 	var out []*toolWrite
-	returns := x.has(trace.Returned)
+	if !x.has(trace.ToolDispatch) {
+		x.writes = &out // the tool wrote none: no need to walk every thread
+		return out
+	}
+	returns, hasIDs := x.has(trace.Returned), x.has(trace.DispatchID)
 	for _, pos := range x.byThread {
 		var open []uint64 // windows open on this thread, outermost first
 		var writing []*toolWrite
 		for _, i := range pos {
-			e := x.ev[i]
+			e := &x.ev[i]
 			if e.Type == trace.AppDispatch {
 				open, writing = open[:0], writing[:0] // the application's next dispatch: all is over
 				continue
@@ -94,7 +98,7 @@ func (x *index) toolWrites() []*toolWrite {
 						break
 					}
 				}
-			case e.Type == trace.DispatchID || (!x.has(trace.DispatchID) && (e.Type == trace.Callback || e.Type == trace.Kernel)):
+			case e.Type == trace.DispatchID || (!hasIDs && (e.Type == trace.Callback || e.Type == trace.Kernel)):
 				// Its own id: the first reserved (or, without the SDK's
 				// events, named) in its window, not in a deeper one.
 				if n := len(writing); n > 0 && writing[n-1].id == 0 && e.Dispatch != 0 && e.Dispatch != writing[n-1].from {
@@ -283,7 +287,7 @@ func (x *index) checkDeclined(w *toolWrite, d, outer *dispatchView, warned int) 
 func (x *index) silentAfter(th uint64, from int) bool {
 	pos := x.byThread[th]
 	for j := sort.SearchInts(pos, from+1); j < len(pos); j++ {
-		if e := x.ev[pos[j]]; e.Type == trace.ToolComplete || !x.byTool[pos[j]] && e.Type != trace.ToolDispatch {
+		if e := &x.ev[pos[j]]; e.Type == trace.ToolComplete || !x.byTool[pos[j]] && e.Type != trace.ToolDispatch {
 			return false
 		}
 	}
@@ -363,7 +367,7 @@ func (x *index) checkNestedWindow(w *toolWrite, d *dispatchView) []Violation {
 	// written from returns after it, and the outer window ends later.
 	if outer := x.dispatches[w.from]; outer != nil {
 		oe := firstOr(outer.configExit, len(x.ev))
-		if from := x.ev[w.at]; from.Op == trace.OpConfig && from.Phase == trace.PhaseExit {
+		if from := &x.ev[w.at]; from.Op == trace.OpConfig && from.Phase == trace.PhaseExit {
 			// Written from the outer CONFIG EXIT: that window closes as
 			// the callback returns.
 			oe = len(x.ev)
@@ -379,7 +383,7 @@ func (x *index) checkNestedWindow(w *toolWrite, d *dispatchView) []Violation {
 	if sig := x.ev[w.at].Signal; sig != 0 && x.header.Reports(trace.SourceRuntime) {
 		var decs []int
 		for _, i := range x.byType[trace.Signal] {
-			if e := x.ev[i]; e.Signal == sig && i > w.at && i <= w.end {
+			if e := &x.ev[i]; e.Signal == sig && i > w.at && i <= w.end {
 				decs = append(decs, i)
 			}
 		}

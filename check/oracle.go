@@ -37,7 +37,7 @@ func Trace(t trace.Trace) []Violation { return Judge(t).Violations }
 
 // eachDispatch calls f for every dispatch in order of first appearance.
 func (x *index) eachDispatch(f func(d *dispatchView)) {
-	for _, id := range x.order {
-		f(x.dispatches[id])
+	for _, d := range x.order {
+		f(d)
 	}
 }

@@ -22,7 +22,7 @@ func (x *index) checkEveryPacketNamed(a *appView) []Violation {
 	var untagged []int
 	pos := x.byThread[a.thread]
 	for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < a.complete[0]; j++ {
-		if e := x.ev[pos[j]]; e.Type == trace.Kernel && e.Dispatch == 0 && e.Kernel == x.ev[a.at].Kernel && !x.byTool[pos[j]] {
+		if e := &x.ev[pos[j]]; e.Type == trace.Kernel && e.Dispatch == 0 && e.Kernel == x.ev[a.at].Kernel && !x.byTool[pos[j]] {
 			untagged = append(untagged, pos[j])
 		}
 	}

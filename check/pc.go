@@ -127,7 +127,7 @@ func (x *index) checkNotReplayed(rule string, d *dispatchView, why string) []Vio
 func (x *index) checkIndefiniteTotals(d *dispatchView) []Violation {
 	for _, i := range concat(d.passEnter, d.passExit) {
 		if t := x.ev[i].Total; t != nil && *t != 0 {
-			return []Violation{x.violation("PC-5", d.id, fmt.Sprintf("replay_pass_count returned 0, yet PASS %s of pass %s reports total_passes %d", x.ev[i].Phase, passText(x.ev[i]), *t), d.passCounts[0], i)}
+			return []Violation{x.violation("PC-5", d.id, fmt.Sprintf("replay_pass_count returned 0, yet PASS %s of pass %s reports total_passes %d", x.ev[i].Phase, passText(&x.ev[i]), *t), d.passCounts[0], i)}
 		}
 	}
 	return nil
@@ -185,7 +185,7 @@ func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
 	}
 	for _, i := range concat(d.passEnter, d.passExit) {
 		if t := x.ev[i].Total; t != nil && *t != n {
-			vs = append(vs, x.violation("PC-7", d.id, fmt.Sprintf("PASS %s of pass %s reports total_passes %d, the fixed count is %d", x.ev[i].Phase, passText(x.ev[i]), *t, n), pc, i))
+			vs = append(vs, x.violation("PC-7", d.id, fmt.Sprintf("PASS %s of pass %s reports total_passes %d, the fixed count is %d", x.ev[i].Phase, passText(&x.ev[i]), *t, n), pc, i))
 			vs = append(vs, x.violation("PC-8", d.id, fmt.Sprintf("the tool asked for %d passes, the SDK reports %d: the count was overridden", n, *t), pc, i))
 			break
 		}
@@ -200,7 +200,7 @@ func (x *index) checkPassIndices(d *dispatchView) []Violation {
 	}
 	for k, i := range d.passEnter {
 		if p, ok := x.ev[i].PassOf(); !ok || p != uint64(k) {
-			return []Violation{x.violation("PC-7", d.id, fmt.Sprintf("pass number %d entered reports current_pass %s, want %d", k+1, passText(x.ev[i]), k), i)}
+			return []Violation{x.violation("PC-7", d.id, fmt.Sprintf("pass number %d entered reports current_pass %s, want %d", k+1, passText(&x.ev[i]), k), i)}
 		}
 	}
 	return nil

@@ -2,7 +2,10 @@ package check
 
 import (
 	"fmt"
+	"os"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -86,5 +89,104 @@ func BenchmarkLongLoop(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*n), "ns/pass")
 		})
+	}
+}
+
+// BenchmarkRecordedTrace: the oracles alone over the NDJSON trace named by
+// $REPLAYSPEC_BENCH_TRACE (decoded once, outside the timing), judged whole
+// and as a stream (check's work in `replayspec check`, without the
+// decoding). docs/benchmarks.md makes its large trace with
+// scripts/bigspec.sh 10000. Skipped without the variable.
+func BenchmarkRecordedTrace(b *testing.B) {
+	path := os.Getenv("REPLAYSPEC_BENCH_TRACE")
+	if path == "" {
+		b.Skip("REPLAYSPEC_BENCH_TRACE names no trace")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, _ := f.Stat()
+	tr, err := trace.Read(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	perEvent := func(b *testing.B, cpu time.Duration) {
+		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*len(tr.Events)), "cpu-ns/event")
+		b.ReportMetric(float64(st.Size())*float64(b.N)/1e6/(cpuTime()-cpu).Seconds(), "MB/cpu-s")
+	}
+	b.Run("whole", func(b *testing.B) {
+		cpu := cpuTime()
+		for b.Loop() {
+			Judge(tr)
+		}
+		perEvent(b, cpu)
+	})
+	b.Run("stream", func(b *testing.B) {
+		cpu := cpuTime()
+		for b.Loop() {
+			s := NewStream(tr.Header)
+			for i := range tr.Events {
+				s.Add(tr.Events[i])
+			}
+			if _, ok := s.Finish(); !ok {
+				b.Fatal("not judged as a stream")
+			}
+		}
+		perEvent(b, cpu)
+	})
+}
+
+// cpuTime is the process's CPU time so far (user and system, every
+// thread): on a shared machine it moves less with the load than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// returnAt finds what a walk over the dispatch's returns in trace order
+// finds first, for returns kept by pass and the rest alike: duplicates,
+// passes out of order, a pass far past the loop's, CONFIG's, a phase
+// outside the set.
+func TestReturnAtAsAWalk(t *testing.T) {
+	ret := func(op trace.Op, ph trace.Phase, pass uint64) trace.Event {
+		return trace.Event{Type: trace.Returned, Op: op, Phase: ph, Pass: trace.U64(pass), Dispatch: 1}
+	}
+	ev := []trace.Event{
+		ret(trace.OpConfig, trace.PhaseEnter, 0), ret(trace.OpPass, trace.PhaseEnter, 0), ret(trace.OpPass, trace.PhaseExit, 0),
+		ret(trace.OpPass, trace.PhaseEnter, 2), ret(trace.OpPass, trace.PhaseEnter, 1), ret(trace.OpPass, trace.PhaseEnter, 1),
+		ret(trace.OpPass, trace.PhaseExit, 1<<40), ret(trace.OpPass, "middle", 1), ret(trace.OpConfig, trace.PhaseExit, 7),
+		ret(trace.OpPass, trace.PhaseExit, 2), ret(trace.OpPass, trace.PhaseExit, 0),
+	}
+	x := &index{ev: ev}
+	d := &dispatchView{id: 1}
+	for i := range ev {
+		d.returns = append(d.returns, i)
+	}
+	for _, op := range []trace.Op{trace.OpConfig, trace.OpPass} {
+		for _, ph := range []trace.Phase{trace.PhaseEnter, trace.PhaseExit, "middle"} {
+			for _, p := range []uint64{0, 1, 2, 3, 7, 1 << 40} {
+				k := returnKey{op, ph, p}
+				want, wantOK := 0, false
+				for _, i := range d.returns {
+					e := ev[i]
+					q := *e.Pass
+					if e.Op == trace.OpConfig {
+						q = 0
+					}
+					if (returnKey{e.Op, e.Phase, q}) == k {
+						want, wantOK = i, true
+						break
+					}
+				}
+				if got, ok := x.returnAt(d, k); got != want || ok != wantOK {
+					t.Errorf("%v: return %d (%v), a walk finds %d (%v)", k, got, ok, want, wantOK)
+				}
+			}
+		}
 	}
 }

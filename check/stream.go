@@ -7,6 +7,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -57,6 +58,10 @@ type Stream struct {
 	// What earlier segments hold that no later event may name.
 	closedIDs    idRanges            // dispatch ids come in runs: kept as ranges
 	closedLabels map[uint64]struct{} // labels by hash: a collision only stops the cutting
+	// Labels of a repeated dispatch's repetitions (spec.RepetitionLabel),
+	// as ranges of the repetition's index per dispatch name: a million
+	// repetitions are one range, not a million hashes.
+	closedReps map[string]*idRanges
 	// dispatched: threads that wrote an application dispatch before the
 	// segment began, and have not written one in it yet (their events
 	// belong to their last dispatch, in an earlier segment).
@@ -137,7 +142,7 @@ var appEvents = map[trace.Type]bool{
 func NewStream(h trace.Header) *Stream {
 	return &Stream{
 		header: h, windows: map[uint64]int{}, tools: map[uint64]int{}, pending: map[string]int{},
-		closedLabels: map[uint64]struct{}{},
+		closedLabels: map[uint64]struct{}{}, closedReps: map[string]*idRanges{},
 		lastOnThread: map[uint64]int{}, lastBySource: map[trace.Source]int{},
 		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
 		separable: true, instances: map[string]int{}, reported: map[string]bool{}, baseFor: -1,
@@ -281,7 +286,7 @@ func (s *Stream) cut() {
 			ids = append(ids, e.Dispatch)
 		}
 		if e.Type == trace.AppDispatch {
-			s.closedLabels[labelHash(e.Label)] = struct{}{}
+			s.closeLabel(e.Label)
 			s.dispatched[e.Thread] = true
 		}
 		if carried[e.Type] {
@@ -512,8 +517,27 @@ func (t *timeSeams) apart() bool {
 // closedLabel reports whether an application dispatch of an earlier
 // segment had label.
 func (s *Stream) closedLabel(label string) bool {
+	if name, k, ok := spec.SplitRepetition(label); ok {
+		r := s.closedReps[name]
+		return r != nil && r.has(k)
+	}
 	_, ok := s.closedLabels[labelHash(label)]
 	return ok
+}
+
+// closeLabel notes that an application dispatch of a segment judged had
+// label.
+func (s *Stream) closeLabel(label string) {
+	if name, k, ok := spec.SplitRepetition(label); ok {
+		r := s.closedReps[name]
+		if r == nil {
+			r = &idRanges{}
+			s.closedReps[name] = r
+		}
+		r.addOne(k)
+		return
+	}
+	s.closedLabels[labelHash(label)] = struct{}{}
 }
 
 func labelHash(label string) uint64 { return xxh3.HashString(label) }

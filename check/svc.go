@@ -30,7 +30,7 @@ func (x *index) checkAgentWideEveryPass(d *dispatchView) []Violation {
 	seen := map[cs]map[uint64]bool{}
 	var order []cs
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := x.recordPass(i)
 		if !agentWide(e.Service) || !ok {
 			continue
@@ -63,7 +63,7 @@ func (x *index) checkAgentWideEveryPass(d *dispatchView) []Violation {
 func (x *index) localStopsOf(d *dispatchView, ctx uint64) []int {
 	var out []int
 	for _, l := range d.locals {
-		if e := x.ev[l]; e.Call == trace.LocalStop && e.Context == ctx {
+		if e := &x.ev[l]; e.Call == trace.LocalStop && e.Context == ctx {
 			out = append(out, l)
 		}
 	}
@@ -86,7 +86,7 @@ var conflicts = []struct {
 // family-specific limit is not judged.
 func (x *index) dataCenterAgent(agent uint64) bool {
 	for _, i := range x.byType[trace.AgentInfo] {
-		if e := x.ev[i]; e.Agent == agent {
+		if e := &x.ev[i]; e.Agent == agent {
 			return e.Family.DataCenter()
 		}
 	}
@@ -110,7 +110,7 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 	seen := map[pa]bool{}
 	var order []pa
 	for _, i := range d.records {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := x.recordPass(i)
 		if !ok {
 			continue
@@ -214,7 +214,7 @@ var configureCalls = map[trace.Service]trace.Call{
 // configured reports whether some context configured service successfully.
 func (x *index) configured(service trace.Service) bool {
 	for _, i := range x.byType[trace.API] {
-		if e := x.ev[i]; e.Call == configureCalls[service] && e.Status.Is(trace.StatusSuccess) {
+		if e := &x.ev[i]; e.Call == configureCalls[service] && e.Status.Is(trace.StatusSuccess) {
 			return true
 		}
 	}

@@ -32,7 +32,7 @@ func (x *index) allocations() []allocation {
 	}
 	var out []allocation
 	for _, i := range mergeSorted(x.byType[trace.AppAlloc], x.byType[trace.AppFree]) {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.Type == trace.AppAlloc {
 			out = append(out, allocation{buffer: e.Buffer, agent: e.Agent, kind: e.MemKind, addr: e.Addr, bytes: e.Bytes, at: i, freedAt: len(x.ev)})
 			continue
@@ -153,7 +153,7 @@ func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
 		d.restoreByPass = map[uint64][]int{}
 		for _, r := range d.restores {
 			if p, ok := x.ev[r].PassOf(); ok {
-				d.restoreByPass[p] = append(d.restoreByPass[p], r)
+				d.restoreByPass[p] = x.pushPos(d.restoreByPass[p], r)
 			}
 		}
 	}
@@ -477,7 +477,7 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 	// its memory back at the end, as a process that lives on does.
 	pos := x.byThread[d.thread]
 	for j := sort.SearchInts(pos, last+1); j < len(pos); j++ {
-		e := x.ev[pos[j]]
+		e := &x.ev[pos[j]]
 		if e.Dispatch == d.id || x.byTool[pos[j]] || e.Type == trace.ToolDispatch || e.Type == trace.ToolComplete {
 			continue // the loop's own, and the tool's dispatch from its callback
 		}

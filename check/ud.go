@@ -20,7 +20,7 @@ func checkUD(x *index) []Violation {
 		x.examined("UD-1")
 		// UD-1: a fresh sequence does not start with another's value.
 		if len(d.configEnter) > 0 {
-			ce := x.ev[d.configEnter[0]]
+			ce := &x.ev[d.configEnter[0]]
 			if ce.UserData != nil && *ce.UserData != 0 {
 				if prev, seen := sequenceValue[*ce.UserData]; seen {
 					vs = append(vs, x.violation("UD-1", d.id, fmt.Sprintf("CONFIG ENTER of dispatch %d received user data %d, the value of an earlier sequence", d.id, *ce.UserData), prev, d.configEnter[0]))
@@ -74,7 +74,7 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 	// What each pass's EXIT saw, and what the tool left when it returned.
 	exitValue := map[uint64]uint64{}
 	for _, i := range d.passExit {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := e.PassOf()
 		if !ok || e.UserData == nil {
 			continue
@@ -86,7 +86,7 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 		}
 	}
 	for _, i := range d.passEnter {
-		e := x.ev[i]
+		e := &x.ev[i]
 		if e.UserData == nil || *e.UserData == v {
 			continue
 		}
@@ -105,7 +105,7 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 	// UD-2: continue sees what its own pass left: what the tool left in
 	// the pass's EXIT, else what that EXIT saw.
 	for _, i := range d.continues {
-		e := x.ev[i]
+		e := &x.ev[i]
 		p, ok := e.PassOf()
 		want, seen := exitValue[p]
 		ref := x.exitOf(d, p)

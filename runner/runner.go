@@ -344,8 +344,12 @@ func budgetSpent(s spec.Spec, stopped []Stopped) error {
 // neverMeantToEnd reports whether dispatch label's plan is an indefinite
 // loop whose continue always says go on.
 func neverMeantToEnd(s spec.Spec, label string) bool {
+	name := label
+	if base, _, ok := spec.SplitRepetition(label); ok {
+		name = base // a repetition follows its repeated dispatch's plan
+	}
 	for _, d := range s.Application.Dispatches {
-		if d.Name != label {
+		if d.Name != name {
 			continue
 		}
 		p := s.Tool.Plan

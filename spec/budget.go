@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
 )
 
@@ -41,11 +42,15 @@ type Estimate struct {
 	LargestBufferBytes uint64
 	LongestLoop        int // index into application.dispatches, -1 for none
 	LongestLoopPasses  uint64
+	// The repeated dispatch whose repetitions leave the most trace (-1
+	// for none).
+	MostRepeated      int
+	MostRepeatedBytes uint64
 }
 
 // EstimateOf says how much memory running s needs, before it runs.
 func EstimateOf(s Spec) Estimate {
-	e := Estimate{Bytes: bytesBase, LargestBuffer: -1, LongestLoop: -1}
+	e := Estimate{Bytes: bytesBase, LargestBuffer: -1, LongestLoop: -1, MostRepeated: -1}
 	for i, b := range s.Application.Buffers {
 		n := b.Elements * 4 * bytesPerBufferByte
 		e.Buffers += n
@@ -56,13 +61,47 @@ func EstimateOf(s Spec) Estimate {
 	for i, d := range s.Application.Dispatches {
 		passes, _ := PassBound(s, d)
 		passes = max(passes, 1)
-		e.Passes += passes*bytesPerPass + bytesPerDispatch
+		// A repeated dispatch counts as its repetitions (each leaves its
+		// trace as a listed one does), worked out from repeat alone:
+		// nothing is expanded to count it.
+		trace := mulSat(addSat(mulSat(passes, bytesPerPass), bytesPerDispatch), d.Repetitions())
+		e.Passes = addSat(e.Passes, trace)
 		if e.LongestLoop < 0 || passes > e.LongestLoopPasses {
 			e.LongestLoop, e.LongestLoopPasses = i, passes
 		}
+		if d.Repeat > 0 && (e.MostRepeated < 0 || trace > e.MostRepeatedBytes) {
+			e.MostRepeated, e.MostRepeatedBytes = i, trace
+		}
 	}
-	e.Bytes += e.Buffers + e.Passes
+	e.Bytes = addSat(e.Bytes, addSat(e.Buffers, e.Passes))
 	return e
+}
+
+// Dispatches is how many dispatches s's application runs: its listed
+// ones, a repeated one counting its repetitions (at most MaxUint64).
+func Dispatches(s Spec) uint64 {
+	var n uint64
+	for _, d := range s.Application.Dispatches {
+		n = addSat(n, d.Repetitions())
+	}
+	return n
+}
+
+// addSat and mulSat are + and * that stop at the largest uint64: an
+// estimate too large to hold is over any budget, never wrapped to a small
+// one.
+func addSat(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+func mulSat(a, b uint64) uint64 {
+	if a != 0 && b > math.MaxUint64/a {
+		return math.MaxUint64
+	}
+	return a * b
 }
 
 // Breakdown is the estimate in one unit (MiB, or GiB from 10 GiB), each
@@ -110,6 +149,10 @@ func (v *validator) memory(s Spec) {
 			path = "application.buffers"
 			what = fmt.Sprintf("most of it is its %d buffers (the largest, %s, %s); make them smaller, or raise --memory-budget", len(s.Application.Buffers), b.Name, mib(e.LargestBufferBytes))
 		}
+	case e.MostRepeated >= 0 && e.MostRepeatedBytes >= e.Passes-e.MostRepeatedBytes:
+		d := s.Application.Dispatches[e.MostRepeated]
+		path = fmt.Sprintf("application.dispatches[%d].repeat", e.MostRepeated)
+		what = fmt.Sprintf("most of it is the trace of dispatch %s, repeated %d times; lower its repeat, or raise --memory-budget (a run judged as it goes, docs/cli.md \"Memory\", holds none of it)", d.Name, d.Repeat)
 	case e.LongestLoop >= 0:
 		d := s.Application.Dispatches[e.LongestLoop]
 		loop := e.LongestLoopPasses*bytesPerPass + bytesPerDispatch

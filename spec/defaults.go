@@ -14,7 +14,7 @@ const (
 
 // Defaults returns s with every default written out, so that runners never
 // guess: queue q0, thread 1, grid = elements of the first argument buffer,
-// workgroup 64, packets 1 (or the kernel packets), kernel_packets 1, buffer kind device, max_passes 10000, passes
+// workgroup 64, packets 1 (or the kernel packets, and the barriers between them), kernel_packets 1, buffer kind device, max_passes 10000, passes
 // none and contexts started. s itself is not changed.
 func Defaults(s Spec) Spec {
 	s.Contexts = slices.Clone(s.Contexts)
@@ -54,6 +54,9 @@ func Defaults(s Spec) Spec {
 		}
 		if d.Packets == 0 && !d.ByTool {
 			d.Packets = max(DefaultPackets, d.KernelPackets)
+			if d.BarriersBetween && d.KernelPackets >= 2 {
+				d.Packets = 2*d.KernelPackets - 1 // the barriers between count too (validate)
+			}
 		}
 		if d.Plan != nil {
 			p := planDefaults(*d.Plan)

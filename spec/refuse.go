@@ -79,6 +79,11 @@ func uses(s Spec) []use {
 	if len(s.Tool.Misuse) > 0 {
 		add(CapLocalContexts, "tool.misuse")
 	}
+	for i, d := range s.Application.Dispatches {
+		if d.Repeat > 0 {
+			add(CapRepeat, fmt.Sprintf("application.dispatches[%d].repeat", i))
+		}
+	}
 	threads := map[uint64]bool{}
 	for i, d := range s.Application.Dispatches {
 		if d.ByTool {

@@ -267,6 +267,12 @@ type Dispatch struct {
 	BarriersBetween bool `yaml:"barriers_between,omitempty" json:"barriers_between,omitempty"`
 	// Graph marks the dispatch as part of a graph launch (ACT-6).
 	Graph bool `yaml:"graph,omitempty" json:"graph,omitempty"`
+	// Repeat makes the application submit the dispatch this many times in
+	// order on its thread, each an ordinary dispatch labelled NAME#K (K
+	// from 0; RepetitionLabel), without the spec listing them: a spec of
+	// a million dispatches in a few lines, and in memory of its size. 0
+	// (left out) is one dispatch labelled NAME.
+	Repeat uint64 `yaml:"repeat,omitempty" json:"repeat,omitempty"`
 	// ByTool: the application does not run this dispatch; the tool writes
 	// it from inside a replay callback (tool.plan.actions, call dispatch).
 	ByTool bool `yaml:"by_tool,omitempty" json:"by_tool,omitempty"`

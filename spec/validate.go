@@ -81,9 +81,44 @@ func (v *validator) ref(path, what, name string, known map[string]bool) {
 }
 
 func (v *validator) dispatchRef(path, name string) {
-	if _, ok := v.dispatches[name]; !ok {
-		v.fail(path, fmt.Sprintf("no dispatch named %q", name), sortedKeys(v.dispatches)...)
+	if base, k, ok := SplitRepetition(name); ok {
+		v.repetitionRef(path, name, base, k)
+		return
 	}
+	i, ok := v.dispatches[name]
+	if !ok {
+		v.fail(path, fmt.Sprintf("no dispatch named %q", name), sortedKeys(v.dispatches)...)
+		return
+	}
+	if n := v.s.Application.Dispatches[i].Repeat; n > 0 {
+		v.fail(path, fmt.Sprintf("dispatch %q repeats %d times and is no one dispatch: name one repetition, %s to %s",
+			name, n, RepetitionLabel(name, 0), RepetitionLabel(name, n-1)))
+	}
+}
+
+// repetitionRef is a reference to one repetition of a repeated dispatch
+// (an expectation may name one, as the trace labels it).
+func (v *validator) repetitionRef(path, label, base string, k uint64) {
+	i, ok := v.dispatches[base]
+	switch {
+	case !ok:
+		v.fail(path, fmt.Sprintf("no dispatch named %q (a label NAME#K names a repetition of a dispatch with repeat)", base), sortedKeys(v.dispatches)...)
+	case v.s.Application.Dispatches[i].Repeat == 0:
+		v.fail(path, fmt.Sprintf("%q names a repetition, but dispatch %s has no repeat: name it %s", label, base, base))
+	case k >= v.s.Application.Dispatches[i].Repeat:
+		n := v.s.Application.Dispatches[i].Repeat
+		v.fail(path, fmt.Sprintf("dispatch %s repeats %d times: its repetitions are %s to %s", base, n, RepetitionLabel(base, 0), RepetitionLabel(base, n-1)))
+	}
+}
+
+// dispatchIndex is the place in application.dispatches of the dispatch a
+// reference names: a repetition's is its repeated dispatch's.
+func (v *validator) dispatchIndex(name string) (int, bool) {
+	if base, _, ok := SplitRepetition(name); ok {
+		name = base
+	}
+	i, ok := v.dispatches[name]
+	return i, ok
 }
 
 // positive rejects a written 0 where 0 would be taken as "default".
@@ -183,6 +218,14 @@ func (v *validator) needs(path, capability string) {
 // acts on (after, during, stop_after, free_after, alloc_after): a dispatch
 // the tool writes cannot be one.
 func (v *validator) appDispatchRef(path, name string) {
+	if base, _, ok := SplitRepetition(name); ok {
+		v.fail(path, fmt.Sprintf("%q is one repetition of dispatch %s; nothing waits for a repetition or is tied to its end: list the dispatch out without repeat", name, base))
+		return
+	}
+	if i, ok := v.dispatches[name]; ok && v.s.Application.Dispatches[i].Repeat > 0 {
+		v.fail(path, fmt.Sprintf("dispatch %q repeats (repeat: %d); nothing waits for a repeated dispatch or is tied to its end: list the dispatch out without repeat", name, v.s.Application.Dispatches[i].Repeat))
+		return
+	}
 	v.dispatchRef(path, name)
 	if v.byTool[name] {
 		v.fail(path, fmt.Sprintf("dispatch %q is written by the tool (by_tool); only tool.plan.actions and expect may name it", name))
@@ -265,6 +308,10 @@ func (v *validator) action(path string, a Action) {
 			v.fail(path+".dispatch", a.Call+" names a context, not a dispatch")
 		}
 	case ActionDispatch:
+		if base, _, ok := SplitRepetition(a.Dispatch); ok {
+			v.fail(path+".dispatch", fmt.Sprintf("%q is a repetition of the application's dispatch %s; the tool writes a by_tool dispatch, named as listed", a.Dispatch, base))
+			break
+		}
 		v.dispatchRef(path+".dispatch", a.Dispatch)
 		if _, ok := v.dispatches[a.Dispatch]; ok && !v.byTool[a.Dispatch] {
 			v.fail(path+".dispatch", fmt.Sprintf("dispatch %q is the application's; mark it by_tool: true for the tool to write it", a.Dispatch))
@@ -484,6 +531,7 @@ func (v *validator) dispatch(path string, d Dispatch) {
 	if d.Plan != nil {
 		v.plan(path+".plan", *d.Plan)
 	}
+	v.repeat(path, d)
 	if d.ByTool {
 		v.toolDispatch(path, d)
 	} else if !d.ByTool && v.written(path+".by_tool") {
@@ -503,6 +551,30 @@ func (v *validator) dispatch(path string, d Dispatch) {
 		}
 	}
 }
+
+// repeat: a repeated dispatch is submitted by the application, in order
+// on its thread, and has a meaning only where each repetition can be an
+// ordinary dispatch of its own.
+func (v *validator) repeat(path string, d Dispatch) {
+	v.positive(path+".repeat", int64(min(d.Repeat, 1)))
+	if d.Repeat == 0 {
+		return
+	}
+	if d.ByTool {
+		v.fail(path+".repeat", "a by_tool dispatch is written by the tool, once for each action that names it; repeat does not apply")
+	}
+	if d.During != nil {
+		v.fail(path+".repeat", "a repeated dispatch cannot start during a pass: the pass comes once and the repetitions one after another; list the dispatch that starts during it without repeat")
+	}
+	if d.Repeat > MaxRepeat {
+		v.fail(path+".repeat", fmt.Sprintf("repeat %d: want at most %d", d.Repeat, uint64(MaxRepeat)))
+	}
+}
+
+// MaxRepeat bounds a dispatch's repeat: far beyond any run (the memory
+// budget refuses much less), it keeps every count of the spec's
+// dispatches within 63 bits.
+const MaxRepeat = 1 << 40
 
 // toolDispatch: a dispatch the tool writes from a callback has no life of
 // its own in the application: no thread, no waiting, one kernel packet. It
@@ -647,7 +719,7 @@ func (v *validator) expectMore(e Expect) {
 			v.fail(p, fmt.Sprintf("the application reads back only after its own dispatches; %s is the tool's", d))
 		}
 		var args []string
-		if i, ok := v.dispatches[d]; ok {
+		if i, ok := v.dispatchIndex(d); ok {
 			args = v.s.Application.Dispatches[i].Args
 		}
 		for _, b := range sortedKeys(e.MemoryAfter[d]) {

@@ -24,7 +24,7 @@ var (
 	RuleFamilies = rules.Families()
 	Capabilities = []string{"indefinite", "local-contexts", "concurrency", "pc-sampling",
 		"spm", "thread-trace", "device-counting", "multi-agent", "counters", "snapshot-failure", "nvidia-counters",
-		CapRestoreFailure, CapToolActions, CapMemoryActions}
+		CapRestoreFailure, CapToolActions, CapMemoryActions, CapRepeat}
 	TimestampChecks = []string{"differ_per_pass"}
 	// CallbackWindows are the replay callbacks a call can be made from.
 	CallbackWindows = []string{WindowConfigEnter, WindowConfigExit, WindowPassEnter, WindowPassExit}
@@ -54,6 +54,9 @@ const (
 	// CapMemoryActions: the tool frees and allocates buffers from inside
 	// its callbacks (tool.plan.actions, call free and alloc).
 	CapMemoryActions = "memory-actions"
+	// CapRepeat: the application submits a dispatch with repeat N times,
+	// labelling repetition K NAME#K (Dispatch.Repeat). Inferred from use.
+	CapRepeat = "repeat"
 )
 
 // The replay callbacks, as specs name them.

@@ -295,7 +295,7 @@ var (
 )
 
 // PassOf returns the event's pass and whether it has one.
-func (e Event) PassOf() (uint64, bool) {
+func (e *Event) PassOf() (uint64, bool) {
 	if e.Pass == nil {
 		return 0, false
 	}

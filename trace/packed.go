@@ -45,12 +45,12 @@ type packed struct {
 
 // pack stores e in p.
 func (c *eventChunks) pack(p *packed, e *Event) {
-	typ, ok1 := wordOf(string(e.Type))
-	op, ok2 := wordOf(string(e.Op))
-	phase, ok3 := wordOf(string(e.Phase))
-	call, ok4 := wordOf(string(e.Call))
-	status, ok5 := wordOf(string(e.Status))
-	service, ok6 := wordOf(string(e.Service))
+	typ, ok1 := c.word(0, string(e.Type))
+	op, ok2 := c.word(1, string(e.Op))
+	phase, ok3 := c.word(2, string(e.Phase))
+	call, ok4 := c.word(3, string(e.Call))
+	status, ok5 := c.word(4, string(e.Status))
+	service, ok6 := c.word(5, string(e.Service))
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || hasUnpacked(e) {
 		c := *e
 		*p = packed{rest: &c}
@@ -121,12 +121,21 @@ var words, wordPlace = func() ([]string, map[string]uint8) {
 	return kept, place
 }()
 
-// wordOf returns w's place in words, and whether it has one.
-func wordOf(w string) (uint8, bool) {
+// word returns w's place in words, and whether it has one, as field (one
+// of pack's six) holds it: through the chunks' cache of the word each field
+// had last, since consecutive events mostly repeat their op, phase, status
+// and service, and this spares the map.
+func (c *eventChunks) word(field int, w string) (uint8, bool) {
 	if w == "" {
 		return 0, true
 	}
+	if l := &c.lastWords[field]; l.k != 0 && l.w == w {
+		return l.k, true
+	}
 	k, ok := wordPlace[w]
+	if ok {
+		c.lastWords[field].w, c.lastWords[field].k = w, k
+	}
 	return k, ok
 }
 

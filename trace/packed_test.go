@@ -172,4 +172,24 @@ func TestBufferTakeAfter(t *testing.T) {
 	if b.Len() != 0 || len(b.TakeAfter(nil)) != 0 {
 		t.Error("the buffer still holds events once taken")
 	}
+	// Taken again and again, as a stream's segments are: each take is
+	// what was pushed since the last, and what was taken before stays as
+	// it was (the chunk the buffer keeps is not the taken events').
+	var takes [][]Event
+	for round := range 3 {
+		for i := range 5 + round*40 {
+			b.Push(&Event{Seq: uint64(100*round + i), Type: Kernel, Label: fmt.Sprintf("r%d", round), Pass: U64(uint64(i))})
+		}
+		takes = append(takes, b.TakeAfter(nil))
+	}
+	for round, got := range takes {
+		if len(got) != 5+round*40 {
+			t.Fatalf("take %d: %d events, want %d", round, len(got), 5+round*40)
+		}
+		for i, e := range got {
+			if e.Seq != uint64(100*round+i) || e.Label != fmt.Sprintf("r%d", round) || e.Pass == nil || *e.Pass != uint64(i) {
+				t.Fatalf("take %d, event %d: %+v", round, i, e)
+			}
+		}
+	}
 }

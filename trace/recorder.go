@@ -19,6 +19,12 @@ type eventChunks struct {
 	chunks [][]packed
 	n      int
 	names  strtab // the strings the packed events name
+	// lastWords is the closed-set word each of pack's six fields had last,
+	// and its place (0: none yet).
+	lastWords [6]struct {
+		w string
+		k uint8
+	}
 }
 
 // push adds a copy of e at the end.
@@ -150,17 +156,28 @@ func (b *Buffer) Push(e *Event) { b.c.push(e) }
 func (b *Buffer) Len() int { return b.c.n }
 
 // TakeAfter returns prefix followed by the events held, as one new slice
-// made at its final size, and forgets the events.
+// made at its final size, and forgets the events. It keeps its first chunk,
+// emptied, for the next events: a stream's segments are mostly a few
+// events each, and a new chunk for each was a tenth of judging a stream.
 func (b *Buffer) TakeAfter(prefix []Event) []Event {
 	out := make([]Event, len(prefix), len(prefix)+b.c.n)
 	copy(out, prefix)
+	var first []packed
 	for k, ch := range b.c.chunks {
 		for j := range ch {
 			out = append(out, Event{})
 			b.c.unpack(&ch[j], &out[len(out)-1])
 		}
+		if k == 0 {
+			first = ch
+		}
 		b.c.chunks[k] = nil
 	}
+	chunks := b.c.chunks[:0]
 	b.c = eventChunks{}
+	if first != nil {
+		clear(first) // what the events held is the taken events' now
+		b.c.chunks = append(chunks, first[:0])
+	}
 	return out
 }

@@ -21,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 CAPABILITIES = [
     "indefinite", "local-contexts", "concurrency", "pc-sampling", "spm",
     "thread-trace", "device-counting", "multi-agent", "counters",
-    "snapshot-failure", "restore-failure", "tool-actions", "memory-actions",
+    "snapshot-failure", "restore-failure", "tool-actions", "memory-actions", "repeat",
     "API", "ACT", "CB", "UD", "PC", "CONT", "MEM", "DID", "CMP", "COR",
     "LCX", "SVC", "AGT",
 ]

@@ -203,45 +203,79 @@ func (a *app) queue(agent, name string) (hsa.Queue, error) {
 	return q, nil
 }
 
-// runThread runs one thread's dispatches in order.
+// runThread runs one thread's dispatches in order. A repeated dispatch
+// (spec.Dispatch.Repeat) is submitted once per repetition, each labelled
+// as spec.RepetitionLabel says, made here one at a time: the spec never
+// holds them.
 func (a *app) runThread(id hsa.ThreadID, all []spec.Dispatch, mine []int) {
 	a.hooks.ThreadStarted(id)
 	for _, k := range mine {
 		d := all[k]
-		if err := a.ctx.Err(); err != nil {
-			a.fail(fmt.Errorf("dispatch %s not started: %w", d.Name, err))
-			return
+		if d.Repeat == 0 {
+			if !a.runOne(id, d, false) {
+				return
+			}
+			continue
 		}
+		// The repetitions wait, as one, for what d waits for (after:
+		// only, spec: validate): before the first, and once.
 		if !a.waitToStart(id, d) {
 			if !a.aborted() {
 				a.fail(fmt.Errorf("dispatch %s: what it waits for never happened", d.Name))
 			}
 			continue
 		}
-		if a.aborted() {
-			return // the process is gone
+		one := d
+		one.After = ""
+		for r := range d.Repeat {
+			one.Name = spec.RepetitionLabel(d.Name, r)
+			if !a.runOne(id, one, true) {
+				return
+			}
 		}
-		err := a.dispatch(id, d)
-		if errors.Is(err, replay.ErrRestoreFailed) {
-			a.mu.Lock()
-			a.abort = fmt.Errorf("dispatch %s: %w", d.Name, err)
-			a.mu.Unlock()
-			return
+	}
+}
+
+// runOne runs one dispatch of thread id, a repetition when repetition is
+// set; false when the thread must stop (its time is up, or the process
+// died).
+func (a *app) runOne(id hsa.ThreadID, d spec.Dispatch, repetition bool) bool {
+	if err := a.ctx.Err(); err != nil {
+		a.fail(fmt.Errorf("dispatch %s not started: %w", d.Name, err))
+		return false
+	}
+	if !a.waitToStart(id, d) {
+		if !a.aborted() {
+			a.fail(fmt.Errorf("dispatch %s: what it waits for never happened", d.Name))
 		}
-		if err != nil {
-			a.fail(fmt.Errorf("dispatch %s: %w", d.Name, err))
-		}
-		// What the spec ties to the end of d happens before a dispatch
-		// waiting for d may start: under free threads that dispatch would
-		// otherwise run before these frees, allocations and global stops
-		// (docs/decisions.md 18.5).
-		a.freeAfter(id, d.Name)
-		a.allocAfter(id, d.Name)
-		a.hooks.Completed(id, d.Name)
+		return true
+	}
+	if a.aborted() {
+		return false // the process is gone
+	}
+	err := a.dispatch(id, d)
+	if errors.Is(err, replay.ErrRestoreFailed) {
+		a.mu.Lock()
+		a.abort = fmt.Errorf("dispatch %s: %w", d.Name, err)
+		a.mu.Unlock()
+		return false
+	}
+	if err != nil {
+		a.fail(fmt.Errorf("dispatch %s: %w", d.Name, err))
+	}
+	// What the spec ties to the end of d happens before a dispatch
+	// waiting for d may start: under free threads that dispatch would
+	// otherwise run before these frees, allocations and global stops
+	// (docs/decisions.md 18.5).
+	a.freeAfter(id, d.Name)
+	a.allocAfter(id, d.Name)
+	a.hooks.Completed(id, d.Name)
+	if !repetition { // nothing waits for a repetition (spec: validate): no memory of each
 		a.mu.Lock()
 		a.completed[d.Name] = true
 		a.mu.Unlock()
 	}
+	return true
 }
 
 // allocAfter makes the buffers the spec allocates once this dispatch has
@@ -515,7 +549,7 @@ func (a *app) readBack() {
 // clarified 2026-12-01): the tool answers its CONFIG with d's own plan, or
 // the tool's, and may see a window of its own nested in the one it was
 // written from.
-func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from trace.Event) error {
+func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *trace.Event) error {
 	q, err := a.queue(d.Agent, d.Queue)
 	if err != nil {
 		return err

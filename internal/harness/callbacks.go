@@ -19,6 +19,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	t.mu.Lock()
 	if rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter {
 		t.labelOf[info.DispatchID] = t.label[th]
+		if kp := t.keep(th); kp != nil { // forgotten once the next repetition is done (Completed)
+			kp.ids = append(kp.ids, info.DispatchID)
+		}
 	}
 	label := t.labelOf[info.DispatchID]
 	t.mu.Unlock()
@@ -47,10 +50,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		where.Pass = trace.U64(p.CurrentPass)
 		// MEM-2, MEM-3, MEM-4: the memory the pass starts from (ENTER) or
 		// left (EXIT), copied first, before anything the tool does here.
-		t.copyMemory(th, where)
+		t.copyMemory(th, &where)
 	}
 	if phase == trace.PhaseExit {
-		t.loadSignal(th, where) // CMP-2: held back until the loop has ended
+		t.loadSignal(th, &where) // CMP-2: held back until the loop has ended
 	}
 	switch {
 	case rec.Operation == replay.OpConfig && rec.Phase == replay.PhaseEnter:
@@ -64,10 +67,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if pl.Continue != nil {
 			p.ReplayContinue = t.continueFunc(th, label, *pl.Continue)
 		}
-		t.actions(th, pl, spec.WindowConfigEnter, where)
+		t.actions(th, &pl, spec.WindowConfigEnter, &where)
 	case rec.Operation == replay.OpConfig:
 		t.misuse(th, info.DispatchID, "CONFIG_EXIT", 0)
-		t.actions(th, pl, spec.WindowConfigExit, where)
+		t.actions(th, &pl, spec.WindowConfigExit, &where)
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
 		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
@@ -79,10 +82,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if pl.WriteUserDataInPass {
 			ud.Value = 1000 + p.CurrentPass // UD-2: the next pass must not see this
 		}
-		t.actions(th, pl, spec.WindowPassEnter, where)
+		t.actions(th, &pl, spec.WindowPassEnter, &where)
 	default: // PASS EXIT
 		t.misuse(th, info.DispatchID, "PASS_EXIT", p.CurrentPass)
-		t.actions(th, pl, spec.WindowPassExit, where)
+		t.actions(th, &pl, spec.WindowPassExit, &where)
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
 		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
@@ -95,6 +98,11 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 func (t *tool) planFor(label string) spec.Plan {
 	if pl, ok := t.plans[label]; ok {
 		return pl
+	}
+	if base, _, ok := spec.SplitRepetition(label); ok {
+		if pl, ok := t.plans[base]; ok {
+			return pl // a repetition follows its repeated dispatch's plan
+		}
 	}
 	return t.s.Tool.Plan
 }
@@ -193,7 +201,7 @@ func dispatchScoped(sv spec.Services) bool {
 // actions makes the plan's calls from inside this callback: global starts
 // and stops of contexts, dispatches of the tool's own, and frees and
 // allocations of buffers.
-func (t *tool) actions(th hsa.ThreadID, pl spec.Plan, in string, where trace.Event) {
+func (t *tool) actions(th hsa.ThreadID, pl *spec.Plan, in string, where *trace.Event) {
 	for _, a := range pl.Actions {
 		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
 			continue

@@ -56,7 +56,7 @@ func (a *app) digestOf(b hsa.Allocation) (digest string, elements uint64, ok boo
 // tool_memory event. The copies are the tool's own: they are neither the
 // SDK's snapshot nor its restore, and the runtime's account shows them
 // inside the callback (check/traffic.go tells them apart).
-func (t *tool) copyMemory(th hsa.ThreadID, where trace.Event) {
+func (t *tool) copyMemory(th hsa.ThreadID, where *trace.Event) {
 	if t.app == nil {
 		return
 	}
@@ -83,7 +83,7 @@ func (a *app) signalOf(thread hsa.ThreadID) (hsa.Signal, bool) {
 // the tool loads it from inside the callback "where" names: the
 // application hands its tool the signal it waits on, and until the loop
 // has ended it must still read 1 (CMP-2).
-func (t *tool) loadSignal(th hsa.ThreadID, where trace.Event) {
+func (t *tool) loadSignal(th hsa.ThreadID, where *trace.Event) {
 	if t.app == nil {
 		return
 	}

@@ -30,23 +30,55 @@ type tool struct {
 	byName map[string]*spec.Dispatch // into the spec's own list: a copy each cost a dispatch's size again
 	plans  map[string]spec.Plan
 	during map[string][]spec.Dispatch
+	// awaited: the dispatches that start during a pass, whose start a pass
+	// waits for (waitForDuring).
+	awaited map[string]bool
 
 	// running says which application thread runs now, where th knows
 	// (Scheduler); else threadOf, learnt by goroutine id, says it.
 	running func() hsa.ThreadID
 
 	mu        sync.Mutex
-	threadOf  map[uint64]hsa.ThreadID    // goroutine id -> application thread
-	published map[hsa.ThreadID]published // the pass in "thread-local" state (CB-4)
-	live      map[string]bool            // contexts the tool has started globally
-	label     map[hsa.ThreadID]string    // the dispatch each thread is submitting
-	writes    map[hsa.ThreadID][]string  // the tool's own dispatches each thread is writing, outermost first
-	labelOf   map[uint64]string          // dispatch id -> spec name
-	inPass    map[string]int64           // spec name -> pass running, -1 outside
-	started   map[string]bool            // spec names whose app_dispatch happened
-	counters  map[string]map[uint64]uint64
-	recorded  map[published]bool // passes whose first record the tool has had
+	threadOf  map[uint64]hsa.ThreadID      // goroutine id -> application thread
+	published map[hsa.ThreadID]published   // the pass in "thread-local" state (CB-4)
+	live      map[string]bool              // contexts the tool has started globally
+	label     map[hsa.ThreadID]string      // the dispatch each thread is submitting
+	writes    map[hsa.ThreadID][]string    // the tool's own dispatches each thread is writing, outermost first
+	labelOf   map[uint64]string            // dispatch id -> spec name
+	inPass    map[string]int64             // spec name -> pass running, -1 outside
+	started   map[string]bool              // spec names whose app_dispatch happened, of those that start during a pass
+	counters  map[string]map[uint64]uint64 // "spec name/counter" -> pass -> value
+	recorded  map[published]bool           // passes whose first record the tool has had
 	extNext   atomic.Uint64
+
+	// What the tool learnt of a repeated dispatch's repetitions and of
+	// what the tool wrote inside their windows is forgotten once the
+	// repetition has completed and the next one has too (a record handed
+	// over late still finds its label): nothing names them any more, and
+	// a million repetitions must not leave a million entries.
+	repeating map[hsa.ThreadID]bool         // the thread is submitting a repetition
+	kept      map[hsa.ThreadID]*[2]retained // per thread: this repetition's, and the one's before
+}
+
+// retained is what the tool noted during one repetition, to forget.
+type retained struct {
+	ids  []uint64    // dispatch ids labelled (labelOf, and inPass by their labels)
+	recs []published // passes whose first record it had (recorded)
+	keys []string    // counters keys
+}
+
+// keep is the thread's retained of the repetition it is submitting, nil
+// when it submits none; the caller holds mu.
+func (t *tool) keep(th hsa.ThreadID) *retained {
+	if !t.repeating[th] {
+		return nil
+	}
+	k := t.kept[th]
+	if k == nil {
+		k = &[2]retained{}
+		t.kept[th] = k
+	}
+	return &k[0]
 }
 
 func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s spec.Spec) *tool {
@@ -56,7 +88,9 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		writes:  map[hsa.ThreadID][]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
 		counters: map[string]map[uint64]uint64{}, recorded: map[published]bool{},
-		byName: map[string]*spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{}}
+		repeating: map[hsa.ThreadID]bool{}, kept: map[hsa.ThreadID]*[2]retained{},
+		byName: map[string]*spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{},
+		awaited: map[string]bool{}}
 	for i := range s.Application.Dispatches {
 		d := &s.Application.Dispatches[i]
 		if _, dup := t.byName[d.Name]; dup {
@@ -70,6 +104,7 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 	for _, d := range s.Application.Dispatches {
 		if d.During != nil {
 			t.during[d.During.Dispatch] = append(t.during[d.During.Dispatch], d)
+			t.awaited[d.Name] = true
 		}
 	}
 	if sc, ok := th.(Scheduler); ok && sc.Scheduled() {
@@ -117,7 +152,11 @@ func (t *tool) ThreadStarted(id hsa.ThreadID) {
 func (t *tool) Submitting(id hsa.ThreadID, dispatch string) {
 	t.mu.Lock()
 	t.label[id] = dispatch
-	t.started[dispatch] = true
+	if t.awaited[dispatch] {
+		t.started[dispatch] = true
+	}
+	_, _, rep := spec.SplitRepetition(dispatch)
+	t.repeating[id] = rep
 	t.mu.Unlock()
 }
 
@@ -130,13 +169,36 @@ func (t *tool) InPass(dispatch string) (uint64, bool) {
 }
 
 // Completed implements Hooks: it stops the contexts the spec stops after
-// this dispatch.
+// this dispatch, and forgets the repetition before a repetition that
+// completed.
 func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
 	for _, c := range t.s.Contexts {
 		if c.StopAfter == dispatch {
-			t.setStarted(thread, c.Name, false, trace.Event{})
+			t.setStarted(thread, c.Name, false, &trace.Event{})
 		}
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.repeating[thread] {
+		return
+	}
+	t.repeating[thread] = false
+	k := t.kept[thread]
+	if k == nil {
+		return
+	}
+	old := &k[1]
+	for _, id := range old.ids {
+		delete(t.inPass, t.labelOf[id])
+		delete(t.labelOf, id)
+	}
+	for _, p := range old.recs {
+		delete(t.recorded, p)
+	}
+	for _, key := range old.keys {
+		delete(t.counters, key)
+	}
+	k[0], k[1] = retained{ids: old.ids[:0], recs: old.recs[:0], keys: old.keys[:0]}, k[0]
 }
 
 // api records an API call the tool made while setting up: e names the
@@ -172,7 +234,7 @@ func (t *tool) setUp() {
 	}
 	for _, c := range t.s.Contexts {
 		if c.Started() {
-			t.setStarted(0, c.Name, true, trace.Event{})
+			t.setStarted(0, c.Name, true, &trace.Event{})
 		}
 	}
 }
@@ -180,7 +242,7 @@ func (t *tool) setUp() {
 // setStarted starts or stops a context globally from thread (0: while
 // setting up), recording the call; where names the replay callback it is
 // made from, if any (op, phase, pass, dispatch).
-func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where trace.Event) {
+func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where *trace.Event) {
 	id := t.ctxByName[name]
 	e := trace.Event{Call: trace.CallStopContext, Label: name, Op: where.Op, Phase: where.Phase, Pass: where.Pass, Dispatch: where.Dispatch}
 	st := replay.StatusSuccess
@@ -356,11 +418,15 @@ func (t *tool) onRecord(r replay.Record) {
 	inLoop = inLoop && pub.dispatch == r.Dispatch.DispatchID
 	pass := pub.pass
 	label := t.labelOf[r.Dispatch.DispatchID]
+	kp := t.keep(th)
 	if inLoop && r.Service == replay.CounterCollection {
 		for _, c := range r.Counters {
 			key := label + "/" + c.Name
 			if t.counters[key] == nil {
 				t.counters[key] = map[uint64]uint64{}
+				if kp != nil {
+					kp.keys = append(kp.keys, key)
+				}
 			}
 			t.counters[key][pass] = c.Value
 		}
@@ -368,6 +434,9 @@ func (t *tool) onRecord(r replay.Record) {
 	first := inLoop && !t.recorded[pub]
 	if first {
 		t.recorded[pub] = true
+		if kp != nil {
+			kp.recs = append(kp.recs, pub)
+		}
 	}
 	t.mu.Unlock()
 	var at *uint64
@@ -378,6 +447,7 @@ func (t *tool) onRecord(r replay.Record) {
 	if first {
 		// The plan's calls from a service callback within a pass: made
 		// from the pass's first record (MEM-6, clarified 2026-12-01).
-		t.actions(th, t.planFor(label), spec.WindowRecord, trace.Event{Dispatch: pub.dispatch, Pass: trace.U64(pub.pass)})
+		pl := t.planFor(label)
+		t.actions(th, &pl, spec.WindowRecord, &trace.Event{Dispatch: pub.dispatch, Pass: trace.U64(pub.pass)})
 	}
 }

@@ -46,7 +46,7 @@ type Config struct {
 // SimCaps is what the reference engine on the simulator claims.
 var SimCaps = []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace",
 	"device-counting", "multi-agent", "counters", "snapshot-failure", spec.CapRestoreFailure, spec.CapToolActions,
-	spec.CapMemoryActions}
+	spec.CapMemoryActions, spec.CapRepeat}
 
 func (c Config) withDefaults() Config {
 	if c.Caps == nil {

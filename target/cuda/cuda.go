@@ -51,7 +51,7 @@ func (CUDA) Name() string { return "cuda" }
 // "nvidia-counters", the specs that count NVIDIA metrics (specs/nvidia/).
 func (c CUDA) Capabilities() []string {
 	caps := []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace",
-		spec.CapRestoreFailure, spec.CapToolActions}
+		spec.CapRestoreFailure, spec.CapToolActions, spec.CapRepeat}
 	if c.counters {
 		caps = append(caps, "nvidia-counters")
 	}

@@ -30,6 +30,7 @@ type shape struct {
 	elements   uint64 // 32-bit elements of the one buffer every dispatch uses
 	specs      int    // run this many copies of the spec in one run (runner.RunAll)
 	stream     bool   // judge the events as they are recorded (runner.Options.Stream)
+	repeat     bool   // the dispatches as one repeated dispatch per thread (spec.Dispatch.Repeat), not listed
 }
 
 // shapedSpec builds a spec of that shape: one MI300 agent, a replay
@@ -54,6 +55,19 @@ func shapedSpec(sh shape) spec.Spec {
 	}
 	threads := max(sh.threads, 1)
 	s.Application.Buffers = []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: sh.elements, Fill: 1}}
+	if sh.repeat {
+		for th := range threads {
+			n := sh.dispatches / threads
+			if th < sh.dispatches%threads {
+				n++
+			}
+			if n > 0 {
+				s.Application.Dispatches = append(s.Application.Dispatches, spec.Dispatch{Name: fmt.Sprintf("d%d", th),
+					Kernel: "increment", Agent: "gpu0", Thread: uint64(th + 1), Args: []string{"x"}, Repeat: uint64(n)})
+			}
+		}
+		return s
+	}
 	for i := range max(sh.dispatches, 1) {
 		s.Application.Dispatches = append(s.Application.Dispatches, spec.Dispatch{Name: fmt.Sprintf("d%d", i),
 			Kernel: "increment", Agent: "gpu0", Thread: uint64(i%threads + 1), Args: []string{"x"}})
@@ -124,6 +138,11 @@ func BenchmarkScaleStreamed(b *testing.B) {
 	}
 	for _, n := range []uint64{1000, 10_000, 100_000} {
 		points = append(points, scalePoint{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64, stream: true}, float64(n)})
+	}
+	// The same dispatches written as one repeated dispatch (repeat: N):
+	// the spec stays one entry, so memory is flat in N (issue 23 item 4).
+	for _, n := range []int{1000, 10_000, 100_000, 300_000, 1_000_000} {
+		points = append(points, scalePoint{fmt.Sprintf("repeat=%d", n), shape{passes: 3, dispatches: n, elements: 64, stream: true, repeat: true}, float64(n)})
 	}
 	runPoints(b, points)
 }

@@ -31,7 +31,7 @@ func (Sim) Name() string { return "sim" }
 func (Sim) Capabilities() []string {
 	return []string{"indefinite", "local-contexts", "concurrency", "pc-sampling", "spm", "thread-trace",
 		"device-counting", "multi-agent", "counters", "snapshot-failure", spec.CapRestoreFailure, spec.CapToolActions,
-		spec.CapMemoryActions}
+		spec.CapMemoryActions, spec.CapRepeat}
 }
 
 // Header implements target.Streaming: the recorder hands each event on

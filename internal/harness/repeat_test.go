@@ -1,0 +1,67 @@
+package harness
+
+import (
+	"context"
+	"testing"
+
+	"github.com/replayspec/replayspec/replay"
+	"github.com/replayspec/replayspec/sim"
+	"github.com/replayspec/replayspec/spec"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// TestRepetitionsAreForgotten: what the tool and the application learn of
+// a repeated dispatch's repetitions (and of what the tool writes inside
+// their windows) does not outlive them, so a million of them run in the
+// memory of a few. The tool keeps the last two repetitions' at most.
+func TestRepetitionsAreForgotten(t *testing.T) {
+	const reps = 200
+	s := spec.Defaults(spec.Spec{Version: spec.Version, Name: "forget",
+		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: []spec.Context{
+			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
+			{Name: "counters", Services: spec.Services{CounterCollection: &spec.CounterCollection{Counters: []string{"SQ_WAVES"}}}},
+		},
+		Tool: spec.Tool{Plan: spec.Plan{Passes: "0", Continue: &spec.ContinuePolicy{Converge: &spec.Converge{Counter: "SQ_WAVES", AtMost: 3}},
+			Actions: []spec.Action{{In: spec.WindowPassEnter, Pass: 1, Call: spec.ActionDispatch, Dispatch: "side"}}}},
+		Application: spec.Application{
+			Buffers: []spec.Buffer{{Name: "c", Agent: "gpu0", Elements: 4}, {Name: "s", Agent: "gpu0", Kind: "fine", Elements: 4}},
+			Dispatches: []spec.Dispatch{
+				{Name: "count", Kernel: "atomic_counter", Agent: "gpu0", Args: []string{"c"}, Grid: 256, Repeat: reps},
+				{Name: "side", Kernel: "fill", Agent: "gpu0", Args: []string{"s"}, Scalar: 7, ByTool: true},
+			}},
+	})
+	rt, err := sim.New(sim.Config{Scheduled: true, Agents: []sim.AgentConfig{{Name: "gpu0", Kind: "MI300"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := trace.NewRecorder(rt.Clock)
+	apps, passes := 0, 0
+	rec.SetSink(func(e trace.Event) {
+		switch {
+		case e.Type == trace.AppComplete:
+			apps++
+		case e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
+			passes++
+		}
+	}, false)
+	rt.SetRecorder(rec)
+	sdk := replay.New(rt, replay.Options{Recorder: rec, MaxPasses: s.Limits.MaxPasses})
+	tl := newTool(sdk, rt, rt, rec, s)
+	tl.setUp()
+	if err := runApplication(context.Background(), rt, rt, sdk, rec, s, tl); err != nil {
+		t.Fatal(err)
+	}
+	if apps != reps || passes < 2*reps {
+		t.Fatalf("%d completions and %d passes: want %d, and at least 2 passes each (the tool's dispatch is written in pass 1)", apps, passes, reps)
+	}
+	// Each repetition labels two dispatch ids (its own and the tool's);
+	// the last two repetitions' are kept.
+	const kept = 4
+	for name, n := range map[string]int{"labelOf": len(tl.labelOf), "recorded": len(tl.recorded), "inPass": len(tl.inPass),
+		"counters": len(tl.counters), "started": len(tl.started), "completed": len(tl.app.completed)} {
+		if n > kept {
+			t.Errorf("the tool's %s holds %d entries after %d repetitions; want at most %d", name, n, reps, kept)
+		}
+	}
+}
