@@ -16,9 +16,11 @@ run: build
 ## clone (or another worktree) recompiles every package of the module, vet's build and the
 ## race build: ~110 s of make test's CPU on a fresh clone (docs/benchmarks.md); with it a package
 ## already built from the same source, wherever, is reused
+## GORACE=atexit_sleep_ms=0: a -race binary otherwise sleeps a second as it exits, in each
+## package's test binary and each process a test starts (a user's GORACE is kept)
 test:
 	$(GO) vet -trimpath $(PKGS)
-	$(GO) test -trimpath -race -short -count=1 -timeout 20m $(PKGS)
+	GORACE="$${GORACE:-atexit_sleep_ms=0}" $(GO) test -trimpath -race -short -count=1 -timeout 20m $(PKGS)
 
 ## test-heavy: every test, the heavy ones included, without the race detector: they run
 ## the library many times over (each fault, each profile, each driver, each document's

@@ -47,6 +47,37 @@ func traceOf(t *testing.T, s spec.Spec) []byte {
 	return trace.Marshal(tr)
 }
 
+// The tests below that read a spec's trace or its judged run without
+// testing the run itself share one of each per spec: each was the library
+// run again (seven times over in this package, under -race in make test).
+// TestGolden pins the trace they share, TestDeterministic runs it again.
+var (
+	tracesRun  = map[string][]byte{}
+	resultsRun = map[string]runner.Result{}
+)
+
+// sharedTraceOf is traceOf(s), run once for the package's tests.
+func sharedTraceOf(t *testing.T, s spec.Spec) []byte {
+	t.Helper()
+	if b, ok := tracesRun[s.Name]; ok {
+		return b
+	}
+	b := traceOf(t, s)
+	tracesRun[s.Name] = b
+	return b
+}
+
+// sharedRun is runner.Run of s on the simulator, run once for the
+// package's tests.
+func sharedRun(s spec.Spec) runner.Result {
+	if r, ok := resultsRun[s.Name]; ok {
+		return r
+	}
+	r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
+	resultsRun[s.Name] = r
+	return r
+}
+
 func TestGolden(t *testing.T) {
 	g := goldie.New(t,
 		goldie.WithFixtureDir("."),
@@ -55,7 +86,7 @@ func TestGolden(t *testing.T) {
 	)
 	for _, s := range library(t) {
 		t.Run(s.Name, func(t *testing.T) {
-			got := traceOf(t, s)
+			got := sharedTraceOf(t, s)
 			g.Assert(t, s.Name, got)
 		})
 	}
@@ -66,7 +97,7 @@ func TestGolden(t *testing.T) {
 func TestGoldenPassesItsSpec(t *testing.T) {
 	for _, s := range library(t) {
 		t.Run(s.Name, func(t *testing.T) {
-			r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
+			r := sharedRun(s)
 			if v := r.Verdict(); v != runner.Pass {
 				var msg strings.Builder
 				for _, vi := range r.Violations {
@@ -114,7 +145,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	for _, s := range library(t) {
 		t.Run(s.Name, func(t *testing.T) {
-			first := traceOf(t, s)
+			first := sharedTraceOf(t, s) // run 1, shared with TestGolden
 			for i := 1; i < runs; i++ {
 				if got := traceOf(t, s); !bytes.Equal(got, first) {
 					t.Fatalf("run %d differs from run 1:\n%s", i+1, firstDifferences(string(got), string(first)))
@@ -197,7 +228,7 @@ func around(s string, col int) string {
 func TestLibraryEarnsEveryRule(t *testing.T) {
 	passed := map[string][]string{}
 	for _, s := range library(t) {
-		r := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
+		r := sharedRun(s)
 		for _, rr := range r.Rules {
 			if rr.Verdict == check.Pass {
 				passed[rr.Rule] = append(passed[rr.Rule], s.Name)
@@ -222,7 +253,7 @@ func TestCutTracesFail(t *testing.T) {
 		{"every tool callback is stripped", func(e trace.Event) bool { return e.Type != trace.Callback && e.Type != trace.Returned }},
 	}
 	for _, s := range library(t) {
-		tr, err := trace.Read(bytes.NewReader(traceOf(t, s)))
+		tr, err := trace.Read(bytes.NewReader(sharedTraceOf(t, s)))
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}

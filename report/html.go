@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/replayspec/replayspec/check"
 	"github.com/replayspec/replayspec/driver"
@@ -33,7 +34,12 @@ var pageCSS string
 //go:embed html_page.js
 var pageJS string
 
-var pageTmpl = template.Must(template.New("page").Parse(pageTemplate))
+// pageTmpl is parsed on first use, not as the package loads: every
+// process of the CLI (each driver an exec: target starts, under -race in
+// the tests) would otherwise parse it, and few write a page.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageTemplate))
+})
 
 // csp allows the page's own style and script (by hash) and nothing else:
 // no request leaves the page, and an injected script would not run.
@@ -261,7 +267,7 @@ func (p *HTMLPage) Write(w io.Writer, end End) error {
 		view.Compare = p.compareView(*p.opts.Compare)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10) // the template writes in small pieces
-	if err := pageTmpl.Execute(bw, view); err != nil {
+	if err := pageTmpl().Execute(bw, view); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -16,16 +16,16 @@ import (
 // payloads.
 
 func registerAPI(sc *godog.ScenarioContext) {
-	sc.Step(`^the tool switched replay on with the ordinary callback tracing configuration, which succeeded$`, ordinaryConfig)
-	sc.Step(`^the (counter collection|kernel trace) configuration succeeded too$`, otherConfigOK)
-	sc.Step(`^asking by id and by name gives CONFIG=1 and PASS=2$`, opQueries)
-	sc.Step(`^asking for (?:the operations? )?((?:[A-Z]+)(?:(?:, | and )[A-Z]+)*) by name finds nothing$`, opNamesMissing)
-	sc.Step(`^asking for operation ids (\d+) and above finds nothing$`, opIDsMissing)
-	sc.Step(`^CONFIG and PASS each deliver an ENTER and an EXIT$`, enterAndExit)
-	sc.Step(`^every replay callback's payload has its size and the dispatch's info filled in$`, payloadFilled)
-	sc.Step(`^no CONFIG payload carries a pass field$`, configPayloadClean)
-	sc.Step(`^no PASS payload carries the tool's pass count or continue callbacks$`, passPayloadClean)
-	sc.Step(`^the second configuration of kernel replay is refused with ([A-Z_]+)$`, secondConfigRefused)
+	step(sc, `^the tool switched replay on with the ordinary callback tracing configuration, which succeeded$`, ordinaryConfig)
+	step(sc, `^the (counter collection|kernel trace) configuration succeeded too$`, otherConfigOK)
+	step(sc, `^asking by id and by name gives CONFIG=1 and PASS=2$`, opQueries)
+	step(sc, `^asking for (?:the operations? )?((?:[A-Z]+)(?:(?:, | and )[A-Z]+)*) by name finds nothing$`, opNamesMissing)
+	step(sc, `^asking for operation ids (\d+) and above finds nothing$`, opIDsMissing)
+	step(sc, `^CONFIG and PASS each deliver an ENTER and an EXIT$`, enterAndExit)
+	step(sc, `^every replay callback's payload has its size and the dispatch's info filled in$`, payloadFilled)
+	step(sc, `^no CONFIG payload carries a pass field$`, configPayloadClean)
+	step(sc, `^no PASS payload carries the tool's pass count or continue callbacks$`, passPayloadClean)
+	step(sc, `^the second configuration of kernel replay is refused with ([A-Z_]+)$`, secondConfigRefused)
 }
 
 // status is a status without the SDK's prefix.

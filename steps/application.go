@@ -14,13 +14,13 @@ import (
 // and on which thread; each adds to the spec of the scenario.
 
 func registerApplication(sc *godog.ScenarioContext) {
-	sc.Step(`^the application has a (?:(device|fine-grained|host|kernel-argument) )?buffer `+name+` of (\d+) elements filled with (-?\d+)(?: on the `+kind+` agent)?$`, buffer)
-	sc.Step(`^the application (?:then )?dispatches `+dispatchTail+`$`, dispatches)
-	sc.Step(`^(?:meanwhile, )?(?:application )?thread (\d+) dispatches `+dispatchTail+` while "([\w-]+)" is in pass (\d+)$`, dispatchesDuring)
-	sc.Step(`^(?:application )?thread (\d+) dispatches `+dispatchTail+`$`, dispatchesOnThread)
-	sc.Step(`^the application submits "([a-z_]+)" on "([\w-]+)" together with a barrier packet in one write(?: as "([\w-]+)")?$`, submitsWithBarrier)
-	sc.Step(`^the application launches "([a-z_]+)" on "([\w-]+)" as part of a graph(?: as "([\w-]+)")?$`, graphLaunch)
-	sc.Step(`^the application frees `+name+` once `+name+` has completed$`, freeAfter)
+	step(sc, `^the application has a (?:(device|fine-grained|host|kernel-argument) )?buffer `+name+` of (\d+) elements filled with (-?\d+)(?: on the `+kind+` agent)?$`, buffer)
+	step(sc, `^the application (?:then )?dispatches `+dispatchTail+`$`, dispatches)
+	step(sc, `^(?:meanwhile, )?(?:application )?thread (\d+) dispatches `+dispatchTail+` while "([\w-]+)" is in pass (\d+)$`, dispatchesDuring)
+	step(sc, `^(?:application )?thread (\d+) dispatches `+dispatchTail+`$`, dispatchesOnThread)
+	step(sc, `^the application submits "([a-z_]+)" on "([\w-]+)" together with a barrier packet in one write(?: as "([\w-]+)")?$`, submitsWithBarrier)
+	step(sc, `^the application launches "([a-z_]+)" on "([\w-]+)" as part of a graph(?: as "([\w-]+)")?$`, graphLaunch)
+	step(sc, `^the application frees `+name+` once `+name+` has completed$`, freeAfter)
 }
 
 // bufferKinds are the buffer kinds as scenarios name them, and as specs do.

@@ -12,11 +12,11 @@ import (
 // The steps about completion as the application sees it: once, after the loop, never for a loop that never ends.
 
 func registerCompletion(sc *godog.ScenarioContext) {
-	sc.Step(`^the application sees (?:"([\w-]+)" complete once|one completion)$`, oneCompletion)
-	sc.Step(`^the application sees (?:"([\w-]+)" complete once|one completion), after the last pass$`, oneCompletionAfterLoop)
-	sc.Step(`^the application never sees (?:"([\w-]+)"|the dispatch) complete$`, neverCompletes)
-	sc.Step(`^the loop(?: of "([\w-]+)")? is reported as never ending after (\d+) passes$`, neverEnded)
-	sc.Step(`^the application cannot tell "([\w-]+)" from "([\w-]+)"$`, sameObservation)
+	step(sc, `^the application sees (?:"([\w-]+)" complete once|one completion)$`, oneCompletion)
+	step(sc, `^the application sees (?:"([\w-]+)" complete once|one completion), after the last pass$`, oneCompletionAfterLoop)
+	step(sc, `^the application never sees (?:"([\w-]+)"|the dispatch) complete$`, neverCompletes)
+	step(sc, `^the loop(?: of "([\w-]+)")? is reported as never ending after (\d+) passes$`, neverEnded)
+	step(sc, `^the application cannot tell "([\w-]+)" from "([\w-]+)"$`, sameObservation)
 }
 
 func oneCompletion(ctx context.Context, label string) error {

@@ -17,18 +17,18 @@ import (
 
 func registerContexts(sc *godog.ScenarioContext) {
 	// LCX, SVC
-	sc.Step(`^every PASS callback offers the local start and stop functions$`, passOffersLocal)
-	sc.Step(`^the local (start|stop) of `+name+` (?:from|in) (CONFIG ENTER|CONFIG EXIT|PASS ENTER|PASS EXIT)(?: of pass (\d+))? returns ([A-Z_]+)$`, localStatus)
-	sc.Step(`^`+name+` delivers `+svcPhrase+` records for passes `+nums+`(?: only)?(?: of "([\w-]+)")?$`, deliversInPasses)
-	sc.Step(`^`+name+` delivers no `+svcPhrase+` records? (?:in any pass|for "([\w-]+)")$`, deliversNone)
-	sc.Step(`^`+name+` delivers a `+svcPhrase+` record for "([\w-]+)"$`, deliversOne)
-	sc.Step(`^no global start or stop of a context happens inside the loop$`, noGlobalToggle)
-	sc.Step(`^the tool created (\d+) contexts? and no more$`, createdContexts)
-	sc.Step(`^no pass delivers both `+svcPhrase+` and `+svcPhrase+` records$`, noSharedPass)
+	step(sc, `^every PASS callback offers the local start and stop functions$`, passOffersLocal)
+	step(sc, `^the local (start|stop) of `+name+` (?:from|in) (CONFIG ENTER|CONFIG EXIT|PASS ENTER|PASS EXIT)(?: of pass (\d+))? returns ([A-Z_]+)$`, localStatus)
+	step(sc, `^`+name+` delivers `+svcPhrase+` records for passes `+nums+`(?: only)?(?: of "([\w-]+)")?$`, deliversInPasses)
+	step(sc, `^`+name+` delivers no `+svcPhrase+` records? (?:in any pass|for "([\w-]+)")$`, deliversNone)
+	step(sc, `^`+name+` delivers a `+svcPhrase+` record for "([\w-]+)"$`, deliversOne)
+	step(sc, `^no global start or stop of a context happens inside the loop$`, noGlobalToggle)
+	step(sc, `^the tool created (\d+) contexts? and no more$`, createdContexts)
+	step(sc, `^no pass delivers both `+svcPhrase+` and `+svcPhrase+` records$`, noSharedPass)
 
 	// AGT
-	sc.Step(`^"([\w-]+)" runs (\d+) pass(?:es)?, each collecting counters no other pass collects$`, groupsDisjoint)
-	sc.Step(`^together the passes of "([\w-]+)" collect ([A-Z_, and]+)$`, groupsCover)
+	step(sc, `^"([\w-]+)" runs (\d+) pass(?:es)?, each collecting counters no other pass collects$`, groupsDisjoint)
+	step(sc, `^together the passes of "([\w-]+)" collect ([A-Z_, and]+)$`, groupsCover)
 }
 
 // ctxID is the id the tool's n-th context gets: contexts are created in

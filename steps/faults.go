@@ -18,10 +18,10 @@ import (
 // or by hand in the trace of a run.
 
 func registerFaults(sc *godog.ScenarioContext) {
-	sc.Step(`^the engine has the planted faults? ([a-z_, ]+)$`, plantFaults)
-	sc.Step(`^the machine cannot save more than (\d+) bytes of device memory at once$`, snapshotLimit)
-	sc.Step(`^the machine fails part-way through its restore number (\d+)$`, restoreFails)
-	sc.Step(`^the trace is altered so that the last pass repeats the first pass's counter group$`, wrapGroups)
+	step(sc, `^the engine has the planted faults? ([a-z_, ]+)$`, plantFaults)
+	step(sc, `^the machine cannot save more than (\d+) bytes of device memory at once$`, snapshotLimit)
+	step(sc, `^the machine fails part-way through its restore number (\d+)$`, restoreFails)
+	step(sc, `^the trace is altered so that the last pass repeats the first pass's counter group$`, wrapGroups)
 }
 
 func plantFaults(ctx context.Context, list string) error {

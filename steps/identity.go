@@ -14,29 +14,29 @@ import (
 
 func registerIdentity(sc *godog.ScenarioContext) {
 	// DID
-	sc.Step(`^one dispatch id is reserved for every dispatch the application makes$`, oneIDEach)
-	sc.Step(`^everything the dispatch causes carries its one dispatch id(?: of "([\w-]+)")?$`, sameIDEverywhere)
-	sc.Step(`^each pass has its own kernel start and end times$`, ownTimestamps)
-	sc.Step(`^the `+svcPhrase+` records of "([\w-]+)" name passes `+nums+`$`, recordsNamePasses)
-	sc.Step(`^the `+svcPhrase+` records of the passes share the dispatch id and differ in their pass index$`, recordsSameIDDifferentPass)
+	step(sc, `^one dispatch id is reserved for every dispatch the application makes$`, oneIDEach)
+	step(sc, `^everything the dispatch causes carries its one dispatch id(?: of "([\w-]+)")?$`, sameIDEverywhere)
+	step(sc, `^each pass has its own kernel start and end times$`, ownTimestamps)
+	step(sc, `^the `+svcPhrase+` records of "([\w-]+)" name passes `+nums+`$`, recordsNamePasses)
+	step(sc, `^the `+svcPhrase+` records of the passes share the dispatch id and differ in their pass index$`, recordsSameIDDifferentPass)
 
 	// COR
-	sc.Step(`^every replay callback of the dispatch carries the same internal and ancestor correlation ids$`, sameCorrelation)
-	sc.Step(`^every pass delivers a `+svcPhrase+` record with those correlation ids and its own timestamps$`, recordPerPassSameCorr)
-	sc.Step(`^the `+svcPhrase+` records of passes `+nums+` carry external ids `+nums+`$`, externalIDs)
-	sc.Step(`^thread (\d+)'s launch call opens inside thread (\d+)'s, before its submission$`, launchInsideLaunch)
-	sc.Step(`^the replay callbacks and records of "([\w-]+)" carry the ids of the innermost API call open on its thread, and as ancestor the call around it$`, idsOfOwnCalls)
+	step(sc, `^every replay callback of the dispatch carries the same internal and ancestor correlation ids$`, sameCorrelation)
+	step(sc, `^every pass delivers a `+svcPhrase+` record with those correlation ids and its own timestamps$`, recordPerPassSameCorr)
+	step(sc, `^the `+svcPhrase+` records of passes `+nums+` carry external ids `+nums+`$`, externalIDs)
+	step(sc, `^thread (\d+)'s launch call opens inside thread (\d+)'s, before its submission$`, launchInsideLaunch)
+	step(sc, `^the replay callbacks and records of "([\w-]+)" carry the ids of the innermost API call open on its thread, and as ancestor the call around it$`, idsOfOwnCalls)
 
 	// UD
-	sc.Step(`^the pass count, every pass and every continue call of the dispatch see user data (\d+)$`, seeUserData)
-	sc.Step(`^the replay callbacks of "([\w-]+)" never see user data (\d+)$`, neverSeeUserData)
-	sc.Step(`^every pass begins with user data (\d+) again$`, passBeginsWith)
-	sc.Step(`^each pass's EXIT and the continue after it see what that pass wrote$`, exitSeesOwnWrite)
+	step(sc, `^the pass count, every pass and every continue call of the dispatch see user data (\d+)$`, seeUserData)
+	step(sc, `^the replay callbacks of "([\w-]+)" never see user data (\d+)$`, neverSeeUserData)
+	step(sc, `^every pass begins with user data (\d+) again$`, passBeginsWith)
+	step(sc, `^each pass's EXIT and the continue after it see what that pass wrote$`, exitSeesOwnWrite)
 
 	// CB-4
-	sc.Step(`^every replay callback, pass count and continue call runs on the thread that submitted the dispatch$`, sameThread)
-	sc.Step(`^each `+svcPhrase+` record of the dispatch arrives inside its pass, on that thread, tagged with that pass$`, recordsInsidePass)
-	sc.Step(`^the `+svcPhrase+` record of "([\w-]+)" carries no pass index$`, recordNoPass)
+	step(sc, `^every replay callback, pass count and continue call runs on the thread that submitted the dispatch$`, sameThread)
+	step(sc, `^each `+svcPhrase+` record of the dispatch arrives inside its pass, on that thread, tagged with that pass$`, recordsInsidePass)
+	step(sc, `^the `+svcPhrase+` record of "([\w-]+)" carries no pass index$`, recordNoPass)
 }
 
 // --- DID ----------------------------------------------------------------

@@ -11,19 +11,19 @@ import (
 // The steps about the replay loop: the passes that run, the callbacks around them, the pass count and continue calls, the agent held meanwhile.
 
 func registerLoop(sc *godog.ScenarioContext) {
-	sc.Step(`^passes `+nums+` run`+optOf+`$`, passesRun)
-	sc.Step(`^(?:"([\w-]+)" runs )?exactly (\d+) passes(?: run)?$`, nPassesRun)
-	sc.Step(`^(?:the dispatch|"([\w-]+)") is not replayed: it runs once, and no memory is saved$`, notReplayed)
-	sc.Step(`^(?:the dispatch|"([\w-]+)") gets no replay callback and runs once$`, noReplayCallback)
-	sc.Step(`^the kernel(?: of "([\w-]+)")? runs (once|twice|\d+ times) on the GPU$`, kernelRunsTimes)
-	sc.Step(`^every pass reports total passes (\d+)$`, totalPasses)
-	sc.Step(`^CONFIG (?:of "([\w-]+)" )?fires once, ENTER then EXIT, around every pass$`, configOnce)
-	sc.Step(`^each pass opens with PASS ENTER and closes with PASS EXIT, in order$`, passesBracketed)
-	sc.Step(`^the pass count is asked once, after CONFIG ENTER and before the first pass$`, passCountOnce)
-	sc.Step(`^"([\w-]+)" runs on the agent only after "([\w-]+)"'s loop has ended$`, exclusive)
-	sc.Step(`^continue is consulted after pass(?:es)? `+nums+optOf+`$`, continueAfter)
-	sc.Step(`^continue is never consulted$`, continueNever)
-	sc.Step(`^each consultation of continue follows the PASS EXIT of the pass it judges$`, continueAfterExit)
+	step(sc, `^passes `+nums+` run`+optOf+`$`, passesRun)
+	step(sc, `^(?:"([\w-]+)" runs )?exactly (\d+) passes(?: run)?$`, nPassesRun)
+	step(sc, `^(?:the dispatch|"([\w-]+)") is not replayed: it runs once, and no memory is saved$`, notReplayed)
+	step(sc, `^(?:the dispatch|"([\w-]+)") gets no replay callback and runs once$`, noReplayCallback)
+	step(sc, `^the kernel(?: of "([\w-]+)")? runs (once|twice|\d+ times) on the GPU$`, kernelRunsTimes)
+	step(sc, `^every pass reports total passes (\d+)$`, totalPasses)
+	step(sc, `^CONFIG (?:of "([\w-]+)" )?fires once, ENTER then EXIT, around every pass$`, configOnce)
+	step(sc, `^each pass opens with PASS ENTER and closes with PASS EXIT, in order$`, passesBracketed)
+	step(sc, `^the pass count is asked once, after CONFIG ENTER and before the first pass$`, passCountOnce)
+	step(sc, `^"([\w-]+)" runs on the agent only after "([\w-]+)"'s loop has ended$`, exclusive)
+	step(sc, `^continue is consulted after pass(?:es)? `+nums+optOf+`$`, continueAfter)
+	step(sc, `^continue is never consulted$`, continueNever)
+	step(sc, `^each consultation of continue follows the PASS EXIT of the pass it judges$`, continueAfterExit)
 }
 
 func passesRun(ctx context.Context, which, label string) error {

@@ -15,9 +15,9 @@ import (
 // The steps about the machine and the run: its agents, the environment, the pass budget.
 
 func registerMachine(sc *godog.ScenarioContext) {
-	sc.Step(`^a machine with (an? .+ agents?)(?: as well)?$`, machine)
-	sc.Step(`^the environment sets ([A-Z_]+) to "([^"]*)"$`, setEnv)
-	sc.Step(`^the run gives up on a loop after (\d+) passes$`, maxPasses)
+	step(sc, `^a machine with (an? .+ agents?)(?: as well)?$`, machine)
+	step(sc, `^the environment sets ([A-Z_]+) to "([^"]*)"$`, setEnv)
+	step(sc, `^the run gives up on a loop after (\d+) passes$`, maxPasses)
 }
 
 func machine(ctx context.Context, kinds string) error {

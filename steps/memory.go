@@ -13,15 +13,15 @@ import (
 // end, and when the engine saves and restores device memory.
 
 func registerMemory(sc *godog.ScenarioContext) {
-	sc.Step(`^the buffer `+name+` holds (-?\d+) in every element$`, holdsAll)
-	sc.Step(`^the buffer `+name+` holds the result of one run$`, holdsOneRun)
-	sc.Step(`^memory is saved once, before the first pass$`, snapshotOnce)
-	sc.Step(`^no memory is saved or restored(?: for "([\w-]+)")?$`, noSnapshot)
-	sc.Step(`^memory is restored before pass(?:es)? `+nums+` only$`, restoredBefore)
-	sc.Step(`^memory is never restored$`, neverRestored)
-	sc.Step(`^every pass starts from the memory the application left before the dispatch$`, sameInput)
-	sc.Step(`^the snapshot(?: of "([\w-]+)")? saves (\d+) regions? of device memory$`, snapshotRegions)
-	sc.Step(`^the application never reads back a result of "([\w-]+)"$`, noResult)
+	step(sc, `^the buffer `+name+` holds (-?\d+) in every element$`, holdsAll)
+	step(sc, `^the buffer `+name+` holds the result of one run$`, holdsOneRun)
+	step(sc, `^memory is saved once, before the first pass$`, snapshotOnce)
+	step(sc, `^no memory is saved or restored(?: for "([\w-]+)")?$`, noSnapshot)
+	step(sc, `^memory is restored before pass(?:es)? `+nums+` only$`, restoredBefore)
+	step(sc, `^memory is never restored$`, neverRestored)
+	step(sc, `^every pass starts from the memory the application left before the dispatch$`, sameInput)
+	step(sc, `^the snapshot(?: of "([\w-]+)")? saves (\d+) regions? of device memory$`, snapshotRegions)
+	step(sc, `^the application never reads back a result of "([\w-]+)"$`, noResult)
 }
 
 // finalValues: the leading values of a buffer as the application last read

@@ -15,11 +15,11 @@ import (
 // it sees of it.
 
 func registerNested(sc *godog.ScenarioContext) {
-	sc.Step(`^in pass (\d+) of `+name+` the tool writes `+dispatchTail+`$`, writesInPass)
-	sc.Step(`^as the first record of pass (\d+) of `+name+` arrives, the tool writes `+dispatchTail+`$`, writesFromRecord)
-	sc.Step(`^`+name+` gets its own CONFIG, on the thread of `+name+`, before it runs$`, ownConfig)
-	sc.Step(`^`+name+` runs inside pass (\d+) of `+name+`$`, runsInsidePass)
-	sc.Step(`^`+name+` opens its window inside pass (\d+) of `+name+`, which goes on after it closes$`, nestedWindow)
+	step(sc, `^in pass (\d+) of `+name+` the tool writes `+dispatchTail+`$`, writesInPass)
+	step(sc, `^as the first record of pass (\d+) of `+name+` arrives, the tool writes `+dispatchTail+`$`, writesFromRecord)
+	step(sc, `^`+name+` gets its own CONFIG, on the thread of `+name+`, before it runs$`, ownConfig)
+	step(sc, `^`+name+` runs inside pass (\d+) of `+name+`$`, runsInsidePass)
+	step(sc, `^`+name+` opens its window inside pass (\d+) of `+name+`, which goes on after it closes$`, nestedWindow)
 }
 
 // toolWritesIn adds a dispatch the tool writes (by_tool) and the action in

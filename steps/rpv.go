@@ -30,21 +30,21 @@ type profRun struct {
 type profKey struct{}
 
 func registerRPV(sc *godog.ScenarioContext) {
-	sc.Step(`^the user runs rocprofv3 with "([^"]*)"$`, runProf)
-	sc.Step(`^rocprofv3 refuses with a diagnostic for (RPV-\d+) mentioning "([^"]+)"$`, profRefuses)
-	sc.Step(`^rocprofv3 accepts the command line$`, profAccepts)
-	sc.Step(`^rocprofv3 warns that "([^"]+)"$`, profWarns)
-	sc.Step(`^rocprofv3 (creates|does not create) the kernel replay context$`, profReplayContext)
-	sc.Step(`^the dispatch on the `+kind+` agent runs (\d+) passes, one per counter group of that agent$`, profPassesOnAgent)
-	sc.Step(`^rocprofv3 installs neither continue nor the local context functions$`, profNoContinue)
-	sc.Step(`^the application runs (\d+) times, once per counter group$`, profAppRuns)
-	sc.Step(`^the JSON counter records carry replay_pass and the CSV has no Replay_Pass column$`, profOutputFields)
-	sc.Step(`^the output passes the rocprofv3 output checks$`, profValid)
-	sc.Step(`^the output is altered so that a later pass claims to be pass 0$`, profAlter)
-	sc.Step(`^the rocprofv3 output checks report (RPV-\d+)$`, profInvalid)
-	sc.Step(`^every output file is laid out as rocprofv3's writer lays it out$`, profWriterForm)
-	sc.Step(`^the output is altered so that (`+alterationNames()+`)$`, profAlterForm)
-	sc.Step(`^the rocprofv3 output checks report (RPV-\d+) about "([^"]+)" mentioning "([^"]+)"$`, profInvalidMentioning)
+	step(sc, `^the user runs rocprofv3 with "([^"]*)"$`, runProf)
+	step(sc, `^rocprofv3 refuses with a diagnostic for (RPV-\d+) mentioning "([^"]+)"$`, profRefuses)
+	step(sc, `^rocprofv3 accepts the command line$`, profAccepts)
+	step(sc, `^rocprofv3 warns that "([^"]+)"$`, profWarns)
+	step(sc, `^rocprofv3 (creates|does not create) the kernel replay context$`, profReplayContext)
+	step(sc, `^the dispatch on the `+kind+` agent runs (\d+) passes, one per counter group of that agent$`, profPassesOnAgent)
+	step(sc, `^rocprofv3 installs neither continue nor the local context functions$`, profNoContinue)
+	step(sc, `^the application runs (\d+) times, once per counter group$`, profAppRuns)
+	step(sc, `^the JSON counter records carry replay_pass and the CSV has no Replay_Pass column$`, profOutputFields)
+	step(sc, `^the output passes the rocprofv3 output checks$`, profValid)
+	step(sc, `^the output is altered so that a later pass claims to be pass 0$`, profAlter)
+	step(sc, `^the rocprofv3 output checks report (RPV-\d+)$`, profInvalid)
+	step(sc, `^every output file is laid out as rocprofv3's writer lays it out$`, profWriterForm)
+	step(sc, `^the output is altered so that (`+alterationNames()+`)$`, profAlterForm)
+	step(sc, `^the rocprofv3 output checks report (RPV-\d+) about "([^"]+)" mentioning "([^"]+)"$`, profInvalidMentioning)
 }
 
 func runProf(ctx context.Context, line string) (context.Context, error) {

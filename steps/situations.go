@@ -19,13 +19,13 @@ import (
 // between their kernel packets.
 
 func registerSituations(sc *godog.ScenarioContext) {
-	sc.Step(`^in (pass \d+|every pass) of `+name+`, the tool (starts|stops) ("[\w-]+"(?:(?:, | and )"[\w-]+")*) locally$`, localOf)
-	sc.Step(`^as pass (\d+) (begins|ends), the tool frees `+name+` and allocates `+name+` in its place, filled with (-?\d+)$`, freesAndAllocates)
-	sc.Step(`^thread (\d+) submits "([a-z_]+)" on "([\w-]+)" together with a barrier packet in one write(?: on the `+kind+` agent)?(?: as "([\w-]+)")?$`, threadSubmitsWithBarrier)
-	sc.Step(`^thread (\d+) launches "([a-z_]+)" on "([\w-]+)" as part of a graph(?: on the `+kind+` agent)?(?: as "([\w-]+)")?$`, threadGraphLaunch)
-	sc.Step(`^the application submits (\d+) "([a-z_]+)" dispatches on "([\w-]+)" in one write, with a barrier between each two(?: as "([\w-]+)")?$`, submitsBarriersBetween)
-	sc.Step(`^as pass (\d+) begins, the tool writes "([a-z_]+)"(?: with (-?\d+))? on "([\w-]+)" of its own(?: as "([\w-]+)")?$`, toolWrites)
-	sc.Step(`^the tool's own dispatch `+name+` gets one `+svcPhrase+` record from `+name+`$`, toolDispatchRecord)
+	step(sc, `^in (pass \d+|every pass) of `+name+`, the tool (starts|stops) ("[\w-]+"(?:(?:, | and )"[\w-]+")*) locally$`, localOf)
+	step(sc, `^as pass (\d+) (begins|ends), the tool frees `+name+` and allocates `+name+` in its place, filled with (-?\d+)$`, freesAndAllocates)
+	step(sc, `^thread (\d+) submits "([a-z_]+)" on "([\w-]+)" together with a barrier packet in one write(?: on the `+kind+` agent)?(?: as "([\w-]+)")?$`, threadSubmitsWithBarrier)
+	step(sc, `^thread (\d+) launches "([a-z_]+)" on "([\w-]+)" as part of a graph(?: on the `+kind+` agent)?(?: as "([\w-]+)")?$`, threadGraphLaunch)
+	step(sc, `^the application submits (\d+) "([a-z_]+)" dispatches on "([\w-]+)" in one write, with a barrier between each two(?: as "([\w-]+)")?$`, submitsBarriersBetween)
+	step(sc, `^as pass (\d+) begins, the tool writes "([a-z_]+)"(?: with (-?\d+))? on "([\w-]+)" of its own(?: as "([\w-]+)")?$`, toolWrites)
+	step(sc, `^the tool's own dispatch `+name+` gets one `+svcPhrase+` record from `+name+`$`, toolDispatchRecord)
 }
 
 // toolDispatchRecord: the records that arrive between the tool's

@@ -13,15 +13,15 @@ import (
 // The steps about the tool's contexts and services: the replay subscription, the services beside it, external correlation.
 
 func registerTool(sc *godog.ScenarioContext) {
-	sc.Step(`^a tool that subscribes to kernel replay$`, subscribe)
-	sc.Step(`^a tool that subscribes to kernel replay for the operations? (CONFIG|PASS|CONFIG and PASS)(?: only)?$`, subscribeOps)
-	sc.Step(`^a tool that subscribes to kernel replay but never starts that context$`, subscribeUnstarted)
-	sc.Step(`^the tool stops its replay context once `+name+` has completed$`, stopReplayAfter)
-	sc.Step(`^the tool (?:also )?(traces kernel dispatches|samples PCs|records SPM|records a thread trace|collects the counters? [A-Z_, and]+|counts device-wide [A-Z_, and]+) in (?:a|its) context `+name+`$`, service)
-	sc.Step(`^the tool configures `+name+` but never starts it$`, neverStarted)
-	sc.Step(`^the tool configures kernel replay on a second context as well$`, configureTwice)
-	sc.Step(`^the tool's external correlation callback blindly increments its id on every call$`, externalIncrement)
-	sc.Step(`^the tool's external correlation callback answers (\d+) every time$`, externalFixed)
+	step(sc, `^a tool that subscribes to kernel replay$`, subscribe)
+	step(sc, `^a tool that subscribes to kernel replay for the operations? (CONFIG|PASS|CONFIG and PASS)(?: only)?$`, subscribeOps)
+	step(sc, `^a tool that subscribes to kernel replay but never starts that context$`, subscribeUnstarted)
+	step(sc, `^the tool stops its replay context once `+name+` has completed$`, stopReplayAfter)
+	step(sc, `^the tool (?:also )?(traces kernel dispatches|samples PCs|records SPM|records a thread trace|collects the counters? [A-Z_, and]+|counts device-wide [A-Z_, and]+) in (?:a|its) context `+name+`$`, service)
+	step(sc, `^the tool configures `+name+` but never starts it$`, neverStarted)
+	step(sc, `^the tool configures kernel replay on a second context as well$`, configureTwice)
+	step(sc, `^the tool's external correlation callback blindly increments its id on every call$`, externalIncrement)
+	step(sc, `^the tool's external correlation callback answers (\d+) every time$`, externalFixed)
 }
 
 const replayCtx = "replay"

@@ -15,12 +15,12 @@ import (
 // The steps about the verdicts of a run: what the rule oracles report, an error the run stops with, the warnings the SDK prints.
 
 func registerVerdicts(sc *godog.ScenarioContext) {
-	sc.Step(`^the rule checks find nothing wrong$`, checksPass)
-	sc.Step(`^the checks report (?:a violation|violations) of `+ruleIDs+`$`, checksReport)
-	sc.Step(`^the checks report nothing but `+ruleIDs+`$`, checksReportOnly)
-	sc.Step(`^the run stops with an error mentioning "([^"]+)"$`, runFails)
-	sc.Step(`^the SDK warns "([a-z_]+)" once$`, warnsOnce)
-	sc.Step(`^the SDK prints no warning$`, noWarning)
+	step(sc, `^the rule checks find nothing wrong$`, checksPass)
+	step(sc, `^the checks report (?:a violation|violations) of `+ruleIDs+`$`, checksReport)
+	step(sc, `^the checks report nothing but `+ruleIDs+`$`, checksReportOnly)
+	step(sc, `^the run stops with an error mentioning "([^"]+)"$`, runFails)
+	step(sc, `^the SDK warns "([a-z_]+)" once$`, warnsOnce)
+	step(sc, `^the SDK prints no warning$`, noWarning)
 }
 
 // resultOf is where a Then step about the whole run's outcome begins: the

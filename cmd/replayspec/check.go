@@ -40,7 +40,8 @@ found anything to examine fails: silence is not a pass. Reports like 'run'.`,
 	},
 }
 
-func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func checkCmd(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(checkHelp.name)
 	format := fs.String("format", "text", "report format: text, json or junit")
 	quiet := fs.Bool("quiet", false, "leave passing traces out of the text report")

@@ -66,7 +66,8 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
-func runCheckRocprof(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runCheckRocprof(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	// --pmc takes the words up to the next option, as rocprofv3's does.
 	var groups [][]string
 	var rest []string

@@ -66,7 +66,8 @@ type diffOutcome struct {
 	Verdicts    []tracediff.VerdictDiff `json:"verdicts,omitempty"`
 }
 
-func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func diffCmd(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(diffHelp.name)
 	var targets targetList
 	fs.Var(&targets, "target", "a target to run on (`NAME`), twice: sim, cuda, rocr or exec:COMMAND")

@@ -200,6 +200,9 @@ func TestDocsNameFilesThatExist(t *testing.T) {
 			t.Fatal(err)
 		}
 		for n, line := range strings.Split(string(data), "\n") {
+			if !strings.Contains(line, "/") {
+				continue // no path; the regexp, under -race, costs seconds on every line
+			}
 			for _, m := range repoPath.FindAllStringSubmatch(line, -1) {
 				p := strings.TrimRight(m[1], ".")
 				if placeholders[p] || strings.ContainsAny(p, "*") || strings.Contains(p, "NAME") {

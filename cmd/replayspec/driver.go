@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/replayspec/replayspec/driver"
 	"github.com/replayspec/replayspec/replay"
@@ -39,13 +37,11 @@ handshake says so and its traces keep only those events (default full).`,
 	},
 }
 
-// driverStdin is where the driver reads its spec.
-var driverStdin io.Reader = os.Stdin
-
 // driverVersion is this build's version, named in the driver's handshake.
 var driverVersion = "dev"
 
-func runDriver(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runDriver(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(driverHelp.name)
 	faultList := fs.String("fault", "", "plant known engine bugs, comma-separated `NAME,...` (docs/faults.md)")
 	profile := fs.String("profile", driver.ProfileFull, "report only what the `PROFILE` sees: black-box, runtime or full")
@@ -67,7 +63,7 @@ func runDriver(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *faultList != "" {
 		impl.Name += " with faults " + *faultList
 	}
-	err = driver.ServeAt(ctx, driverStdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{}, *profile)
+	err = driver.ServeAt(ctx, e.stdin, stdout, impl, simtarget.Sim{Faults: faults}, target.Options{}, *profile)
 	var se *driver.SpecError
 	switch {
 	case err == nil:

@@ -112,8 +112,6 @@ func TestDriverFaultThroughExec(t *testing.T) {
 }
 
 func TestDriverCommand(t *testing.T) {
-	old := driverStdin
-	t.Cleanup(func() { driverStdin = old })
 	cases := []struct {
 		name, stdin string
 		args        []string
@@ -128,8 +126,11 @@ func TestDriverCommand(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			driverStdin = strings.NewReader(c.stdin)
-			code, out, errs := cli(t, append([]string{"driver"}, c.args...)...)
+			var stdout, stderr strings.Builder
+			e := processEnv(&stdout, &stderr)
+			e.stdin = strings.NewReader(c.stdin)
+			code := mainEnv(context.Background(), append([]string{"driver"}, c.args...), e)
+			out, errs := stdout.String(), stderr.String()
 			if code != c.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, c.code, errs)
 			}

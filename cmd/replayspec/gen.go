@@ -32,7 +32,8 @@ specs nobody wrote by hand.`,
 	},
 }
 
-func genCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func genCmd(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(genHelp.name)
 	out := fs.String("out", "", "write the specs into `DIR` (created)")
 	count := fs.Int("count", 100, "how many specs (`N`)")

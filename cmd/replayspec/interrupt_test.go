@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,7 +132,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // crashForTest is a command only the test binary has: it breaks the way a
 // bug would.
 func init() {
-	register(command{name: "crash-for-test", summary: "(tests only) crash", run: func(_ context.Context, args []string, _, _ io.Writer) int {
+	register(command{name: "crash-for-test", summary: "(tests only) crash", run: func(_ context.Context, args []string, _ env) int {
 		if len(args) > 0 && args[0] == "goroutine" {
 			done := make(chan struct{})
 			go func() { defer close(done); panic("a bug in a goroutine") }()

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -26,7 +25,8 @@ argument, the built-in library (what 'replayspec run' runs with none).`,
 	},
 }
 
-func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func listCmd(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(listHelp.name)
 	maxCases := fs.Int64("max-cases", spec.DefaultMaxCases, "refuse a spec whose matrix stands for more than `N` cases (counted before any is made)")
 	paths, code, ok := parseFlags(fs, listHelp, args, stdout, stderr)

@@ -34,7 +34,33 @@ const (
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	run     func(ctx context.Context, args []string, e env) int
+}
+
+// env is what a command takes from the process around it, besides its
+// arguments: the standard streams, the environment variables and the
+// working directory. main passes the process's own; the CLI scripts
+// (script_test.go) run commands in the test process with a script's, so
+// that a command costs no process start. Files named on the command line
+// are still opened from the process's working directory (the libraries
+// open them): the scripts' harness makes it dir while a command runs.
+type env struct {
+	dir            string // the working directory: --last-failed keeps its record per directory
+	lookupEnv      func(key string) (string, bool)
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// getenv is os.Getenv of the command's environment.
+func (e env) getenv(key string) string {
+	v, _ := e.lookupEnv(key)
+	return v
+}
+
+// processEnv is the process's own env, with stdout and stderr.
+func processEnv(stdout, stderr io.Writer) env {
+	dir, _ := os.Getwd()
+	return env{dir: dir, lookupEnv: os.LookupEnv, stdin: os.Stdin, stdout: stdout, stderr: stderr}
 }
 
 var commands = map[string]command{}
@@ -57,7 +83,7 @@ func mainProcess() int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	code := mainWith(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := mainEnv(ctx, os.Args[1:], processEnv(os.Stdout, os.Stderr))
 	if sig := interruptedBy(ctx); sig != nil {
 		return 128 + int(sig.(syscall.Signal))
 	}
@@ -121,7 +147,15 @@ func interruptedBy(ctx context.Context) os.Signal {
 	return nil
 }
 
-func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+// mainWith runs a command line with the process's environment and
+// working directory, its output to stdout and stderr.
+func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return mainEnv(ctx, args, processEnv(stdout, stderr))
+}
+
+// mainEnv runs a command line in e.
+func mainEnv(ctx context.Context, args []string, e env) (code int) {
+	stdout, stderr := e.stdout, e.stderr
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "replayspec: internal error (a bug in replayspec, not in your input): %v\n%s\nPlease report it with the command that caused it.\n", p, debug.Stack())
@@ -131,7 +165,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				return c.run(ctx, []string{"--help"}, stdout, stderr)
+				return c.run(ctx, []string{"--help"}, e)
 			}
 		}
 		usage(stdout)
@@ -149,7 +183,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 		usage(stderr)
 		return exitUsage
 	}
-	return c.run(ctx, args[1:], stdout, stderr)
+	return c.run(ctx, args[1:], e)
 }
 
 func usage(w io.Writer) {

@@ -35,7 +35,8 @@ the merge: its specs may not all have run.`,
 	},
 }
 
-func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func mergeCmd(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(mergeHelp.name)
 	format := fs.String("format", "text", "report format: text, json or junit")
 	matrix := fs.String("matrix", "", "also write the compliance matrix to `FILE` (.json for JSON, else Markdown)")

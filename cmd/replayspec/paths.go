@@ -315,8 +315,13 @@ func readCases(ctx context.Context, path string, limit int64) ([]spec.Spec, erro
 	if err != nil {
 		return nil, err
 	}
-	return spec.ParseCases(path, data)
+	return parseCases(path, data)
 }
+
+// parseCases is spec.ParseCases. The tests put a memo in its place
+// (TestMain): they run the CLI in one process over the same files again
+// and again, and parsing them again was a fifth of their CPU under -race.
+var parseCases = spec.ParseCases
 
 // maxListBytes caps the lists a run reads (--xfail, --flakes, --baseline).
 const maxListBytes = 1 << 20
@@ -332,8 +337,8 @@ func loadXFail(ctx context.Context, path string) (runner.XFail, error) {
 
 // lastFailedFile keeps, per working directory, the specs that failed in
 // the last run there (pytest's --lf). REPLAYSPEC_CACHE overrides where.
-func lastFailedFile() (string, error) {
-	dir := os.Getenv("REPLAYSPEC_CACHE")
+func lastFailedFile(e env) (string, error) {
+	dir := e.getenv("REPLAYSPEC_CACHE")
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
@@ -344,9 +349,9 @@ func lastFailedFile() (string, error) {
 	return filepath.Join(dir, "last-failed.json"), nil
 }
 
-func readLastFailed() map[string][]string {
+func readLastFailed(e env) map[string][]string {
 	m := map[string][]string{}
-	if file, err := lastFailedFile(); err == nil {
+	if file, err := lastFailedFile(e); err == nil {
 		if data, err := os.ReadFile(file); err == nil {
 			_ = json.Unmarshal(data, &m)
 		}
@@ -356,28 +361,26 @@ func readLastFailed() map[string][]string {
 
 // lastFailed lists the specs that failed last time here; found is false
 // when no run was recorded here.
-func lastFailed() (names []string, found bool) {
-	wd, _ := os.Getwd()
-	names, found = readLastFailed()[wd]
+func lastFailed(e env) (names []string, found bool) {
+	names, found = readLastFailed(e)[e.dir]
 	return names, found
 }
 
 // saveLastFailed records the failing and erring specs of this run. A
 // cache that cannot be written costs only --last-failed.
-func saveLastFailed(outcomes []runner.Outcome) {
-	file, err := lastFailedFile()
+func saveLastFailed(e env, outcomes []runner.Outcome) {
+	file, err := lastFailedFile(e)
 	if err != nil {
 		return
 	}
-	m := readLastFailed()
-	wd, _ := os.Getwd()
+	m := readLastFailed(e)
 	failed := []string{}
 	for _, o := range outcomes {
 		if (o.Status == runner.Failed || o.Status == runner.Errored) && !slices.Contains(failed, o.Result.Spec.Name) {
 			failed = append(failed, o.Result.Spec.Name)
 		}
 	}
-	m[wd] = failed
+	m[e.dir] = failed
 	data, _ := json.MarshalIndent(m, "", "  ")
 	_ = writeCache(file, data)
 }

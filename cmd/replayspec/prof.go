@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/replayspec/replayspec/check"
@@ -74,7 +73,8 @@ Example:
       --kernel-replay-beta-enabled -f csv json -d out -- rocprof/testdata/mi300.yaml
 `
 
-func runProf(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runProf(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 { // rocprofv3 without arguments prints its help
 		io.WriteString(stdout, profUsage)
 		return exitOK
@@ -120,7 +120,7 @@ func runProf(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stdout, list)
 		return exitOK
 	}
-	plan, err := cmd.Plan(os.LookupEnv)
+	plan, err := cmd.Plan(e.lookupEnv)
 	if plan != nil {
 		for _, w := range plan.Warnings {
 			fmt.Fprintf(stderr, "replayspec prof: warning: %s\n", w)

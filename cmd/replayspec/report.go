@@ -55,7 +55,8 @@ and, where both traces are at hand, each dispatch's first divergence (as
 	},
 }
 
-func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runReport(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(reportHelp.name)
 	targetName := fs.String("target", "sim", "the implementation under test: sim, cuda, rocr or exec:COMMAND")
 	xfailFile := fs.String("xfail", "", "the port's expected failures: `FILE` of rule IDs or spec names, each with a reason")

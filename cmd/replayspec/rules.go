@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -38,7 +37,8 @@ scenario tagged with it passed. Exit status 1 when a rule is not covered.`,
 	},
 }
 
-func rulesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func rulesCmd(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fset := newFlags(rulesHelp.name)
 	format := fset.String("format", "text", "output format: text, json or markdown")
 	featuresDir := fset.String("features", "features", "directory of Gherkin `DIR/*.feature` files")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -84,7 +83,8 @@ type runFlags struct {
 	args                                                             []string // as given, for the HTML page
 }
 
-func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runCmd(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	var f runFlags
 	fs := newFlags(runHelp.name)
 	fs.StringVar(&f.target, "target", "sim", "where to run: sim (the reference engine on the simulator), cuda, rocr, or exec:COMMAND (an external port)")
@@ -122,10 +122,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	f.args = args
-	return f.run(ctx, paths, stdout, stderr)
+	return f.run(ctx, paths, e)
 }
 
-func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Writer) int {
+func (f runFlags) run(ctx context.Context, paths []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	if err := checkFormat(f.format, formats); err != nil {
 		return usageError(stderr, "run", "--format: %v", err)
 	}
@@ -159,7 +160,7 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 	if err := f.runBudget(1); err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
-	colour, err := colourWanted(f.color, isTerminal(stdout), os.Getenv)
+	colour, err := colourWanted(f.color, isTerminal(stdout), e.getenv)
 	if err != nil {
 		return usageError(stderr, "run", "--color: %v", err)
 	}
@@ -245,7 +246,7 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 		filter.Rules = splitList(f.rules)
 	}
 	if f.lastFailed {
-		names, found := lastFailed()
+		names, found := lastFailed(e)
 		if found && len(names) > 0 {
 			filter.Names = names
 		} else {
@@ -282,7 +283,7 @@ func (f runFlags) run(ctx context.Context, paths []string, stdout, stderr io.Wri
 		return usageError(stderr, "run", "%v", err)
 	}
 	plan.outs = outs
-	return f.execute(ctx, tg, xf, specs, loading, plan, colour, gen, stdout, stderr)
+	return f.execute(ctx, tg, xf, specs, loading, plan, colour, gen, e)
 }
 
 // runBudget refuses a run of n specs that would make more runs than
@@ -312,7 +313,8 @@ func (f runFlags) runBudget(n int) error {
 		what, total, f.maxRuns)
 }
 
-func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, gen *generated, stdout, stderr io.Writer) int {
+func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail, specs []spec.Spec, loading map[string]time.Duration, plan outputPlan, colour bool, gen *generated, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	ropts := report.Options{Target: tg.Name(), Quiet: f.quiet, Verbose: f.verbose, Color: colour, XFailFile: f.xfail,
 		TraceFiles: map[string]string{}, Rerun: func(s spec.Spec) string {
 			cmd := "replayspec run"
@@ -475,7 +477,7 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 	if f.matrix != "" {
 		writeErrs.add("--matrix", writeMatrix(plan.outs, f.matrix, tg, xf.Apply(results)))
 	}
-	saveLastFailed(outcomes)
+	saveLastFailed(e, outcomes)
 	for _, e := range writeErrs.list {
 		fmt.Fprintf(stderr, "replayspec run: %s\n", e)
 	}

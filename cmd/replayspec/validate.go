@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/replayspec/replayspec/report"
@@ -33,7 +32,8 @@ estimate is printed with -v). Prints "ok FILE" for each good spec.`,
 	},
 }
 
-func validateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func validateCmd(ctx context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(validateHelp.name)
 	memory := fs.Int64("memory-budget", spec.DefaultMemoryBudget>>20, "refuse a spec expected to need more than `MiB` of memory")
 	maxMiB := fs.Int64("max-input-mib", spec.MaxBytes>>20, "refuse a spec file larger than this many `MiB`")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime/debug"
 )
 
@@ -20,7 +19,8 @@ the binary's build information. 'replayspec --version' is the same.`,
 	examples: []string{"replayspec version", "replayspec --version"},
 }
 
-func versionCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
+func versionCmd(_ context.Context, args []string, e env) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlags(versionHelp.name)
 	rest, code, ok := parseFlags(fs, versionHelp, args, stdout, stderr)
 	if !ok {
