@@ -34,6 +34,17 @@ func MemoryBudget() uint64 {
 // SetMemoryBudget sets the budget in bytes; 0 restores the default.
 func SetMemoryBudget(b uint64) { memoryBudget.Store(b) }
 
+var traceStreamed atomic.Bool
+
+// SetTraceStreamed says whether the runs this process makes hand each
+// event on as it is recorded and hold none (`replayspec driver`): the
+// estimate then charges the trace of one dispatch, the longest, not of
+// them all. It returns what undoes it.
+func SetTraceStreamed(streamed bool) (restore func()) {
+	old := traceStreamed.Swap(streamed)
+	return func() { traceStreamed.Store(old) }
+}
+
 // Estimate is what running a spec is expected to need, in bytes.
 type Estimate struct {
 	Bytes, Buffers, Passes uint64
@@ -64,8 +75,16 @@ func EstimateOf(s Spec) Estimate {
 		// A repeated dispatch counts as its repetitions (each leaves its
 		// trace as a listed one does), worked out from repeat alone:
 		// nothing is expanded to count it.
-		trace := mulSat(addSat(mulSat(passes, bytesPerPass), bytesPerDispatch), d.Repetitions())
-		e.Passes = addSat(e.Passes, trace)
+		one := addSat(mulSat(passes, bytesPerPass), bytesPerDispatch)
+		trace := mulSat(one, d.Repetitions())
+		if traceStreamed.Load() {
+			// Events are handed on as they come: what is held is what
+			// is in flight, at most the longest dispatch's.
+			e.Passes = max(e.Passes, one)
+			trace = one
+		} else {
+			e.Passes = addSat(e.Passes, trace)
+		}
 		if e.LongestLoop < 0 || passes > e.LongestLoopPasses {
 			e.LongestLoop, e.LongestLoopPasses = i, passes
 		}

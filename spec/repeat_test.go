@@ -126,3 +126,24 @@ func TestRepeatCountsInTheBudget(t *testing.T) {
 		t.Errorf("with the budget raised: %v", err)
 	}
 }
+
+// TestStreamedTraceIsNotCharged: a process that hands its events on as
+// they come (the driver) is charged one dispatch's trace, so a repeat the
+// held estimate refuses passes, and a budget still bounds its buffers.
+func TestStreamedTraceIsNotCharged(t *testing.T) {
+	text := strings.Replace(refuseBase, "args: [x]}\n    - {name: b", "args: [x], repeat: 100000}\n    - {name: b", 1)
+	defer SetTraceStreamed(true)()
+	if _, err := Parse("base.yaml", []byte(text)); err != nil {
+		t.Fatalf("100,000 repetitions, the trace streamed: %v", err)
+	}
+	one := EstimateOf(Spec{Application: Application{Dispatches: []Dispatch{{Name: "a"}}}})
+	many := EstimateOf(Spec{Application: Application{Dispatches: []Dispatch{{Name: "a", Repeat: 1000}, {Name: "b"}}}})
+	if many.Passes != one.Passes {
+		t.Errorf("streamed: 1001 dispatches charged %d bytes of trace, want one dispatch's %d", many.Passes, one.Passes)
+	}
+	SetMemoryBudget(1 << 20)
+	defer SetMemoryBudget(0)
+	if _, err := Parse("base.yaml", []byte(text)); err == nil {
+		t.Error("a 1 MiB budget, streamed: accepted; the run's fixed cost alone is over it")
+	}
+}
