@@ -210,18 +210,7 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 		faults = faults[:0]
 	}
 	var n loopTally
-	profiles := map[string][]trace.Source{"full": nil, "black-box": profileSources["black-box"], "runtime": profileSources["runtime"]}
-	for name, sources := range profiles {
-		for _, f := range append([]replay.Fault{""}, faults...) {
-			var fs replay.Faults
-			if f != "" {
-				fs = replay.Faults{f: true}
-			}
-			for _, o := range RunAt(context.Background(), specs, fs, 2, sources) {
-				n.sameCutLoops(t, fmt.Sprintf("%s with %q at %s", o.Spec, f, name), o.Result.Trace)
-			}
-		}
-	}
+	eachProfileAndFault(specs, faults, func(name string, tr trace.Trace) { n.sameCutLoops(t, name, tr) })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// A loop after other dispatches, in segments that are not cut short:
@@ -243,7 +232,7 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 	if testing.Short() {
 		ks = []uint64{2, 38} // a pass after the first part's head, and one near the budget's end
 	}
-	for name, sources := range profiles {
+	for name, sources := range threeProfiles {
 		seen := tr
 		if sources != nil {
 			seen = tr.Only(sources)

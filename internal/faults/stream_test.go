@@ -66,18 +66,7 @@ func TestStreamJudgesAsWhole(t *testing.T) {
 		faults, nGen = faults[:0], 12
 	}
 	var n streamTally
-	profiles := map[string][]trace.Source{"full": nil, "black-box": profileSources["black-box"], "runtime": profileSources["runtime"]}
-	for name, sources := range profiles {
-		for _, f := range append([]replay.Fault{""}, faults...) {
-			var fs replay.Faults
-			if f != "" {
-				fs = replay.Faults{f: true}
-			}
-			for _, o := range RunAt(context.Background(), specs, fs, 2, sources) {
-				n.sameAsStream(t, fmt.Sprintf("%s with %q at %s", o.Spec, f, name), o.Result.Trace)
-			}
-		}
-	}
+	eachProfileAndFault(specs, faults, func(name string, tr trace.Trace) { n.sameAsStream(t, name, tr) })
 	for i := range nGen {
 		caps := specgen.SimCaps
 		if i%2 == 1 {
@@ -93,7 +82,7 @@ func TestStreamJudgesAsWhole(t *testing.T) {
 				t.Errorf("%s: %v", s.Name, err)
 				continue
 			}
-			for name, sources := range profiles {
+			for name, sources := range threeProfiles {
 				seen := tr
 				if sources != nil {
 					seen = tr.Only(sources)
@@ -105,5 +94,25 @@ func TestStreamJudgesAsWhole(t *testing.T) {
 	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment; %d judged with a loop cut between passes", n.traces, n.separable, n.cut, n.loops)
 	if n.cut == 0 {
 		t.Error("no trace was judged in more than one segment: the comparison compared nothing")
+	}
+}
+
+// threeProfiles are what the full, black-box and runtime profiles report.
+var threeProfiles = map[string][]trace.Source{"full": nil, "black-box": profileSources["black-box"], "runtime": profileSources["runtime"]}
+
+// eachProfileAndFault runs specs with no fault and with each of faults
+// alone, at the three profiles, and hands each trace to f with a name
+// that says which.
+func eachProfileAndFault(specs []spec.Spec, faults []replay.Fault, f func(name string, tr trace.Trace)) {
+	for name, sources := range threeProfiles {
+		for _, fault := range append([]replay.Fault{""}, faults...) {
+			var fs replay.Faults
+			if fault != "" {
+				fs = replay.Faults{fault: true}
+			}
+			for _, o := range RunAt(context.Background(), specs, fs, 2, sources) {
+				f(fmt.Sprintf("%s with %q at %s", o.Spec, fault, name), o.Result.Trace)
+			}
+		}
 	}
 }

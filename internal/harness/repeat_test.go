@@ -31,27 +31,15 @@ func TestRepetitionsAreForgotten(t *testing.T) {
 				{Name: "side", Kernel: "fill", Agent: "gpu0", Args: []string{"s"}, Scalar: 7, ByTool: true},
 			}},
 	})
-	rt, err := sim.New(sim.Config{Scheduled: true, Agents: []sim.AgentConfig{{Name: "gpu0", Kind: "MI300"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := trace.NewRecorder(rt.Clock)
 	apps, passes := 0, 0
-	rec.SetSink(func(e trace.Event) {
+	tl := runKeeping(t, s, func(e trace.Event) {
 		switch {
 		case e.Type == trace.AppComplete:
 			apps++
 		case e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
 			passes++
 		}
-	}, false)
-	rt.SetRecorder(rec)
-	sdk := replay.New(rt, replay.Options{Recorder: rec, MaxPasses: s.Limits.MaxPasses})
-	tl := newTool(sdk, rt, rt, rec, s)
-	tl.setUp()
-	if err := runApplication(context.Background(), rt, rt, sdk, rec, s, tl); err != nil {
-		t.Fatal(err)
-	}
+	})
 	if apps != reps || passes < 2*reps {
 		t.Fatalf("%d completions and %d passes: want %d, and at least 2 passes each (the tool's dispatch is written in pass 1)", apps, passes, reps)
 	}
@@ -84,17 +72,30 @@ func TestLoopLeavesNoEntryAPass(t *testing.T) {
 			Dispatches: []spec.Dispatch{{Name: "d", Kernel: "increment", Agent: "gpu0", Args: []string{"x"}}},
 		},
 	})
+	records := 0
+	tl := runKeeping(t, s, func(e trace.Event) {
+		if e.Type == trace.Record {
+			records++
+		}
+	})
+	if records < passes {
+		t.Fatalf("%d records: want one a pass at least (%d passes)", records, passes)
+	}
+	if n := len(tl.recorded); n > 1 {
+		t.Errorf("the tool notes %d passes' first records after a %d-pass loop; want the last pass's only", n, passes)
+	}
+}
+
+// runKeeping runs s on the scheduled simulator, handing each event to
+// sink and keeping none, and returns the tool, to look at what it kept.
+func runKeeping(t *testing.T, s spec.Spec, sink func(trace.Event)) *tool {
+	t.Helper()
 	rt, err := sim.New(sim.Config{Scheduled: true, Agents: []sim.AgentConfig{{Name: "gpu0", Kind: "MI300"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := trace.NewRecorder(rt.Clock)
-	records := 0
-	rec.SetSink(func(e trace.Event) {
-		if e.Type == trace.Record {
-			records++
-		}
-	}, false)
+	rec.SetSink(sink, false)
 	rt.SetRecorder(rec)
 	sdk := replay.New(rt, replay.Options{Recorder: rec, MaxPasses: s.Limits.MaxPasses})
 	tl := newTool(sdk, rt, rt, rec, s)
@@ -102,10 +103,5 @@ func TestLoopLeavesNoEntryAPass(t *testing.T) {
 	if err := runApplication(context.Background(), rt, rt, sdk, rec, s, tl); err != nil {
 		t.Fatal(err)
 	}
-	if records < passes {
-		t.Fatalf("%d records: want one a pass at least (%d passes)", records, passes)
-	}
-	if n := len(tl.recorded); n > 1 {
-		t.Errorf("the tool notes %d passes' first records after a %d-pass loop; want the last pass's only", n, passes)
-	}
+	return tl
 }
