@@ -75,6 +75,7 @@ func checkCmd(ctx context.Context, args []string, e env) int {
 		if ctx.Err() != nil {
 			break
 		}
+		start := time.Now() // a trace judged as it is read is judged here
 		got, err := untilDone(ctx, func() (checked, error) { return judgeOrRead(f, given, *maxMiB<<20) })
 		t, streamed := got.t, got.streamed
 		if errors.Is(err, errReadInterrupted) {
@@ -89,7 +90,6 @@ func checkCmd(ctx context.Context, args []string, e env) int {
 			fmt.Fprintf(stderr, "replayspec check: %s\n", report.Clean(err.Error(), false))
 			continue
 		}
-		start := time.Now()
 		s, known := specOf(t, given)
 		if s.Name == "" {
 			s.Name = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
