@@ -26,7 +26,7 @@ import (
 
 // passCopies is one loop's copies by pass.
 type passCopies struct {
-	enter, exit map[uint64]*memCopy
+	enter, exit byPass[*memCopy]
 }
 
 // memCopy is one copy of the application's buffers, taken in one callback.
@@ -82,8 +82,7 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	if d.copied != nil {
 		return d.copied
 	}
-	passes := len(d.passEnter) + 1
-	pc := &passCopies{enter: make(map[uint64]*memCopy, passes), exit: make(map[uint64]*memCopy, passes)}
+	pc := &passCopies{enter: newByPass[*memCopy](x, d), exit: newByPass[*memCopy](x, d)}
 	// One array for the copies and one for their buffers' first places:
 	// there are at most as many copies as tool_memory events, so taking
 	// each from the array never moves one already taken.
@@ -95,25 +94,25 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 		if !ok || e.Op != trace.OpPass {
 			continue
 		}
-		by, from := pc.enter, i
+		by, from := &pc.enter, i
 		switch e.Phase {
 		case trace.PhaseEnter:
 			if w := x.window(i); w.open && w.dispatch == d.id && w.pass == p {
 				from = w.enter
 			}
 		case trace.PhaseExit:
-			by = pc.exit
+			by = &pc.exit
 			if at := x.exitOf(d, p); at > 0 && at < i {
 				from = at
 			}
 		default:
 			continue
 		}
-		c := by[p]
+		c := by.get(p)
 		if c == nil {
 			copies = append(copies, memCopy{from: from, to: i, buffers: places[:0:2]})
 			c, places = &copies[len(copies)-1], places[2:]
-			by[p] = c
+			by.set(p, c)
 		}
 		c.from, c.to = min(c.from, from), max(c.to, i)
 		c.buffers.addFirst(e.Buffer, i)
@@ -321,10 +320,14 @@ func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int) bool
 			if from >= hi || to <= lo {
 				continue // no restore of o's could fall between d's copies
 			}
-			for _, c := range oc.enter {
+			found := false
+			oc.enter.each(func(c *memCopy) bool { return c == nil }, func(_ uint64, c *memCopy) {
 				if dg, ok := c.digest(x, b); ok && dg == now {
-					return true
+					found = true
 				}
+			})
+			if found {
+				return true
 			}
 		}
 	}
@@ -370,7 +373,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		return nil
 	}
 	pc := x.copiesOf(d)
-	e0 := pc.enter[0]
+	e0 := pc.enter.get(0)
 	if e0 == nil {
 		return nil
 	}
@@ -403,7 +406,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 	}
 	mem2, mem4 := false, false
 	for k := uint64(1); k < uint64(x.passesRun(d)); k++ {
-		ek, xp := pc.enter[k], pc.exit[k-1]
+		ek, xp := pc.enter.get(k), pc.exit.get(k-1)
 		if ek == nil {
 			continue
 		}
@@ -493,7 +496,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 func (x *index) checkCopiedResult(d *dispatchView, pc *passCopies, classify func(string) savedness, snapFrom int) []Violation {
 	a := x.appOf(d)
 	last := uint64(x.passesRun(d) - 1)
-	xl, x0, e0, el := pc.exit[last], pc.exit[0], pc.enter[0], pc.enter[last]
+	xl, x0, e0, el := pc.exit.get(last), pc.exit.get(0), pc.enter.get(0), pc.enter.get(last)
 	if a == nil || xl == nil || len(a.complete) == 0 {
 		return nil
 	}

@@ -152,9 +152,9 @@ type dispatchView struct {
 	configEnter, configExit []int
 	passEnter, passExit     []int
 	passCounts, continues   []int
-	returns                 []int            // callback_return events: what the tool left behind
-	returnAt                *returnIndex     // built on first use: the first return per callback
-	restoreByPass           map[uint64][]int // built on first use
+	returns                 []int          // callback_return events: what the tool left behind
+	returnAt                *returnIndex   // built on first use: the first return per callback
+	restoreByPass           *byPass[[]int] // built on first use
 	locals, records         []int
 	correlations, reserves  []int
 	snapshots, restores     []int
@@ -164,8 +164,8 @@ type dispatchView struct {
 	copied                  *passCopies
 
 	// Built on first use, for checks that look passes up one by one.
-	exitByPass          map[uint64]int
-	kernelsByPass       map[uint64][]int
+	exitByPass          *byPass[int] // position + 1, 0 none
+	kernelsByPass       *byPass[[]int]
 	kernels, neverEnded []int
 	warnings            []int
 

@@ -88,17 +88,17 @@ func (m maskState) off() bool { return m.stopped }
 // decide which dispatch-scoped records each pass delivers.
 func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violation {
 	var vs []Violation
-	byPass := map[uint64][]int{}
+	byPass := newByPass[[]int](x, d)
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
-			byPass[p] = x.pushPos(byPass[p], i)
+			byPass.set(p, x.pushPos(byPass.get(p), i))
 		}
 	}
-	localsByPass := map[uint64][]int{}
+	localsByPass := newByPass[[]int](x, d)
 	for _, i := range d.locals {
 		e := &x.ev[i]
 		if p, ok := e.PassOf(); ok && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
-			localsByPass[p] = x.pushPos(localsByPass[p], i)
+			localsByPass.set(p, x.pushPos(localsByPass.get(p), i))
 		}
 	}
 	vs = append(vs, x.checkStartOfInactive(d)...)
@@ -107,7 +107,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	var passes []passView
 	for _, pe := range d.passEnter {
 		p, _ := x.ev[pe].PassOf()
-		for _, l := range localsByPass[p] {
+		for _, l := range localsByPass.get(p) {
 			e := &x.ev[l]
 			m := masks[e.Context]
 			switch e.Call {
@@ -130,7 +130,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 			}
 		}
 		var got csSet // most passes of most loops have no records to note
-		for _, i := range byPass[p] {
+		for _, i := range byPass.get(p) {
 			e := &x.ev[i]
 			m := masks[e.Context]
 			got.add(cs{e.Context, e.Service})
@@ -447,16 +447,16 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 		}
 		return []submitView{{pass: -1, at: k, records: recs}}
 	}
-	exited := map[uint64]bool{}
+	exited := newByPass[bool](x, d)
 	for _, i := range d.passExit {
 		if p, ok := x.ev[i].PassOf(); ok {
-			exited[p] = true
+			exited.set(p, true)
 		}
 	}
-	byPass := map[uint64][]int{}
+	byPass := newByPass[[]int](x, d)
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
-			byPass[p] = x.pushPos(byPass[p], i)
+			byPass.set(p, x.pushPos(byPass.get(p), i))
 		}
 	}
 	var out []submitView
@@ -477,10 +477,10 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 				own[e.Context] = true
 			}
 		}
-		if !exited[p] {
+		if !exited.get(p) {
 			continue
 		}
-		out = append(out, submitView{pass: int64(p), at: pe, records: byPass[p], own: maps.Clone(own)})
+		out = append(out, submitView{pass: int64(p), at: pe, records: byPass.get(p), own: maps.Clone(own)})
 	}
 	return out
 }

@@ -85,14 +85,15 @@ func (x *index) checkFailedSnapshots() []Violation {
 // kernelsOfPass returns d's kernel events inside its pass p.
 func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 	if d.kernelsByPass == nil {
-		d.kernelsByPass = map[uint64][]int{}
+		b := newByPass[[]int](x, d)
 		for _, k := range d.kernels {
 			if w := x.window(k); w.open && w.dispatch == d.id {
-				d.kernelsByPass[w.pass] = x.pushPos(d.kernelsByPass[w.pass], k)
+				b.set(w.pass, x.pushPos(b.get(w.pass), k))
 			}
 		}
+		d.kernelsByPass = &b
 	}
-	return d.kernelsByPass[p]
+	return d.kernelsByPass.get(p)
 }
 
 // MEM-1: one snapshot, after CONFIG ENTER and before the first kernel.
@@ -119,7 +120,7 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 	if passes > 1 {
 		x.examined("MEM-2")
 	}
-	byPass := map[uint64][]int{}
+	byPass := newByPass[[]int](x, d)
 	// After the last pass's EXIT no restore is due (MEM-3). A last pass
 	// still open when the trace ends (the process died in another loop's
 	// failed restore, decision 17.19) has no EXIT to bound it.
@@ -139,14 +140,14 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 			continue
 		}
 		if ok {
-			byPass[p] = append(byPass[p], r)
+			byPass.set(p, x.pushPos(byPass.get(p), r))
 		}
 	}
 	for p := uint64(1); p < passes; p++ {
 		if x.leftOut(d, p) {
 			continue // judged in an earlier part of the loop
 		}
-		rs := byPass[p]
+		rs := byPass.get(p)
 		prevExit := x.exitOf(d, p-1)
 		start := d.passEnter[x.passIndex(d, p)]
 		if ks := x.kernelsOfPass(d, p); len(ks) > 0 {

@@ -76,7 +76,7 @@ func (x *index) aborted(d *dispatchView) bool {
 		}
 		n := len(d.kernels)
 		tail := x.trafficOf(d, trace.MemWrite, d.kernels[n-1], len(x.ev))
-		_, claimed := x.restoresByPass(d)[uint64(n)]
+		claimed := len(x.restoresByPass(d).get(uint64(n))) > 0
 		return len(tail) > 0 && !claimed
 	}
 	if len(d.passExit) == 0 {
@@ -90,7 +90,7 @@ func (x *index) aborted(d *dispatchView) bool {
 		return false
 	}
 	tail := x.trafficOf(d, trace.MemWrite, x.exitOf(d, uint64(n-1)), len(x.ev))
-	_, claimed := x.restoresByPass(d)[uint64(n)]
+	claimed := len(x.restoresByPass(d).get(uint64(n))) > 0
 	return len(tail) > 0 && !claimed
 }
 
@@ -148,16 +148,26 @@ func (x *index) diedBeforeFirstPass(d *dispatchView) bool {
 }
 
 // restoresByPass groups d's restore events by the pass they precede.
-func (x *index) restoresByPass(d *dispatchView) map[uint64][]int {
+func (x *index) restoresByPass(d *dispatchView) *byPass[[]int] {
 	if d.restoreByPass == nil {
-		d.restoreByPass = map[uint64][]int{}
+		b := newByPass[[]int](x, d)
 		for _, r := range d.restores {
 			if p, ok := x.ev[r].PassOf(); ok {
-				d.restoreByPass[p] = x.pushPos(d.restoreByPass[p], r)
+				b.set(p, x.pushPos(b.get(p), r))
 			}
 		}
+		d.restoreByPass = &b
 	}
 	return d.restoreByPass
+}
+
+// restoredFrom: d has a restore before pass n or a later one.
+func (x *index) restoredFrom(d *dispatchView, n uint64) bool {
+	found := false
+	x.restoresByPass(d).each(func(r []int) bool { return len(r) == 0 }, func(p uint64, _ []int) {
+		found = found || p >= n
+	})
+	return found
 }
 
 // allocatedBefore finds the last buffer allocated at addr before position
@@ -391,12 +401,7 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 			end = d.configExit[0]
 		}
 		tail := x.trafficOf(d, trace.MemWrite, x.exitOf(d, uint64(n-1)), end)
-		claimed := false
-		for _, r := range x.restoresByPass(d) {
-			if p, _ := x.ev[r[0]].PassOf(); p >= uint64(n) {
-				claimed = true
-			}
-		}
+		claimed := x.restoredFrom(d, uint64(n))
 		if len(tail) > 0 && !claimed {
 			x.examined("MEM-5")
 		}
@@ -429,7 +434,7 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 		if !sdk {
 			continue
 		}
-		claim := x.restoresByPass(d)[uint64(p)]
+		claim := x.restoresByPass(d).get(uint64(p))
 		// MEM-5: memory was written but the SDK never finished the restore,
 		// yet the pass ran: a wrong result, silently.
 		x.examined("MEM-5")

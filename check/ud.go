@@ -123,17 +123,16 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 // exitOf is the position of the PASS EXIT of pass p (or of d's first EXIT).
 func (x *index) exitOf(d *dispatchView, p uint64) int {
 	if d.exitByPass == nil {
-		d.exitByPass = map[uint64]int{}
+		b := newByPass[int](x, d)
 		for _, i := range d.passExit {
-			if q, ok := x.ev[i].PassOf(); ok {
-				if _, dup := d.exitByPass[q]; !dup {
-					d.exitByPass[q] = i
-				}
+			if q, ok := x.ev[i].PassOf(); ok && b.get(q) == 0 {
+				b.set(q, i+1)
 			}
 		}
+		d.exitByPass = &b
 	}
-	if i, ok := d.exitByPass[p]; ok {
-		return i
+	if i := d.exitByPass.get(p); i > 0 {
+		return i - 1
 	}
 	if len(d.passExit) > 0 {
 		return d.passExit[0]
