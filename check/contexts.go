@@ -95,16 +95,30 @@ func (x *index) prevOnThread(i int) int {
 	th := x.ev[i].Thread
 	pos := x.byThread[th]
 	k, _ := slices.BinarySearch(pos, i)
+	if th != 0 {
+		if k > 0 {
+			return pos[k-1]
+		}
+		return -1
+	}
+	// A walk back among the events of no thread, asked again and again of
+	// the same few (an allocation, before every pass of a loop): kept.
+	if at, ok := x.prevNoThread[i]; ok {
+		return at
+	}
+	at := -1
 	src, _ := x.ev[i].Type.Source()
 	for k--; k >= 0; k-- {
-		if th != 0 {
-			return pos[k]
-		}
 		if s, _ := x.ev[pos[k]].Type.Source(); s == src {
-			return pos[k]
+			at = pos[k]
+			break
 		}
 	}
-	return -1
+	if x.prevNoThread == nil {
+		x.prevNoThread = map[int]int{}
+	}
+	x.prevNoThread[i] = at
+	return at
 }
 
 // writeWindow bounds the moment the SDK took dispatch d's write and read

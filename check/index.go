@@ -37,10 +37,18 @@ type index struct {
 	// thread): it is not the application's, nor the loop's.
 	byTool []bool
 
-	// toolReads holds the runtime's mem_read events that are the tool's own
-	// copies of memory (each followed on its thread by its tool_memory):
-	// neither the SDK's snapshot nor anything else it did (check/traffic.go).
-	toolReads map[int]bool
+	// toolReads[i] is true when event i is a runtime's mem_read that is
+	// the tool's own copy of memory (followed on its thread by its
+	// tool_memory): neither the SDK's snapshot nor anything else it did
+	// (check/traffic.go).
+	toolReads []bool
+
+	// kinds[i] is event i's type as a small number (evKindOf): a walk that
+	// looks for one type reads it without touching the event.
+	kinds []evKind
+
+	// prevNoThread keeps prevOnThread's answers for events of no thread.
+	prevNoThread map[int]int
 
 	// died caches processDied: 0 not yet known, 1 no, 2 yes.
 	died int8
@@ -78,10 +86,12 @@ type index struct {
 	writes      *[]*toolWrite
 	declinedIDs map[uint64]bool
 
-	// While filing (add): per-thread state, lists by type, and the last
-	// thread and dispatch seen, since runs of events share them.
+	// While filing (add): per-thread state, lists by type (a type this
+	// version does not know in others), and the last thread and dispatch
+	// seen, since runs of events share them.
 	threads      map[uint64]*threadState
-	types        map[trace.Type]*[]int
+	types        [evKinds][]int
+	others       map[trace.Type]*[]int
 	lastThread   *threadState
 	lastThreadID uint64
 	lastDispatch *dispatchView
@@ -233,9 +243,9 @@ func newIndex(t trace.Trace) *index {
 		instances:  make(map[string]int, 64), // about as many rules as the oracles examine
 		windowOf:   make([]int32, 0, len(t.Events)),
 		byTool:     make([]bool, 0, len(t.Events)),
+		kinds:      make([]evKind, len(t.Events)),
+		toolReads:  make([]bool, len(t.Events)),
 		threads:    map[uint64]*threadState{},
-		types:      map[trace.Type]*[]int{},
-		toolReads:  map[int]bool{},
 	}
 	x.presize()
 	for i := range t.Events {
@@ -251,18 +261,31 @@ func newIndex(t trace.Trace) *index {
 // of a long run's CPU.
 func (x *index) presize() {
 	perThread := map[uint64]int{}
-	perType := map[trace.Type]int{}
+	var perKind [evKinds]int
+	run, runOf := 0, uint64(0) // runs of events share a thread
 	for i := range x.ev {
 		e := &x.ev[i]
-		perThread[e.Thread]++
-		perType[e.Type]++
+		k := evKindOf(e.Type)
+		x.kinds[i] = k
+		perKind[k]++
+		if e.Thread != runOf {
+			if run > 0 {
+				perThread[runOf] += run
+			}
+			run, runOf = 0, e.Thread
+		}
+		run++
+	}
+	if run > 0 {
+		perThread[runOf] += run
 	}
 	for id, n := range perThread {
 		x.threads[id] = &threadState{open: -1, pos: make([]int, 0, n)}
 	}
-	for ty, n := range perType {
-		pos := make([]int, 0, n)
-		x.types[ty] = &pos
+	for k, n := range perKind {
+		if n > 0 && evKind(k) != ekOther {
+			x.types[k] = make([]int, 0, n)
+		}
 	}
 }
 
@@ -298,23 +321,31 @@ func (x *index) add(i int) {
 		x.lastThread, x.lastThreadID = th, e.Thread
 	}
 	th.pos = append(th.pos, i)
-	ty := x.types[e.Type]
-	if ty == nil {
-		ty = new([]int)
-		x.types[e.Type] = ty
+	k := x.kinds[i]
+	if k != ekOther {
+		x.types[k] = append(x.types[k], i)
+	} else {
+		if x.others == nil {
+			x.others = map[trace.Type]*[]int{}
+		}
+		ty := x.others[e.Type]
+		if ty == nil {
+			ty = new([]int)
+			x.others[e.Type] = ty
+		}
+		*ty = append(*ty, i)
 	}
-	*ty = append(*ty, i)
 	x.windowOf = append(x.windowOf, th.open)
-	switch e.Type {
-	case trace.ToolDispatch:
+	switch k {
+	case ekToolDispatch:
 		x.byTool = append(x.byTool, len(th.tools) > 0) // written from inside one of the tool's own
 		th.tools = append(th.tools, e.Dispatch)
-	case trace.ToolComplete:
+	case ekToolComplete:
 		if n := len(th.tools); n > 0 {
 			th.tools = th.tools[:n-1]
 		}
 		x.byTool = append(x.byTool, len(th.tools) > 0)
-	case trace.AppDispatch:
+	case ekAppDispatch:
 		th.tools = th.tools[:0]
 		x.byTool = append(x.byTool, false)
 	default:
@@ -325,14 +356,14 @@ func (x *index) add(i int) {
 		}
 		x.byTool = append(x.byTool, len(th.tools) > 0)
 	}
-	if e.Type == trace.ToolMemory && len(th.pos) > 1 {
+	if k == ekToolMemory && len(th.pos) > 1 {
 		// The runtime's read just before a tool_memory on its thread is
 		// the tool's copy, not the SDK's (a copy is recorded as it ends).
-		if prev := th.pos[len(th.pos)-2]; x.ev[prev].Type == trace.MemRead {
+		if prev := th.pos[len(th.pos)-2]; x.kinds[prev] == ekMemRead {
 			x.toolReads[prev] = true
 		}
 	}
-	if e.Type == trace.Callback && e.Op == trace.OpPass {
+	if k == ekCallback && e.Op == trace.OpPass {
 		p, _ := e.PassOf()
 		switch e.Phase {
 		case trace.PhaseEnter:
@@ -348,7 +379,7 @@ func (x *index) add(i int) {
 			}
 		}
 	}
-	if e.Type == trace.Callback && len(e.Payload) > 0 {
+	if k == ekCallback && len(e.Payload) > 0 {
 		x.payloads = true
 	}
 	x.file(i, e)
@@ -361,8 +392,13 @@ func (x *index) finish() {
 	for id, th := range x.threads {
 		x.byThread[id] = th.pos
 	}
-	x.byType = make(map[trace.Type][]int, len(x.types))
-	for ty, pos := range x.types {
+	x.byType = make(map[trace.Type][]int, len(x.types)+len(x.others))
+	for _, ty := range trace.Types() {
+		if pos := x.types[evKindOf(ty)]; len(pos) > 0 {
+			x.byType[ty] = pos
+		}
+	}
+	for ty, pos := range x.others {
 		x.byType[ty] = *pos
 	}
 	x.joinApps()

@@ -191,9 +191,13 @@ func (x *index) allocatedBefore(addr uint64, pos int) (allocation, bool) {
 func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
 	var out []int
 	list := x.byThread[d.thread]
+	want := evKindOf(typ)
 	for j := sort.SearchInts(list, from); j < len(list) && list[j] < to; j++ {
+		if x.kinds[list[j]] != want || x.toolReads[list[j]] {
+			continue // read without touching the event
+		}
 		e := &x.ev[list[j]]
-		if e.Type == typ && (e.Agent == d.agent || d.agent == 0) && !x.toolReads[list[j]] && !(j > 0 && x.fillsAlloc(list[j-1], list[j])) {
+		if e.Type == typ && (e.Agent == d.agent || d.agent == 0) && !(j > 0 && x.fillsAlloc(list[j-1], list[j])) {
 			out = append(out, list[j])
 		}
 	}
