@@ -41,7 +41,7 @@ const (
 	ekAppSignal
 	ekWarning
 	ekOther // a type this version does not know
-	evKinds     // how many
+	evKinds // how many
 )
 
 // evKindOf is t's evKind. TestKindOfEveryType keeps it one-to-one with
