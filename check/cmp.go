@@ -9,6 +9,8 @@ import (
 
 // checkCMP judges completion as the application sees it.
 func checkCMP(x *index) []Violation {
+	// Run alone too (loop.go's selfEnding reads x.instances after it).
+	defer x.countExamined()
 	var vs []Violation
 	signals := &signalIndex{decs: map[uint64][]int{}, shared: sharedSignals(x.apps)}
 	for _, i := range x.byType[trace.Signal] {

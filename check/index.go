@@ -53,8 +53,11 @@ type index struct {
 	// died caches processDied: 0 not yet known, 1 no, 2 yes.
 	died int8
 
-	// instances counts, per rule, what the oracles examined.
+	// instances counts, per rule, what the oracles examined; counted
+	// counts it by the rule's place in the registry while they run
+	// (examined).
 	instances map[string]int
+	counted   []int
 
 	// seams, when the trace is a segment of a streamed one, takes what
 	// compares dispatches across segments (counter.go).
@@ -241,6 +244,7 @@ func newIndex(t trace.Trace) *index {
 		dispatches: map[uint64]*dispatchView{},
 		appLabel:   map[string]*appView{},
 		instances:  make(map[string]int, 64), // about as many rules as the oracles examine
+		counted:    make([]int, len(registry)),
 		windowOf:   make([]int32, 0, len(t.Events)),
 		byTool:     make([]bool, 0, len(t.Events)),
 		kinds:      make([]evKind, len(t.Events)),

@@ -85,6 +85,7 @@ func runFamilies(x *index) []Violation {
 	for _, f := range families {
 		vs = append(vs, f.run(x)...)
 	}
+	x.countExamined()
 	return vs
 }
 
@@ -118,8 +119,67 @@ func judgement(h trace.Header, vs []Violation, instances map[string]int) Judgeme
 
 // examined records that the oracle of rule looked at one more instance of
 // it. Every oracle calls it where it judges, whether or not the instance
-// holds: that count is what turns silence into "not exercised".
-func (x *index) examined(rule string) { x.instances[rule]++ }
+// holds: that count is what turns silence into "not exercised". It is
+// called several times an event: a rule of the registry is counted in
+// x.counted by its place there (ruleSlot), which countExamined moves into
+// x.instances once the oracles are done; a map keyed by the rule's string
+// cost a tenth of judging.
+func (x *index) examined(rule string) {
+	if k := ruleSlot(rule); k >= 0 {
+		x.counted[k]++
+		return
+	}
+	x.instances[rule]++
+}
+
+// countExamined adds what examined counted by place into x.instances (a
+// rule examined is there, as many times as it was), and starts the count
+// again.
+func (x *index) countExamined() {
+	for k, n := range x.counted {
+		if n > 0 {
+			x.instances[registry[k].rule] += n
+			x.counted[k] = 0
+		}
+	}
+}
+
+// ruleSlot is rule's place in the registry, -1 when it is not there. A
+// rule ID is a family and a digit ("MEM-2", "CONT-4"): a few of its bytes
+// hash it into ruleSlots, built from the registry, where no two rules
+// meet (TestRuleSlots); the name is then compared, so another string is
+// never taken for a rule.
+func ruleSlot(rule string) int {
+	n := len(rule)
+	if n < 4 {
+		return -1
+	}
+	k := int(ruleSlots[ruleHash(rule)]) - 1
+	if k < 0 || registry[k].rule != rule {
+		return -1
+	}
+	return k
+}
+
+// ruleHash mixes a rule ID's first two bytes, its digit and its length.
+func ruleHash(rule string) int {
+	n := len(rule)
+	return (int(rule[0]) + int(rule[1])*5 + int(rule[n-1]) + n*29) % ruleSlotCount
+}
+
+const ruleSlotCount = 256
+
+// ruleSlots holds each rule's place in the registry, plus one; 0 none.
+var ruleSlots = func() (slots [ruleSlotCount]uint8) {
+	for k, o := range registry {
+		h := ruleHash(o.rule)
+		if slots[h] != 0 {
+			panic("check: rules " + registry[slots[h]-1].rule + " and " + o.rule + " hash alike: change ruleHash")
+		}
+		slots[h] = uint8(k + 1)
+	}
+	return slots
+}()
 
 // ruleOracle is how one rule is judged: the sources its oracle needs (any
 // one of the alternatives, each a set that must all be present), and the

@@ -29,3 +29,29 @@ func TestKindOfEveryType(t *testing.T) {
 		}
 	}
 }
+
+// Every rule of the registry is counted in a place of its own, and a
+// string that is no rule of it in none (examined counts it by name).
+func TestRuleSlots(t *testing.T) {
+	for k, o := range registry {
+		if got := ruleSlot(o.rule); got != k {
+			t.Errorf("%s: place %d, want %d", o.rule, got, k)
+		}
+	}
+	for _, s := range []string{"", "M", "MEM", "MEM-", "MEM-9", "MEM-22", "XYZ-1", "EXPECT", "RPV-1", "mem-2", "MEM-2 "} {
+		if k := ruleSlot(s); k >= 0 {
+			t.Errorf("%q counted as %s", s, registry[k].rule)
+		}
+	}
+	// What examined counts reaches the instances, by name.
+	x := &index{instances: map[string]int{}, counted: make([]int, len(registry))}
+	x.examined("MEM-2")
+	x.examined("MEM-2")
+	x.examined("not a rule")
+	x.countExamined()
+	x.examined("API-1")
+	x.countExamined()
+	if x.instances["MEM-2"] != 2 || x.instances["not a rule"] != 1 || x.instances["API-1"] != 1 || len(x.instances) != 3 {
+		t.Errorf("instances %v", x.instances)
+	}
+}
