@@ -41,8 +41,9 @@ type memCopy struct {
 type copiedBuffers []copiedBuffer
 
 type copiedBuffer struct {
-	name string
-	at   int
+	name   string
+	at     int
+	digest string // the event's, kept here: oracles compare them pass by pass
 }
 
 // find returns buffer's place in c, and whether it is there.
@@ -58,10 +59,11 @@ func (c copiedBuffers) pos(buffer string) int {
 	return 0
 }
 
-// addFirst records buffer at i unless it is there already.
-func (c *copiedBuffers) addFirst(buffer string, i int) {
+// addFirst records buffer's copy at i, of digest, unless it is there
+// already.
+func (c *copiedBuffers) addFirst(buffer string, i int, digest string) {
 	if k, ok := c.find(buffer); !ok {
-		*c = slices.Insert(*c, k, copiedBuffer{buffer, i})
+		*c = slices.Insert(*c, k, copiedBuffer{buffer, i, digest})
 	}
 }
 
@@ -73,8 +75,7 @@ func (c *memCopy) digest(x *index, buffer string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	i := c.buffers[k].at
-	return x.ev[i].Digest, true
+	return c.buffers[k].digest, true
 }
 
 // copiesOf groups d's tool_memory events by pass and phase.
@@ -115,7 +116,7 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 			by.set(p, c)
 		}
 		c.from, c.to = min(c.from, from), max(c.to, i)
-		c.buffers.addFirst(e.Buffer, i)
+		c.buffers.addFirst(e.Buffer, i, e.Digest)
 	}
 	d.copied = pc
 	return pc

@@ -191,6 +191,9 @@ func (x *index) checkExternalIDs() []Violation {
 	var vs []Violation
 	last := map[uint64]int{} // thread -> position of the last correlation event
 	for i := range x.ev {
+		if k := x.kinds[i]; k != ekCorrelation && k != ekRecord {
+			continue // read without touching the event
+		}
 		e := &x.ev[i]
 		switch e.Type {
 		case trace.Correlation:

@@ -65,15 +65,15 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 	pos := x.byThread[a.thread]
 	for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < a.end; j++ {
 		i := pos[j]
-		e := &x.ev[i]
 		if x.byTool[i] {
 			continue // the tool's own dispatch from a callback has its own id
 		}
-		switch e.Type {
-		case trace.Callback, trace.PassCount, trace.Continue, trace.Kernel, trace.Record, trace.Snapshot, trace.Restore:
+		switch x.kinds[i] {
+		case ekCallback, ekPassCount, ekContinue, ekKernel, ekRecord, ekSnapshot, ekRestore:
 		default:
 			continue
 		}
+		e := &x.ev[i]
 		if e.Type == trace.Kernel && e.Dispatch != 0 {
 			kernels = append(kernels, i)
 			ran[e.Dispatch] = true
@@ -208,6 +208,14 @@ type span struct{ start, end uint64 }
 // DID-4: each pass's kernel and records have their own timestamps.
 func (x *index) checkPassTimestamps(d *dispatchView) []Violation {
 	x.examined("DID-4")
+	if x.timesAscend(d) {
+		return nil // no two alike
+	}
+	return x.passTimestampsByMap(d)
+}
+
+// passTimestampsByMap is checkPassTimestamps' search for times alike.
+func (x *index) passTimestampsByMap(d *dispatchView) []Violation {
 	var vs []Violation
 	kernelAt := map[span]int{}
 	for _, k := range d.kernels {
@@ -247,9 +255,74 @@ func (x *index) checkPassTimestamps(d *dispatchView) []Violation {
 	return vs
 }
 
+// timesAscend: d's kernels start each after the last, and so do its
+// dispatch-scoped records of each service and context: then no two share
+// a time, which is what checkPassTimestamps looks for in maps, and a loop
+// in time order (every one that holds) needs none.
+func (x *index) timesAscend(d *dispatchView) bool {
+	var last uint64
+	seen := false
+	for _, k := range d.kernels {
+		e := &x.ev[k]
+		if e.Start == 0 && e.End == 0 {
+			continue
+		}
+		if seen && e.Start <= last {
+			return false
+		}
+		last, seen = e.Start, true
+	}
+	var by ascending
+	for _, i := range d.records {
+		e := &x.ev[i]
+		if !dispatchScoped(e.Service) || e.Start == 0 && e.End == 0 {
+			continue
+		}
+		if !by.next(e.Service, e.Context, e.Start) {
+			return false
+		}
+	}
+	return true
+}
+
+// ascending follows, per service and context, whether a value only grows.
+type ascending []struct {
+	service trace.Service
+	context uint64
+	last    uint64
+}
+
+// next reports whether v is above the last value of service and context.
+func (a *ascending) next(service trace.Service, context uint64, v uint64) bool {
+	for k := range *a {
+		if c := &(*a)[k]; c.service == service && c.context == context {
+			if v <= c.last {
+				return false
+			}
+			c.last = v
+			return true
+		}
+	}
+	*a = append(*a, struct {
+		service trace.Service
+		context uint64
+		last    uint64
+	}{service, context, v})
+	return true
+}
+
 // DID-5: the records of a replayed dispatch name their pass, one record
 // per pass per service and context.
 func (x *index) checkRecordPasses(d *dispatchView) []Violation {
+	if n, ok := x.recordPassesAscend(d); ok {
+		x.examinedTimes("DID-5", n) // as recordPassesByMap would count them
+		return nil
+	}
+	return x.recordPassesByMap(d)
+}
+
+// recordPassesByMap is checkRecordPasses' search for a pass claimed twice.
+func (x *index) recordPassesByMap(d *dispatchView) []Violation {
 	type key struct {
 		service trace.Service
 		context uint64
@@ -273,6 +346,27 @@ func (x *index) checkRecordPasses(d *dispatchView) []Violation {
 		seen[k] = i
 	}
 	return nil
+}
+
+// recordPassesAscend: every kernel trace and counter record of d names its
+// pass, and per service and context the passes only grow: then none is
+// claimed twice, which is what checkRecordPasses looks for in a map. n is
+// how many records it examines.
+func (x *index) recordPassesAscend(d *dispatchView) (n int, ok bool) {
+	var by ascending
+	for _, i := range d.records {
+		e := &x.ev[i]
+		if e.Service != trace.KernelTrace && e.Service != trace.CounterCollection {
+			continue
+		}
+		n++
+		p, has := e.PassOf()
+		// Stored as p+1 so that pass 0 is above nothing seen yet.
+		if !has || p == ^uint64(0) || !by.next(e.Service, e.Context, p+1) {
+			return 0, false
+		}
+	}
+	return n, true
 }
 
 // DID-3 without the SDK's reservations, from the ids the tool sees: every

@@ -386,7 +386,7 @@ func (x *index) add(i int) {
 	if k == ekCallback && len(e.Payload) > 0 {
 		x.payloads = true
 	}
-	x.file(i, e)
+	x.file(i, e, k)
 }
 
 // finish makes the lists by thread and type, and joins the application's
@@ -472,7 +472,7 @@ func (x *index) endlessLoop(d *dispatchView) bool {
 }
 
 // file puts event i into its dispatch's lists.
-func (x *index) file(i int, e *trace.Event) {
+func (x *index) file(i int, e *trace.Event, k evKind) {
 	if e.Dispatch == 0 {
 		return
 	}
@@ -481,11 +481,11 @@ func (x *index) file(i int, e *trace.Event) {
 		d = x.dispatch(e.Dispatch)
 		x.lastDispatch = d
 	}
-	if d.agent == 0 && e.Agent != 0 && e.Type != trace.Record {
+	if d.agent == 0 && e.Agent != 0 && k != ekRecord {
 		d.agent = e.Agent
 	}
-	switch e.Type {
-	case trace.Callback:
+	switch k {
+	case ekCallback:
 		switch {
 		case e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter:
 			d.configEnter = x.pushPos(d.configEnter, i)
@@ -499,40 +499,40 @@ func (x *index) file(i int, e *trace.Event) {
 		case e.Op == trace.OpPass && e.Phase == trace.PhaseExit:
 			d.passExit = x.pushPos(d.passExit, i)
 		}
-	case trace.Returned:
+	case ekReturned:
 		d.returns = x.pushPos(d.returns, i)
-	case trace.PassCount:
+	case ekPassCount:
 		d.passCounts = x.pushPos(d.passCounts, i)
-	case trace.Continue:
+	case ekContinue:
 		d.continues = x.pushPos(d.continues, i)
-	case trace.Local:
+	case ekLocal:
 		d.locals = x.pushPos(d.locals, i)
-	case trace.Record:
+	case ekRecord:
 		d.records = x.pushPos(d.records, i)
-	case trace.Correlation:
+	case ekCorrelation:
 		d.correlations = x.pushPos(d.correlations, i)
-	case trace.DispatchID:
+	case ekDispatchID:
 		d.reserves = x.pushPos(d.reserves, i)
 		if len(d.configEnter) == 0 && d.thread == 0 {
 			d.thread = e.Thread
 		}
-	case trace.Snapshot:
+	case ekSnapshot:
 		if e.Status != "" && !e.Status.Is(trace.StatusSuccess) {
 			d.failedSnapshots = x.pushPos(d.failedSnapshots, i) // MEM-5
 		} else {
 			d.snapshots = x.pushPos(d.snapshots, i)
 		}
-	case trace.Restore:
+	case ekRestore:
 		d.restores = x.pushPos(d.restores, i)
-	case trace.Kernel:
+	case ekKernel:
 		d.kernels = x.pushPos(d.kernels, i)
-	case trace.NeverEnded:
+	case ekNeverEnded:
 		d.neverEnded = x.pushPos(d.neverEnded, i)
-	case trace.Warning:
+	case ekWarning:
 		d.warnings = x.pushPos(d.warnings, i)
-	case trace.ToolMemory:
+	case ekToolMemory:
 		d.copies = x.pushPos(d.copies, i)
-	case trace.ToolSignal:
+	case ekToolSignal:
 		d.loads = x.pushPos(d.loads, i)
 	}
 }
@@ -567,6 +567,11 @@ func (x *index) joinApps() {
 		var cur *appView
 		var lastRun uint64 // the id of the last kernel in cur's window
 		for _, i := range pos {
+			switch x.kinds[i] {
+			case ekAppDispatch, ekDispatchID, ekCallback, ekKernel:
+			default:
+				continue // read without touching the event
+			}
 			e := &x.ev[i]
 			switch e.Type {
 			case trace.AppDispatch:

@@ -132,6 +132,18 @@ func (x *index) examined(rule string) {
 	x.instances[rule]++
 }
 
+// examinedTimes is examined n times over.
+func (x *index) examinedTimes(rule string, n int) {
+	if n <= 0 {
+		return
+	}
+	if k := ruleSlot(rule); k >= 0 {
+		x.counted[k] += n
+		return
+	}
+	x.instances[rule] += n
+}
+
 // countExamined adds what examined counted by place into x.instances (a
 // rule examined is there, as many times as it was), and starts the count
 // again.

@@ -73,7 +73,7 @@ func (x *index) localStopsOf(d *dispatchView, ctx uint64) []int {
 // conflicts are the service pairs that may not share a pass (SVC-3):
 // counters with PC sampling only on MI2xx/MI3xx agents, thread trace with
 // SPM on any.
-var conflicts = []struct {
+var conflicts = [...]struct {
 	a, b       trace.Service
 	dataCenter bool
 }{
@@ -100,6 +100,9 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 			x.examined("SVC-3")
 			break
 		}
+	}
+	if !x.recordsBothOfAPair(d) {
+		return nil // no pass can hold both
 	}
 	type pa struct{ pass, agent uint64 }
 	type paService struct {
@@ -142,6 +145,26 @@ func (x *index) checkConflictingServices(d *dispatchView) []Violation {
 		}
 	}
 	return nil
+}
+
+// recordsBothOfAPair: d has records of both services of some conflicting
+// pair, in whatever passes: without, checkConflictingServices finds
+// nothing, and most loops record neither.
+func (x *index) recordsBothOfAPair(d *dispatchView) bool {
+	var has [len(conflicts)][2]bool
+	for _, i := range d.records {
+		s := x.ev[i].Service
+		for k, c := range conflicts {
+			has[k][0] = has[k][0] || s == c.a
+			has[k][1] = has[k][1] || s == c.b
+		}
+	}
+	for k := range conflicts {
+		if has[k][0] && has[k][1] {
+			return true
+		}
+	}
+	return false
 }
 
 // leftOutForConflict: PC sampling may be missing from a pass of an
