@@ -60,7 +60,7 @@ func (x *index) checkCallbackShape(i int) []Violation {
 	case trace.OpConfig:
 		x.examined("API-6")
 		// API-6: pass fields are zero during CONFIG.
-		if p, ok := e.PassOf(); ok && p != 0 {
+		if p, ok := x.passOf(i); ok && p != 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s carries current_pass %d", e.Phase, p), i))
 		}
 		if e.Total != nil && *e.Total != 0 {

@@ -180,7 +180,7 @@ func (x *index) checkPublishedPass() []Violation {
 	var vs []Violation
 	for _, i := range x.byType[trace.Record] {
 		e := &x.ev[i]
-		p, ok := e.PassOf()
+		p, ok := x.passOf(i)
 		if !ok {
 			continue
 		}

@@ -59,7 +59,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 	r, fixedOK := x.passCount(d)
 	for _, c := range d.continues {
 		e := &x.ev[c]
-		p, _ := e.PassOf()
+		p, _ := x.passOf(c)
 		// The PASS callback just before the consultation.
 		k := sort.SearchInts(passEvents, c)
 		if k == 0 {
@@ -106,7 +106,7 @@ func (x *index) checkHiddenContinue(d *dispatchView) []Violation {
 	r, fixedOK := x.passCount(d)
 	for _, c := range d.continues {
 		e := &x.ev[c]
-		p, _ := e.PassOf()
+		p, _ := x.passOf(c)
 		runs := sort.SearchInts(d.kernels, c) // runs before the consultation
 		switch {
 		case uint64(runs) != p+1:
@@ -137,7 +137,7 @@ func (x *index) checkContinueCoverage(d *dispatchView) []Violation {
 	}
 	consulted := map[uint64]int{}
 	for _, c := range d.continues {
-		if p, has := x.ev[c].PassOf(); has {
+		if p, has := x.passOf(c); has {
 			consulted[p] = c
 		}
 	}

@@ -91,7 +91,7 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	places := make([]copiedBuffer, 2*len(d.copies))
 	for _, i := range d.copies {
 		e := &x.ev[i]
-		p, ok := e.PassOf()
+		p, ok := x.passOf(i)
 		if !ok || e.Op != trace.OpPass {
 			continue
 		}
@@ -312,7 +312,7 @@ func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int) bool
 				break // after its last pass o restores nothing (MEM-3)
 			}
 			from, to := x.exitOf(o, uint64(j-1)), len(x.ev)
-			if q, ok := x.ev[max(from, 0)].PassOf(); from <= 0 || !ok || q != uint64(j-1) {
+			if q, ok := x.passOf(max(from, 0)); from <= 0 || !ok || q != uint64(j-1) {
 				continue // pass j-1's EXIT not seen
 			}
 			if j < len(o.passEnter) {

@@ -335,7 +335,7 @@ func (x *index) recordPassesByMap(d *dispatchView) []Violation {
 			continue
 		}
 		x.examined("DID-5")
-		p, ok := e.PassOf()
+		p, ok := x.passOf(i)
 		if !ok {
 			return []Violation{x.violation("DID-5", d.id, fmt.Sprintf("a %s record of replayed dispatch %d carries no pass index", e.Service, d.id), i)}
 		}
@@ -360,7 +360,7 @@ func (x *index) recordPassesAscend(d *dispatchView) (n int, ok bool) {
 			continue
 		}
 		n++
-		p, has := e.PassOf()
+		p, has := x.passOf(i)
 		// Stored as p+1 so that pass 0 is above nothing seen yet.
 		if !has || p == ^uint64(0) || !by.next(e.Service, e.Context, p+1) {
 			return 0, false

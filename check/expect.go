@@ -217,7 +217,7 @@ func (c *expectChecker) continueConsulted(label string, want []uint64) {
 	}
 	var got []uint64
 	for _, i := range d.continues {
-		p, _ := c.x.ev[i].PassOf()
+		p, _ := c.x.passOf(i)
 		got = append(got, p)
 	}
 	if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {

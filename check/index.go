@@ -46,6 +46,11 @@ type index struct {
 	// kinds[i] is event i's type as a small number (evKindOf): a walk that
 	// looks for one type reads it without touching the event.
 	kinds []evKind
+	// pass[i], when hasPass[i], is event i's pass (passOf): oracles ask
+	// it of the same events family after family, and each asking read
+	// the event and then the number it points to.
+	pass    []uint64
+	hasPass []bool
 
 	// prevNoThread keeps prevOnThread's answers for events of no thread.
 	prevNoThread map[int]int
@@ -222,7 +227,15 @@ func (x *index) recordPass(i int) (uint64, bool) {
 	if w := x.window(i); w.open && w.dispatch == x.ev[i].Dispatch {
 		return w.pass, true
 	}
-	return x.ev[i].PassOf()
+	return x.passOf(i)
+}
+
+// passOf is event i's pass and whether it has one (trace.Event.PassOf).
+func (x *index) passOf(i int) (uint64, bool) {
+	if x.hasPass == nil {
+		return x.ev[i].PassOf() // an index made by hand, in a test
+	}
+	return x.pass[i], x.hasPass[i]
 }
 
 func (x *index) has(t trace.Type) bool { return len(x.byType[t]) > 0 }
@@ -248,6 +261,8 @@ func newIndex(t trace.Trace) *index {
 		windowOf:   make([]int32, 0, len(t.Events)),
 		byTool:     make([]bool, 0, len(t.Events)),
 		kinds:      make([]evKind, len(t.Events)),
+		pass:       make([]uint64, len(t.Events)),
+		hasPass:    make([]bool, len(t.Events)),
 		toolReads:  make([]bool, len(t.Events)),
 		threads:    map[uint64]*threadState{},
 	}
@@ -271,6 +286,9 @@ func (x *index) presize() {
 		e := &x.ev[i]
 		k := evKindOf(e.Type)
 		x.kinds[i] = k
+		if e.Pass != nil {
+			x.pass[i], x.hasPass[i] = *e.Pass, true
+		}
 		perKind[k]++
 		if e.Thread != runOf {
 			if run > 0 {
@@ -368,7 +386,7 @@ func (x *index) add(i int) {
 		}
 	}
 	if k == ekCallback && e.Op == trace.OpPass {
-		p, _ := e.PassOf()
+		p, _ := x.passOf(i)
 		switch e.Phase {
 		case trace.PhaseEnter:
 			if th.open >= 0 && x.windows[th.open].dispatch != e.Dispatch {
@@ -662,7 +680,7 @@ func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
 		r := &returnIndex{other: map[returnKey]int{}}
 		for _, i := range d.returns {
 			e := &x.ev[i]
-			p, _ := e.PassOf()
+			p, _ := x.passOf(i)
 			key := returnKey{e.Op, e.Phase, p}
 			if e.Op == trace.OpConfig {
 				key.pass = 0

@@ -55,3 +55,21 @@ func TestRuleSlots(t *testing.T) {
 		t.Errorf("instances %v", x.instances)
 	}
 }
+
+// The index's columns say what the events say: each event's kind and
+// pass, whether it has one or not.
+func TestIndexColumns(t *testing.T) {
+	tr := bigTrace(2000)
+	tr.Events = append(tr.Events, trace.Event{Type: "no such type", Pass: trace.U64(^uint64(0))}, trace.Event{Type: trace.Callback, Pass: trace.U64(0)})
+	x := newIndex(tr)
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		if x.kinds[i] != evKindOf(e.Type) {
+			t.Fatalf("event %d (%s): kind %d", i, e.Type, x.kinds[i])
+		}
+		p, ok := x.passOf(i)
+		if q, okq := e.PassOf(); p != q || ok != okq {
+			t.Fatalf("event %d: pass %d (%v), the event's %d (%v)", i, p, ok, q, okq)
+		}
+	}
+}

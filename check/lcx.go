@@ -97,7 +97,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	localsByPass := newByPass[[]int](x, d)
 	for _, i := range d.locals {
 		e := &x.ev[i]
-		if p, ok := e.PassOf(); ok && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
+		if p, ok := x.passOf(i); ok && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
 			localsByPass.set(p, x.pushPos(localsByPass.get(p), i))
 		}
 	}
@@ -106,7 +106,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	producing := map[cs]bool{} // what records while unmasked
 	var passes []passView
 	for _, pe := range d.passEnter {
-		p, _ := x.ev[pe].PassOf()
+		p, _ := x.passOf(pe)
 		for _, l := range localsByPass.get(p) {
 			e := &x.ev[l]
 			m := masks[e.Context]
@@ -232,7 +232,7 @@ func (x *index) checkBroughtBack(d *dispatchView, scope map[scopeKey]bool, passe
 	}
 	exited := map[uint64]bool{}
 	for _, i := range d.passExit {
-		if p, ok := x.ev[i].PassOf(); ok {
+		if p, ok := x.passOf(i); ok {
 			exited[p] = true
 		}
 	}
@@ -254,7 +254,7 @@ func (x *index) checkBroughtBack(d *dispatchView, scope map[scopeKey]bool, passe
 					continue // group pv.pass may not exist (checkMasking's lastGot judges the rest)
 				}
 				rule, why := "LCX-3", fmt.Sprintf("context %d was started again locally in an earlier pass, after a local stop", ctx)
-				if p, ok := x.ev[m.startAt].PassOf(); ok && p == pv.pass {
+				if p, ok := x.passOf(m.startAt); ok && p == pv.pass {
 					rule, why = "SVC-1", fmt.Sprintf("context %d was started locally in this pass, after a local stop", ctx)
 				}
 				x.examined(rule)
@@ -306,7 +306,7 @@ func (x *index) checkStartOfInactive(d *dispatchView) []Violation {
 	lo, hi := x.writeWindow(d)
 	for _, l := range d.locals {
 		e := &x.ev[l]
-		p, ok := e.PassOf()
+		p, ok := x.passOf(l)
 		if !ok || e.Call != trace.LocalStart || e.Op != trace.OpPass || e.Phase != trace.PhaseEnter {
 			continue
 		}
@@ -449,7 +449,7 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 	}
 	exited := newByPass[bool](x, d)
 	for _, i := range d.passExit {
-		if p, ok := x.ev[i].PassOf(); ok {
+		if p, ok := x.passOf(i); ok {
 			exited.set(p, true)
 		}
 	}
@@ -463,7 +463,7 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 	var own map[uint64]bool
 	li := 0
 	for _, pe := range d.passEnter {
-		p, ok := x.ev[pe].PassOf()
+		p, ok := x.passOf(pe)
 		if !ok {
 			continue
 		}

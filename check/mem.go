@@ -129,7 +129,7 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 		lastExit = d.passExit[len(d.passExit)-1]
 	}
 	for _, r := range d.restores {
-		p, ok := x.ev[r].PassOf()
+		p, ok := x.passOf(r)
 		if ok && p == passes && x.cutOff(d) {
 			// The restore before a pass the process's end cut off (a failed
 			// restore on another thread, decision 17.19): it was due.

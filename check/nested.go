@@ -331,7 +331,7 @@ func (x *index) checkRestoreUndoes(w *toolWrite, d, outer *dispatchView) []Viola
 	}
 	x.examined("MEM-6")
 	if in != want {
-		p, _ := x.ev[next].PassOf()
+		p, _ := x.passOf(next)
 		if w := x.window(next); w.open {
 			p = w.pass
 		}

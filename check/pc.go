@@ -162,7 +162,7 @@ func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
 	case passes > n:
 		vs = append(vs, x.violation("PC-4", d.id, fmt.Sprintf("replay_pass_count returned %d but %d passes ran", n, passes), pc, runs[n]))
 	case stop >= 0:
-		if p, ok := x.ev[stop].PassOf(); ok && passes != p+1 {
+		if p, ok := x.passOf(stop); ok && passes != p+1 {
 			vs = append(vs, x.violation("PC-4", d.id, fmt.Sprintf("replay_continue returned 0 after pass %d, so %d passes should have run, not %d", p, p+1, passes), pc, stop))
 		}
 	case !x.header.Reports(trace.SourceSDK) && (passes == 0 || x.passesHidden() && passes == 1) && x.snapshotMayHaveFailed(d):
@@ -203,7 +203,7 @@ func (x *index) checkPassIndices(d *dispatchView) []Violation {
 		if n > 0 && uint64(k) >= from {
 			k += n // past the passes a part of a loop leaves out
 		}
-		if p, ok := x.ev[i].PassOf(); !ok || p != uint64(k) {
+		if p, ok := x.passOf(i); !ok || p != uint64(k) {
 			return []Violation{x.violation("PC-7", d.id, fmt.Sprintf("pass number %d entered reports current_pass %s, want %d", k+1, passText(&x.ev[i]), k), i)}
 		}
 	}

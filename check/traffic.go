@@ -152,7 +152,7 @@ func (x *index) restoresByPass(d *dispatchView) *byPass[[]int] {
 	if d.restoreByPass == nil {
 		b := newByPass[[]int](x, d)
 		for _, r := range d.restores {
-			if p, ok := x.ev[r].PassOf(); ok {
+			if p, ok := x.passOf(r); ok {
 				b.set(p, x.pushPos(b.get(p), r))
 			}
 		}

@@ -75,7 +75,7 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 	exitValue := map[uint64]uint64{}
 	for _, i := range d.passExit {
 		e := &x.ev[i]
-		p, ok := e.PassOf()
+		p, ok := x.passOf(i)
 		if !ok || e.UserData == nil {
 			continue
 		}
@@ -90,7 +90,7 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 		if e.UserData == nil || *e.UserData == v {
 			continue
 		}
-		p, _ := e.PassOf()
+		p, _ := x.passOf(i)
 		// UD-2 when it is what the previous pass wrote; UD-1 otherwise.
 		prev, ok := exitValue[p-1]
 		if w, _, wrote := x.left(d, trace.PhaseExit, p-1); wrote {
@@ -106,7 +106,7 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 	// the pass's EXIT, else what that EXIT saw.
 	for _, i := range d.continues {
 		e := &x.ev[i]
-		p, ok := e.PassOf()
+		p, ok := x.passOf(i)
 		want, seen := exitValue[p]
 		ref := x.exitOf(d, p)
 		if w, ret, wrote := x.left(d, trace.PhaseExit, p); wrote {
@@ -125,7 +125,7 @@ func (x *index) exitOf(d *dispatchView, p uint64) int {
 	if d.exitByPass == nil {
 		b := newByPass[int](x, d)
 		for _, i := range d.passExit {
-			if q, ok := x.ev[i].PassOf(); ok && b.get(q) == 0 {
+			if q, ok := x.passOf(i); ok && b.get(q) == 0 {
 				b.set(q, i+1)
 			}
 		}
