@@ -95,6 +95,9 @@ func (x *index) apiWitnesses() map[uint64]apiWitness {
 	for th, pos := range x.byThread {
 		var open []apiFrame
 		for _, i := range pos {
+			if x.kinds[i] != ekAPICall && len(open) == 0 {
+				continue // no call open: nothing to witness (read without the event)
+			}
 			e := &x.ev[i]
 			if e.Type == trace.APICall && e.Corr != nil {
 				switch e.Phase {

@@ -50,38 +50,52 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 	if a.dispatch == 0 {
 		return vs
 	}
-	ids := map[uint64]bool{}
+	var ids []uint64 // a few: those reserved, or those its events name
 	for _, r := range a.reserves[:min(want, len(a.reserves))] {
-		ids[x.ev[r].Dispatch] = true
+		ids = append(ids, x.ev[r].Dispatch)
 	}
-	for _, id := range a.named {
-		ids[id] = true // no dispatch_id events: the ids its events name (O5)
-	}
+	ids = append(ids, a.named...) // no dispatch_id events: the ids its events name (O5)
 	x.examined("DID-1")
 	x.examined("DID-2")
 	reported := map[string]bool{}
-	var kernels []int        // the window's tagged kernels
-	ran := map[uint64]bool{} // the ids they carry
+	var kernels []int       // the window's tagged kernels
+	var ran map[uint64]bool // the ids they carry, when there are several packets
+	if want > 1 {
+		ran = map[uint64]bool{}
+	}
 	pos := x.byThread[a.thread]
 	for j := sort.SearchInts(pos, a.at+1); j < len(pos) && pos[j] < a.end; j++ {
 		i := pos[j]
 		if x.byTool[i] {
 			continue // the tool's own dispatch from a callback has its own id
 		}
-		switch x.kinds[i] {
+		k := x.kinds[i]
+		switch k {
 		case ekCallback, ekPassCount, ekContinue, ekKernel, ekRecord, ekSnapshot, ekRestore:
 		default:
+			continue
+		}
+		if id := x.dispatchOf[i]; id != 0 && id == a.dispatch {
+			// Its own id, the most of them: nothing to read in the event.
+			if k == ekKernel {
+				kernels = append(kernels, i)
+				if ran != nil {
+					ran[id] = true
+				}
+			}
 			continue
 		}
 		e := &x.ev[i]
 		if e.Type == trace.Kernel && e.Dispatch != 0 {
 			kernels = append(kernels, i)
-			ran[e.Dispatch] = true
+			if ran != nil {
+				ran[e.Dispatch] = true
+			}
 		}
 		if e.Dispatch == 0 && (e.Type == trace.Kernel || e.Type == trace.Record) {
 			continue // untagged work (a barrier, an agent-wide sample)
 		}
-		if !ids[e.Dispatch] && e.Dispatch != a.dispatch {
+		if !slices.Contains(ids, e.Dispatch) && e.Dispatch != a.dispatch {
 			rule := "DID-2"
 			if e.Type == trace.Kernel || e.Type == trace.Snapshot || e.Type == trace.Restore {
 				rule = "DID-1" // a submit of this dispatch did not reuse the id

@@ -51,6 +51,12 @@ type index struct {
 	// the event and then the number it points to.
 	pass    []uint64
 	hasPass []bool
+	// dispatchOf[i] is event i's dispatch id (0 none).
+	dispatchOf []uint64
+	// opPhase[i] says whether event i's op is CONFIG or PASS and its
+	// phase ENTER or EXIT (opPhaseOf), for walks over a dispatch's
+	// callbacks and returns that need no more of them.
+	opPhase []opPhase
 
 	// prevNoThread keeps prevOnThread's answers for events of no thread.
 	prevNoThread map[int]int
@@ -262,6 +268,8 @@ func newIndex(t trace.Trace) *index {
 		byTool:     make([]bool, 0, len(t.Events)),
 		kinds:      make([]evKind, len(t.Events)),
 		pass:       make([]uint64, len(t.Events)),
+		opPhase:    make([]opPhase, len(t.Events)),
+		dispatchOf: make([]uint64, len(t.Events)),
 		hasPass:    make([]bool, len(t.Events)),
 		toolReads:  make([]bool, len(t.Events)),
 		threads:    map[uint64]*threadState{},
@@ -289,6 +297,8 @@ func (x *index) presize() {
 		if e.Pass != nil {
 			x.pass[i], x.hasPass[i] = *e.Pass, true
 		}
+		x.opPhase[i] = opPhaseOf(e)
+		x.dispatchOf[i] = e.Dispatch
 		perKind[k]++
 		if e.Thread != runOf {
 			if run > 0 {
@@ -677,19 +687,30 @@ type returnKey struct {
 // returnAt finds the tool's first return from the callback k names.
 func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
 	if d.returnAt == nil {
-		r := &returnIndex{other: map[returnKey]int{}}
+		r := &returnIndex{}
 		for _, i := range d.returns {
-			e := &x.ev[i]
 			p, _ := x.passOf(i)
-			key := returnKey{e.Op, e.Phase, p}
-			if e.Op == trace.OpConfig {
-				key.pass = 0
+			var key returnKey
+			switch x.opPhaseAt(i) {
+			case cbPassEnter: // the most of them: read without the event
+				key = returnKey{trace.OpPass, trace.PhaseEnter, p}
+			case cbPassExit:
+				key = returnKey{trace.OpPass, trace.PhaseExit, p}
+			default:
+				e := &x.ev[i]
+				key = returnKey{e.Op, e.Phase, p}
+				if e.Op == trace.OpConfig {
+					key.pass = 0
+				}
 			}
 			if at := r.place(key, len(d.returns)); at != nil {
 				if *at == 0 {
 					*at = i + 1
 				}
 			} else if _, dup := r.other[key]; !dup {
+				if r.other == nil {
+					r.other = map[returnKey]int{}
+				}
 				r.other[key] = i
 			}
 		}

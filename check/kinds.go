@@ -113,3 +113,44 @@ func evKindOf(t trace.Type) evKind {
 	}
 	return ekOther
 }
+
+// opPhase is an event's op and phase where they are those of a replay
+// callback: CONFIG or PASS, ENTER or EXIT; cbOther for anything else
+// (none, another op or phase).
+type opPhase uint8
+
+const (
+	cbOther opPhase = iota
+	cbConfigEnter
+	cbConfigExit
+	cbPassEnter
+	cbPassExit
+)
+
+// opPhaseOf is e's opPhase.
+func opPhaseOf(e *trace.Event) opPhase {
+	var k opPhase
+	switch e.Op {
+	case trace.OpConfig:
+		k = cbConfigEnter
+	case trace.OpPass:
+		k = cbPassEnter
+	default:
+		return cbOther
+	}
+	switch e.Phase {
+	case trace.PhaseEnter:
+		return k
+	case trace.PhaseExit:
+		return k + 1
+	}
+	return cbOther
+}
+
+// opPhaseAt is event i's opPhase.
+func (x *index) opPhaseAt(i int) opPhase {
+	if x.opPhase == nil {
+		return opPhaseOf(&x.ev[i]) // an index made by hand, in a test
+	}
+	return x.opPhase[i]
+}

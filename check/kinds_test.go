@@ -60,12 +60,29 @@ func TestRuleSlots(t *testing.T) {
 // pass, whether it has one or not.
 func TestIndexColumns(t *testing.T) {
 	tr := bigTrace(2000)
-	tr.Events = append(tr.Events, trace.Event{Type: "no such type", Pass: trace.U64(^uint64(0))}, trace.Event{Type: trace.Callback, Pass: trace.U64(0)})
+	tr.Events = append(tr.Events, trace.Event{Type: "no such type", Pass: trace.U64(^uint64(0))}, trace.Event{Type: trace.Callback, Pass: trace.U64(0)},
+		trace.Event{Type: trace.Returned, Op: trace.OpPass, Phase: "middle"}, trace.Event{Type: trace.Returned, Op: "SNAPSHOT", Phase: trace.PhaseEnter})
 	x := newIndex(tr)
 	for i := range tr.Events {
 		e := &tr.Events[i]
 		if x.kinds[i] != evKindOf(e.Type) {
 			t.Fatalf("event %d (%s): kind %d", i, e.Type, x.kinds[i])
+		}
+		want := cbOther
+		for _, c := range []struct {
+			op    trace.Op
+			phase trace.Phase
+			is    opPhase
+		}{{trace.OpConfig, trace.PhaseEnter, cbConfigEnter}, {trace.OpConfig, trace.PhaseExit, cbConfigExit}, {trace.OpPass, trace.PhaseEnter, cbPassEnter}, {trace.OpPass, trace.PhaseExit, cbPassExit}} {
+			if e.Op == c.op && e.Phase == c.phase {
+				want = c.is
+			}
+		}
+		if x.opPhase[i] != want {
+			t.Fatalf("event %d (%s %s): opPhase %d, want %d", i, e.Op, e.Phase, x.opPhase[i], want)
+		}
+		if x.dispatchOf[i] != e.Dispatch {
+			t.Fatalf("event %d: dispatch %d, the event's %d", i, x.dispatchOf[i], e.Dispatch)
 		}
 		p, ok := x.passOf(i)
 		if q, okq := e.PassOf(); p != q || ok != okq {

@@ -162,7 +162,14 @@ func TestReturnAtAsAWalk(t *testing.T) {
 		ret(trace.OpPass, trace.PhaseExit, 1<<40), ret(trace.OpPass, "middle", 1), ret(trace.OpConfig, trace.PhaseExit, 7),
 		ret(trace.OpPass, trace.PhaseExit, 2), ret(trace.OpPass, trace.PhaseExit, 0),
 	}
-	x := &index{ev: ev}
+	// An index made by hand reads the events; one made by newIndex its
+	// columns (opPhase, pass).
+	for _, x := range []*index{{ev: ev}, newIndex(trace.Trace{Events: ev})} {
+		returnAtAsAWalk(t, x, ev)
+	}
+}
+
+func returnAtAsAWalk(t *testing.T, x *index, ev []trace.Event) {
 	d := &dispatchView{id: 1}
 	for i := range ev {
 		d.returns = append(d.returns, i)
