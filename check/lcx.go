@@ -104,7 +104,11 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	vs = append(vs, x.checkStartOfInactive(d)...)
 	masks := map[uint64]maskState{}
 	producing := map[cs]bool{} // what records while unmasked
-	var passes []passView
+	passes := make([]passView, 0, len(d.passEnter))
+	// Each pass's services are taken from one array in turn: a pass adds
+	// at most one a record, and one array for the loop is one allocation,
+	// not one a pass.
+	arena := make([]cs, 0, len(d.records))
 	for _, pe := range d.passEnter {
 		p, _ := x.passOf(pe)
 		for _, l := range localsByPass.get(p) {
@@ -129,7 +133,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 				}
 			}
 		}
-		var got csSet // most passes of most loops have no records to note
+		got := csSet(arena[len(arena):len(arena):cap(arena)])
 		for _, i := range byPass.get(p) {
 			e := &x.ev[i]
 			m := masks[e.Context]
@@ -147,6 +151,9 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 		var snapshot map[uint64]maskState // none until the first local call
 		if len(masks) > 0 {
 			snapshot = maps.Clone(masks)
+		}
+		if len(got) <= cap(arena)-len(arena) {
+			arena = arena[:len(arena)+len(got)] // got is in the array: the next pass's start after it
 		}
 		passes = append(passes, passView{p, pe, snapshot, got})
 	}
