@@ -37,7 +37,7 @@ func (x *index) checkWarnedOnlyWhenActive(code trace.WarningCode) []Violation {
 	if len(configs) == 0 {
 		return nil
 	}
-	for _, w := range x.byType[trace.Warning] {
+	for _, w := range x.types[ekWarning] {
 		if x.ev[w].Code != code {
 			continue
 		}
@@ -109,7 +109,7 @@ func (x *index) checkActivatingContext() []Violation {
 		return nil
 	}
 	var vs []Violation
-	for _, i := range x.byType[trace.Callback] {
+	for _, i := range x.types[ekCallback] {
 		e := &x.ev[i]
 		if e.Op != trace.OpConfig || e.Phase != trace.PhaseEnter {
 			continue
@@ -149,7 +149,7 @@ func (x *index) checkActivatingContext() []Violation {
 // printed at most once, and the dispatch it names is not replayed.
 func (x *index) checkWarnedNotReplayed(rule string, code trace.WarningCode) []Violation {
 	vs := x.checkWarnedOnce(rule, code)
-	for _, i := range x.byType[trace.Warning] {
+	for _, i := range x.types[ekWarning] {
 		e := &x.ev[i]
 		if e.Code != code {
 			continue
@@ -169,7 +169,7 @@ func (x *index) checkWarnedNotReplayed(rule string, code trace.WarningCode) []Vi
 // checkWarnedOnce: every warning code is printed once per process.
 func (x *index) checkWarnedOnce(rule string, code trace.WarningCode) []Violation {
 	var seen []int
-	for _, i := range x.byType[trace.Warning] {
+	for _, i := range x.types[ekWarning] {
 		if x.ev[i].Code == code {
 			seen = append(seen, i)
 		}
@@ -329,7 +329,7 @@ func (x *index) checkNoReplayNoWork() []Violation {
 func (x *index) checkConfigureOnce() []Violation {
 	var vs []Violation
 	first := -1
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		e := &x.ev[i]
 		if e.Call != trace.CallConfigureCallback || e.Domain != trace.DomainKernelReplay {
 			continue

@@ -22,14 +22,14 @@ var (
 // operation queries and the single configuration of the domain.
 func checkAPI(x *index) []Violation {
 	var vs []Violation
-	for _, i := range x.byType[trace.Callback] {
+	for _, i := range x.types[ekCallback] {
 		vs = append(vs, x.checkCallbackShape(i)...)
 		vs = append(vs, x.checkPayloadSize(i)...)
 	}
 	vs = append(vs, x.checkDispatchInfo()...)
 	vs = append(vs, x.checkReplayIsCallbackTracing()...)
 	vs = append(vs, x.checkReplayBesideCounting()...)
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		e := &x.ev[i]
 		if e.Call == trace.CallOperationName || e.Call == trace.CallOperationID {
 			if v, bad := x.checkOperationQuery(i); bad {
@@ -240,7 +240,7 @@ func (x *index) checkReplayIsCallbackTracing() []Violation {
 // may configure both, and both configurations succeed.
 func (x *index) checkReplayBesideCounting() []Violation {
 	replay, counting := -1, -1
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		e := &x.ev[i]
 		switch {
 		case e.Call == trace.CallConfigureCallback && e.Domain == trace.DomainKernelReplay && replay < 0:

@@ -16,7 +16,7 @@ import (
 // allocated it (its app_alloc's bytes / 4), from the last allocation of that
 // name before position at; ok is false when none is in the trace.
 func (x *index) bufferElements(buffer string, at int) (n uint64, ok bool) {
-	for _, i := range x.byType[trace.AppAlloc] {
+	for _, i := range x.types[ekAppAlloc] {
 		if i >= at {
 			break
 		}

@@ -178,7 +178,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 // record outside every pass carries none (no stale value).
 func (x *index) checkPublishedPass() []Violation {
 	var vs []Violation
-	for _, i := range x.byType[trace.Record] {
+	for _, i := range x.types[ekRecord] {
 		e := &x.ev[i]
 		p, ok := x.passOf(i)
 		if !ok {

@@ -13,7 +13,7 @@ func checkCMP(x *index) []Violation {
 	defer x.countExamined()
 	var vs []Violation
 	signals := &signalIndex{decs: map[uint64][]int{}, shared: sharedSignals(x.apps)}
-	for _, i := range x.byType[trace.Signal] {
+	for _, i := range x.types[ekSignal] {
 		signals.decs[x.ev[i].Signal] = append(signals.decs[x.ev[i].Signal], i)
 	}
 	died := x.processDied()

@@ -32,7 +32,7 @@ func (x *index) contextIn(ctx uint64, lo, hi int) (on, off, known bool) {
 		on       bool
 	}
 	var before, spanning []call
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		e := &x.ev[i]
 		if e.Context != ctx || !e.Status.Is(trace.StatusSuccess) || (e.Call != trace.CallStartContext && e.Call != trace.CallStopContext) {
 			continue
@@ -160,7 +160,7 @@ func (x *index) decidedBy(d *dispatchView, a *appView) int {
 // replayConfigs returns the api events that configured KERNEL_REPLAY.
 func (x *index) replayConfigs() []int {
 	var out []int
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		e := &x.ev[i]
 		if e.Call == trace.CallConfigureCallback && e.Domain == trace.DomainKernelReplay {
 			out = append(out, i)

@@ -234,7 +234,7 @@ func (x *index) inFlight() *flights {
 		}
 		out = append(out, workSpan{thread: a.thread, agent: x.ev[a.at].Agent, dispatch: a.dispatch, start: a.at, end: end, done: done, args: x.ev[a.at].Args})
 	}
-	for _, i := range x.byType[trace.ToolDispatch] {
+	for _, i := range x.types[ekToolDispatch] {
 		e := &x.ev[i]
 		end, done := len(x.ev), false
 		pos := x.byThread[e.Thread]
@@ -266,7 +266,7 @@ func (x *index) inFlight() *flights {
 // threads: another thread freed it and allocated a buffer at its address,
 // gen-001319).
 func (x *index) freedIn(b string, lo, hi int) bool {
-	for _, i := range x.byType[trace.AppFree] {
+	for _, i := range x.types[ekAppFree] {
 		if i > lo && i < hi && x.ev[i].Buffer == b {
 			return true
 		}
@@ -290,7 +290,7 @@ func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int) bool
 		return false // only another agent's saved memory is another loop's to restore
 	}
 	if x.header.Reports(trace.SourceSDK) {
-		for _, r := range x.byType[trace.Restore] {
+		for _, r := range x.types[ekRestore] {
 			if r <= lo || r >= hi || x.ev[r].Dispatch == d.id {
 				continue
 			}

@@ -158,7 +158,7 @@ func firstOr(list []int, def int) int {
 // DID-3, DID-1: reserved ids are unique and consecutive, and every id in
 // use was reserved.
 func (x *index) checkIDCounter() []Violation {
-	res := x.byType[trace.DispatchID]
+	res := x.types[ekDispatchID]
 	if len(res) == 0 {
 		return nil
 	}
@@ -467,7 +467,7 @@ func (x *index) checkPacketsTraced(a *appView) []Violation {
 		return nil // with the SDK's reservations, checkAppIdentity judges it
 	}
 	done := a.complete[0]
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		cfg := &x.ev[i]
 		if cfg.Call != trace.CallConfigureKernelTrace || !cfg.Status.Is(trace.StatusSuccess) || i > a.at {
 			continue

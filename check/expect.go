@@ -199,7 +199,7 @@ func (c *expectChecker) passes(label string, want spec.Count) {
 		return
 	}
 	var enters []int
-	for _, i := range c.x.byType[trace.Callback] {
+	for _, i := range c.x.types[ekCallback] {
 		if e := &c.x.ev[i]; s.has(e.Dispatch) && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
 			enters = append(enters, i)
 		}
@@ -237,7 +237,7 @@ func (c *expectChecker) completions(label string, want spec.Count) {
 		typ = trace.ToolComplete
 	}
 	var done []int
-	for _, i := range c.x.byType[typ] {
+	for _, i := range c.x.ofType(typ) {
 		if c.x.ev[i].Label == label {
 			done = append(done, i)
 		}
@@ -249,7 +249,7 @@ func (c *expectChecker) completions(label string, want spec.Count) {
 
 func (c *expectChecker) memory(buf string, want spec.MemoryExpect) {
 	last := -1
-	for _, i := range c.x.byType[trace.AppMemory] {
+	for _, i := range c.x.types[ekAppMemory] {
 		if c.x.ev[i].Buffer == buf {
 			last = i
 		}
@@ -335,7 +335,7 @@ func memoryText(m spec.MemoryExpect) string {
 
 func (c *expectChecker) records(service string, want spec.Count) {
 	var at []int
-	for _, i := range c.x.byType[trace.Record] {
+	for _, i := range c.x.types[ekRecord] {
 		if c.x.ev[i].Service == trace.Service(service) {
 			at = append(at, i)
 		}
@@ -376,7 +376,7 @@ func (c *expectChecker) status(st spec.StatusExpect) {
 		ctx = id
 	}
 	var matched, wrong []int
-	for _, i := range c.x.byType[typ] {
+	for _, i := range c.x.ofType(typ) {
 		e := &c.x.ev[i]
 		if e.Call != call || (haveCtx && e.Context != ctx) || !where(e) {
 			continue
@@ -406,7 +406,7 @@ func (c *expectChecker) contextID(name string) (uint64, bool) {
 
 func (c *expectChecker) warning(code string) {
 	var at []int
-	for _, i := range c.x.byType[trace.Warning] {
+	for _, i := range c.x.types[ekWarning] {
 		if c.x.ev[i].Code == trace.WarningCode(code) {
 			at = append(at, i)
 		}
@@ -417,7 +417,7 @@ func (c *expectChecker) warning(code string) {
 }
 
 func (c *expectChecker) noWarnings() {
-	if ws := c.x.byType[trace.Warning]; len(ws) > 0 {
+	if ws := c.x.types[ekWarning]; len(ws) > 0 {
 		var codes []string
 		for _, i := range ws {
 			codes = append(codes, string(c.x.ev[i].Code))

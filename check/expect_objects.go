@@ -64,7 +64,7 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 	x := c.x
 	out := map[string]*subject{}
 	var tools []*subject
-	for _, i := range x.byType[trace.ToolDispatch] {
+	for _, i := range x.types[ekToolDispatch] {
 		e := &x.ev[i]
 		s := &subject{label: e.Label, thread: e.Thread, at: i, end: len(x.ev), byTool: true, settled: -1}
 		pos := x.byThread[e.Thread]
@@ -175,7 +175,7 @@ func (c *expectChecker) statusScope(st spec.StatusExpect) (func(*trace.Event) bo
 func (c *expectChecker) memoryAfter(label, buf string, want spec.MemoryExpect) {
 	req := fmt.Sprintf("right after %s, buffer %s holds %s", label, buf, memoryText(want))
 	var at []int
-	for _, i := range c.x.byType[trace.AppReadback] {
+	for _, i := range c.x.types[ekAppReadback] {
 		if e := &c.x.ev[i]; e.Label == label && e.Buffer == buf {
 			at = append(at, i)
 		}
@@ -212,7 +212,7 @@ func (c *expectChecker) userData(u spec.UserDataExpect) {
 		typ = trace.Callback
 	}
 	var matched, wrong []int
-	for _, i := range c.x.byType[typ] {
+	for _, i := range c.x.ofType(typ) {
 		e := &c.x.ev[i]
 		if !s.has(e.Dispatch) || (typ == trace.Callback && windowOf(e) != u.At) {
 			continue
@@ -418,7 +418,7 @@ func (c *expectChecker) externalIDs(label string, want []uint64) {
 	}
 	byPass := map[uint64][]int{}
 	var passes []uint64
-	for _, i := range c.x.byType[trace.Record] {
+	for _, i := range c.x.types[ekRecord] {
 		e := &c.x.ev[i]
 		if !s.has(e.Dispatch) || e.Corr == nil {
 			continue
@@ -454,7 +454,7 @@ func (c *expectChecker) sameInternal(label string) {
 	}
 	first := -1
 	for _, typ := range []trace.Type{trace.Callback, trace.Record} {
-		for _, i := range c.x.byType[typ] {
+		for _, i := range c.x.ofType(typ) {
 			e := &c.x.ev[i]
 			if !s.has(e.Dispatch) {
 				continue
@@ -508,7 +508,7 @@ func (c *expectChecker) recordCount(r spec.RecordCount) {
 		ctx = id
 	}
 	var at []int
-	for _, i := range c.x.byType[trace.Record] {
+	for _, i := range c.x.types[ekRecord] {
 		e := &c.x.ev[i]
 		if e.Service != trace.Service(r.Service) || (s != nil && !s.has(e.Dispatch)) || (haveCtx && e.Context != ctx) {
 			continue
@@ -532,7 +532,7 @@ func (c *expectChecker) runs(label string, want spec.Count) {
 		return
 	}
 	var at []int
-	for _, i := range c.x.byType[trace.Kernel] {
+	for _, i := range c.x.types[ekKernel] {
 		if s.has(c.x.ev[i].Dispatch) {
 			at = append(at, i)
 		}
@@ -564,7 +564,7 @@ func (c *expectChecker) aborts(label string) {
 		return
 	}
 	lastExit := -1
-	for _, i := range c.x.byType[trace.Callback] {
+	for _, i := range c.x.types[ekCallback] {
 		if e := &c.x.ev[i]; s.has(e.Dispatch) && e.Op == trace.OpPass && e.Phase == trace.PhaseExit {
 			lastExit = i
 		}
@@ -603,7 +603,7 @@ func (c *expectChecker) saved(label string, want []string) {
 		return
 	}
 	var snaps []int
-	for _, i := range c.x.byType[trace.Snapshot] {
+	for _, i := range c.x.types[ekSnapshot] {
 		if e := &c.x.ev[i]; s.has(e.Dispatch) && (e.Status == "" || e.Status.Is(trace.StatusSuccess)) {
 			snaps = append(snaps, i)
 		}
@@ -667,7 +667,7 @@ func (c *expectChecker) payload(pe spec.PayloadExpect) {
 		return
 	}
 	matched := 0
-	for _, i := range c.x.byType[trace.Callback] {
+	for _, i := range c.x.types[ekCallback] {
 		e := &c.x.ev[i]
 		if !s.has(e.Dispatch) || windowOf(e) != pe.At {
 			continue
@@ -739,7 +739,7 @@ func (c *expectChecker) counters(ce spec.CountersExpect) {
 	}
 	matched := 0
 	carried := map[string]int{}
-	for _, i := range c.x.byType[trace.Record] {
+	for _, i := range c.x.types[ekRecord] {
 		e := &c.x.ev[i]
 		if e.Service != trace.CounterCollection || !s.has(e.Dispatch) || (haveCtx && e.Context != ctx) {
 			continue

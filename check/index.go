@@ -21,7 +21,6 @@ type index struct {
 	appLabel map[string]*appView
 
 	byThread map[uint64][]int
-	byType   map[trace.Type][]int
 
 	// windowOf[i] is the PASS window (in windows) open on event i's
 	// thread when it happened, -1 none: see window(i).
@@ -100,12 +99,14 @@ type index struct {
 	writes      *[]*toolWrite
 	declinedIDs map[uint64]bool
 
-	// While filing (add): per-thread state, lists by type (a type this
-	// version does not know in others), and the last thread and dispatch
-	// seen, since runs of events share them.
+	// types[k] is the positions of the events of kind k, in trace order
+	// (ofType); others those of the types this version does not know.
+	types  [evKinds][]int
+	others map[trace.Type]*[]int
+
+	// While filing (add): per-thread state, and the last thread and
+	// dispatch seen, since runs of events share them.
 	threads      map[uint64]*threadState
-	types        [evKinds][]int
-	others       map[trace.Type]*[]int
 	lastThread   *threadState
 	lastThreadID uint64
 	lastDispatch *dispatchView
@@ -244,7 +245,19 @@ func (x *index) passOf(i int) (uint64, bool) {
 	return x.pass[i], x.hasPass[i]
 }
 
-func (x *index) has(t trace.Type) bool { return len(x.byType[t]) > 0 }
+func (x *index) has(t trace.Type) bool { return len(x.ofType(t)) > 0 }
+
+// ofType is the positions of the events of type t, in trace order. The
+// oracles read types[ekT] for a type they name.
+func (x *index) ofType(t trace.Type) []int {
+	if k := evKindOf(t); k != ekOther {
+		return x.types[k]
+	}
+	if pos := x.others[t]; pos != nil {
+		return *pos
+	}
+	return nil
+}
 
 func (x *index) dispatch(id uint64) *dispatchView {
 	d := x.dispatches[id]
@@ -423,15 +436,6 @@ func (x *index) finish() {
 	x.byThread = make(map[uint64][]int, len(x.threads))
 	for id, th := range x.threads {
 		x.byThread[id] = th.pos
-	}
-	x.byType = make(map[trace.Type][]int, len(x.types)+len(x.others))
-	for _, ty := range trace.Types() {
-		if pos := x.types[evKindOf(ty)]; len(pos) > 0 {
-			x.byType[ty] = pos
-		}
-	}
-	for ty, pos := range x.others {
-		x.byType[ty] = *pos
 	}
 	x.joinApps()
 	x.inferNeverEnded()
@@ -650,22 +654,22 @@ func (x *index) joinApps() {
 		}
 	}
 	// Application events carry the label, not the thread window.
-	for _, i := range x.byType[trace.AppComplete] {
+	for _, i := range x.types[ekAppComplete] {
 		if a := x.appLabel[x.ev[i].Label]; a != nil {
 			a.complete = append(a.complete, i)
 		}
 	}
-	for _, i := range x.byType[trace.AppTimeout] {
+	for _, i := range x.types[ekAppTimeout] {
 		if a := x.appLabel[x.ev[i].Label]; a != nil {
 			a.timeout = append(a.timeout, i)
 		}
 	}
-	for _, i := range x.byType[trace.AppReadback] {
+	for _, i := range x.types[ekAppReadback] {
 		if a := x.appLabel[x.ev[i].Label]; a != nil {
 			a.readback = append(a.readback, i)
 		}
 	}
-	for _, i := range x.byType[trace.AppSignal] {
+	for _, i := range x.types[ekAppSignal] {
 		if a := x.appLabel[x.ev[i].Label]; a != nil {
 			a.signals = append(a.signals, i)
 		}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/replayspec/replayspec/trace"
@@ -87,6 +88,28 @@ func TestIndexColumns(t *testing.T) {
 		p, ok := x.passOf(i)
 		if q, okq := e.PassOf(); p != q || ok != okq {
 			t.Fatalf("event %d: pass %d (%v), the event's %d (%v)", i, p, ok, q, okq)
+		}
+	}
+}
+
+// ofType lists the events of each type, known to this version or not, in
+// trace order.
+func TestOfType(t *testing.T) {
+	tr := bigTrace(500)
+	tr.Events = append(tr.Events, trace.Event{Type: "no such type"}, trace.Event{Type: trace.Warning}, trace.Event{Type: "no such type"})
+	x := newIndex(tr)
+	for _, ty := range append(trace.Types(), "no such type", "nor this") {
+		var want []int
+		for i := range tr.Events {
+			if tr.Events[i].Type == ty {
+				want = append(want, i)
+			}
+		}
+		if got := x.ofType(ty); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", ty, got, want)
+		}
+		if x.has(ty) != (len(want) > 0) {
+			t.Errorf("%s: has %v", ty, x.has(ty))
 		}
 	}
 }

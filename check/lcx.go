@@ -14,7 +14,7 @@ import (
 func checkLCX(x *index) []Violation {
 	var vs []Violation
 	var scope map[scopeKey]bool
-	if len(x.byType[trace.Local]) > 0 {
+	if len(x.types[ekLocal]) > 0 {
 		scope = x.unmaskedScope()
 	}
 	x.eachDispatch(func(d *dispatchView) {
@@ -382,7 +382,7 @@ func (c *passedRecords) firstFrom(p uint64) (at int, pass uint64, found bool) {
 }
 
 func (x *index) serviceConflictWarned() bool {
-	for _, i := range x.byType[trace.Warning] {
+	for _, i := range x.types[ekWarning] {
 		if x.ev[i].Code == trace.WarnServiceConflict {
 			return true
 		}
@@ -702,7 +702,7 @@ type toolBracket struct {
 // is a loop, judged pass by pass with the other dispatches.
 func (x *index) toolBrackets() []toolBracket {
 	var out []toolBracket
-	for _, t := range x.byType[trace.ToolDispatch] {
+	for _, t := range x.types[ekToolDispatch] {
 		th := x.ev[t].Thread
 		pos := x.byThread[th]
 		b := toolBracket{at: t, end: -1}
@@ -797,7 +797,7 @@ func (x *index) leftOutIn(records []int, d *dispatchView, service trace.Service)
 // window.
 func (x *index) checkNoGlobalToggles() []Violation {
 	byThread := map[uint64][]int{}
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		e := &x.ev[i]
 		if e.Op != "" {
 			continue // the tool's own global call from a callback: it says so
@@ -839,7 +839,7 @@ func (x *index) checkNoGlobalToggles() []Violation {
 // scopedServiceOf reports whether context ctx configured a dispatch-scoped
 // service (one that consults the local override, SVC-1).
 func (x *index) scopedServiceOf(ctx uint64) bool {
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		e := &x.ev[i]
 		if e.Context != ctx || !e.Status.Is(trace.StatusSuccess) {
 			continue

@@ -14,7 +14,7 @@ func checkMEM(x *index) []Violation {
 	var vs []Violation
 	memKnown := x.header.Reports(trace.SourceSDK)
 	kernelsByAgent := map[uint64][]int{}
-	for _, k := range x.byType[trace.Kernel] {
+	for _, k := range x.types[ekKernel] {
 		kernelsByAgent[x.ev[k].Agent] = append(kernelsByAgent[x.ev[k].Agent], k)
 	}
 	x.eachDispatch(func(d *dispatchView) {
@@ -62,7 +62,7 @@ func checkMEM(x *index) []Violation {
 func (x *index) checkFailedSnapshots() []Violation {
 	var vs []Violation
 	warned := false
-	for _, i := range x.byType[trace.Warning] {
+	for _, i := range x.types[ekWarning] {
 		warned = warned || x.ev[i].Code == trace.WarnSnapshotIncomplete
 	}
 	x.eachDispatch(func(d *dispatchView) {
@@ -273,7 +273,7 @@ func (x *index) writtenBefore(d *dispatchView, k int) bool {
 	if i := sort.SearchInts(d.snapshots, k); i > 0 {
 		from = max(from, d.snapshots[i-1])
 	}
-	ks := x.byType[trace.Kernel]
+	ks := x.types[ekKernel]
 	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < k; j++ {
 		o := &x.ev[ks[j]]
 		if x.byTool[ks[j]] || (o.Dispatch != d.id && (d.agent == 0 || o.Agent != d.agent)) {
@@ -286,7 +286,7 @@ func (x *index) writtenBefore(d *dispatchView, k int) bool {
 // otherKernelBetween reports whether a kernel of another dispatch than id
 // ran between positions from and to.
 func (x *index) otherKernelBetween(id uint64, from, to int) bool {
-	ks := x.byType[trace.Kernel]
+	ks := x.types[ekKernel]
 	for j := sort.SearchInts(ks, from+1); j < len(ks) && ks[j] < to; j++ {
 		if x.ev[ks[j]].Dispatch != id {
 			return true
@@ -301,7 +301,7 @@ const maxRebuild = 1 << 26
 // allocOf is the memory kind and the agent the application allocated
 // buffer with.
 func (x *index) allocOf(buffer string) (trace.MemKind, uint64, bool) {
-	for _, i := range x.byType[trace.AppAlloc] {
+	for _, i := range x.types[ekAppAlloc] {
 		if x.ev[i].Buffer == buffer {
 			return x.ev[i].MemKind, x.ev[i].Agent, true
 		}
@@ -418,7 +418,7 @@ func (x *index) checkAgentHeldSeen(d *dispatchView) []Violation {
 func (x *index) timedRecords(agent uint64) ([]int, uint64) {
 	if x.recordsByAgent == nil {
 		x.recordsByAgent, x.longestRecord = map[uint64][]int{}, map[uint64]uint64{}
-		for _, i := range x.byType[trace.Record] {
+		for _, i := range x.types[ekRecord] {
 			e := &x.ev[i]
 			if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
 				continue
@@ -438,7 +438,7 @@ func (x *index) timedRecords(agent uint64) ([]int, uint64) {
 func (x *index) toolRecordsOn(thread uint64) map[uint64]bool {
 	if x.toolRecordIDs == nil {
 		x.toolRecordIDs = map[uint64]map[uint64]bool{}
-		for _, i := range x.byType[trace.Record] {
+		for _, i := range x.types[ekRecord] {
 			if e := &x.ev[i]; x.byTool[i] {
 				if x.toolRecordIDs[e.Thread] == nil {
 					x.toolRecordIDs[e.Thread] = map[uint64]bool{}

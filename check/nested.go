@@ -154,7 +154,7 @@ func (x *index) toolNeverCompleted(d *dispatchView) bool {
 func checkNested(x *index) []Violation {
 	var vs []Violation
 	warned := -1 // the first reentrant_dispatch diagnostic (once per process)
-	for _, i := range x.byType[trace.Warning] {
+	for _, i := range x.types[ekWarning] {
 		if x.ev[i].Code == trace.WarnReentrantDispatch {
 			if warned < 0 {
 				warned = i
@@ -382,7 +382,7 @@ func (x *index) checkNestedWindow(w *toolWrite, d *dispatchView) []Violation {
 	// Its single completion: the tool's signal, once, after CONFIG EXIT.
 	if sig := x.ev[w.at].Signal; sig != 0 && x.header.Reports(trace.SourceRuntime) {
 		var decs []int
-		for _, i := range x.byType[trace.Signal] {
+		for _, i := range x.types[ekSignal] {
 			if e := &x.ev[i]; e.Signal == sig && i > w.at && i <= w.end {
 				decs = append(decs, i)
 			}

@@ -12,7 +12,7 @@ import (
 func checkPC(x *index) []Violation {
 	var vs []Violation
 	zeroWarned := false
-	for _, i := range x.byType[trace.Warning] {
+	for _, i := range x.types[ekWarning] {
 		zeroWarned = zeroWarned || x.ev[i].Code == trace.WarnPassCountZeroWithoutContinue
 	}
 	x.eachDispatch(func(d *dispatchView) {
@@ -89,7 +89,7 @@ func (x *index) snapshotMayHaveFailed(d *dispatchView) bool {
 	if a := x.appOf(d); a != nil {
 		end = min(end, firstOr(a.complete, end), firstOr(a.timeout, end))
 	}
-	for _, i := range x.byType[trace.Warning] {
+	for _, i := range x.types[ekWarning] {
 		if i < end && x.ev[i].Code == trace.WarnSnapshotIncomplete {
 			x.examined("MEM-5") // the failure warned of, the dispatch run once
 			return true

@@ -85,7 +85,7 @@ var conflicts = [...]struct {
 // part. Without an agent event the family is unknown and the
 // family-specific limit is not judged.
 func (x *index) dataCenterAgent(agent uint64) bool {
-	for _, i := range x.byType[trace.AgentInfo] {
+	for _, i := range x.types[ekAgentInfo] {
 		if e := &x.ev[i]; e.Agent == agent {
 			return e.Family.DataCenter()
 		}
@@ -236,7 +236,7 @@ var configureCalls = map[trace.Service]trace.Call{
 
 // configured reports whether some context configured service successfully.
 func (x *index) configured(service trace.Service) bool {
-	for _, i := range x.byType[trace.API] {
+	for _, i := range x.types[ekAPI] {
 		if e := &x.ev[i]; e.Call == configureCalls[service] && e.Status.Is(trace.StatusSuccess) {
 			return true
 		}

@@ -31,7 +31,7 @@ func (x *index) allocations() []allocation {
 		return *x.allocs
 	}
 	var out []allocation
-	for _, i := range mergeSorted(x.byType[trace.AppAlloc], x.byType[trace.AppFree]) {
+	for _, i := range mergeSorted(x.types[ekAppAlloc], x.types[ekAppFree]) {
 		e := &x.ev[i]
 		if e.Type == trace.AppAlloc {
 			out = append(out, allocation{buffer: e.Buffer, agent: e.Agent, kind: e.MemKind, addr: e.Addr, bytes: e.Bytes, at: i, freedAt: len(x.ev)})
@@ -334,7 +334,7 @@ func (x *index) checkTraffic(d *dispatchView) []Violation {
 // of them, and nothing else: never fine-grained, host or kernel-argument
 // memory.
 func (x *index) checkSavedKinds(d *dispatchView, reads []int, at int) []Violation {
-	if len(x.byType[trace.AppAlloc]) == 0 {
+	if len(x.types[ekAppAlloc]) == 0 {
 		return nil
 	}
 	x.examined("MEM-4")
@@ -498,7 +498,7 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 			return false
 		}
 	}
-	for _, i := range x.byType[trace.AppMemory] {
+	for _, i := range x.types[ekAppMemory] {
 		if i > last {
 			return false
 		}
