@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -91,41 +92,54 @@ func (x *index) apiWitnesses() map[uint64]apiWitness {
 	for id, at := range first {
 		anchor[at] = id
 	}
+	// Only the calls and the anchors matter: they are walked in trace
+	// order, each thread's calls open on it (the other events of a thread
+	// are most of a trace, and a loop may run inside one call).
+	anchors := make([]int, 0, len(anchor))
+	for at := range anchor {
+		anchors = append(anchors, at)
+	}
+	slices.Sort(anchors)
+	calls := x.types[ekAPICall]
+	opened := map[uint64][]apiFrame{}
 	out := map[uint64]apiWitness{}
-	for th, pos := range x.byThread {
-		var open []apiFrame
-		for _, i := range pos {
-			if x.kinds[i] != ekAPICall && len(open) == 0 {
-				continue // no call open: nothing to witness (read without the event)
-			}
-			e := &x.ev[i]
-			if e.Type == trace.APICall && e.Corr != nil {
-				switch e.Phase {
-				case trace.PhaseEnter:
-					open = append(open, apiFrame{call: e.Call, id: e.Corr.Internal, enter: i})
-				case trace.PhaseExit:
-					// The exit ends the call it names and any left open
-					// inside it; an exit of no open call changes nothing.
-					for k := len(open) - 1; k >= 0; k-- {
-						if open[k].id == e.Corr.Internal {
-							open = open[:k]
-							break
-						}
+	for c, a := 0, 0; c < len(calls) || a < len(anchors); {
+		var i int
+		if a == len(anchors) || c < len(calls) && calls[c] < anchors[a] {
+			i, c = calls[c], c+1
+		} else {
+			i, a = anchors[a], a+1
+		}
+		e := &x.ev[i]
+		th := e.Thread
+		open := opened[th]
+		if e.Type == trace.APICall && e.Corr != nil {
+			switch e.Phase {
+			case trace.PhaseEnter:
+				open = append(open, apiFrame{call: e.Call, id: e.Corr.Internal, enter: i})
+			case trace.PhaseExit:
+				// The exit ends the call it names and any left open
+				// inside it; an exit of no open call changes nothing.
+				for k := len(open) - 1; k >= 0; k-- {
+					if open[k].id == e.Corr.Internal {
+						open = open[:k]
+						break
 					}
 				}
-				continue
 			}
-			id, ok := anchor[i]
-			if !ok || len(open) == 0 {
-				continue
-			}
-			w := apiWitness{thread: th, at: i, inner: open[len(open)-1]}
-			if n := len(open); n > 1 {
-				outer := open[n-2]
-				w.outer = &outer
-			}
-			out[id] = w
+			opened[th] = open
+			continue
 		}
+		id, ok := anchor[i]
+		if !ok || len(open) == 0 {
+			continue
+		}
+		w := apiWitness{thread: th, at: i, inner: open[len(open)-1]}
+		if n := len(open); n > 1 {
+			outer := open[n-2]
+			w.outer = &outer
+		}
+		out[id] = w
 	}
 	return out
 }

@@ -72,14 +72,18 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 		x.examined("UD-2")
 	}
 	// What each pass's EXIT saw, and what the tool left when it returned.
-	exitValue := map[uint64]uint64{}
+	type seenValue struct {
+		v    uint64
+		seen bool
+	}
+	exitValue := newByPass[seenValue](x, d)
 	for _, i := range d.passExit {
 		e := &x.ev[i]
 		p, ok := x.passOf(i)
 		if !ok || e.UserData == nil {
 			continue
 		}
-		exitValue[p] = *e.UserData
+		exitValue.set(p, seenValue{*e.UserData, true})
 		// UD-2: a write made in PASS ENTER is seen by the same pass's EXIT.
 		if w, ret, wrote := x.left(d, trace.PhaseEnter, p); wrote && w != *e.UserData {
 			vs = append(vs, x.violation("UD-2", d.id, fmt.Sprintf("the tool left user data %d in PASS ENTER of pass %d, but that pass's EXIT received %d", w, p, *e.UserData), ret, i))
@@ -92,7 +96,8 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 		}
 		p, _ := x.passOf(i)
 		// UD-2 when it is what the previous pass wrote; UD-1 otherwise.
-		prev, ok := exitValue[p-1]
+		pv := exitValue.get(p - 1)
+		prev, ok := pv.v, pv.seen
 		if w, _, wrote := x.left(d, trace.PhaseExit, p-1); wrote {
 			prev, ok = w, true
 		}
@@ -107,7 +112,8 @@ func (x *index) checkSequenceValue(d *dispatchView, v uint64, at int) []Violatio
 	for _, i := range d.continues {
 		e := &x.ev[i]
 		p, ok := x.passOf(i)
-		want, seen := exitValue[p]
+		ev := exitValue.get(p)
+		want, seen := ev.v, ev.seen
 		ref := x.exitOf(d, p)
 		if w, ret, wrote := x.left(d, trace.PhaseExit, p); wrote {
 			want, seen, ref = w, true, ret
