@@ -50,8 +50,10 @@ type index struct {
 	// the event and then the number it points to.
 	pass    []uint64
 	hasPass []bool
-	// dispatchOf[i] is event i's dispatch id (0 none).
+	// dispatchOf[i] is event i's dispatch id (0 none), threadOf[i] its
+	// thread.
 	dispatchOf []uint64
+	threadOf   []uint64
 	// opPhase[i] says whether event i's op is CONFIG or PASS and its
 	// phase ENTER or EXIT (opPhaseOf), for walks over a dispatch's
 	// callbacks and returns that need no more of them.
@@ -283,6 +285,7 @@ func newIndex(t trace.Trace) *index {
 		pass:       make([]uint64, len(t.Events)),
 		opPhase:    make([]opPhase, len(t.Events)),
 		dispatchOf: make([]uint64, len(t.Events)),
+		threadOf:   make([]uint64, len(t.Events)),
 		hasPass:    make([]bool, len(t.Events)),
 		toolReads:  make([]bool, len(t.Events)),
 		threads:    map[uint64]*threadState{},
@@ -295,8 +298,10 @@ func newIndex(t trace.Trace) *index {
 	return x
 }
 
-// presize makes each thread's and each type's list of positions at its
-// final length before add fills them: grown by appending, they were copied
+// presize fills the index's columns (each event read once, here: add
+// reads the columns, and an event only where they do not say enough), and
+// makes each thread's and each type's list of positions at its final
+// length before add fills them: grown by appending, they were copied
 // about twice over and left as much again for the collector, a twentieth
 // of a long run's CPU.
 func (x *index) presize() {
@@ -311,7 +316,10 @@ func (x *index) presize() {
 			x.pass[i], x.hasPass[i] = *e.Pass, true
 		}
 		x.opPhase[i] = opPhaseOf(e)
-		x.dispatchOf[i] = e.Dispatch
+		x.dispatchOf[i], x.threadOf[i] = e.Dispatch, e.Thread
+		if k == ekCallback && len(e.Payload) > 0 {
+			x.payloads = true
+		}
 		perKind[k]++
 		if e.Thread != runOf {
 			if run > 0 {
@@ -355,15 +363,15 @@ type threadState struct {
 // add files event i, the next in trace order: the lists every oracle
 // reads are built in one pass, event by event.
 func (x *index) add(i int) {
-	e := &x.ev[i]
+	thread, dispatch := x.threadOf[i], x.dispatchOf[i]
 	th := x.lastThread
-	if th == nil || x.lastThreadID != e.Thread {
-		th = x.threads[e.Thread]
+	if th == nil || x.lastThreadID != thread {
+		th = x.threads[thread]
 		if th == nil {
 			th = &threadState{open: -1}
-			x.threads[e.Thread] = th
+			x.threads[thread] = th
 		}
-		x.lastThread, x.lastThreadID = th, e.Thread
+		x.lastThread, x.lastThreadID = th, thread
 	}
 	th.pos = append(th.pos, i)
 	k := x.kinds[i]
@@ -373,10 +381,11 @@ func (x *index) add(i int) {
 		if x.others == nil {
 			x.others = map[trace.Type]*[]int{}
 		}
-		ty := x.others[e.Type]
+		t := x.ev[i].Type
+		ty := x.others[t]
 		if ty == nil {
 			ty = new([]int)
-			x.others[e.Type] = ty
+			x.others[t] = ty
 		}
 		*ty = append(*ty, i)
 	}
@@ -384,7 +393,7 @@ func (x *index) add(i int) {
 	switch k {
 	case ekToolDispatch:
 		x.byTool = append(x.byTool, len(th.tools) > 0) // written from inside one of the tool's own
-		th.tools = append(th.tools, e.Dispatch)
+		th.tools = append(th.tools, dispatch)
 	case ekToolComplete:
 		if n := len(th.tools); n > 0 {
 			th.tools = th.tools[:n-1]
@@ -394,8 +403,8 @@ func (x *index) add(i int) {
 		th.tools = th.tools[:0]
 		x.byTool = append(x.byTool, false)
 	default:
-		if e.Dispatch != 0 {
-			if k := slices.Index(th.tools, e.Dispatch); k >= 0 {
+		if dispatch != 0 && len(th.tools) > 0 {
+			if k := slices.Index(th.tools, dispatch); k >= 0 {
 				th.tools = th.tools[:k] // the tool gave up on what it wrote from there
 			}
 		}
@@ -408,26 +417,23 @@ func (x *index) add(i int) {
 			x.toolReads[prev] = true
 		}
 	}
-	if k == ekCallback && e.Op == trace.OpPass {
-		p, _ := x.passOf(i)
-		switch e.Phase {
-		case trace.PhaseEnter:
-			if th.open >= 0 && x.windows[th.open].dispatch != e.Dispatch {
+	if k == ekCallback {
+		switch x.opPhase[i] {
+		case cbPassEnter:
+			if th.open >= 0 && x.windows[th.open].dispatch != dispatch {
 				th.outer = append(th.outer, th.open) // a window nested in this pass
 			}
 			th.open = int32(len(x.windows))
-			x.windows = append(x.windows, passRef{dispatch: e.Dispatch, pass: p, open: true, enter: i})
-		case trace.PhaseExit:
+			p, _ := x.passOf(i)
+			x.windows = append(x.windows, passRef{dispatch: dispatch, pass: p, open: true, enter: i})
+		case cbPassExit:
 			th.open = -1
 			if n := len(th.outer); n > 0 {
 				th.open, th.outer = th.outer[n-1], th.outer[:n-1]
 			}
 		}
 	}
-	if k == ekCallback && len(e.Payload) > 0 {
-		x.payloads = true
-	}
-	x.file(i, e, k)
+	x.file(i, k)
 }
 
 // finish makes the lists by thread and type, and joins the application's
@@ -504,31 +510,32 @@ func (x *index) endlessLoop(d *dispatchView) bool {
 }
 
 // file puts event i into its dispatch's lists.
-func (x *index) file(i int, e *trace.Event, k evKind) {
-	if e.Dispatch == 0 {
+func (x *index) file(i int, k evKind) {
+	id := x.dispatchOf[i]
+	if id == 0 {
 		return
 	}
 	d := x.lastDispatch
-	if d == nil || d.id != e.Dispatch {
-		d = x.dispatch(e.Dispatch)
+	if d == nil || d.id != id {
+		d = x.dispatch(id)
 		x.lastDispatch = d
 	}
-	if d.agent == 0 && e.Agent != 0 && k != ekRecord {
-		d.agent = e.Agent
+	if d.agent == 0 && k != ekRecord {
+		d.agent = x.ev[i].Agent // read until one names the agent
 	}
 	switch k {
 	case ekCallback:
-		switch {
-		case e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter:
+		switch x.opPhase[i] {
+		case cbConfigEnter:
 			d.configEnter = x.pushPos(d.configEnter, i)
 			if len(d.configEnter) == 1 {
-				d.thread = e.Thread
+				d.thread = x.threadOf[i]
 			}
-		case e.Op == trace.OpConfig && e.Phase == trace.PhaseExit:
+		case cbConfigExit:
 			d.configExit = x.pushPos(d.configExit, i)
-		case e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
+		case cbPassEnter:
 			d.passEnter = x.pushPos(d.passEnter, i)
-		case e.Op == trace.OpPass && e.Phase == trace.PhaseExit:
+		case cbPassExit:
 			d.passExit = x.pushPos(d.passExit, i)
 		}
 	case ekReturned:
@@ -546,10 +553,10 @@ func (x *index) file(i int, e *trace.Event, k evKind) {
 	case ekDispatchID:
 		d.reserves = x.pushPos(d.reserves, i)
 		if len(d.configEnter) == 0 && d.thread == 0 {
-			d.thread = e.Thread
+			d.thread = x.threadOf[i]
 		}
 	case ekSnapshot:
-		if e.Status != "" && !e.Status.Is(trace.StatusSuccess) {
+		if e := &x.ev[i]; e.Status != "" && !e.Status.Is(trace.StatusSuccess) {
 			d.failedSnapshots = x.pushPos(d.failedSnapshots, i) // MEM-5
 		} else {
 			d.snapshots = x.pushPos(d.snapshots, i)

@@ -82,6 +82,9 @@ func TestIndexColumns(t *testing.T) {
 		if x.opPhase[i] != want {
 			t.Fatalf("event %d (%s %s): opPhase %d, want %d", i, e.Op, e.Phase, x.opPhase[i], want)
 		}
+		if x.threadOf[i] != e.Thread {
+			t.Fatalf("event %d: thread %d, the event's %d", i, x.threadOf[i], e.Thread)
+		}
 		if x.dispatchOf[i] != e.Dispatch {
 			t.Fatalf("event %d: dispatch %d, the event's %d", i, x.dispatchOf[i], e.Dispatch)
 		}
