@@ -22,7 +22,10 @@ var (
 // operation queries and the single configuration of the domain.
 func checkAPI(x *index) []Violation {
 	var vs []Violation
-	for _, i := range x.types[ekCallback] {
+	cbs := x.types[ekCallback]
+	x.examinedTimes("API-2", len(cbs)) // every callback's op and phase
+	x.examinedTimes("API-3", len(cbs))
+	for _, i := range cbs {
 		vs = append(vs, x.checkCallbackShape(i)...)
 		vs = append(vs, x.checkPayloadSize(i)...)
 	}
@@ -40,21 +43,23 @@ func checkAPI(x *index) []Violation {
 	return vs
 }
 
+// checkCallbackShape judges callback i; checkAPI counts its API-2 and
+// API-3 instances.
 func (x *index) checkCallbackShape(i int) []Violation {
 	e := &x.ev[i]
 	var vs []Violation
-	x.examined("API-2")
-	x.examined("API-3")
-	switch e.Op {
-	case trace.OpConfig, trace.OpPass:
-	case "SNAPSHOT", "RESTORE", trace.OpLast, trace.OpNone:
-		// API-3: these are not operations of the domain.
-		vs = append(vs, x.violation("API-3", e.Dispatch, fmt.Sprintf("a callback for operation %s was delivered", e.Op), i))
-	default:
-		vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has operation %q, not CONFIG or PASS", e.Op), i))
-	}
-	if e.Phase != trace.PhaseEnter && e.Phase != trace.PhaseExit {
-		vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has phase %q, not ENTER or EXIT", e.Phase), i))
+	if x.opPhaseAt(i) == cbOther { // else CONFIG or PASS, ENTER or EXIT: both hold
+		switch e.Op {
+		case trace.OpConfig, trace.OpPass:
+		case "SNAPSHOT", "RESTORE", trace.OpLast, trace.OpNone:
+			// API-3: these are not operations of the domain.
+			vs = append(vs, x.violation("API-3", e.Dispatch, fmt.Sprintf("a callback for operation %s was delivered", e.Op), i))
+		default:
+			vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has operation %q, not CONFIG or PASS", e.Op), i))
+		}
+		if e.Phase != trace.PhaseEnter && e.Phase != trace.PhaseExit {
+			vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has phase %q, not ENTER or EXIT", e.Phase), i))
+		}
 	}
 	switch e.Op {
 	case trace.OpConfig:

@@ -62,6 +62,10 @@ func (c copiedBuffers) pos(buffer string) int {
 // addFirst records buffer's copy at i, of digest, unless it is there
 // already.
 func (c *copiedBuffers) addFirst(buffer string, i int, digest string) {
+	if len(*c) == 0 { // most copies are of one buffer
+		*c = append(*c, copiedBuffer{buffer, i, digest})
+		return
+	}
 	if k, ok := c.find(buffer); !ok {
 		*c = slices.Insert(*c, k, copiedBuffer{buffer, i, digest})
 	}

@@ -317,8 +317,8 @@ func (x *index) presize() {
 		}
 		x.opPhase[i] = opPhaseOf(e)
 		x.dispatchOf[i], x.threadOf[i] = e.Dispatch, e.Thread
-		if k == ekCallback && len(e.Payload) > 0 {
-			x.payloads = true
+		if !x.payloads && k == ekCallback && len(e.Payload) > 0 {
+			x.payloads = true // once known, no callback's payload is read here
 		}
 		perKind[k]++
 		if e.Thread != runOf {
