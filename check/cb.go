@@ -72,20 +72,27 @@ func (x *index) checkPassBrackets(d *dispatchView) []Violation {
 	}
 	var vs []Violation
 	open := -1
-	for _, i := range mergeSorted(d.passEnter, d.passExit) {
-		e := &x.ev[i]
-		switch e.Phase {
-		case trace.PhaseEnter:
+	// The ENTERs and EXITs merged in trace order (mergeSorted, without
+	// the list); the passes compared as numbers, as passText shows them.
+	for a, b := 0, 0; a < len(d.passEnter) || b < len(d.passExit); {
+		var i int
+		if b >= len(d.passExit) || a < len(d.passEnter) && d.passEnter[a] < d.passExit[b] {
+			i, a = d.passEnter[a], a+1
+		} else {
+			i, b = d.passExit[b], b+1
+		}
+		switch x.opPhaseAt(i) {
+		case cbPassEnter:
 			if open >= 0 {
-				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS ENTER of pass %s before pass %s had its EXIT", passText(e), passText(&x.ev[open])), open, i))
+				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS ENTER of pass %s before pass %s had its EXIT", passText(&x.ev[i]), passText(&x.ev[open])), open, i))
 			}
 			open = i
-		case trace.PhaseExit:
+		case cbPassExit:
 			switch {
 			case open < 0:
-				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT of pass %s without a PASS ENTER", passText(e)), i))
-			case passText(e) != passText(&x.ev[open]):
-				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT names pass %s but pass %s is open", passText(e), passText(&x.ev[open])), open, i))
+				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT of pass %s without a PASS ENTER", passText(&x.ev[i])), i))
+			case !x.samePass(i, open):
+				vs = append(vs, x.violation("CB-2", d.id, fmt.Sprintf("PASS EXIT names pass %s but pass %s is open", passText(&x.ev[i]), passText(&x.ev[open])), open, i))
 			}
 			open = -1
 		}
@@ -152,7 +159,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 	x.examined("CB-4")
 	for _, list := range [][]int{d.passEnter, d.passExit, d.passCounts, d.continues, d.locals} {
 		for _, i := range list {
-			if x.ev[i].Thread != d.thread {
+			if x.threadOf[i] != d.thread {
 				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s for dispatch %d ran on thread %d, its CONFIG on thread %d", kindText(&x.ev[i]), d.id, x.ev[i].Thread, d.thread), cfg, i))
 			}
 		}
@@ -162,11 +169,11 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 	}
 	for _, list := range [][]int{d.records, d.kernels} {
 		for _, i := range list {
-			e := &x.ev[i]
-			if e.Type == trace.Record && agentWide(e.Service) {
+			if x.kinds[i] == ekRecord && agentWide(x.ev[i].Service) {
 				continue
 			}
-			if w := x.window(i); !w.open || w.dispatch != d.id || e.Thread != d.thread {
+			if w := x.window(i); !w.open || w.dispatch != d.id || x.threadOf[i] != d.thread {
+				e := &x.ev[i]
 				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s of replayed dispatch %d arrived outside its passes (thread %d)", kindText(e), d.id, e.Thread), cfg, i))
 			}
 		}
@@ -196,6 +203,14 @@ func (x *index) checkPublishedPass() []Violation {
 		}
 	}
 	return vs
+}
+
+// samePass: events i and j name the same pass, or neither names one (as
+// their passText reads alike).
+func (x *index) samePass(i, j int) bool {
+	p, ok := x.passOf(i)
+	q, okq := x.passOf(j)
+	return ok == okq && (!ok || p == q)
 }
 
 func passText(e *trace.Event) string {
