@@ -410,6 +410,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		asSnapshot[b] = !x.otherWorkIn(d, snapFrom, e0.to, false, false, b)
 	}
 	mem2, mem4 := false, false
+	var restored, leftOut []string // a pass's, kept for the next
 	for k := uint64(1); k < uint64(x.passesRun(d)); k++ {
 		ek, xp := pc.enter.get(k), pc.exit.get(k-1)
 		if ek == nil {
@@ -443,8 +444,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		}
 		// Between pass k-1's EXIT and pass k's ENTER only the restore
 		// writes: it writes back the saved buffers and nothing else.
-		var restored []string
-		var leftOut []string
+		restored, leftOut = restored[:0], leftOut[:0]
 		for _, cb := range ek.buffers {
 			b := cb.name
 			after, okX := xp.digest(x, b)

@@ -606,10 +606,14 @@ func (x *index) joinApps() {
 		var cur *appView
 		var lastRun uint64 // the id of the last kernel in cur's window
 		for _, i := range pos {
-			switch x.kinds[i] {
-			case ekAppDispatch, ekDispatchID, ekCallback, ekKernel:
+			switch x.kinds[i] { // read without touching the event
+			case ekAppDispatch, ekDispatchID:
+			case ekCallback, ekKernel:
+				if cur == nil || x.dispatchOf[i] == 0 || hasIDs || x.byTool[i] {
+					continue // as below
+				}
 			default:
-				continue // read without touching the event
+				continue
 			}
 			e := &x.ev[i]
 			switch e.Type {
