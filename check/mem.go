@@ -427,7 +427,10 @@ func (x *index) timedRecords(agent uint64) ([]int, uint64) {
 			x.longestRecord[e.Agent] = max(x.longestRecord[e.Agent], e.End-e.Start+1)
 		}
 		for _, list := range x.recordsByAgent {
-			slices.SortStableFunc(list, func(a, b int) int { return cmp.Compare(x.ev[a].Start, x.ev[b].Start) })
+			byStart := func(a, b int) int { return cmp.Compare(x.ev[a].Start, x.ev[b].Start) }
+			if !slices.IsSortedFunc(list, byStart) { // records mostly come in time order
+				slices.SortStableFunc(list, byStart)
+			}
 		}
 	}
 	return x.recordsByAgent[agent], x.longestRecord[agent]
