@@ -194,27 +194,38 @@ func (x *index) checkDispatchInfo() []Violation {
 	var vs []Violation
 	x.eachDispatch(func(d *dispatchView) {
 		a := x.appOf(d)
-		for _, i := range concat(d.configEnter, d.configExit, d.passEnter, d.passExit) {
-			e := &x.ev[i]
-			if e.Info == nil {
-				continue
+		for _, list := range [...][]int{d.configEnter, d.configExit, d.passEnter, d.passExit} {
+			if x.dispatchInfo(d, a, list, &vs) {
+				return // one finding per dispatch is enough to see it
 			}
-			x.examined("API-5")
-			in := e.Info
-			switch {
-			case in.Size == 0:
-				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info has size 0, as if the SDK had not filled it in", e.Op, e.Phase), i))
-			case a != nil && x.ev[a.at].Grid != nil && *x.ev[a.at].Grid != in.Grid:
-				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info's grid is %v, the application launched %v", e.Op, e.Phase, in.Grid, *x.ev[a.at].Grid), a.at, i))
-			case a != nil && x.ev[a.at].Workgroup != nil && *x.ev[a.at].Workgroup != in.Workgroup:
-				vs = append(vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info's workgroup is %v, the application launched %v", e.Op, e.Phase, in.Workgroup, *x.ev[a.at].Workgroup), a.at, i))
-			default:
-				continue
-			}
-			return // one finding per dispatch is enough to see it
 		}
 	})
 	return vs
+}
+
+// dispatchInfo judges the dispatch_info of d's callbacks in list, until
+// one is wrong: found says so, its violation added to vs.
+func (x *index) dispatchInfo(d *dispatchView, a *appView, list []int, vs *[]Violation) (found bool) {
+	for _, i := range list {
+		e := &x.ev[i]
+		if e.Info == nil {
+			continue
+		}
+		x.examined("API-5")
+		in := e.Info
+		switch {
+		case in.Size == 0:
+			*vs = append(*vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info has size 0, as if the SDK had not filled it in", e.Op, e.Phase), i))
+		case a != nil && x.ev[a.at].Grid != nil && *x.ev[a.at].Grid != in.Grid:
+			*vs = append(*vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info's grid is %v, the application launched %v", e.Op, e.Phase, in.Grid, *x.ev[a.at].Grid), a.at, i))
+		case a != nil && x.ev[a.at].Workgroup != nil && *x.ev[a.at].Workgroup != in.Workgroup:
+			*vs = append(*vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info's workgroup is %v, the application launched %v", e.Op, e.Phase, in.Workgroup, *x.ev[a.at].Workgroup), a.at, i))
+		default:
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // API-1: replay is an ordinary callback tracing domain: a dispatch is
