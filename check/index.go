@@ -308,6 +308,7 @@ func (x *index) presize() {
 	perThread := map[uint64]int{}
 	var perKind [evKinds]int
 	run, runOf := 0, uint64(0) // runs of events share a thread
+	windows := 0
 	for i := range x.ev {
 		e := &x.ev[i]
 		k := evKindOf(e.Type)
@@ -316,6 +317,9 @@ func (x *index) presize() {
 			x.pass[i], x.hasPass[i] = *e.Pass, true
 		}
 		x.opPhase[i] = opPhaseOf(e)
+		if k == ekCallback && x.opPhase[i] == cbPassEnter {
+			windows++ // each opens a PASS window (add)
+		}
 		x.dispatchOf[i], x.threadOf[i] = e.Dispatch, e.Thread
 		if !x.payloads && k == ekCallback && len(e.Payload) > 0 {
 			x.payloads = true // once known, no callback's payload is read here
@@ -335,6 +339,7 @@ func (x *index) presize() {
 	for id, n := range perThread {
 		x.threads[id] = &threadState{open: -1, pos: make([]int, 0, n)}
 	}
+	x.windows = make([]passRef, 0, windows)
 	for k, n := range perKind {
 		if n > 0 && evKind(k) != ekOther {
 			x.types[k] = make([]int, 0, n)
