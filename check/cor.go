@@ -110,10 +110,9 @@ func (x *index) apiWitnesses() map[uint64]apiWitness {
 		} else {
 			i, a = anchors[a], a+1
 		}
-		e := &x.ev[i]
-		th := e.Thread
+		th := x.threadOf[i] // an anchor is read from the columns alone
 		open := opened[th]
-		if e.Type == trace.APICall && e.Corr != nil {
+		if e := &x.ev[i]; x.kinds[i] == ekAPICall && e.Corr != nil {
 			switch e.Phase {
 			case trace.PhaseEnter:
 				open = append(open, apiFrame{call: e.Call, id: e.Corr.Internal, enter: i})
