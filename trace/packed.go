@@ -1,6 +1,7 @@
 package trace
 
-// packed is how a recorder (and Read) keeps an event until the trace is
+// packed is how a recorder (past its head: recorder.go), Read and Buffer
+// keep an event until the trace is
 // handed over as one []Event: the fields that the events of a replay loop
 // use, inline (248 bytes where an Event is 704), and any other event whole
 // behind rest. A long run is mostly its loop's events (callbacks, their
