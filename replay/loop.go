@@ -204,6 +204,9 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 	fixed := pl.passes > 0
 	total := pl.passes // PC-5: 0 for an indefinite loop
 	passUD := seq
+	// The pass's one packet, written from here each pass: the runtimes
+	// run what is written before write returns and keep nothing of it.
+	one := make([]hsa.Packet, 1)
 	for pass := uint64(0); ; pass++ {
 		if pass > 0 && !s.pol.skipRestore {
 			// MEM-2: every later pass starts from the snapshot.
@@ -240,7 +243,8 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		recCorr.External.Value = s.externalCorrelation(act, thread, info, passCorr.Internal) // COR-3: asked every pass
 		svc := s.prepare(act, ts, thread, info, recCorr)
 		pass1.Tag, pass1.Profile = info.DispatchID, svc.profile
-		if err := write(thread, []hsa.Packet{pass1}); err != nil {
+		one[0] = pass1
+		if err := write(thread, one); err != nil {
 			return pass, false, err
 		}
 		if svc.profile != nil {

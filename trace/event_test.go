@@ -46,13 +46,12 @@ func TestRecorderKeepsOrderAcrossChunks(t *testing.T) {
 	}
 }
 
-// Past its head (headEvents kept as they are) a recorder packs what comes:
-// every event comes back equal and in order, from Events (a copy: taking
-// it leaves the recorder as it was) and from Take, for a run that fills
-// one head chunk, several, the whole head, and more; and a taken trace is
-// the caller's, left as it was while later recorders reuse the head's
-// chunks.
-func TestRecorderHeadThenPacked(t *testing.T) {
+// A recorder's events come back equal and in order, from Events (a copy:
+// taking it leaves the recorder as it was) and from Take, for a run that
+// fills part of a chunk, several, and events kept whole beside packed
+// ones; and a taken trace is the caller's, left as it was while later
+// recorders reuse the chunks it was unpacked from (chunkPool).
+func TestRecorderTakesWhatItKept(t *testing.T) {
 	event := func(i int) Event {
 		e := Event{Type: Callback, Op: OpPass, Phase: PhaseEnter, Pass: U64(uint64(i)), Label: fmt.Sprint("d", i%7), Start: uint64(i)}
 		if i%5 == 0 {
@@ -73,19 +72,34 @@ func TestRecorderHeadThenPacked(t *testing.T) {
 			}
 		}
 	}
-	var kept [][]Event
-	for _, n := range []int{0, 1, firstChunk, chunkEvents + 3, headEvents, headEvents + 2*chunkEvents + 5} {
-		r := NewRecorder(func() uint64 { return 7 })
-		for i := range n {
-			r.Emit(event(i))
+	sizes := []int{0, 1, firstChunk, chunkEvents + 3, 5*chunkEvents + 5, 3 * chunkEvents, 2 * chunkEvents}
+	record := func() []*Recorder {
+		var rs []*Recorder
+		for _, n := range sizes {
+			r := NewRecorder(func() uint64 { return 7 })
+			for i := range n {
+				r.Emit(event(i))
+			}
+			rs = append(rs, r)
 		}
-		check(fmt.Sprint("Events of ", n), r.Events(), n)
+		return rs
+	}
+	rs := record()
+	for k, r := range rs {
+		check(fmt.Sprint("Events of ", sizes[k]), r.Events(), sizes[k])
+	}
+	record() // more recorders, while rs still hold theirs
+	var kept [][]Event
+	for k, r := range rs {
 		got := r.Take()
-		check(fmt.Sprint("Take of ", n), got, n)
+		check(fmt.Sprint("Take of ", sizes[k]), got, sizes[k])
 		if len(r.Take()) != 0 || len(r.Events()) != 0 {
-			t.Errorf("%d events: the recorder kept some after Take", n)
+			t.Errorf("%d events: the recorder kept some after Take", sizes[k])
 		}
 		kept = append(kept, got)
+	}
+	for _, r := range record() {
+		r.Take()
 	}
 	for _, got := range kept {
 		check("a trace taken earlier", got, len(got))

@@ -35,7 +35,11 @@ func (c *eventChunks) push(e *Event) {
 		if k >= 0 {
 			size = min(2*cap(c.chunks[k]), chunkEvents)
 		}
-		c.chunks = append(c.chunks, make([]packed, 0, size))
+		ch, _ := chunkPool.Get().([]packed)
+		if ch == nil {
+			ch = make([]packed, 0, size)
+		}
+		c.chunks = append(c.chunks, ch)
 		k++
 	}
 	c.chunks[k] = append(c.chunks[k], packed{})
@@ -50,13 +54,6 @@ func (c *eventChunks) flatten(release bool) []Event {
 		return nil
 	}
 	out := make([]Event, c.n)
-	c.unpackInto(out, release)
-	return out
-}
-
-// unpackInto unpacks the events into out (zero Events, c.n of them); with
-// release, it forgets them, dropping each chunk as it is unpacked.
-func (c *eventChunks) unpackInto(out []Event, release bool) {
 	i := 0
 	for k, ch := range c.chunks {
 		for j := range ch {
@@ -65,27 +62,25 @@ func (c *eventChunks) unpackInto(out []Event, release bool) {
 		}
 		if release {
 			c.chunks[k] = nil
+			if cap(ch) == chunkEvents {
+				chunkPool.Put(ch[:0])
+			}
 		}
 	}
 	if release {
 		*c = eventChunks{}
 	}
+	return out
 }
 
-// A recorder keeps its first headEvents events as they are, in chunks of
-// Events, and packs only those beyond. A run of normal size (a thousand
-// passes of a loop record about 13,000 events) is then never packed nor
-// unpacked: where packing each event and unpacking it into a fresh flat
-// trace was a quarter of a pass's CPU, Take now copies the chunks into the
-// flat trace once (or hands over the one chunk of a short run). The
-// chunks of full size go back to a pool for the next recorder, so that a
-// run of many specs allocates each trace's chunks about once. A long run
-// pays the head once (11.5 MiB beside a trace of hundreds) and keeps the
-// rest packed as before.
-const headEvents = 16 * chunkEvents
-
-// headPool holds emptied head chunks of chunkEvents events, for reuse.
-var headPool sync.Pool
+// chunkPool holds full-size chunks that flatten has released, for the next
+// push that needs one: a run of many specs (a library, a benchmark's
+// loop) allocates its chunks about once, where each run's made a fifth of
+// the bytes a loop's pass allocates. They are not cleared: clearing a
+// chunk while the collector marks costs about what filling it does, what
+// they point to is the flattened events' anyway, and the collector
+// empties the pool within two cycles.
+var chunkPool sync.Pool
 
 // Recorder collects events from every part of a run. It is safe for
 // concurrent use; it numbers events in the order they arrive and stamps
@@ -93,10 +88,8 @@ var headPool sync.Pool
 type Recorder struct {
 	mu     sync.Mutex
 	clock  func() uint64
-	head   [][]Event   // the first events (at most headEvents), as they are
-	heads  int         // events in head
-	events eventChunks // the events after head, packed
-	n      int         // events recorded, taken or not
+	events eventChunks
+	n      int // events recorded, taken or not
 	sink   func(Event)
 	keep   bool // keep events besides handing them to the sink
 }
@@ -138,84 +131,26 @@ func (r *Recorder) Emit(e Event) {
 		e.Time = r.clock()
 	}
 	if r.keep {
-		r.keepEvent(&e)
+		r.events.push(&e)
 	}
 	if r.sink != nil {
 		r.sink(e)
 	}
 }
 
-// keepEvent adds a copy of e: to the head while it has room, else packed.
-func (r *Recorder) keepEvent(e *Event) {
-	if r.heads == headEvents {
-		r.events.push(e)
-		return
-	}
-	k := len(r.head) - 1
-	if k < 0 || len(r.head[k]) == cap(r.head[k]) {
-		ch, _ := headPool.Get().([]Event)
-		if ch == nil {
-			size := firstChunk
-			if k >= 0 {
-				size = min(2*cap(r.head[k]), chunkEvents)
-			}
-			ch = make([]Event, 0, size)
-		}
-		r.head = append(r.head, ch)
-		k++
-	}
-	r.head[k] = append(r.head[k], *e)
-	r.heads++
-}
-
-// flatten returns the events as one slice; with release, it forgets them,
-// the head's chunks going back to the pool once copied. A head of one
-// chunk, alone, is handed over as it is.
-func (r *Recorder) flatten(release bool) []Event {
-	if r.heads+r.events.n == 0 {
-		return nil
-	}
-	if release && len(r.head) == 1 && r.events.n == 0 {
-		out := r.head[0]
-		r.head, r.heads = nil, 0
-		return out
-	}
-	out := make([]Event, r.heads+r.events.n)
-	i := 0
-	for k, ch := range r.head {
-		i += copy(out[i:], ch)
-		if release {
-			r.head[k] = nil
-			if cap(ch) == chunkEvents {
-				// Not cleared: clearing a chunk while the collector runs
-				// costs as much as filling it, the taken events hold what
-				// it points to anyway, and the pool is emptied by the
-				// collector within two cycles.
-				headPool.Put(ch[:0])
-			}
-		}
-	}
-	if release {
-		r.head, r.heads = nil, 0
-	}
-	r.events.unpackInto(out[i:], release)
-	return out
-}
-
 // Events returns a copy of what was recorded so far.
 func (r *Recorder) Events() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.flatten(false)
+	return r.events.flatten(false)
 }
 
-// Take returns what was recorded and forgets it: the head as it was kept,
-// or, past it, one slice made at its final size with each chunk dropped
-// as it is unpacked.
+// Take returns what was recorded and forgets it, dropping each chunk as it
+// is unpacked.
 func (r *Recorder) Take() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.flatten(true)
+	return r.events.flatten(true)
 }
 
 // Len is the number of events recorded so far.
