@@ -1,13 +1,13 @@
 package trace
 
-// packed is how a recorder (past its head: recorder.go), Read and Buffer
-// keep an event until the trace is handed over as one []Event: the fields
-// that the events of a replay loop use, inline (248 bytes where an Event
-// is 704), and any other event whole behind rest. A long run is mostly its
-// loop's events (callbacks, their returns, kernels, records, memory
-// traffic), so the chunks hold about a third of the bytes the same events
-// take as Events; the rest are a few per dispatch (agents, the
-// application's submissions and read-backs, configuration).
+// packed is how a recorder (and Read) keeps an event until the trace is
+// handed over as one []Event: the fields that the events of a replay loop
+// use, inline (248 bytes where an Event is 704), and any other event whole
+// behind rest. A long run is mostly its loop's events (callbacks, their
+// returns, kernels, records, memory traffic), so the chunks hold about a
+// third of the bytes the same events take as Events; the rest are a few per
+// dispatch (agents, the application's submissions and read-backs,
+// configuration).
 //
 // The six fields of the closed sets (type, op, phase, call, status,
 // service) are kept as a byte each, their word's place in words; a value
