@@ -193,3 +193,36 @@ func TestBufferTakeAfter(t *testing.T) {
 		}
 	}
 }
+
+// The types a replay loop records pass after pass each have their own slot
+// in word's cache, so that packing them never looks in the map; a slot
+// for every word is checked by TestPackedWords.
+func TestWordSlotsOfALoop(t *testing.T) {
+	loop := []Type{Callback, Returned, MemRead, MemWrite, Restore, Kernel, Record, ToolMemory, ToolSignal, Continue, PassCount}
+	seen := map[int]Type{}
+	for _, typ := range loop {
+		k := wordSlot(string(typ))
+		if other, dup := seen[k]; dup {
+			t.Errorf("%s and %s share slot %d of word's cache", other, typ, k)
+		}
+		seen[k] = typ
+	}
+	// Through one cache, every word in every field, again and again
+	// (words that share a slot take it in turn), comes back as itself.
+	var c eventChunks
+	for round := range 3 {
+		for f := range 6 {
+			for i, w := range words {
+				if round == 1 {
+					w = words[len(words)-1-i]
+				}
+				if k, ok := c.word(f, w); !ok || words[k] != w {
+					t.Errorf("field %d: word(%q) = %d (%q), %v", f, w, k, words[k], ok)
+				}
+			}
+		}
+	}
+	if _, ok := c.word(0, "not a word"); ok {
+		t.Errorf("a word outside the closed sets has a place")
+	}
+}

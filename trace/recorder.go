@@ -19,9 +19,10 @@ type eventChunks struct {
 	chunks [][]packed
 	n      int
 	names  strtab // the strings the packed events name
-	// lastWords is the closed-set word each of pack's six fields had last,
-	// and its place (0: none yet).
-	lastWords [6]struct {
+	// lastWords are, for each of pack's six fields, the closed-set words
+	// it had lately and their places (0: none yet), in a slot each that
+	// wordSlot picks.
+	lastWords [6][wordSlots]struct {
 		w string
 		k uint8
 	}
@@ -42,8 +43,11 @@ func (c *eventChunks) push(e *Event) {
 		c.chunks = append(c.chunks, ch)
 		k++
 	}
-	c.chunks[k] = append(c.chunks[k], packed{})
-	c.pack(&c.chunks[k][len(c.chunks[k])-1], e)
+	// Within its capacity, so not zeroed first: pack writes every field
+	// (a pooled chunk holds what it held before).
+	n := len(c.chunks[k])
+	c.chunks[k] = c.chunks[k][:n+1]
+	c.pack(&c.chunks[k][n], e)
 	c.n++
 }
 
