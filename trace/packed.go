@@ -56,16 +56,18 @@ func (c *eventChunks) pack(p *packed, e *Event) {
 		*p = packed{rest: &c}
 		return
 	}
-	*p = packed{
-		typ: typ, op: op, phase: phase, call: call, status: status, service: service,
-		Seq: e.Seq, Time: e.Time, Thread: e.Thread, Agent: e.Agent, Queue: e.Queue, Dispatch: e.Dispatch, Context: e.Context,
-		Start: e.Start, End: e.End, Signal: e.Signal, Bytes: e.Bytes, Elements: e.Elements,
-		kernel: c.names.place(0, e.Kernel), label: c.names.place(1, e.Label), buffer: c.names.place(2, e.Buffer),
-		memIn: c.names.place(3, e.MemIn), memOut: c.names.place(4, e.MemOut), digest: c.names.place(5, e.Digest),
-		Pass: e.Pass, Total: e.Total, UserData: e.UserData, PayloadSize: e.PayloadSize,
-		Result: e.Result, Value: e.Value, Corr: e.Corr, Info: e.Info,
-		Payload: e.Payload, Regions: e.Regions,
-	}
+	// Field by field, not as one composite value: that was built aside and
+	// moved in whole, each pointer through the collector's bulk barrier.
+	// Every field is written (a pooled chunk's slot holds an old event).
+	p.typ, p.op, p.phase, p.call, p.status, p.service = typ, op, phase, call, status, service
+	p.Seq, p.Time, p.Thread, p.Agent, p.Queue, p.Dispatch, p.Context = e.Seq, e.Time, e.Thread, e.Agent, e.Queue, e.Dispatch, e.Context
+	p.Start, p.End, p.Signal, p.Bytes, p.Elements = e.Start, e.End, e.Signal, e.Bytes, e.Elements
+	p.kernel, p.label, p.buffer = c.names.place(0, e.Kernel), c.names.place(1, e.Label), c.names.place(2, e.Buffer)
+	p.memIn, p.memOut, p.digest = c.names.place(3, e.MemIn), c.names.place(4, e.MemOut), c.names.place(5, e.Digest)
+	p.Pass, p.Total, p.UserData, p.PayloadSize = e.Pass, e.Total, e.UserData, e.PayloadSize
+	p.Result, p.Value, p.Corr, p.Info = e.Result, e.Value, e.Corr, e.Info
+	p.Payload, p.Regions = e.Payload, e.Regions
+	p.rest = nil
 }
 
 // unpack writes the event p holds into e, which must be the zero Event.

@@ -226,3 +226,36 @@ func TestWordSlotsOfALoop(t *testing.T) {
 		t.Errorf("a word outside the closed sets has a place")
 	}
 }
+
+// pack writes every field of its slot: a slot that held another event (a
+// pooled chunk's) keeps nothing of it. Each event of the set, packed over
+// each other, comes back as itself.
+func TestPackOverwritesItsSlot(t *testing.T) {
+	typ := reflect.TypeFor[Event]()
+	var all Event // every field packed holds inline set
+	for i := range typ.NumField() {
+		var probe Event
+		nonZero(t, reflect.ValueOf(&probe).Elem().Field(i), false)
+		if hasUnpacked(&probe) {
+			continue
+		}
+		nonZero(t, reflect.ValueOf(&all).Elem().Field(i), false)
+	}
+	all.Type, all.Op, all.Phase, all.Call, all.Status, all.Service = Callback, OpPass, PhaseEnter, LocalStart, StatusSuccess, KernelTrace
+	whole := all
+	whole.Message = "kept whole"
+	events := []Event{all, {Seq: 1}, whole, {Seq: 2, Type: Kernel}, all, {}}
+	var c eventChunks
+	for _, old := range events {
+		for _, e := range events {
+			var p packed
+			c.pack(&p, &old)
+			c.pack(&p, &e)
+			var got Event
+			c.unpack(&p, &got)
+			if !reflect.DeepEqual(got, e) {
+				t.Errorf("packed over %+v:\ngot  %+v\nwant %+v", old, got, e)
+			}
+		}
+	}
+}
