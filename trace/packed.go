@@ -1,5 +1,7 @@
 package trace
 
+import "unsafe"
+
 // packed is how a recorder (and Read) keeps an event until the trace is
 // handed over as one []Event: the fields that the events of a replay loop
 // use, inline (248 bytes where an Event is 704), and any other event whole
@@ -157,12 +159,25 @@ func wordSlot(w string) int {
 type strtab struct {
 	strs  []string
 	index map[string]uint32
-	// last is the string each of the fields put last, and its place:
-	// consecutive events mostly repeat them, and this spares the map.
-	last [6]struct {
+	// last are, for each of the six fields, strings it put lately and
+	// their places, in the slot that placeSlot picks: consecutive events
+	// mostly repeat them or take them from a few (a loop's digests before
+	// and after its kernel), and this spares the map.
+	last [6][placeSlots]struct {
 		s string
 		k uint32
 	}
+}
+
+// placeSlots is how many strings of each field place keeps.
+const placeSlots = 8
+
+// placeSlot is the slot of place's cache for s (not empty), by where its
+// bytes lie: a loop hands the same string (one copy of a digest, of a
+// name) pass after pass, and strings apart in memory mostly fall apart.
+// Equal strings elsewhere only miss the cache.
+func placeSlot(s string) int {
+	return int((uintptr(unsafe.Pointer(unsafe.StringData(s))) >> 4) % placeSlots)
 }
 
 // at returns the string at place k.
@@ -179,7 +194,8 @@ func (t *strtab) place(field int, s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	if l := &t.last[field]; l.k != 0 && l.s == s {
+	l := &t.last[field][placeSlot(s)]
+	if l.k != 0 && l.s == s {
 		return l.k
 	}
 	k, ok := t.index[s]
@@ -191,6 +207,6 @@ func (t *strtab) place(field int, s string) uint32 {
 		t.strs = append(t.strs, s)
 		t.index[s] = k
 	}
-	t.last[field].s, t.last[field].k = s, k
+	l.s, l.k = s, k
 	return k
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -257,5 +258,35 @@ func TestPackOverwritesItsSlot(t *testing.T) {
 				t.Errorf("packed over %+v:\ngot  %+v\nwant %+v", old, got, e)
 			}
 		}
+	}
+}
+
+// place's cache (by where a string's bytes lie) never mistakes one string
+// for another: through one table, copies of the same names made apart and
+// other names that fall into their slots each come back as themselves,
+// every copy of a name at one place.
+func TestPlaceCache(t *testing.T) {
+	var tab strtab
+	var names []string
+	for i := range 300 {
+		names = append(names, strings.Clone(fmt.Sprintf("%016x", i%23))) // 13 copies of each, apart
+	}
+	placeOf := map[string]uint32{}
+	for round := range 3 {
+		for i := range names {
+			s := names[(i*7+round)%len(names)]
+			f := i % 6
+			k := tab.place(f, s)
+			if got := tab.at(k); got != s {
+				t.Fatalf("place(%d, %q) = %d, which holds %q", f, s, k, got)
+			}
+			if was, ok := placeOf[s]; ok && was != k {
+				t.Fatalf("%q at %d and at %d", s, was, k)
+			}
+			placeOf[s] = k
+		}
+	}
+	if len(tab.strs) != 24 { // "" and 23 names, each once
+		t.Errorf("%d strings kept, want 24", len(tab.strs))
 	}
 }
