@@ -78,16 +78,19 @@ func (c *eventChunks) unpack(p *packed, e *Event) {
 		*e = *p.rest
 		return
 	}
-	e.Seq, e.Time, e.Thread, e.Agent, e.Queue, e.Dispatch, e.Context = p.Seq, p.Time, p.Thread, p.Agent, p.Queue, p.Dispatch, p.Context
-	e.Start, e.End, e.Signal, e.Bytes, e.Elements = p.Start, p.End, p.Signal, p.Bytes, p.Elements
+	// In the order of Event's fields, so that the stores into the fresh
+	// flat trace run forward through each event's memory.
 	n := &c.names
-	e.Kernel, e.Label, e.Buffer = n.at(p.kernel), n.at(p.label), n.at(p.buffer)
-	e.MemIn, e.MemOut, e.Digest = n.at(p.memIn), n.at(p.memOut), n.at(p.digest)
-	e.Type, e.Op, e.Phase = Type(words[p.typ]), Op(words[p.op]), Phase(words[p.phase])
-	e.Call, e.Status, e.Service = Call(words[p.call]), Status(words[p.status]), Service(words[p.service])
-	e.Pass, e.Total, e.UserData, e.PayloadSize = p.Pass, p.Total, p.UserData, p.PayloadSize
-	e.Result, e.Value, e.Corr, e.Info = p.Result, p.Value, p.Corr, p.Info
-	e.Payload, e.Regions = p.Payload, p.Regions
+	e.Seq, e.Type, e.Time, e.Thread = p.Seq, Type(words[p.typ]), p.Time, p.Thread
+	e.Agent, e.Queue, e.Dispatch, e.Kernel = p.Agent, p.Queue, p.Dispatch, n.at(p.kernel)
+	e.Context, e.Label, e.Buffer = p.Context, n.at(p.label), n.at(p.buffer)
+	e.Op, e.Phase, e.Pass, e.Total, e.Corr, e.UserData = Op(words[p.op]), Phase(words[p.phase]), p.Pass, p.Total, p.Corr, p.UserData
+	e.Call, e.Result, e.Status = Call(words[p.call]), p.Result, Status(words[p.status])
+	e.Payload, e.PayloadSize, e.Info = p.Payload, p.PayloadSize, p.Info
+	e.Service, e.Start, e.End = Service(words[p.service]), p.Start, p.End
+	e.Signal, e.Value = p.Signal, p.Value
+	e.Bytes, e.Regions = p.Bytes, p.Regions
+	e.MemIn, e.MemOut, e.Digest, e.Elements = n.at(p.memIn), n.at(p.memOut), n.at(p.digest), p.Elements
 }
 
 // hasUnpacked reports whether e sets a field that packed does not hold. A
