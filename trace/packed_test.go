@@ -193,6 +193,29 @@ func TestBufferTakeAfter(t *testing.T) {
 			}
 		}
 	}
+	// Takes of several chunks from two buffers at once: the chunks one
+	// gives up (chunkPool) fill the other's, and every take stays as it was.
+	var two [2]Buffer
+	var long [][]Event
+	for round := range 4 {
+		for k := range two {
+			for i := range 3*chunkEvents + round {
+				two[k].Push(&Event{Seq: uint64(i), Dispatch: uint64(10*round + k), Type: Kernel, Label: fmt.Sprintf("b%d", k)})
+			}
+			long = append(long, two[k].TakeAfter(nil))
+		}
+	}
+	for j, got := range long {
+		round, k := j/2, j%2
+		if len(got) != 3*chunkEvents+round {
+			t.Fatalf("buffer %d, take %d: %d events", k, round, len(got))
+		}
+		for i, e := range got {
+			if e.Seq != uint64(i) || e.Dispatch != uint64(10*round+k) || e.Label != fmt.Sprintf("b%d", k) {
+				t.Fatalf("buffer %d, take %d, event %d: %+v", k, round, i, e)
+			}
+		}
+	}
 }
 
 // The types a replay loop records pass after pass each have their own slot
