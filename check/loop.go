@@ -158,7 +158,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 func (s *Stream) cutLoop() {
 	l := s.loop
 	np := len(s.prologue)
-	ev := s.seg.TakeAfter(s.prologue)
+	ev := s.seg.all() // the prologue, then the segment: judged in place
 	x := newIndex(trace.Trace{Header: s.header, Events: ev})
 	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 	x.cut = l.elision(true)
@@ -174,10 +174,7 @@ func (s *Stream) cutLoop() {
 			// judges the trace.
 			l.off = true
 			s.loopLost = l.wasCut()
-			for i := np; i < len(ev); i++ {
-				s.seg.Push(&ev[i])
-			}
-			return
+			return // its events stay in the segment
 		}
 	}
 	base, baseAdj := s.base(), map[string]int(nil)
@@ -199,13 +196,7 @@ func (s *Stream) cutLoop() {
 		}
 	}
 	s.note(x, kindSignal|kindReadback)
-	// Keep the head and the last pass.
-	for i := np; i < np+l.headEnd; i++ {
-		s.seg.Push(&ev[i])
-	}
-	for i := np + l.last; i < len(ev); i++ {
-		s.seg.Push(&ev[i])
-	}
+	s.seg.keep(l.headEnd, l.last) // the head and the last pass
 	l.hidden += l.last - l.headEnd
 	l.carried = l.headEnd + len(ev) - np - l.last
 	l.elidedTo = l.lastPass

@@ -50,9 +50,9 @@ type Stream struct {
 	lastOnThread map[uint64]int
 	lastBySource map[trace.Source]int
 
-	seg  trace.Buffer // the segment being recorded, packed (a long one is a loop's every event)
-	apps int          // app_dispatch events in seg
-	ids  []uint64     // scratch: the segment's dispatch ids, when it is cut
+	seg  segment  // the segment being recorded, after the prologue (a long one is a loop's every event)
+	apps int      // app_dispatch events in seg
+	ids  []uint64 // scratch: the segment's dispatch ids, when it is cut
 
 	// What is in flight, per thread and for the application.
 	windows map[uint64]int // open PASS windows (they nest, MEM-6)
@@ -333,7 +333,7 @@ func (s *Stream) watch(e *trace.Event) bool {
 // giveUp: the trace is not separable; what is held is of no more use.
 func (s *Stream) giveUp() {
 	s.separable = false
-	s.seg, s.prologue = trace.Buffer{}, nil
+	s.seg, s.prologue = segment{}, nil
 }
 
 // track keeps what is in flight.
@@ -409,6 +409,7 @@ func (s *Stream) cut() {
 	clear(s.fresh)
 	s.apps = 0
 	s.loop = nil
+	s.seg.begin(s.prologue)
 }
 
 // note records which kinds of event the segment (with its prologue) held;
@@ -428,11 +429,11 @@ func (s *Stream) note(x *index, ignore kinds) {
 	s.lacked |= ^have &^ ignore
 }
 
-// judgeSegment runs the oracles over the prologue and the segment (taken
-// from s.seg, which is left empty), and adds what they found to the
+// judgeSegment runs the oracles over the prologue and the segment (s.seg,
+// in place: the caller begins the next), and adds what they found to the
 // totals, less what the prologue alone gives.
 func (s *Stream) judgeSegment() *index {
-	ev := s.seg.TakeAfter(s.prologue)
+	ev := s.seg.all()
 	x := newIndex(trace.Trace{Header: s.header, Events: ev})
 	s.seams.offset = s.segStart - len(s.prologue)
 	s.seams.prologueFrom = s.prologueFrom
@@ -509,7 +510,7 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 	x := s.judgeSegment()
 	s.segments++
 	s.note(x, 0)
-	s.seg, s.prologue = trace.Buffer{}, nil
+	s.seg, s.prologue = segment{}, nil
 	// A kind of event one segment lacked and another held, or a process
 	// that died (its loss is read against every dispatch under way), is
 	// read by the oracles over the whole trace.
