@@ -118,7 +118,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 	if l.off {
 		return
 	}
-	if e.Thread != l.thread || e.Dispatch != 0 && e.Dispatch != l.id || carried[e.Type] || e.Type == trace.AppDispatch {
+	if e.Thread != l.thread || e.Dispatch != 0 && e.Dispatch != l.id || carried(e.Type) || e.Type == trace.AppDispatch {
 		// Another thread's events, another dispatch (one the tool
 		// wrote), a call later parts would need: what the parts cannot
 		// carry. The rest of the loop is one part.
@@ -157,6 +157,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 // only its head and its last pass.
 func (s *Stream) cutLoop() {
 	l := s.loop
+	s.drain() // what it writes is the judging goroutine's until then
 	np := len(s.prologue)
 	ev := s.seg.all() // the prologue, then the segment: judged in place
 	x := newIndex(trace.Trace{Header: s.header, Events: ev})
@@ -177,7 +178,7 @@ func (s *Stream) cutLoop() {
 			return // its events stay in the segment
 		}
 	}
-	base, baseAdj := s.base(), map[string]int(nil)
+	base, baseAdj := s.base(s.prologue, s.prologueFrom), map[string]int(nil)
 	if l.wasCut() {
 		base, baseAdj = s.loopBase(ev[:np+l.carried])
 	}

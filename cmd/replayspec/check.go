@@ -246,16 +246,22 @@ func judgeAsRead(r io.Reader, stream func(trace.Header) bool) (trace.Header, *st
 	var h trace.Header
 	var st *check.Stream
 	var tally runner.TallyStream
+	defer func() {
+		if st != nil {
+			st.Close() // a read that failed leaves it judging aside
+		}
+	}()
 	err := trace.ReadBatches(r, 0, func(got trace.Header) error {
 		if h = got; !stream(h) {
 			return errJudgeWhole
 		}
 		st = check.NewStream(h)
+		st.JudgeAside() // a segment is judged while the next is read
 		return nil
 	}, func(b []trace.Event) error {
 		for i := range b {
 			tally.Add(&b[i])
-			st.Add(b[i])
+			st.AddEvent(&b[i])
 		}
 		if !st.Separable() {
 			return errJudgeWhole
