@@ -129,7 +129,8 @@ type Stream struct {
 	// of its own. What judgeSegment writes (seams, instances, violations,
 	// reported, seen, lacked, the base) is that goroutine's while it
 	// runs; the stream waits for it (drain) before it touches them.
-	aside *judgeAside
+	aside       *judgeAside
+	judgedAside int // segments handed to it (tests)
 }
 
 // kinds is a set of the event kinds index.has is asked about, and of the
@@ -444,6 +445,7 @@ func (s *Stream) cut() {
 		// and prologueFrom are only appended to, and the stream
 		// assembles the next segment in another buffer.
 		s.seg.ev = s.aside.submit(job)
+		s.judgedAside++
 	}
 	s.seg.begin(s.prologue)
 }
