@@ -42,8 +42,9 @@ func (s *Stream) JudgeAside() {
 }
 
 // submit hands j to the judging goroutine (waiting while one is queued
-// already: at most three segments are held) and returns a slice to hold
-// the next segment in (nil: none free yet).
+// already: about three segments are held) and returns a slice to hold the
+// next segment in: a judged one's, or a new one of j's size (not grown
+// from nothing, copied at each doubling).
 func (a *judgeAside) submit(j segJob) []trace.Event {
 	a.pending.Add(1)
 	a.jobs <- j
@@ -51,7 +52,7 @@ func (a *judgeAside) submit(j segJob) []trace.Event {
 	case ev := <-a.free:
 		return ev
 	default:
-		return nil
+		return make([]trace.Event, 0, cap(j.ev))
 	}
 }
 

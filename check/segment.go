@@ -45,7 +45,8 @@ func (g *segment) begin(prologue []trace.Event) {
 	if cap(old) > 2*(plainEvents+len(prologue)) {
 		old = nil // grown for a long segment: let it go
 	}
-	clear(old) // what the events pointed to is not held on
+	// Not cleared: the next events overwrite the last's, and what those
+	// point to is held a segment longer at most.
 	g.ev = append(old[:0], prologue...)
 	g.np = len(prologue)
 	g.over = trace.Buffer{}
