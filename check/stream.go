@@ -416,8 +416,8 @@ func (s *Stream) cut() {
 	seg := ev[np:]
 	for i := range seg {
 		e := &seg[i]
-		if e.Dispatch != 0 {
-			ids = append(ids, e.Dispatch)
+		if e.Dispatch != 0 && (len(ids) == 0 || ids[len(ids)-1] != e.Dispatch) {
+			ids = append(ids, e.Dispatch) // a dispatch's events come in runs: one each, not thousands to sort
 		}
 		if e.Type == trace.AppDispatch {
 			s.closeLabel(e.Label)
