@@ -48,6 +48,10 @@ type Stream struct {
 	// The position of each thread's last event; for events of no
 	// thread, per source.
 	lastOnThread map[uint64]int
+	// The thread of the event before and its entry of lastOnThread, not
+	// yet written back: a thread's events come in runs.
+	curThread uint64
+	curAt     int
 	lastBySource map[trace.Source]int
 
 	seg  segment  // the segment being recorded, after the prologue (a long one is a loop's every event)
@@ -318,10 +322,16 @@ func (s *Stream) add(e *trace.Event) {
 func (s *Stream) previous(e *trace.Event, at int) int {
 	prev := -1
 	if e.Thread != 0 {
-		if p, ok := s.lastOnThread[e.Thread]; ok {
-			prev = p
+		if e.Thread != s.curThread {
+			if s.curThread != 0 {
+				s.lastOnThread[s.curThread] = s.curAt
+			}
+			s.curThread, s.curAt = e.Thread, -1
+			if p, ok := s.lastOnThread[e.Thread]; ok {
+				s.curAt = p
+			}
 		}
-		s.lastOnThread[e.Thread] = at
+		prev, s.curAt = s.curAt, at
 		return prev
 	}
 	src, _ := e.Type.Source()
@@ -347,7 +357,7 @@ func (s *Stream) watch(e *trace.Event) bool {
 		return false
 	case appEvent(e.Type) && s.closedLabel(e.Label):
 		return false
-	case !carried(e.Type) && e.Type != trace.AppDispatch && s.dispatched[e.Thread] && !s.fresh[e.Thread]:
+	case !carried(e.Type) && e.Type != trace.AppDispatch && !s.fresh[e.Thread] && s.dispatched[e.Thread]:
 		return false // it belongs to its thread's last dispatch, judged already
 	}
 	return true
