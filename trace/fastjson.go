@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/maphash"
 	"math"
@@ -49,6 +50,42 @@ type eventDecoder struct {
 	runSets    recent[[]Run]
 	corrs      recent[*Corr]
 	infos      recent[*DispatchInfo]
+
+	// The same, by the text they were read from: a line that has that
+	// text where such a value begins has that value, and is not read
+	// again (a callback's payload list was six names to look up).
+	listTexts   recent[memo[[]string]]
+	regionTexts recent[memo[[]Region]]
+	corrTexts   recent[memo[*Corr]]
+	infoTexts   recent[memo[*DispatchInfo]]
+}
+
+// memo is a value and the text it was read from (a copy: lines are
+// reused).
+type memo[T any] struct {
+	text []byte
+	v    T
+}
+
+// recall returns the value of r whose text the line has next, past any
+// whitespace, and steps over that text; the text is the whole of the
+// value, so reading it would give the same value and stop at the same
+// place.
+func recall[T any](s *scanner, r *recent[memo[T]]) (T, bool) {
+	s.space()
+	rest := s.b[s.i:]
+	m, ok := r.find(func(m memo[T]) bool { return bytes.HasPrefix(rest, m.text) })
+	if ok {
+		s.i += len(m.text)
+	}
+	return m.v, ok
+}
+
+// remember keeps v, read from the line from start, in r.
+func remember[T any](s *scanner, r *recent[memo[T]], start int, v T) {
+	if s.ok {
+		r.keep(memo[T]{bytes.Clone(s.b[start:s.i]), v})
+	}
 }
 
 // recentSlots is how many of each kind a decoder keeps.
@@ -356,6 +393,16 @@ func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:l
 // names reads an array of strings; an empty array is an empty slice, not
 // nil, as encoding/json makes it.
 func (s *scanner) names() []string {
+	if v, ok := recall(s, &s.d.listTexts); ok {
+		return v
+	}
+	start := s.i
+	v := s.readNames()
+	remember(s, &s.d.listTexts, start, v)
+	return v
+}
+
+func (s *scanner) readNames() []string {
 	tmp := s.d.strs[:0]
 	s.array(func() { tmp = append(tmp, s.name()) })
 	s.d.strs = tmp
@@ -401,6 +448,16 @@ func (s *scanner) once(seen *uint64, bit uint) bool {
 }
 
 func (s *scanner) corr() *Corr {
+	if v, ok := recall(s, &s.d.corrTexts); ok {
+		return v
+	}
+	start := s.i
+	v := s.readCorr()
+	remember(s, &s.d.corrTexts, start, v)
+	return v
+}
+
+func (s *scanner) readCorr() *Corr {
 	var c Corr
 	s.corrInto(&c)
 	if !s.ok {
@@ -438,6 +495,16 @@ func (s *scanner) corrInto(c *Corr) {
 }
 
 func (s *scanner) info() *DispatchInfo {
+	if v, ok := recall(s, &s.d.infoTexts); ok {
+		return v
+	}
+	start := s.i
+	v := s.readInfo()
+	remember(s, &s.d.infoTexts, start, v)
+	return v
+}
+
+func (s *scanner) readInfo() *DispatchInfo {
 	var in DispatchInfo
 	s.infoInto(&in)
 	if !s.ok {
@@ -512,6 +579,16 @@ func (s *scanner) counters() []Counter {
 }
 
 func (s *scanner) regions() []Region {
+	if v, ok := recall(s, &s.d.regionTexts); ok {
+		return v
+	}
+	start := s.i
+	v := s.readRegions()
+	remember(s, &s.d.regionTexts, start, v)
+	return v
+}
+
+func (s *scanner) readRegions() []Region {
 	out := s.d.regions[:0]
 	s.array(func() {
 		var r Region
