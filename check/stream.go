@@ -48,11 +48,11 @@ type Stream struct {
 	// The position of each thread's last event; for events of no
 	// thread, per source.
 	lastOnThread map[uint64]int
+	lastBySource map[trace.Source]int
 	// The thread of the event before and its entry of lastOnThread, not
 	// yet written back: a thread's events come in runs.
 	curThread uint64
 	curAt     int
-	lastBySource map[trace.Source]int
 
 	seg  segment  // the segment being recorded, after the prologue (a long one is a loop's every event)
 	apps int      // app_dispatch events in seg
