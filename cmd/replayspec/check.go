@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -208,7 +207,9 @@ func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
 		spool = &capped{f: file, left: limit + 1}
 		in, again = io.TeeReader(f, spool), file
 	}
-	h, got, err := judgeAsRead(bufio.NewReaderSize(in, 1<<20), func(h trace.Header) bool {
+	// No bufio.Reader: ReadBatches reads blocks of its own size straight
+	// into its chunks, and a buffer between was one more copy of the trace.
+	h, got, err := judgeAsRead(in, func(h trace.Header) bool {
 		s, _ := specOf(trace.Trace{Header: h}, given)
 		return runner.Streamable(s)
 	})
