@@ -204,10 +204,14 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 	fixed := pl.passes > 0
 	total := pl.passes // PC-5: 0 for an indefinite loop
 	passUD := seq
+	// The pass's one packet, written from here each pass: the runtimes
+	// run what is written before write returns and keep nothing of it.
+	one := make([]hsa.Packet, 1)
+	restorer := s.newRestorer(thread)
 	for pass := uint64(0); ; pass++ {
 		if pass > 0 && !s.pol.skipRestore {
 			// MEM-2: every later pass starts from the snapshot.
-			if err := s.restore(snap, thread, info.DispatchID, pass); err != nil {
+			if err := s.restore(snap, restorer, info.DispatchID, pass); err != nil {
 				return pass, false, err
 			}
 		}
@@ -240,7 +244,8 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		recCorr.External.Value = s.externalCorrelation(act, thread, info, passCorr.Internal) // COR-3: asked every pass
 		svc := s.prepare(act, ts, thread, info, recCorr)
 		pass1.Tag, pass1.Profile = info.DispatchID, svc.profile
-		if err := write(thread, []hsa.Packet{pass1}); err != nil {
+		one[0] = pass1
+		if err := write(thread, one); err != nil {
 			return pass, false, err
 		}
 		if svc.profile != nil {
@@ -270,7 +275,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		if last {
 			if s.pol.restoreAfterLastPass {
 				// MEM-3 broken: memory ends as before the dispatch.
-				if err := s.restore(snap, thread, info.DispatchID, pass+1); err != nil {
+				if err := s.restore(snap, restorer, info.DispatchID, pass+1); err != nil {
 					return pass + 1, false, err
 				}
 			}
@@ -296,24 +301,39 @@ func (s *SDK) budgetSpent(passes uint64) bool {
 // part-way is fatal: never a silent wrong result (MEM-5). The SDK claims no
 // restore it did not finish; the runtime's own account shows the bytes it
 // wrote before failing (docs/decisions.md 13).
-func (s *SDK) restore(snap hsa.Snapshot, thread hsa.ThreadID, dispatch, pass uint64) error {
-	restored := func(bytes uint64) {
-		s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(thread), Dispatch: dispatch, Pass: trace.U64(pass), Bytes: bytes})
-	}
+func (s *SDK) restore(snap hsa.Snapshot, r *restorer, dispatch, pass uint64) error {
+	r.dispatch, r.pass = dispatch, pass
 	var err error
 	if h, ok := snap.(hsa.RestoreHook); ok {
-		_, err = h.RestoreWithHook(restored)
+		_, err = h.RestoreWithHook(r.hook)
 	} else {
 		var n uint64
 		if n, err = snap.Restore(); err == nil {
-			restored(n)
+			r.hook(n)
 		}
 	}
 	if err != nil {
-		s.thread(thread).setAborted()
+		s.thread(r.thread).setAborted()
 		return fmt.Errorf("%w: before pass %d of dispatch %d: %w", ErrRestoreFailed, pass, dispatch, err)
 	}
 	return nil
+}
+
+// restorer records a loop's restores: its hook is made once a loop, not
+// once a pass (a closure per restore escaped to the heap), and reads the
+// dispatch and pass restore sets before each.
+type restorer struct {
+	thread         hsa.ThreadID
+	dispatch, pass uint64
+	hook           func(bytes uint64)
+}
+
+func (s *SDK) newRestorer(thread hsa.ThreadID) *restorer {
+	r := &restorer{thread: thread}
+	r.hook = func(bytes uint64) {
+		s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(r.thread), Dispatch: r.dispatch, Pass: trace.U64(r.pass), Bytes: bytes})
+	}
+	return r
 }
 
 // gone says whether a restore failed part-way (MEM-5: the process aborts)

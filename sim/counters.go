@@ -42,6 +42,9 @@ func checkCounters(a hsa.Agent, counters []string) error {
 }
 
 func counterValues(counters []string, s shape) map[string]uint64 {
+	if len(counters) == 0 {
+		return nil // read only: a dispatch that counts nothing needs no map
+	}
 	values := make(map[string]uint64, len(counters))
 	for _, c := range counters {
 		values[c] = counterValue(c, s)

@@ -29,6 +29,22 @@ type allocation struct {
 	// gen is the generation of the bytes (contents.go): equal generations
 	// of one allocation mean equal bytes.
 	gen uint64
+	// whole is the one region of all of it, as a read or write of it whole
+	// records it: made once and shared by those events (they only read
+	// their fields), not once a pass.
+	whole []trace.Region
+}
+
+// wholeRegion is the region of a, which names al: al's whole region
+// (whole, made on first use) when a is all of al.
+func (al *allocation) wholeRegion(a hsa.Allocation) []trace.Region {
+	if a.Handle != al.meta.Handle || a.Size != al.meta.Size {
+		return []trace.Region{{Addr: a.Handle, Bytes: a.Size}}
+	}
+	if al.whole == nil {
+		al.whole = []trace.Region{{Addr: al.meta.Handle, Bytes: al.meta.Size}}
+	}
+	return al.whole
 }
 
 // memory holds every allocation. One mutex guards data, stamps and the
@@ -197,7 +213,7 @@ func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
 		fill(al.data)
 		r.mem.markWritten(al, 0, a.Size)
 		al.gen = r.mem.newGen()
-		r.traffic(trace.MemWrite, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
+		r.traffic(trace.MemWrite, a, al.wholeRegion(a))
 	})
 }
 
@@ -208,7 +224,7 @@ func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
 func (r *Runtime) ReadWith(a hsa.Allocation, use func(src []byte, digest string)) error {
 	return r.mem.access(a, 0, int(a.Size), func(al *allocation) {
 		use(al.data, r.mem.memo.digest(contentsOf([]*allocation{al}), [][]byte{al.data}))
-		r.traffic(trace.MemRead, a, []trace.Region{{Addr: a.Handle, Bytes: a.Size}})
+		r.traffic(trace.MemRead, a, al.wholeRegion(a))
 	})
 }
 

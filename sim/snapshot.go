@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/trace"
@@ -122,7 +123,11 @@ func (s *snapshot) RestoreWithHook(restored func(bytes uint64)) (n uint64, err e
 		k, ranges := s.restoreRegion(al, reg.saved, m.version)
 		al.gen = reg.gen // every byte is the saved one again
 		n += k
-		written = append(written, ranges...)
+		if written == nil {
+			written = ranges // restoreRegion's own: appended to only past its length
+		} else {
+			written = append(written[:len(written):len(written)], ranges...)
+		}
 		if failing && len(written) > 0 {
 			// The planted failure strikes during the restore's first
 			// copy: it wrote this region, and nothing after it.
@@ -166,7 +171,8 @@ func (s *snapshot) restoreRegion(al *allocation, saved []byte, version uint64) (
 		return n, []trace.Region{{Addr: al.meta.Handle, Bytes: n}}
 	}
 	var n uint64
-	var ranges []trace.Region
+	var kept [4]trace.Region // most restores write a run or two: no allocation
+	ranges := kept[:0]
 	pages := len(al.pageStamp)
 	for c, stamp := range al.chunkStamp {
 		if stamp <= s.mark {
@@ -193,7 +199,17 @@ func (s *snapshot) restoreRegion(al *allocation, saved []byte, version uint64) (
 		}
 		al.chunkStamp[c] = version
 	}
-	return n, ranges
+	return n, al.regionsOf(ranges)
+}
+
+// regionsOf is ranges (of al) to keep in an event: al's one shared whole
+// region when they are all of it (a small buffer's restore, every pass),
+// else a copy of their own (none: nil).
+func (al *allocation) regionsOf(ranges []trace.Region) []trace.Region {
+	if len(ranges) == 1 && ranges[0] == (trace.Region{Addr: al.meta.Handle, Bytes: al.meta.Size}) {
+		return al.wholeRegion(al.meta)
+	}
+	return slices.Clone(ranges)
 }
 
 // appendRange adds [addr, addr+n) to rs, joining it to the last range when

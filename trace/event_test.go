@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -42,6 +43,66 @@ func TestRecorderKeepsOrderAcrossChunks(t *testing.T) {
 	}
 	if len(got) != n || sunk != n || len(r.Take()) != 0 || r.Len() != n {
 		t.Errorf("took %d, sink saw %d, left %d, Len %d", len(got), sunk, len(r.Take()), r.Len())
+	}
+}
+
+// A recorder's events come back equal and in order, from Events (a copy:
+// taking it leaves the recorder as it was) and from Take, for a run that
+// fills part of a chunk, several, and events kept whole beside packed
+// ones; and a taken trace is the caller's, left as it was while later
+// recorders reuse the chunks it was unpacked from (chunkPool).
+func TestRecorderTakesWhatItKept(t *testing.T) {
+	event := func(i int) Event {
+		e := Event{Type: Callback, Op: OpPass, Phase: PhaseEnter, Pass: U64(uint64(i)), Label: fmt.Sprint("d", i%7), Start: uint64(i)}
+		if i%5 == 0 {
+			e.Message = "kept whole when packed" // a field packed has no room for
+		}
+		return e
+	}
+	check := func(what string, got []Event, n int) {
+		t.Helper()
+		if len(got) != n {
+			t.Fatalf("%s: %d events of %d", what, len(got), n)
+		}
+		for i := range got {
+			want := event(i)
+			want.Seq, want.Time = uint64(i+1), 7
+			if !reflect.DeepEqual(got[i], want) {
+				t.Fatalf("%s: event %d of %d came back as %+v, want %+v", what, i, n, got[i], want)
+			}
+		}
+	}
+	sizes := []int{0, 1, firstChunk, chunkEvents + 3, 5*chunkEvents + 5, 3 * chunkEvents, 2 * chunkEvents}
+	record := func() []*Recorder {
+		var rs []*Recorder
+		for _, n := range sizes {
+			r := NewRecorder(func() uint64 { return 7 })
+			for i := range n {
+				r.Emit(event(i))
+			}
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	rs := record()
+	for k, r := range rs {
+		check(fmt.Sprint("Events of ", sizes[k]), r.Events(), sizes[k])
+	}
+	record() // more recorders, while rs still hold theirs
+	var kept [][]Event
+	for k, r := range rs {
+		got := r.Take()
+		check(fmt.Sprint("Take of ", sizes[k]), got, sizes[k])
+		if len(r.Take()) != 0 || len(r.Events()) != 0 {
+			t.Errorf("%d events: the recorder kept some after Take", sizes[k])
+		}
+		kept = append(kept, got)
+	}
+	for _, r := range record() {
+		r.Take()
+	}
+	for _, got := range kept {
+		check("a trace taken earlier", got, len(got))
 	}
 }
 

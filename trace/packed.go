@@ -1,5 +1,7 @@
 package trace
 
+import "unsafe"
+
 // packed is how a recorder (and Read) keeps an event until the trace is
 // handed over as one []Event: the fields that the events of a replay loop
 // use, inline (248 bytes where an Event is 704), and any other event whole
@@ -56,16 +58,18 @@ func (c *eventChunks) pack(p *packed, e *Event) {
 		*p = packed{rest: &c}
 		return
 	}
-	*p = packed{
-		typ: typ, op: op, phase: phase, call: call, status: status, service: service,
-		Seq: e.Seq, Time: e.Time, Thread: e.Thread, Agent: e.Agent, Queue: e.Queue, Dispatch: e.Dispatch, Context: e.Context,
-		Start: e.Start, End: e.End, Signal: e.Signal, Bytes: e.Bytes, Elements: e.Elements,
-		kernel: c.names.place(0, e.Kernel), label: c.names.place(1, e.Label), buffer: c.names.place(2, e.Buffer),
-		memIn: c.names.place(3, e.MemIn), memOut: c.names.place(4, e.MemOut), digest: c.names.place(5, e.Digest),
-		Pass: e.Pass, Total: e.Total, UserData: e.UserData, PayloadSize: e.PayloadSize,
-		Result: e.Result, Value: e.Value, Corr: e.Corr, Info: e.Info,
-		Payload: e.Payload, Regions: e.Regions,
-	}
+	// Field by field, not as one composite value: that was built aside and
+	// moved in whole, each pointer through the collector's bulk barrier.
+	// Every field is written (a pooled chunk's slot holds an old event).
+	p.typ, p.op, p.phase, p.call, p.status, p.service = typ, op, phase, call, status, service
+	p.Seq, p.Time, p.Thread, p.Agent, p.Queue, p.Dispatch, p.Context = e.Seq, e.Time, e.Thread, e.Agent, e.Queue, e.Dispatch, e.Context
+	p.Start, p.End, p.Signal, p.Bytes, p.Elements = e.Start, e.End, e.Signal, e.Bytes, e.Elements
+	p.kernel, p.label, p.buffer = c.names.place(0, e.Kernel), c.names.place(1, e.Label), c.names.place(2, e.Buffer)
+	p.memIn, p.memOut, p.digest = c.names.place(3, e.MemIn), c.names.place(4, e.MemOut), c.names.place(5, e.Digest)
+	p.Pass, p.Total, p.UserData, p.PayloadSize = e.Pass, e.Total, e.UserData, e.PayloadSize
+	p.Result, p.Value, p.Corr, p.Info = e.Result, e.Value, e.Corr, e.Info
+	p.Payload, p.Regions = e.Payload, e.Regions
+	p.rest = nil
 }
 
 // unpack writes the event p holds into e, which must be the zero Event.
@@ -74,16 +78,19 @@ func (c *eventChunks) unpack(p *packed, e *Event) {
 		*e = *p.rest
 		return
 	}
-	e.Seq, e.Time, e.Thread, e.Agent, e.Queue, e.Dispatch, e.Context = p.Seq, p.Time, p.Thread, p.Agent, p.Queue, p.Dispatch, p.Context
-	e.Start, e.End, e.Signal, e.Bytes, e.Elements = p.Start, p.End, p.Signal, p.Bytes, p.Elements
+	// In the order of Event's fields, so that the stores into the fresh
+	// flat trace run forward through each event's memory.
 	n := &c.names
-	e.Kernel, e.Label, e.Buffer = n.at(p.kernel), n.at(p.label), n.at(p.buffer)
-	e.MemIn, e.MemOut, e.Digest = n.at(p.memIn), n.at(p.memOut), n.at(p.digest)
-	e.Type, e.Op, e.Phase = Type(words[p.typ]), Op(words[p.op]), Phase(words[p.phase])
-	e.Call, e.Status, e.Service = Call(words[p.call]), Status(words[p.status]), Service(words[p.service])
-	e.Pass, e.Total, e.UserData, e.PayloadSize = p.Pass, p.Total, p.UserData, p.PayloadSize
-	e.Result, e.Value, e.Corr, e.Info = p.Result, p.Value, p.Corr, p.Info
-	e.Payload, e.Regions = p.Payload, p.Regions
+	e.Seq, e.Type, e.Time, e.Thread = p.Seq, Type(words[p.typ]), p.Time, p.Thread
+	e.Agent, e.Queue, e.Dispatch, e.Kernel = p.Agent, p.Queue, p.Dispatch, n.at(p.kernel)
+	e.Context, e.Label, e.Buffer = p.Context, n.at(p.label), n.at(p.buffer)
+	e.Op, e.Phase, e.Pass, e.Total, e.Corr, e.UserData = Op(words[p.op]), Phase(words[p.phase]), p.Pass, p.Total, p.Corr, p.UserData
+	e.Call, e.Result, e.Status = Call(words[p.call]), p.Result, Status(words[p.status])
+	e.Payload, e.PayloadSize, e.Info = p.Payload, p.PayloadSize, p.Info
+	e.Service, e.Start, e.End = Service(words[p.service]), p.Start, p.End
+	e.Signal, e.Value = p.Signal, p.Value
+	e.Bytes, e.Regions = p.Bytes, p.Regions
+	e.MemIn, e.MemOut, e.Digest, e.Elements = n.at(p.memIn), n.at(p.memOut), n.at(p.digest), p.Elements
 }
 
 // hasUnpacked reports whether e sets a field that packed does not hold. A
@@ -122,33 +129,58 @@ var words, wordPlace = func() ([]string, map[string]uint8) {
 }()
 
 // word returns w's place in words, and whether it has one, as field (one
-// of pack's six) holds it: through the chunks' cache of the word each field
-// had last, since consecutive events mostly repeat their op, phase, status
-// and service, and this spares the map.
+// of pack's six) holds it: through the chunks' cache of the words each
+// field had lately, since consecutive events mostly repeat their op,
+// phase, status and service and take their type from a few, and this
+// spares the map (the type's lookup alone was a third of packing).
 func (c *eventChunks) word(field int, w string) (uint8, bool) {
 	if w == "" {
 		return 0, true
 	}
-	if l := &c.lastWords[field]; l.k != 0 && l.w == w {
+	l := &c.lastWords[field][wordSlot(w)]
+	if l.k != 0 && l.w == w {
 		return l.k, true
 	}
 	k, ok := wordPlace[w]
 	if ok {
-		c.lastWords[field].w, c.lastWords[field].k = w, k
+		l.w, l.k = w, k
 	}
 	return k, ok
+}
+
+// wordSlots is how many words of each field word keeps.
+const wordSlots = 32
+
+// wordSlot is the slot of the cache where word keeps w (not empty): the
+// types of a replay loop's events each have their own
+// (TestWordSlotsOfALoop).
+func wordSlot(w string) int {
+	return (3*len(w) + 5*int(w[0]) + int(w[len(w)/2])) % wordSlots
 }
 
 // strtab holds each distinct string once; place 0 is the empty string.
 type strtab struct {
 	strs  []string
 	index map[string]uint32
-	// last is the string each of the fields put last, and its place:
-	// consecutive events mostly repeat them, and this spares the map.
-	last [6]struct {
+	// last are, for each of the six fields, strings it put lately and
+	// their places, in the slot that placeSlot picks: consecutive events
+	// mostly repeat them or take them from a few (a loop's digests before
+	// and after its kernel), and this spares the map.
+	last [6][placeSlots]struct {
 		s string
 		k uint32
 	}
+}
+
+// placeSlots is how many strings of each field place keeps.
+const placeSlots = 8
+
+// placeSlot is the slot of place's cache for s (not empty), by where its
+// bytes lie: a loop hands the same string (one copy of a digest, of a
+// name) pass after pass, and strings apart in memory mostly fall apart.
+// Equal strings elsewhere only miss the cache.
+func placeSlot(s string) int {
+	return int((uintptr(unsafe.Pointer(unsafe.StringData(s))) >> 4) % placeSlots)
 }
 
 // at returns the string at place k.
@@ -165,7 +197,8 @@ func (t *strtab) place(field int, s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	if l := &t.last[field]; l.k != 0 && l.s == s {
+	l := &t.last[field][placeSlot(s)]
+	if l.k != 0 && l.s == s {
 		return l.k
 	}
 	k, ok := t.index[s]
@@ -177,6 +210,6 @@ func (t *strtab) place(field int, s string) uint32 {
 		t.strs = append(t.strs, s)
 		t.index[s] = k
 	}
-	t.last[field].s, t.last[field].k = s, k
+	l.s, l.k = s, k
 	return k
 }

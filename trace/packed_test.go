@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -191,5 +192,124 @@ func TestBufferTakeAfter(t *testing.T) {
 				t.Fatalf("take %d, event %d: %+v", round, i, e)
 			}
 		}
+	}
+	// Takes of several chunks from two buffers at once: the chunks one
+	// gives up (chunkPool) fill the other's, and every take stays as it was.
+	var two [2]Buffer
+	var long [][]Event
+	for round := range 4 {
+		for k := range two {
+			for i := range 3*chunkEvents + round {
+				two[k].Push(&Event{Seq: uint64(i), Dispatch: uint64(10*round + k), Type: Kernel, Label: fmt.Sprintf("b%d", k)})
+			}
+			long = append(long, two[k].TakeAfter(nil))
+		}
+	}
+	for j, got := range long {
+		round, k := j/2, j%2
+		if len(got) != 3*chunkEvents+round {
+			t.Fatalf("buffer %d, take %d: %d events", k, round, len(got))
+		}
+		for i, e := range got {
+			if e.Seq != uint64(i) || e.Dispatch != uint64(10*round+k) || e.Label != fmt.Sprintf("b%d", k) {
+				t.Fatalf("buffer %d, take %d, event %d: %+v", k, round, i, e)
+			}
+		}
+	}
+}
+
+// The types a replay loop records pass after pass each have their own slot
+// in word's cache, so that packing them never looks in the map; a slot
+// for every word is checked by TestPackedWords.
+func TestWordSlotsOfALoop(t *testing.T) {
+	loop := []Type{Callback, Returned, MemRead, MemWrite, Restore, Kernel, Record, ToolMemory, ToolSignal, Continue, PassCount}
+	seen := map[int]Type{}
+	for _, typ := range loop {
+		k := wordSlot(string(typ))
+		if other, dup := seen[k]; dup {
+			t.Errorf("%s and %s share slot %d of word's cache", other, typ, k)
+		}
+		seen[k] = typ
+	}
+	// Through one cache, every word in every field, again and again
+	// (words that share a slot take it in turn), comes back as itself.
+	var c eventChunks
+	for round := range 3 {
+		for f := range 6 {
+			for i, w := range words {
+				if round == 1 {
+					w = words[len(words)-1-i]
+				}
+				if k, ok := c.word(f, w); !ok || words[k] != w {
+					t.Errorf("field %d: word(%q) = %d (%q), %v", f, w, k, words[k], ok)
+				}
+			}
+		}
+	}
+	if _, ok := c.word(0, "not a word"); ok {
+		t.Errorf("a word outside the closed sets has a place")
+	}
+}
+
+// pack writes every field of its slot: a slot that held another event (a
+// pooled chunk's) keeps nothing of it. Each event of the set, packed over
+// each other, comes back as itself.
+func TestPackOverwritesItsSlot(t *testing.T) {
+	typ := reflect.TypeFor[Event]()
+	var all Event // every field packed holds inline set
+	for i := range typ.NumField() {
+		var probe Event
+		nonZero(t, reflect.ValueOf(&probe).Elem().Field(i), false)
+		if hasUnpacked(&probe) {
+			continue
+		}
+		nonZero(t, reflect.ValueOf(&all).Elem().Field(i), false)
+	}
+	all.Type, all.Op, all.Phase, all.Call, all.Status, all.Service = Callback, OpPass, PhaseEnter, LocalStart, StatusSuccess, KernelTrace
+	whole := all
+	whole.Message = "kept whole"
+	events := []Event{all, {Seq: 1}, whole, {Seq: 2, Type: Kernel}, all, {}}
+	var c eventChunks
+	for _, old := range events {
+		for _, e := range events {
+			var p packed
+			c.pack(&p, &old)
+			c.pack(&p, &e)
+			var got Event
+			c.unpack(&p, &got)
+			if !reflect.DeepEqual(got, e) {
+				t.Errorf("packed over %+v:\ngot  %+v\nwant %+v", old, got, e)
+			}
+		}
+	}
+}
+
+// place's cache (by where a string's bytes lie) never mistakes one string
+// for another: through one table, copies of the same names made apart and
+// other names that fall into their slots each come back as themselves,
+// every copy of a name at one place.
+func TestPlaceCache(t *testing.T) {
+	var tab strtab
+	var names []string
+	for i := range 300 {
+		names = append(names, strings.Clone(fmt.Sprintf("%016x", i%23))) // 13 copies of each, apart
+	}
+	placeOf := map[string]uint32{}
+	for round := range 3 {
+		for i := range names {
+			s := names[(i*7+round)%len(names)]
+			f := i % 6
+			k := tab.place(f, s)
+			if got := tab.at(k); got != s {
+				t.Fatalf("place(%d, %q) = %d, which holds %q", f, s, k, got)
+			}
+			if was, ok := placeOf[s]; ok && was != k {
+				t.Fatalf("%q at %d and at %d", s, was, k)
+			}
+			placeOf[s] = k
+		}
+	}
+	if len(tab.strs) != 24 { // "" and 23 names, each once
+		t.Errorf("%d strings kept, want 24", len(tab.strs))
 	}
 }

@@ -19,9 +19,10 @@ type eventChunks struct {
 	chunks [][]packed
 	n      int
 	names  strtab // the strings the packed events name
-	// lastWords is the closed-set word each of pack's six fields had last,
-	// and its place (0: none yet).
-	lastWords [6]struct {
+	// lastWords are, for each of pack's six fields, the closed-set words
+	// it had lately and their places (0: none yet), in a slot each that
+	// wordSlot picks.
+	lastWords [6][wordSlots]struct {
 		w string
 		k uint8
 	}
@@ -35,11 +36,18 @@ func (c *eventChunks) push(e *Event) {
 		if k >= 0 {
 			size = min(2*cap(c.chunks[k]), chunkEvents)
 		}
-		c.chunks = append(c.chunks, make([]packed, 0, size))
+		ch, _ := chunkPool.Get().([]packed)
+		if ch == nil {
+			ch = make([]packed, 0, size)
+		}
+		c.chunks = append(c.chunks, ch)
 		k++
 	}
-	c.chunks[k] = append(c.chunks[k], packed{})
-	c.pack(&c.chunks[k][len(c.chunks[k])-1], e)
+	// Within its capacity, so not zeroed first: pack writes every field
+	// (a pooled chunk holds what it held before).
+	n := len(c.chunks[k])
+	c.chunks[k] = c.chunks[k][:n+1]
+	c.pack(&c.chunks[k][n], e)
 	c.n++
 }
 
@@ -58,6 +66,9 @@ func (c *eventChunks) flatten(release bool) []Event {
 		}
 		if release {
 			c.chunks[k] = nil
+			if cap(ch) == chunkEvents {
+				chunkPool.Put(ch[:0])
+			}
 		}
 	}
 	if release {
@@ -65,6 +76,15 @@ func (c *eventChunks) flatten(release bool) []Event {
 	}
 	return out
 }
+
+// chunkPool holds full-size chunks that flatten has released, for the next
+// push that needs one: a run of many specs (a library, a benchmark's
+// loop) allocates its chunks about once, where each run's made a fifth of
+// the bytes a loop's pass allocates. They are not cleared: clearing a
+// chunk while the collector marks costs about what filling it does, what
+// they point to is the flattened events' anyway, and the collector
+// empties the pool within two cycles.
+var chunkPool sync.Pool
 
 // Recorder collects events from every part of a run. It is safe for
 // concurrent use; it numbers events in the order they arrive and stamps

@@ -119,6 +119,11 @@ type app struct {
 	// diedIn are the threads on which the process died inside a replay
 	// callback (a nested window's restore failed): it never returns.
 	diedIn map[hsa.ThreadID]bool
+
+	// read is digestOf's one reader of whole buffers, made once: a closure
+	// made per copy escaped to the heap with what it wrote (four
+	// allocations a pass).
+	read wholeRead
 }
 
 // diedInCallback reports whether the process died inside a replay callback

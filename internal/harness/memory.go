@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"sync"
+
 	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/trace"
 )
@@ -19,30 +21,47 @@ type liveBuffer struct {
 	alloc hsa.Allocation
 }
 
-// liveBuffers lists the application's live buffers in spec order.
-func (a *app) liveBuffers() []liveBuffer {
+// liveBuffers appends the application's live buffers to dst in spec order
+// (the caller's array: no allocation a pass).
+func (a *app) liveBuffers(dst []liveBuffer) []liveBuffer {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var out []liveBuffer
 	for _, b := range a.s.Application.Buffers {
 		if al, ok := a.buffers[b.Name]; ok && !a.freed[b.Name] {
-			out = append(out, liveBuffer{b.Name, al})
+			dst = append(dst, liveBuffer{b.Name, al})
 		}
 	}
-	return out
+	return dst
+}
+
+// wholeRead reads a buffer whole through hsa.Mapper and keeps its digest
+// and element count: use is made once per application, and mu holds the
+// results for the one reading.
+type wholeRead struct {
+	mu       sync.Mutex
+	use      func(src []byte, digest string)
+	digest   string
+	elements uint64
 }
 
 // digestOf reads b whole and returns its digest and element count; ok is
 // false when it cannot be read (freed by another thread meanwhile).
 func (a *app) digestOf(b hsa.Allocation) (digest string, elements uint64, ok bool) {
 	if m, isMapper := a.rt.(hsa.Mapper); isMapper {
-		err := m.ReadWith(b, func(src []byte, d string) {
-			if d == "" {
-				d = trace.Digest(src)
+		r := &a.read
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.use == nil {
+			r.use = func(src []byte, d string) {
+				if d == "" {
+					d = trace.Digest(src)
+				}
+				r.digest, r.elements = d, uint64(len(src)/4)
 			}
-			digest, elements = d, uint64(len(src)/4)
-		})
-		return digest, elements, err == nil
+		}
+		r.digest, r.elements = "", 0
+		err := m.ReadWith(b, r.use)
+		return r.digest, r.elements, err == nil
 	}
 	data := make([]byte, b.Size)
 	if err := a.rt.Read(b, 0, data); err != nil {
@@ -60,7 +79,8 @@ func (t *tool) copyMemory(th hsa.ThreadID, where *trace.Event) {
 	if t.app == nil {
 		return
 	}
-	for _, b := range t.app.liveBuffers() {
+	var lives [8]liveBuffer
+	for _, b := range t.app.liveBuffers(lives[:0]) {
 		digest, elements, ok := t.app.digestOf(b.alloc)
 		if !ok {
 			continue
