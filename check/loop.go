@@ -118,7 +118,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 	if l.off {
 		return
 	}
-	if e.Thread != l.thread || e.Dispatch != 0 && e.Dispatch != l.id || carried[e.Type] || e.Type == trace.AppDispatch {
+	if e.Thread != l.thread || e.Dispatch != 0 && e.Dispatch != l.id || carried(e.Type) || e.Type == trace.AppDispatch {
 		// Another thread's events, another dispatch (one the tool
 		// wrote), a call later parts would need: what the parts cannot
 		// carry. The rest of the loop is one part.
@@ -157,8 +157,9 @@ func (s *Stream) followLoop(e *trace.Event) {
 // only its head and its last pass.
 func (s *Stream) cutLoop() {
 	l := s.loop
+	s.drain() // what it writes is the judging goroutine's until then
 	np := len(s.prologue)
-	ev := s.seg.TakeAfter(s.prologue)
+	ev := s.seg.all() // the prologue, then the segment: judged in place
 	x := newIndex(trace.Trace{Header: s.header, Events: ev})
 	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 	x.cut = l.elision(true)
@@ -174,13 +175,10 @@ func (s *Stream) cutLoop() {
 			// judges the trace.
 			l.off = true
 			s.loopLost = l.wasCut()
-			for i := np; i < len(ev); i++ {
-				s.seg.Push(&ev[i])
-			}
-			return
+			return // its events stay in the segment
 		}
 	}
-	base, baseAdj := s.base(), map[string]int(nil)
+	base, baseAdj := s.base(s.prologue, s.prologueFrom), map[string]int(nil)
 	if l.wasCut() {
 		base, baseAdj = s.loopBase(ev[:np+l.carried])
 	}
@@ -199,13 +197,7 @@ func (s *Stream) cutLoop() {
 		}
 	}
 	s.note(x, kindSignal|kindReadback)
-	// Keep the head and the last pass.
-	for i := np; i < np+l.headEnd; i++ {
-		s.seg.Push(&ev[i])
-	}
-	for i := np + l.last; i < len(ev); i++ {
-		s.seg.Push(&ev[i])
-	}
+	s.seg.keep(l.headEnd, l.last) // the head and the last pass
 	l.hidden += l.last - l.headEnd
 	l.carried = l.headEnd + len(ev) - np - l.last
 	l.elidedTo = l.lastPass

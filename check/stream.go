@@ -49,10 +49,14 @@ type Stream struct {
 	// thread, per source.
 	lastOnThread map[uint64]int
 	lastBySource map[trace.Source]int
+	// The thread of the event before and its entry of lastOnThread, not
+	// yet written back: a thread's events come in runs.
+	curThread uint64
+	curAt     int
 
-	seg  trace.Buffer // the segment being recorded, packed (a long one is a loop's every event)
-	apps int          // app_dispatch events in seg
-	ids  []uint64     // scratch: the segment's dispatch ids, when it is cut
+	seg  segment  // the segment being recorded, after the prologue (a long one is a loop's every event)
+	apps int      // app_dispatch events in seg
+	ids  []uint64 // scratch: the segment's dispatch ids, when it is cut
 
 	// What is in flight, per thread and for the application.
 	windows map[uint64]int // open PASS windows (they nest, MEM-6)
@@ -122,6 +126,15 @@ type Stream struct {
 	// The prologue's own judgement, subtracted from each segment's.
 	baseFor  int // len(prologue) it was made for; -1 none
 	baseInst map[string]int
+	// lastProcessDied: the last segment judged saw its process die.
+	lastProcessDied bool
+
+	// aside, when set (JudgeAside), judges closed segments on a goroutine
+	// of its own. What judgeSegment writes (seams, instances, violations,
+	// reported, seen, lacked, the base) is that goroutine's while it
+	// runs; the stream waits for it (drain) before it touches them.
+	aside       *judgeAside
+	judgedAside int // segments handed to it (tests)
 }
 
 // kinds is a set of the event kinds index.has is asked about, and of the
@@ -154,19 +167,29 @@ var kindOf = map[trace.Type]kinds{
 
 // carried are the kinds of events a later segment needs from earlier ones:
 // the tool's SDK calls (contexts, configuration), the agents, and the
-// application's buffers.
-var carried = map[trace.Type]bool{trace.API: true, trace.AgentInfo: true, trace.AppAlloc: true, trace.AppFree: true}
+// application's buffers. (These three sets are switches, not maps: they
+// are asked about every event, and a map hashes the type's string.)
+func carried(t trace.Type) bool {
+	switch t {
+	case trace.API, trace.AgentInfo, trace.AppAlloc, trace.AppFree:
+		return true
+	}
+	return false
+}
 
 // uncut are the events whose rules relate dispatches to each other: a
 // local context call changes what later loops deliver (LCX), and a warning
 // is printed once per process (PC-6, MEM-5). From the first of them on, the
 // trace is not cut again.
-var uncut = map[trace.Type]bool{trace.Local: true, trace.Warning: true}
+func uncut(t trace.Type) bool { return t == trace.Local || t == trace.Warning }
 
 // appEvents name an application dispatch by its label.
-var appEvents = map[trace.Type]bool{
-	trace.AppDispatch: true, trace.AppComplete: true, trace.AppTimeout: true,
-	trace.AppReadback: true, trace.AppSignal: true,
+func appEvent(t trace.Type) bool {
+	switch t {
+	case trace.AppDispatch, trace.AppComplete, trace.AppTimeout, trace.AppReadback, trace.AppSignal:
+		return true
+	}
+	return false
 }
 
 // NewStream starts judging a trace with header h.
@@ -212,7 +235,11 @@ func (s *Stream) Separable() bool { return s.separable }
 func (s *Stream) Segments() int { return s.segments }
 
 // Add takes the next event of the trace.
-func (s *Stream) Add(e trace.Event) {
+func (s *Stream) Add(e trace.Event) { s.AddEvent(&e) }
+
+// AddEvent is Add of *e, which the stream copies: e may be reused once it
+// returns.
+func (s *Stream) AddEvent(e *trace.Event) {
 	if !s.separable {
 		return
 	}
@@ -220,7 +247,7 @@ func (s *Stream) Add(e trace.Event) {
 		if e.Type == trace.AppDispatch {
 			s.release(false) // the held dispatch runs no loop to cut
 		} else {
-			s.ahead = append(s.ahead, e)
+			s.ahead = append(s.ahead, *e)
 			if e.Type == trace.PassCount && e.Thread == s.ahead[0].Thread {
 				s.release(e.Result != nil && *e.Result == 0)
 			} else if len(s.ahead) >= maxAhead {
@@ -237,7 +264,7 @@ func (s *Stream) Add(e trace.Event) {
 			// A loop is cut only alone in its segment: hold this
 			// dispatch's first events until its pass count says
 			// whether it may never end, and cut before it if so.
-			s.ahead = append(s.aheadBuf[:0], e)
+			s.ahead = append(s.aheadBuf[:0], *e)
 			return
 		}
 	}
@@ -256,37 +283,37 @@ func (s *Stream) release(cut bool) {
 		if !s.separable {
 			return
 		}
-		s.add(held[i])
+		s.add(&held[i])
 	}
 }
 
 // add takes e into the open segment.
-func (s *Stream) add(e trace.Event) {
+func (s *Stream) add(e *trace.Event) {
 	if s.loopLost {
 		s.giveUp()
 		return
 	}
-	if uncut[e.Type] {
+	if uncut(e.Type) {
 		s.whole = true
 	}
-	if !s.watch(&e) {
+	if !s.watch(e) {
 		s.giveUp()
 		return
 	}
-	s.track(&e)
-	if !s.times.add(&e) {
+	s.track(e)
+	if !s.times.add(e) {
 		s.giveUp()
 		return
 	}
 	if s.seg.Len() == 0 {
 		s.segStart = s.added
 	}
-	if prev := s.previous(&e, s.added); carried[e.Type] {
+	if prev := s.previous(e, s.added); carried(e.Type) {
 		s.pendingPrev = append(s.pendingPrev, prev)
 	}
-	s.seg.Push(&e)
+	s.seg.Push(e)
 	s.added++
-	s.followLoop(&e)
+	s.followLoop(e)
 }
 
 // previous is the position of the event before e on its thread (for an
@@ -295,10 +322,16 @@ func (s *Stream) add(e trace.Event) {
 func (s *Stream) previous(e *trace.Event, at int) int {
 	prev := -1
 	if e.Thread != 0 {
-		if p, ok := s.lastOnThread[e.Thread]; ok {
-			prev = p
+		if e.Thread != s.curThread {
+			if s.curThread != 0 {
+				s.lastOnThread[s.curThread] = s.curAt
+			}
+			s.curThread, s.curAt = e.Thread, -1
+			if p, ok := s.lastOnThread[e.Thread]; ok {
+				s.curAt = p
+			}
 		}
-		s.lastOnThread[e.Thread] = at
+		prev, s.curAt = s.curAt, at
 		return prev
 	}
 	src, _ := e.Type.Source()
@@ -322,9 +355,9 @@ func (s *Stream) watch(e *trace.Event) bool {
 	switch {
 	case e.Dispatch != 0 && s.closedIDs.has(e.Dispatch):
 		return false
-	case appEvents[e.Type] && s.closedLabel(e.Label):
+	case appEvent(e.Type) && s.closedLabel(e.Label):
 		return false
-	case !carried[e.Type] && e.Type != trace.AppDispatch && s.dispatched[e.Thread] && !s.fresh[e.Thread]:
+	case !carried(e.Type) && e.Type != trace.AppDispatch && !s.fresh[e.Thread] && s.dispatched[e.Thread]:
 		return false // it belongs to its thread's last dispatch, judged already
 	}
 	return true
@@ -333,7 +366,8 @@ func (s *Stream) watch(e *trace.Event) bool {
 // giveUp: the trace is not separable; what is held is of no more use.
 func (s *Stream) giveUp() {
 	s.separable = false
-	s.seg, s.prologue = trace.Buffer{}, nil
+	s.seg, s.prologue = segment{}, nil
+	s.Close()
 }
 
 // track keeps what is in flight.
@@ -372,27 +406,34 @@ func (s *Stream) count(m map[uint64]int, thread uint64, up bool) {
 	}
 }
 
-// cut judges the segment recorded so far and forgets it.
+// cut judges the segment recorded so far and forgets it: aside (on the
+// judging goroutine, JudgeAside) unless a loop was cut in it, whose
+// judgement the stream must know before it goes on.
 func (s *Stream) cut() {
 	if s.seg.Len() == 0 {
 		return
 	}
-	carriedBefore := len(s.prologue)
-	x := s.judgeSegment()
+	np := len(s.prologue)
+	ev := s.seg.all()
+	job := segJob{ev: ev, np: np, segStart: s.segStart, from: s.prologueFrom}
+	aside := s.aside != nil && !s.loop.wasCut()
+	if !aside {
+		s.drain()
+		s.judgeSegment(job, s.loop)
+	}
 	s.segments++
-	s.note(x, 0)
 	ids := s.ids[:0]
-	seg := x.ev[carriedBefore:]
+	seg := ev[np:]
 	for i := range seg {
 		e := &seg[i]
-		if e.Dispatch != 0 {
-			ids = append(ids, e.Dispatch)
+		if e.Dispatch != 0 && (len(ids) == 0 || ids[len(ids)-1] != e.Dispatch) {
+			ids = append(ids, e.Dispatch) // a dispatch's events come in runs: one each, not thousands to sort
 		}
 		if e.Type == trace.AppDispatch {
 			s.closeLabel(e.Label)
 			s.dispatched[e.Thread] = true
 		}
-		if carried[e.Type] {
+		if carried(e.Type) {
 			s.prologue = append(s.prologue, *e)
 			s.prologueAt = append(s.prologueAt, s.segStart+i+s.loop.hiddenBefore(i))
 		}
@@ -409,6 +450,14 @@ func (s *Stream) cut() {
 	clear(s.fresh)
 	s.apps = 0
 	s.loop = nil
+	if aside {
+		// The job's ev, np and from are not written again: the prologue
+		// and prologueFrom are only appended to, and the stream
+		// assembles the next segment in another buffer.
+		s.seg.ev = s.aside.submit(job)
+		s.judgedAside++
+	}
+	s.seg.begin(s.prologue)
 }
 
 // note records which kinds of event the segment (with its prologue) held;
@@ -428,25 +477,35 @@ func (s *Stream) note(x *index, ignore kinds) {
 	s.lacked |= ^have &^ ignore
 }
 
-// judgeSegment runs the oracles over the prologue and the segment (taken
-// from s.seg, which is left empty), and adds what they found to the
-// totals, less what the prologue alone gives.
-func (s *Stream) judgeSegment() *index {
-	ev := s.seg.TakeAfter(s.prologue)
+// segJob is a closed segment to judge: ev its prologue (np events) and
+// its events, segStart the position of its first event in the trace, from
+// the prologue's prologueFrom.
+type segJob struct {
+	ev           []trace.Event
+	np, segStart int
+	from         []int
+}
+
+// judgeSegment runs the oracles over the prologue and the segment of j,
+// in place, and adds what they found to the totals, less what the
+// prologue alone gives; l is the loop cut in it, if any (judged inline
+// only). It reads and writes only what the judging goroutine owns while
+// one judges aside (Stream.aside).
+func (s *Stream) judgeSegment(j segJob, l *loopCut) {
+	ev := j.ev
 	x := newIndex(trace.Trace{Header: s.header, Events: ev})
-	s.seams.offset = s.segStart - len(s.prologue)
-	s.seams.prologueFrom = s.prologueFrom
+	s.seams.offset = j.segStart - j.np
+	s.seams.prologueFrom = j.from
 	x.seams = &s.seams
-	l := s.loop
 	if l.wasCut() {
 		x.cut = l.elision(false)
 	}
 	vs := runFamilies(x)
-	base := s.base()
+	base := s.base(ev[:j.np], j.from)
 	if l.wasCut() {
 		// The loop's head and last judged pass were counted already.
 		var adj map[string]int
-		base, adj = s.loopBase(ev[:len(s.prologue)+l.carried])
+		base, adj = s.loopBase(ev[:j.np+l.carried])
 		if d := x.dispatches[l.id]; d == nil || len(d.neverEnded) == 0 {
 			// It ended by itself, not by the pass budget: the parts
 			// count as such a loop's (selfEnding).
@@ -480,17 +539,19 @@ func (s *Stream) judgeSegment() *index {
 			s.violations = append(s.violations, v)
 		}
 	}
-	return x
+	s.note(x, 0)
+	s.lastProcessDied = x.processDied()
 }
 
-// base is the prologue's own count of instances (made again only when the
-// prologue grew).
-func (s *Stream) base() map[string]int {
-	if s.baseFor != len(s.prologue) {
-		x := newIndex(trace.Trace{Header: s.header, Events: slices.Clone(s.prologue)})
-		x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
+// base is the instances of prologue (with its prologueFrom, from) judged
+// alone, made again only when the prologue grew: the prologue only grows,
+// so its length says which it is.
+func (s *Stream) base(prologue []trace.Event, from []int) map[string]int {
+	if s.baseFor != len(prologue) {
+		x := newIndex(trace.Trace{Header: s.header, Events: slices.Clone(prologue)})
+		x.seams = &seams{prologueFrom: from, scratch: true}
 		runFamilies(x)
-		s.baseInst, s.baseFor = x.instances, len(s.prologue)
+		s.baseInst, s.baseFor = x.instances, len(prologue)
 	}
 	return s.baseInst
 }
@@ -502,18 +563,19 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 		s.release(false)
 	}
 	if !s.separable {
+		s.Close()
 		return Judgement{}, false
 	}
 	last := s.segments
 	s.times.cut()
-	x := s.judgeSegment()
+	s.Close()
+	s.judgeSegment(segJob{ev: s.seg.all(), np: len(s.prologue), segStart: s.segStart, from: s.prologueFrom}, s.loop)
 	s.segments++
-	s.note(x, 0)
-	s.seg, s.prologue = trace.Buffer{}, nil
+	s.seg, s.prologue = segment{}, nil
 	// A kind of event one segment lacked and another held, or a process
 	// that died (its loss is read against every dispatch under way), is
 	// read by the oracles over the whole trace.
-	if s.seen&s.lacked != 0 || last > 0 && x.processDied() || s.seams.broken || !s.times.apart() || s.loopLost {
+	if s.seen&s.lacked != 0 || last > 0 && s.lastProcessDied || s.seams.broken || !s.times.apart() || s.loopLost {
 		s.separable = false
 		return Judgement{}, false
 	}
@@ -567,6 +629,8 @@ func JudgeStreamSized(t trace.Trace, events, passes int) (j Judgement, segments,
 	s := NewStream(t.Header)
 	s.SegmentsOfAtLeast(events)
 	s.CutLoopsEvery(passes)
+	s.JudgeAside() // as replayspec check judges: the runner's Stream judges inline
+	defer s.Close()
 	for i := range t.Events {
 		s.Add(t.Events[i])
 	}

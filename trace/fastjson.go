@@ -1,10 +1,12 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -28,6 +30,13 @@ import (
 // kernels, labels, counters) are one string each rather than one a line;
 // and the lists it is reading, so that a list is allocated once, at its
 // size.
+//
+// It also keeps the last few lists and small objects it gave (payload
+// member lists, regions, runs, correlation ids, dispatch infos) and gives
+// an equal one again rather than a copy: a dispatch's events repeat them
+// line after line, and each copy was an allocation for the collector (2.5
+// an event). Events share them as they share the U64 pointers: nothing
+// writes through an event's slices or pointers.
 type eventDecoder struct {
 	names    [nameSlots]string // by hash; a name that lands on another replaces it
 	strs     []string
@@ -35,6 +44,88 @@ type eventDecoder struct {
 	counters []Counter
 	regions  []Region
 	runs     []Run
+
+	lists      recent[[]string]
+	regionSets recent[[]Region]
+	runSets    recent[[]Run]
+	corrs      recent[*Corr]
+	infos      recent[*DispatchInfo]
+
+	// The same, by the text they were read from: a line that has that
+	// text where such a value begins has that value, and is not read
+	// again (a callback's payload list was six names to look up).
+	listTexts   recent[memo[[]string]]
+	regionTexts recent[memo[[]Region]]
+	corrTexts   recent[memo[*Corr]]
+	infoTexts   recent[memo[*DispatchInfo]]
+}
+
+// memo is a value and the text it was read from (a copy: lines are
+// reused).
+type memo[T any] struct {
+	text []byte
+	v    T
+}
+
+// recall returns the value of r whose text the line has next, past any
+// whitespace, and steps over that text; the text is the whole of the
+// value, so reading it would give the same value and stop at the same
+// place.
+func recall[T any](s *scanner, r *recent[memo[T]]) (T, bool) {
+	s.space()
+	rest := s.b[s.i:]
+	m, ok := r.find(func(m memo[T]) bool { return bytes.HasPrefix(rest, m.text) })
+	if ok {
+		s.i += len(m.text)
+	}
+	return m.v, ok
+}
+
+// remember keeps v, read from the line from start, in r.
+func remember[T any](s *scanner, r *recent[memo[T]], start int, v T) {
+	if s.ok {
+		r.keep(memo[T]{bytes.Clone(s.b[start:s.i]), v})
+	}
+}
+
+// recentSlots is how many of each kind a decoder keeps.
+const recentSlots = 8
+
+// recent is the last few values of a kind the decoder gave, newest at
+// next-1 (a ring).
+type recent[T any] struct {
+	v    [recentSlots]T
+	n    int // how many are set
+	next int
+}
+
+// find returns the kept value that same says is equal, if any.
+func (r *recent[T]) find(same func(T) bool) (T, bool) {
+	for k := 1; k <= r.n; k++ { // newest first: the one repeated most
+		v := r.v[(r.next-k+recentSlots)%recentSlots]
+		if same(v) {
+			return v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+func (r *recent[T]) keep(v T) {
+	r.v[r.next] = v
+	r.next = (r.next + 1) % recentSlots
+	r.n = min(r.n+1, recentSlots)
+}
+
+// shared returns a list equal to xs from r, or a copy of xs at its size
+// (empty, not nil, when xs is empty), kept in r.
+func shared[T comparable](r *recent[[]T], xs []T) []T {
+	if v, ok := r.find(func(v []T) bool { return slices.Equal(v, xs) }); ok {
+		return v
+	}
+	v := clone(xs)
+	r.keep(v)
+	return v
 }
 
 // nameSlots is how many names a decoder keeps: more than the names of a
@@ -226,7 +317,7 @@ func (s *scanner) name() string {
 	return *slot
 }
 
-// str reads a string that is not expected to repeat (a digest, a message).
+// str reads a string that is not expected to repeat (a message).
 func (s *scanner) str() string {
 	r := s.raw()
 	if !s.ok || len(r) == 0 {
@@ -302,10 +393,23 @@ func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:l
 // names reads an array of strings; an empty array is an empty slice, not
 // nil, as encoding/json makes it.
 func (s *scanner) names() []string {
+	if v, ok := recall(s, &s.d.listTexts); ok {
+		return v
+	}
+	start := s.i
+	v := s.readNames()
+	remember(s, &s.d.listTexts, start, v)
+	return v
+}
+
+func (s *scanner) readNames() []string {
 	tmp := s.d.strs[:0]
 	s.array(func() { tmp = append(tmp, s.name()) })
 	s.d.strs = tmp
-	return clone(tmp)
+	if !s.ok {
+		return nil
+	}
+	return shared(&s.d.lists, tmp)
 }
 
 // clone is a copy of xs at its size; empty, not nil, when xs is empty.
@@ -344,7 +448,31 @@ func (s *scanner) once(seen *uint64, bit uint) bool {
 }
 
 func (s *scanner) corr() *Corr {
-	c := new(Corr)
+	if v, ok := recall(s, &s.d.corrTexts); ok {
+		return v
+	}
+	start := s.i
+	v := s.readCorr()
+	remember(s, &s.d.corrTexts, start, v)
+	return v
+}
+
+func (s *scanner) readCorr() *Corr {
+	var c Corr
+	s.corrInto(&c)
+	if !s.ok {
+		return nil
+	}
+	if p, ok := s.d.corrs.find(func(p *Corr) bool { return *p == c }); ok {
+		return p
+	}
+	p := new(Corr) // not &c: c would be on the heap for every line
+	*p = c
+	s.d.corrs.keep(p)
+	return p
+}
+
+func (s *scanner) corrInto(c *Corr) {
 	var seen uint64
 	s.object(func(key []byte) {
 		switch string(key) {
@@ -364,11 +492,34 @@ func (s *scanner) corr() *Corr {
 			s.fail()
 		}
 	})
-	return c
 }
 
 func (s *scanner) info() *DispatchInfo {
-	in := new(DispatchInfo)
+	if v, ok := recall(s, &s.d.infoTexts); ok {
+		return v
+	}
+	start := s.i
+	v := s.readInfo()
+	remember(s, &s.d.infoTexts, start, v)
+	return v
+}
+
+func (s *scanner) readInfo() *DispatchInfo {
+	var in DispatchInfo
+	s.infoInto(&in)
+	if !s.ok {
+		return nil
+	}
+	if p, ok := s.d.infos.find(func(p *DispatchInfo) bool { return *p == in }); ok {
+		return p
+	}
+	p := new(DispatchInfo)
+	*p = in
+	s.d.infos.keep(p)
+	return p
+}
+
+func (s *scanner) infoInto(in *DispatchInfo) {
 	var seen uint64
 	s.object(func(key []byte) {
 		switch string(key) {
@@ -400,7 +551,6 @@ func (s *scanner) info() *DispatchInfo {
 			s.fail()
 		}
 	})
-	return in
 }
 
 func (s *scanner) counters() []Counter {
@@ -429,6 +579,16 @@ func (s *scanner) counters() []Counter {
 }
 
 func (s *scanner) regions() []Region {
+	if v, ok := recall(s, &s.d.regionTexts); ok {
+		return v
+	}
+	start := s.i
+	v := s.readRegions()
+	remember(s, &s.d.regionTexts, start, v)
+	return v
+}
+
+func (s *scanner) readRegions() []Region {
 	out := s.d.regions[:0]
 	s.array(func() {
 		var r Region
@@ -450,7 +610,10 @@ func (s *scanner) regions() []Region {
 		out = append(out, r)
 	})
 	s.d.regions = out
-	return clone(out)
+	if !s.ok {
+		return nil
+	}
+	return shared(&s.d.regionSets, out)
 }
 
 func (s *scanner) runs() []Run {
@@ -475,7 +638,10 @@ func (s *scanner) runs() []Run {
 		out = append(out, r)
 	})
 	s.d.runs = out
-	return clone(out)
+	if !s.ok {
+		return nil
+	}
+	return shared(&s.d.runSets, out)
 }
 
 // event reads the object of an event line. The pointer fields share the
@@ -682,15 +848,15 @@ func (s *scanner) event(e *Event) {
 			}
 		case "mem_in":
 			if s.once(&seen, 47) {
-				e.MemIn = s.str()
+				e.MemIn = s.name() // digests come again: a kernel's output is the next pass's input
 			}
 		case "mem_out":
 			if s.once(&seen, 48) {
-				e.MemOut = s.str()
+				e.MemOut = s.name()
 			}
 		case "digest":
 			if s.once(&seen, 49) {
-				e.Digest = s.str()
+				e.Digest = s.name()
 			}
 		case "elements":
 			if s.once(&seen, 50) {

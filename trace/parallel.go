@@ -65,18 +65,21 @@ func readBatches(r io.Reader, workers, chunkSize int, header func(Header) error,
 	end := make(chan readEnd, 1)
 	free := make(chan *lineChunk, cap(ordered)+workers+1) // chunks handed back for reuse
 
-	// The cutter: bufio.Scanner splits lines exactly as ReadEach's does
-	// (its limit, its line count, its read errors).
+	// The cutter: it reads blocks of about chunkSize bytes straight into a
+	// chunk's data and marks the lines where they lie (a line a block ends
+	// inside begins the next block), splitting, counting and limiting them
+	// as ReadEach's bufio.Scanner does (ScanLines, maxLine, its read
+	// errors). Through a Scanner, each line was copied twice more.
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(ordered)
 		defer close(work)
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 		line := 0
 		sawHeader := false
 		var c *lineChunk
+		var carry []byte // a copy of the line the last block ended inside
+		var readErr, endErr error
 		send := func() bool {
 			if c == nil || len(c.lines) == 0 {
 				return true
@@ -95,38 +98,72 @@ func readBatches(r io.Reader, workers, chunkSize int, header func(Header) error,
 			c = nil
 			return true
 		}
-		for sc.Scan() {
-			line++
-			b := bytes.TrimSpace(sc.Bytes())
-			if len(b) == 0 {
-				continue
-			}
-			if !sawHeader {
-				sawHeader = true
-				headerLine <- readEnd{header: bytes.Clone(b), hline: line}
-				continue
-			}
+		for readErr == nil && endErr == nil {
 			if c == nil {
 				select {
 				case c = <-free:
-					c.data, c.lines, c.done = c.data[:0], c.lines[:0], make(chan struct{})
+					c.lines, c.done = c.lines[:0], make(chan struct{})
 				default:
 					c = &lineChunk{data: make([]byte, 0, chunkSize+1024), done: make(chan struct{})}
 				}
 			}
-			c.lines = append(c.lines, lineRef{line, len(c.data), len(c.data) + len(b)})
-			c.data = append(c.data, b...)
-			if len(c.data) >= chunkSize && !send() {
+			data := append(c.data[:0], carry...)
+			// Read chunkSize bytes, and on until a line ends in them, the
+			// input ends, or the line is too long.
+			for want, looked := chunkSize, len(carry); ; {
+				data, readErr = readTo(r, data, want)
+				if readErr != nil || bytes.IndexByte(data[looked:], '\n') >= 0 || len(data) >= maxLine {
+					break
+				}
+				want, looked = len(data)+chunkSize, len(data)
+			}
+			c.data = data
+			// The lines whole: up to the last newline; at the end of the
+			// input, or at a read error, the rest too.
+			whole := bytes.LastIndexByte(data, '\n') + 1
+			if readErr != nil {
+				whole = len(data)
+			}
+			for at := 0; at < whole; {
+				n := bytes.IndexByte(data[at:whole], '\n')
+				next := at + n + 1
+				if n < 0 {
+					n, next = whole-at, whole
+				}
+				if n >= maxLine { // the scanner's buffer is full before the line ends
+					endErr = bufio.ErrTooLong
+					break
+				}
+				b := bytes.TrimSpace(data[at : at+n])
+				at = next
+				line++
+				if len(b) == 0 {
+					continue
+				}
+				if !sawHeader {
+					sawHeader = true
+					headerLine <- readEnd{header: bytes.Clone(b), hline: line}
+					continue
+				}
+				off := cap(data) - cap(b) // b lies in data: its start is where its room begins
+				c.lines = append(c.lines, lineRef{line, off, off + len(b)})
+			}
+			if endErr == nil && readErr == nil && len(data)-whole >= maxLine {
+				endErr = bufio.ErrTooLong
+			}
+			carry = append(carry[:0], data[whole:]...)
+			if !send() {
 				return
 			}
 		}
-		if !send() {
-			return
+		err := endErr
+		if err == nil && readErr != io.EOF {
+			err = readErr
 		}
 		if !sawHeader {
-			headerLine <- readEnd{err: sc.Err(), lines: line}
+			headerLine <- readEnd{err: err, lines: line}
 		}
-		end <- readEnd{err: sc.Err(), lines: line}
+		end <- readEnd{err: err, lines: line}
 	}()
 
 	for range workers {
@@ -177,6 +214,32 @@ func decodeChunk(dec *eventDecoder, c *lineChunk) {
 			return
 		}
 	}
+}
+
+// readTo reads from r into data, after what it holds, until it holds n
+// bytes or more, or r ends (io.EOF) or fails; as bufio.Scanner does, it
+// gives up on a reader that gives nothing a hundred times over, and on one
+// that says it gave more than it had room for.
+func readTo(r io.Reader, data []byte, n int) ([]byte, error) {
+	if cap(data) < n {
+		data = append(make([]byte, 0, n+1024), data...)
+	}
+	for empty := 0; len(data) < n; {
+		k, err := r.Read(data[len(data):cap(data)])
+		if k < 0 || k > cap(data)-len(data) {
+			return data, bufio.ErrBadReadCount
+		}
+		data = data[:len(data)+k]
+		if err != nil {
+			return data, err
+		}
+		if k > 0 {
+			empty = 0
+		} else if empty++; empty > 100 {
+			return data, io.ErrNoProgress
+		}
+	}
+	return data, nil
 }
 
 // judgeBatches is ReadBatches' calling goroutine: the header, then the

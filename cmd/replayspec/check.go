@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -208,7 +207,9 @@ func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
 		spool = &capped{f: file, left: limit + 1}
 		in, again = io.TeeReader(f, spool), file
 	}
-	h, got, err := judgeAsRead(bufio.NewReaderSize(in, 1<<20), func(h trace.Header) bool {
+	// No bufio.Reader: ReadBatches reads blocks of its own size straight
+	// into its chunks, and a buffer between was one more copy of the trace.
+	h, got, err := judgeAsRead(in, func(h trace.Header) bool {
 		s, _ := specOf(trace.Trace{Header: h}, given)
 		return runner.Streamable(s)
 	})
@@ -246,16 +247,22 @@ func judgeAsRead(r io.Reader, stream func(trace.Header) bool) (trace.Header, *st
 	var h trace.Header
 	var st *check.Stream
 	var tally runner.TallyStream
+	defer func() {
+		if st != nil {
+			st.Close() // a read that failed leaves it judging aside
+		}
+	}()
 	err := trace.ReadBatches(r, 0, func(got trace.Header) error {
 		if h = got; !stream(h) {
 			return errJudgeWhole
 		}
 		st = check.NewStream(h)
+		st.JudgeAside() // a segment is judged while the next is read
 		return nil
 	}, func(b []trace.Event) error {
 		for i := range b {
 			tally.Add(&b[i])
-			st.Add(b[i])
+			st.AddEvent(&b[i])
 		}
 		if !st.Separable() {
 			return errJudgeWhole

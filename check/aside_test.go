@@ -1,0 +1,102 @@
+package check
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/replayspec/replayspec/trace"
+)
+
+// TestStreamAsideAsInline: a stream that judges its segments on a goroutine
+// of their own (JudgeAside, as replayspec check does) concludes exactly
+// what one judging them inline does, segments and loop cuts included,
+// over every golden and recorded trace cut at every chance and a
+// never-ending loop cut every few passes.
+func TestStreamAsideAsInline(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"../golden/*.ndjson", "../golden/*/*.ndjson", "testdata/*.ndjson", "testdata/*.ndjson.gz"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	files = append(files, "testdata/loop-forever-alone.ndjson.gz")
+	judge := func(tr trace.Trace, aside bool, every int) (Judgement, bool, *Stream) {
+		s := NewStream(tr.Header)
+		s.SegmentsOfAtLeast(0)
+		s.CutLoopsEvery(every)
+		if aside {
+			s.JudgeAside()
+		}
+		for i := range tr.Events {
+			s.AddEvent(&tr.Events[i])
+		}
+		j, ok := s.Finish()
+		return j, ok, s
+	}
+	judgedAside, cuts := 0, 0
+	for _, f := range files {
+		tr := readAny(t, f)
+		for _, every := range []int{0, 3} {
+			want, wantOK, in := judge(tr, false, every)
+			got, gotOK, out := judge(tr, true, every)
+			if in.judgedAside != 0 {
+				t.Fatalf("%s: an inline stream judged %d segments aside", f, in.judgedAside)
+			}
+			judgedAside += out.judgedAside
+			cuts += out.LoopCuts()
+			if wantOK != gotOK || in.Segments() != out.Segments() || in.LoopCuts() != out.LoopCuts() {
+				t.Errorf("%s (loops cut every %d): inline: separable %v, %d segments, %d loop cuts; aside: %v, %d, %d", f, every, wantOK, in.Segments(), in.LoopCuts(), gotOK, out.Segments(), out.LoopCuts())
+				continue
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s (loops cut every %d): judged aside, the judgement differs from inline (-inline +aside):\n%s", f, every, d)
+			}
+		}
+	}
+	if judgedAside < 30 || cuts == 0 {
+		t.Fatalf("%d segments judged aside, %d loop cuts: the traces no longer exercise the judging goroutine", judgedAside, cuts)
+	}
+	t.Logf("%d traces, %d segments judged aside, %d loop cuts", len(files), judgedAside, cuts)
+}
+
+// TestSegmentHoldsWhatIsPushed: the open segment, held unpacked and then
+// packed past plainEvents, gives back the prologue and the events pushed,
+// in order, and keeps a loop's head and last pass as a plain slice would.
+func TestSegmentHoldsWhatIsPushed(t *testing.T) {
+	ev := func(seq int) trace.Event {
+		return trace.Event{Seq: uint64(seq), Type: trace.Callback, Op: trace.OpPass, Label: "l", Pass: trace.U64(uint64(seq % 7))}
+	}
+	for _, n := range []int{0, 5, plainEvents, plainEvents + 1, 2*plainEvents + 3} {
+		var g segment
+		var want []trace.Event
+		for round := range 3 {
+			prologue := []trace.Event{ev(-1 - round)}
+			want = append([]trace.Event(nil), prologue...)
+			g.begin(prologue)
+			for i := range n + round {
+				e := ev(i)
+				g.Push(&e)
+				want = append(want, e)
+			}
+			if g.Len() != len(want)-1 {
+				t.Fatalf("%d events, round %d: Len %d, want %d", n, round, g.Len(), len(want)-1)
+			}
+			if got := g.all(); !reflect.DeepEqual(want, got) {
+				t.Fatalf("%d events, round %d: all (-pushed +held):\n%s", n, round, cmp.Diff(want, got))
+			}
+			if n < 4 {
+				continue
+			}
+			head, from := 2, n-1
+			want = append(want[:1+head:1+head], want[1+from:]...)
+			g.keep(head, from)
+			e := ev(1000)
+			g.Push(&e)
+			want = append(want, e)
+			if got := g.all(); !reflect.DeepEqual(want, got) || g.Len() != len(want)-1 {
+				t.Fatalf("%d events, round %d: after keep(%d, %d), Len %d (-want +held):\n%s", n, round, head, from, g.Len(), cmp.Diff(want, got))
+			}
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package check
+
+import (
+	"github.com/replayspec/replayspec/trace"
+)
+
+// segment holds Stream's open segment as the oracles read it: one slice,
+// the prologue (as it stood when the segment began) and then the
+// segment's events, so that judging it copies nothing. Kept packed
+// (trace.Buffer) and unpacked into a new slice for each judgement, every
+// event was copied twice more and the slice was a fresh allocation to
+// clear: a fifth of judging a stream.
+//
+// The slice is reused from segment to segment. Past plainEvents events,
+// the rest are kept packed (a third of the bytes), so that a segment that
+// is never cut (a long fixed loop, a dispatch that stays in flight) is
+// held about as small as before; it is unpacked behind the plain ones
+// when judged.
+type segment struct {
+	ev   []trace.Event // prologue, then the segment's first events
+	np   int           // the prologue's events at ev's front
+	over trace.Buffer  // the events past plainEvents
+}
+
+// plainEvents: the segment's events held unpacked, at most. Segments are
+// cut at the first chance past Stream.minSegment events (4,096), and a
+// loop every 256 passes: most stay within this. 8,192 events are 5.5 MiB.
+const plainEvents = 8192
+
+// Len is the number of the segment's events (the prologue not counted).
+func (g *segment) Len() int { return len(g.ev) - g.np + g.over.Len() }
+
+// Push adds a copy of e at the end.
+func (g *segment) Push(e *trace.Event) {
+	if g.over.Len() == 0 && len(g.ev)-g.np < plainEvents {
+		g.ev = append(g.ev, *e)
+		return
+	}
+	g.over.Push(e)
+}
+
+// begin empties the segment and puts prologue before its events.
+func (g *segment) begin(prologue []trace.Event) {
+	old := g.ev
+	if cap(old) > 2*(plainEvents+len(prologue)) {
+		old = nil // grown for a long segment: let it go
+	}
+	// Not cleared: the next events overwrite the last's, and what those
+	// point to is held a segment longer at most.
+	g.ev = append(old[:0], prologue...)
+	g.np = len(prologue)
+	g.over = trace.Buffer{}
+}
+
+// all is the prologue and the segment's events, in one slice owned by g:
+// valid until the next begin, keep or Push.
+func (g *segment) all() []trace.Event {
+	if g.over.Len() > 0 {
+		g.ev = g.over.TakeAfter(g.ev)
+	}
+	return g.ev
+}
+
+// keep leaves in the segment only its events [0, head) and [from, Len()):
+// a loop's head and its last pass (Stream.cutLoop). all must have been
+// called since the last Push.
+func (g *segment) keep(head, from int) {
+	ev := g.ev
+	n := copy(ev[g.np+head:], ev[g.np+from:])
+	end := g.np + head + n
+	clear(ev[end:])
+	g.ev = ev[:end]
+}
