@@ -1,6 +1,8 @@
 package check
 
 import (
+	"sync"
+
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -33,15 +35,35 @@ func (g *segment) Len() int { return len(g.ev) - g.np + g.over.Len() }
 // Push adds a copy of e at the end.
 func (g *segment) Push(e *trace.Event) {
 	if g.over.Len() == 0 && len(g.ev)-g.np < plainEvents {
+		if g.ev == nil {
+			g.ev = pooledSlice()
+		}
 		g.ev = append(g.ev, *e)
 		return
 	}
 	g.over.Push(e)
 }
 
+// segmentSlices keeps finished streams' segment slices for the next
+// stream: a run of one long dispatch is one segment, and growing its
+// slice from nothing (and clearing each new one) cost more than judging
+// it (BenchmarkPipelinePassStreamed).
+var segmentSlices sync.Pool // of *[]trace.Event
+
+// pooledSlice is an empty slice from segmentSlices, or nil.
+func pooledSlice() []trace.Event {
+	if p, ok := segmentSlices.Get().(*[]trace.Event); ok {
+		return *p
+	}
+	return nil
+}
+
 // begin empties the segment and puts prologue before its events.
 func (g *segment) begin(prologue []trace.Event) {
 	old := g.ev
+	if old == nil {
+		old = pooledSlice()
+	}
 	if cap(old) > 2*(plainEvents+len(prologue)) {
 		old = nil // grown for a long segment: let it go
 	}
@@ -70,4 +92,14 @@ func (g *segment) keep(head, from int) {
 	end := g.np + head + n
 	clear(ev[end:])
 	g.ev = ev[:end]
+}
+
+// release gives the segment's slice to the next stream and empties g.
+// Nothing may read it after: a violation holds copies of its events.
+func (g *segment) release() {
+	if ev := g.ev; cap(ev) > 0 && cap(ev) <= 2*plainEvents+4096 {
+		ev = ev[:0]
+		segmentSlices.Put(&ev)
+	}
+	*g = segment{}
 }

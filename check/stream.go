@@ -571,7 +571,8 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 	s.Close()
 	s.judgeSegment(segJob{ev: s.seg.all(), np: len(s.prologue), segStart: s.segStart, from: s.prologueFrom}, s.loop)
 	s.segments++
-	s.seg, s.prologue = segment{}, nil
+	s.seg.release()
+	s.prologue = nil
 	// A kind of event one segment lacked and another held, or a process
 	// that died (its loss is read against every dispatch under way), is
 	// read by the oracles over the whole trace.

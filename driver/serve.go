@@ -90,11 +90,12 @@ func serveStreaming(ctx context.Context, out io.Writer, tg target.Target, h trac
 	}
 	n := 0
 	var writeErr error
-	opts.Sink = func(e trace.Event) {
-		if src, ok := e.Type.Source(); !ok || !slices.Contains(sources, src) || writeErr != nil {
+	opts.Sink = func(ev *trace.Event) {
+		if src, ok := ev.Type.Source(); !ok || !slices.Contains(sources, src) || writeErr != nil {
 			return
 		}
 		n++
+		e := *ev // renumbered here: the target's event is not ours to change
 		e.Seq = uint64(n)
 		writeErr = w.Event(&e)
 	}

@@ -35,7 +35,7 @@ func (p profileTarget) Run(ctx context.Context, s spec.Spec, opts target.Options
 		if src, ok := e.Type.Source(); ok && slices.Contains(p.sources, src) {
 			out.Events = append(out.Events, e)
 			if opts.Sink != nil {
-				opts.Sink(e)
+				opts.Sink(&e)
 			}
 		}
 	}

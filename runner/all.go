@@ -36,7 +36,7 @@ type Plan struct {
 	// Record, when set, gives each run of each case (Options.Record) a
 	// sink for its events as they are recorded; run numbers the runs of
 	// a spec when Count > 1 (0 otherwise), as Result.Run does.
-	Record func(s spec.Spec, run int) (sink func(trace.Event), finish func())
+	Record func(s spec.Spec, run int) (sink func(*trace.Event), finish func())
 	// Summaries: once Done has had a case, its events are forgotten (the
 	// trace's header stays), so that a run of many specs holds one trace
 	// per worker, not one per spec. The cases RunPlan returns then carry
@@ -167,7 +167,7 @@ func RunPlan(ctx context.Context, specs []spec.Spec, opts Options, plan Plan) ([
 				}
 				o := opts
 				if plan.Record != nil {
-					o.Record = func(s spec.Spec) (func(trace.Event), func()) { return plan.Record(s, run) }
+					o.Record = func(s spec.Spec) (func(*trace.Event), func()) { return plan.Record(s, run) }
 				}
 				a := RunAttempts(ctx, s, o, plan.Retry)
 				a.Result.Run = run

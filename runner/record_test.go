@@ -22,7 +22,7 @@ func (st streamer) Run(_ context.Context, s spec.Spec, opts target.Options) (tra
 		e := trace.Event{Seq: uint64(i + 1), Type: trace.AppDispatch, Label: s.Name}
 		t.Events = append(t.Events, e)
 		if opts.Sink != nil {
-			opts.Sink(e)
+			opts.Sink(&e)
 		}
 	}
 	return t, nil
@@ -35,9 +35,9 @@ func TestRecordSeesEachRunAsItIsMade(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string][]uint64{}
 	finished := map[string]int{}
-	record := func(s spec.Spec, run int) (func(trace.Event), func()) {
+	record := func(s spec.Spec, run int) (func(*trace.Event), func()) {
 		key := s.Name + "#" + string(rune('0'+run))
-		return func(e trace.Event) {
+		return func(e *trace.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				if finished[key] > 0 {

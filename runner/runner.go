@@ -106,7 +106,7 @@ type Options struct {
 	// trace is written to its file as it is made. It is not asked for a
 	// spec that is skipped. A target abandoned after its grace may still
 	// call the sink after finish.
-	Record func(s spec.Spec) (sink func(trace.Event), finish func())
+	Record func(s spec.Spec) (sink func(*trace.Event), finish func())
 	// Stream judges a spec's events as they are recorded and keeps none of
 	// them in memory (check.Stream), when its spec has no expectations and
 	// its target says its header before it runs (target.Streaming): the
@@ -248,14 +248,14 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 
 // chainSinks is a sink that hands each event to first, then to then; a nil
 // one is left out.
-func chainSinks(first, then func(trace.Event)) func(trace.Event) {
+func chainSinks(first, then func(*trace.Event)) func(*trace.Event) {
 	switch {
 	case first == nil:
 		return then
 	case then == nil:
 		return first
 	}
-	return func(e trace.Event) {
+	return func(e *trace.Event) {
 		first(e)
 		then(e)
 	}
@@ -279,7 +279,7 @@ func runTarget(ctx context.Context, tg target.Target, s spec.Spec, opts Options,
 		ro.Sink = chainSinks(ro.Sink, sink)
 	}
 	if opts.OnPass != nil {
-		ro.Sink = chainSinks(ro.Sink, func(e trace.Event) {
+		ro.Sink = chainSinks(ro.Sink, func(e *trace.Event) {
 			if e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter {
 				opts.OnPass(s, int(passes.Add(1)))
 			}

@@ -135,16 +135,16 @@ func newStreamer(tg target.Target, s spec.Spec, spool bool) *streamer {
 }
 
 // add takes the next event: counted, judged, and spooled.
-func (st *streamer) add(e trace.Event) {
+func (st *streamer) add(e *trace.Event) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.done {
 		return
 	}
-	st.tally.Add(&e)
+	st.tally.Add(e)
 	st.judge(e)
 	if st.w != nil && st.err == nil {
-		st.err = st.w.Event(&e)
+		st.err = st.w.Event(e)
 	}
 }
 
@@ -152,7 +152,7 @@ func (st *streamer) add(e trace.Event) {
 // the target's goroutine here, which would take it for its own (or, on a
 // driver's reader, end the process): the stream stops, and the trace is
 // judged whole, where the runner reports a panic as one of judging.
-func (st *streamer) judge(e trace.Event) {
+func (st *streamer) judge(e *trace.Event) {
 	if st.broken {
 		return
 	}
@@ -161,7 +161,7 @@ func (st *streamer) judge(e trace.Event) {
 			st.broken = true
 		}
 	}()
-	st.st.Add(e)
+	st.st.AddEvent(e)
 }
 
 // finish ends the stream when the target is done with trace t: the

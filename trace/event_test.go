@@ -27,7 +27,7 @@ func TestSmallNumbersShare(t *testing.T) {
 func TestRecorderKeepsOrderAcrossChunks(t *testing.T) {
 	r := NewRecorder(func() uint64 { return 7 })
 	var sunk int
-	r.SetSink(func(Event) { sunk++ }, true)
+	r.SetSink(func(*Event) { sunk++ }, true)
 	const n = 5000
 	for i := range n {
 		r.Emit(Event{Type: Kernel, Start: uint64(i)})

@@ -173,6 +173,16 @@ func TestBufferTakeAfter(t *testing.T) {
 	if b.Len() != 0 || len(b.TakeAfter(nil)) != 0 {
 		t.Error("the buffer still holds events once taken")
 	}
+	// A prefix with room takes the events in its own array (a stream's
+	// segment slice is reused from run to run).
+	roomy := make([]Event, 1, 1+3000)
+	roomy[0] = prefix[0]
+	for i := range 3000 {
+		b.Push(&want[i+1])
+	}
+	if got := b.TakeAfter(roomy); &got[0] != &roomy[0] || cmp.Diff(want, got) != "" {
+		t.Errorf("taken after a roomy prefix: same array %v, diff:\n%s", &got[0] == &roomy[0], cmp.Diff(want, got))
+	}
 	// Taken again and again, as a stream's segments are: each take is
 	// what was pushed since the last, and what was taken before stays as
 	// it was (the chunk the buffer keeps is not the taken events').

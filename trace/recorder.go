@@ -1,6 +1,9 @@
 package trace
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Events go into chunks so that a long run never copies what it has
 // recorded to grow (a slice that grows copies every event several times
@@ -94,8 +97,9 @@ type Recorder struct {
 	clock  func() uint64
 	events eventChunks
 	n      int // events recorded, taken or not
-	sink   func(Event)
-	keep   bool // keep events besides handing them to the sink
+	sink   func(*Event)
+	handed Event // the event the sink is looking at
+	keep   bool  // keep events besides handing them to the sink
 }
 
 // NewRecorder returns a recorder whose events are stamped by clock (nil:
@@ -116,7 +120,7 @@ func (r *Recorder) SetClock(clock func() uint64) {
 // well as keeping it (a streaming trace writer uses it), or instead of
 // keeping it when keep is false (a caller that judges the events as they
 // come: Take then returns none).
-func (r *Recorder) SetSink(sink func(Event), keep bool) {
+func (r *Recorder) SetSink(sink func(*Event), keep bool) {
 	r.mu.Lock()
 	r.sink, r.keep = sink, keep || sink == nil
 	r.mu.Unlock()
@@ -138,7 +142,10 @@ func (r *Recorder) Emit(e Event) {
 		r.events.push(&e)
 	}
 	if r.sink != nil {
-		r.sink(e)
+		// Handed over in the recorder's own slot, under its lock: a
+		// pointer to e would make every Emit allocate it.
+		r.handed = e
+		r.sink(&r.handed)
 	}
 }
 
@@ -175,13 +182,13 @@ func (b *Buffer) Push(e *Event) { b.c.push(e) }
 // Len is the number of events held.
 func (b *Buffer) Len() int { return b.c.n }
 
-// TakeAfter returns prefix followed by the events held, as one new slice
-// made at its final size, and forgets the events. It keeps its first chunk,
+// TakeAfter appends the events held to prefix, as append does (in
+// prefix's own array when it has room, else in one new one made at its
+// final size), and forgets the events. It keeps its first chunk,
 // emptied, for the next events: a stream's segments are mostly a few
 // events each, and a new chunk for each was a tenth of judging a stream.
 func (b *Buffer) TakeAfter(prefix []Event) []Event {
-	out := make([]Event, len(prefix), len(prefix)+b.c.n)
-	copy(out, prefix)
+	out := slices.Grow(prefix, b.c.n)
 	var first []packed
 	for k, ch := range b.c.chunks {
 		for j := range ch {

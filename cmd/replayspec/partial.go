@@ -35,12 +35,12 @@ func newPartials(tg target.Target, plan outputPlan) *partials {
 
 // record is the runner.Plan.Record of the run, or nil when the target does
 // not stream or no trace is written.
-func (ps *partials) record() func(s spec.Spec, run int) (func(trace.Event), func()) {
+func (ps *partials) record() func(s spec.Spec, run int) (func(*trace.Event), func()) {
 	st, ok := ps.tg.(target.Streaming)
 	if !ok || len(ps.plan.traces) == 0 {
 		return nil
 	}
-	return func(s spec.Spec, run int) (func(trace.Event), func()) {
+	return func(s spec.Spec, run int) (func(*trace.Event), func()) {
 		file, ok := ps.plan.traces[traceKey(s.Name, run)]
 		if !ok || special(file) {
 			return nil, func() {}
@@ -96,13 +96,13 @@ type partialTrace struct {
 	failed bool // a write failed: the file is gone
 }
 
-func (p *partialTrace) event(e trace.Event) {
+func (p *partialTrace) event(e *trace.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || p.failed {
 		return
 	}
-	if p.w.Event(&e) != nil {
+	if p.w.Event(e) != nil {
 		p.failed = true // streamOut removed the file
 	}
 }

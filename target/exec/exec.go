@@ -192,12 +192,12 @@ func (e *Exec) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace
 	}
 	var live func(*trace.Event)
 	if opts.Sink != nil && opts.Discard {
-		live = func(ev *trace.Event) { opts.Sink(*ev) }
+		live = opts.Sink
 	}
 	_, t, err := e.session(ctx, s.Name, body, live)
 	if opts.Sink != nil && live == nil {
-		for _, ev := range t.Events {
-			opts.Sink(ev)
+		for i := range t.Events {
+			opts.Sink(&t.Events[i])
 		}
 	}
 	return t, err

@@ -393,7 +393,7 @@ func TestExecReference(t *testing.T) {
 	}
 	s := spec.Defaults(loadSpec(t))
 	var streamed int
-	got, err := tg.Run(context.Background(), s, target.Options{Sink: func(trace.Event) { streamed++ }})
+	got, err := tg.Run(context.Background(), s, target.Options{Sink: func(*trace.Event) { streamed++ }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,6 +163,23 @@ func BenchmarkPipelinePass(b *testing.B) {
 	b.ReportMetric(float64(b.N*passes)/b.Elapsed().Seconds(), "passes/s")
 }
 
+// BenchmarkPipelinePassStreamed is BenchmarkPipelinePass as `replayspec
+// run` runs that spec: it has no expectations and nothing asks for the
+// events, so they are judged as they are recorded (runner.Options.Stream)
+// and no trace is kept.
+func BenchmarkPipelinePassStreamed(b *testing.B) {
+	const passes = 1000
+	s := shapedSpec(shape{passes: passes, elements: 64})
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		runShapeAs(b, s, true)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*passes), "cpu-ns/pass")
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*passes), "ns/pass")
+	b.ReportMetric(float64(b.N*passes)/b.Elapsed().Seconds(), "passes/s")
+}
+
 // engineLoop is the engine alone: a fixed loop of passes of the same small
 // kernel through the SDK on the simulator, no recorder, no harness, no
 // oracles (as replay's BenchmarkReplayPasses).

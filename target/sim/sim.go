@@ -64,7 +64,7 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 	}
 	rec := trace.NewRecorder(rt.Clock)
 	if sink := opts.Sink; sink != nil {
-		rec.SetSink(func(e trace.Event) {
+		rec.SetSink(func(e *trace.Event) {
 			if n, ok := rt.DeadlockedAt(); ok && e.Seq > uint64(n) {
 				return // past where the process hung: cut from the trace below
 			}
