@@ -44,18 +44,29 @@ func (g *segment) Push(e *trace.Event) {
 	g.over.Push(e)
 }
 
-// segmentSlices keeps finished streams' segment slices for the next
+// segmentSlices keeps a finished stream's segment slice for the next
 // stream: a run of one long dispatch is one segment, and growing its
 // slice from nothing (and clearing each new one) cost more than judging
-// it (BenchmarkPipelinePassStreamed).
-var segmentSlices sync.Pool // of *[]trace.Event
+// it (BenchmarkPipelinePassStreamed). One slot, the largest slice given
+// back, and not a sync.Pool: a stream allocates a few MiB, so the
+// collector ran between most runs and emptied the pool, and the next run
+// grew its slice again (4-6 µs of the ~20 a pass streamed). The slot
+// holds at most 2*plainEvents+4096 events (14 MiB) for as long as the
+// process lives, and, not cleared, what the last stream's events point to
+// until the next stream writes over them.
+var segmentSlices struct {
+	sync.Mutex
+	ev []trace.Event
+}
 
-// pooledSlice is an empty slice from segmentSlices, or nil.
+// pooledSlice is the slice segmentSlices holds (emptied), or nil; the slot
+// is then empty, so that no two streams share a slice.
 func pooledSlice() []trace.Event {
-	if p, ok := segmentSlices.Get().(*[]trace.Event); ok {
-		return *p
-	}
-	return nil
+	segmentSlices.Lock()
+	ev := segmentSlices.ev
+	segmentSlices.ev = nil
+	segmentSlices.Unlock()
+	return ev
 }
 
 // begin empties the segment and puts prologue before its events.
@@ -94,12 +105,16 @@ func (g *segment) keep(head, from int) {
 	g.ev = ev[:end]
 }
 
-// release gives the segment's slice to the next stream and empties g.
+// release gives the segment's slice to the next stream (when it is larger
+// than the one the slot holds) and empties g.
 // Nothing may read it after: a violation holds copies of its events.
 func (g *segment) release() {
 	if ev := g.ev; cap(ev) > 0 && cap(ev) <= 2*plainEvents+4096 {
-		ev = ev[:0]
-		segmentSlices.Put(&ev)
+		segmentSlices.Lock()
+		if cap(ev) > cap(segmentSlices.ev) {
+			segmentSlices.ev = ev[:0]
+		}
+		segmentSlices.Unlock()
 	}
 	*g = segment{}
 }

@@ -1,0 +1,43 @@
+package check
+
+import (
+	goruntime "runtime"
+	"testing"
+
+	"github.com/replayspec/replayspec/trace"
+)
+
+// TestSegmentSliceKept: a finished stream's segment slice is kept for the
+// next one across collections (a sync.Pool lost it at most runs),
+// only the larger of two is kept, and one slice is handed to one stream
+// at a time.
+func TestSegmentSliceKept(t *testing.T) {
+	pooledSlice() // whatever other tests left
+	push := func(n int) *segment {
+		var g segment
+		g.begin(nil)
+		for i := range n {
+			g.Push(&trace.Event{Seq: uint64(i)})
+		}
+		g.all()
+		return &g
+	}
+	small, large := push(10), push(1000)
+	want := cap(large.ev)
+	large.release()
+	small.release() // smaller: the slot keeps the larger
+	goruntime.GC()
+	goruntime.GC()
+	got := pooledSlice()
+	if cap(got) != want || len(got) != 0 {
+		t.Fatalf("after two collections the slot gave len %d cap %d, want the larger slice (cap %d) emptied", len(got), cap(got), want)
+	}
+	if again := pooledSlice(); again != nil {
+		t.Fatalf("the slot gave its slice twice (cap %d): two streams would share it", cap(again))
+	}
+	huge := push(3 * plainEvents)
+	huge.release()
+	if ev := pooledSlice(); ev != nil {
+		t.Fatalf("a slice of %d events was kept (the slot keeps at most %d)", cap(ev), 2*plainEvents+4096)
+	}
+}
