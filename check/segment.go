@@ -26,8 +26,18 @@ type segment struct {
 
 // plainEvents: the segment's events held unpacked, at most. Segments are
 // cut at the first chance past Stream.minSegment events (4,096), and a
-// loop every 256 passes: most stay within this. 8,192 events are 5.5 MiB.
-const plainEvents = 8192
+// loop every 256 passes: most stay within this. 16,384 events are 11 MiB.
+// A fixed loop of up to about 1,100 passes (14 events a pass) is held
+// plain: at 8,192, a loop of 1,000 packed and unpacked its last 5,800
+// events, a tenth of the CPU of its pass streamed. (A segment past this
+// is unpacked whole when judged anyway: what packing its tail saves is
+// held while it is recorded, not when it is judged.)
+const plainEvents = 16384
+
+// keptEvents: the largest slice kept for the next segment, and in
+// segmentSlices for the next stream (14 MiB): room for plainEvents events,
+// a prologue and what append added when it grew (a quarter at most).
+const keptEvents = 20480
 
 // Len is the number of the segment's events (the prologue not counted).
 func (g *segment) Len() int { return len(g.ev) - g.np + g.over.Len() }
@@ -51,7 +61,7 @@ func (g *segment) Push(e *trace.Event) {
 // back, and not a sync.Pool: a stream allocates a few MiB, so the
 // collector ran between most runs and emptied the pool, and the next run
 // grew its slice again (4-6 µs of the ~20 a pass streamed). The slot
-// holds at most 2*plainEvents+4096 events (14 MiB) for as long as the
+// holds at most keptEvents events (14 MiB) for as long as the
 // process lives, and, not cleared, what the last stream's events point to
 // until the next stream writes over them.
 var segmentSlices struct {
@@ -75,7 +85,7 @@ func (g *segment) begin(prologue []trace.Event) {
 	if old == nil {
 		old = pooledSlice()
 	}
-	if cap(old) > 2*(plainEvents+len(prologue)) {
+	if cap(old) > keptEvents+len(prologue) {
 		old = nil // grown for a long segment: let it go
 	}
 	// Not cleared: the next events overwrite the last's, and what those
@@ -109,7 +119,7 @@ func (g *segment) keep(head, from int) {
 // than the one the slot holds) and empties g.
 // Nothing may read it after: a violation holds copies of its events.
 func (g *segment) release() {
-	if ev := g.ev; cap(ev) > 0 && cap(ev) <= 2*plainEvents+4096 {
+	if ev := g.ev; cap(ev) > 0 && cap(ev) <= keptEvents {
 		segmentSlices.Lock()
 		if cap(ev) > cap(segmentSlices.ev) {
 			segmentSlices.ev = ev[:0]
