@@ -48,7 +48,8 @@ func checkAPI(x *index) []Violation {
 func (x *index) checkCallbackShape(i int) []Violation {
 	e := &x.ev[i]
 	var vs []Violation
-	if x.opPhaseAt(i) == cbOther { // else CONFIG or PASS, ENTER or EXIT: both hold
+	op := x.opPhaseAt(i)
+	if op == cbOther { // else CONFIG or PASS, ENTER or EXIT: both hold
 		switch e.Op {
 		case trace.OpConfig, trace.OpPass:
 		case "SNAPSHOT", "RESTORE", trace.OpLast, trace.OpNone:
@@ -61,8 +62,12 @@ func (x *index) checkCallbackShape(i int) []Violation {
 			vs = append(vs, x.violation("API-2", e.Dispatch, fmt.Sprintf("a callback has phase %q, not ENTER or EXIT", e.Phase), i))
 		}
 	}
-	switch e.Op {
-	case trace.OpConfig:
+	// The op from the column where it says one (a callback's op is read
+	// from the event only when its op or phase is neither of the two).
+	isConfig := op == cbConfigEnter || op == cbConfigExit || op == cbOther && e.Op == trace.OpConfig
+	isPass := op == cbPassEnter || op == cbPassExit || op == cbOther && e.Op == trace.OpPass
+	switch {
+	case isConfig:
 		x.examined("API-6")
 		// API-6: pass fields are zero during CONFIG.
 		if p, ok := x.passOf(i); ok && p != 0 {
@@ -76,7 +81,7 @@ func (x *index) checkCallbackShape(i int) []Violation {
 				vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s payload has %s set", e.Phase, strings.Join(set, ", ")), i))
 			}
 		}
-	case trace.OpPass:
+	case isPass:
 		if !x.payloads {
 			break
 		}

@@ -341,6 +341,11 @@ func TestBrokenTracesAreCaught(t *testing.T) {
 		{"total in CONFIG", edit(fixed3, configCB(trace.PhaseExit), func(e *trace.Event) { e.Total = trace.U64(3) }), "API-6"},
 		{"tool callback in PASS", edit(fixed3, passCB(trace.PhaseEnter, 2), func(e *trace.Event) { e.Payload = append(e.Payload, "replay_pass_count") }), "API-6"},
 		{"no local callbacks in PASS", edit(fixed3, passCB(trace.PhaseEnter, 1), func(e *trace.Event) { e.Payload = []string{"current_pass", "total_passes"} }), "LCX-1"},
+		// The same at each op and phase (checkCallbackShape reads the op from the index's column where it can).
+		{"no local callbacks in a PASS EXIT", edit(fixed3, passCB(trace.PhaseExit, 1), func(e *trace.Event) { e.Payload = []string{"current_pass", "total_passes"} }), "LCX-1"},
+		{"tool callback in a PASS EXIT", edit(fixed3, passCB(trace.PhaseExit, 2), func(e *trace.Event) { e.Payload = append(e.Payload, "replay_continue") }), "API-6"},
+		{"tool callback in a PASS of another phase", edit(fixed3, passCB(trace.PhaseExit, 2), func(e *trace.Event) { e.Phase, e.Payload = "MIDDLE", append(e.Payload, "replay_continue") }), "API-6"},
+		{"total in a CONFIG of another phase", edit(fixed3, configCB(trace.PhaseExit), func(e *trace.Event) { e.Phase, e.Total = "MIDDLE", trace.U64(3) }), "API-6"},
 		{"operation id 3 (LAST) resolves, though only CONFIG and PASS exist", edit(apiQueries(), func(e trace.Event) bool { return e.OpID != nil && *e.OpID == 3 }, func(e *trace.Event) { e.Status, e.OpName = "SUCCESS", trace.OpLast }), "API-3"},
 		// API: what the trace v2 records of the payload and the surface.
 		{"payload size stops short (the engine's old 104)", edit(fixed3, typ(trace.Callback), func(e *trace.Event) { e.PayloadSize = trace.U64(104) }), "API-5"},

@@ -94,18 +94,17 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	copies := make([]memCopy, 0, len(d.copies))
 	places := make([]copiedBuffer, 2*len(d.copies))
 	for _, i := range d.copies {
-		e := &x.ev[i]
 		p, ok := x.passOf(i)
-		if !ok || e.Op != trace.OpPass {
+		if !ok {
 			continue
 		}
 		by, from := &pc.enter, i
-		switch e.Phase {
-		case trace.PhaseEnter:
+		switch x.opPhaseAt(i) { // PASS and its phase, from the column: the event is read below for its buffer only
+		case cbPassEnter:
 			if w := x.window(i); w.open && w.dispatch == d.id && w.pass == p {
 				from = w.enter
 			}
-		case trace.PhaseExit:
+		case cbPassExit:
 			by = &pc.exit
 			if at := x.exitOf(d, p); at > 0 && at < i {
 				from = at
@@ -120,6 +119,7 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 			by.set(p, c)
 		}
 		c.from, c.to = min(c.from, from), max(c.to, i)
+		e := &x.ev[i]
 		c.buffers.addFirst(e.Buffer, i, e.Digest)
 	}
 	d.copied = pc
