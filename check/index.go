@@ -309,9 +309,10 @@ func (x *index) presize() {
 	var perKind [evKinds]int
 	run, runOf := 0, uint64(0) // runs of events share a thread
 	windows := 0
+	var kinds kindCache // spares the switch on the type's string, a third of this loop
 	for i := range x.ev {
 		e := &x.ev[i]
-		k := evKindOf(e.Type)
+		k := kinds.of(e.Type)
 		x.kinds[i] = k
 		if e.Pass != nil {
 			x.pass[i], x.hasPass[i] = *e.Pass, true

@@ -1,6 +1,10 @@
 package check
 
-import "github.com/replayspec/replayspec/trace"
+import (
+	"unsafe"
+
+	"github.com/replayspec/replayspec/trace"
+)
 
 // evKind is an event type as a small number: the index files every event by
 // its type, and a map keyed by the type's string hashed it for each event
@@ -153,4 +157,33 @@ func (x *index) opPhaseAt(i int) opPhase {
 		return opPhaseOf(&x.ev[i]) // an index made by hand, in a test
 	}
 	return x.opPhase[i]
+}
+
+// kindCache remembers the evKind of the types it was asked about lately,
+// by where each type's bytes lie: the index asks for every event's, a
+// trace repeats a few types, and their strings are mostly one copy each
+// (the trace package's constants, or its decoder's and recorder's words).
+// The same bytes at the same length are the same type; an equal type
+// elsewhere in memory only misses the cache.
+type kindCache [kindSlots]struct {
+	p *byte
+	n int
+	k evKind
+}
+
+const kindSlots = 16
+
+// of is t's evKind.
+func (c *kindCache) of(t trace.Type) evKind {
+	if t == "" {
+		return evKindOf(t)
+	}
+	p := unsafe.StringData(string(t))
+	l := &c[(uintptr(unsafe.Pointer(p))>>3)%kindSlots]
+	if l.p == p && l.n == len(t) {
+		return l.k
+	}
+	k := evKindOf(t)
+	l.p, l.n, l.k = p, len(t), k
+	return k
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/replayspec/replayspec/trace"
@@ -113,6 +114,39 @@ func TestOfType(t *testing.T) {
 		}
 		if x.has(ty) != (len(want) > 0) {
 			t.Errorf("%s: has %v", ty, x.has(ty))
+		}
+	}
+}
+
+// TestKindCacheAsSwitch: the index's cache of types' kinds answers as
+// evKindOf does, for every type in any copy of its string, for a prefix of
+// one (the same bytes, shorter), and for unknown types, asked in an order
+// that makes every slot hit and miss.
+func TestKindCacheAsSwitch(t *testing.T) {
+	var types []trace.Type
+	for _, ty := range trace.Types() {
+		s := string(ty)
+		types = append(types, ty, trace.Type(strings.Clone(s)), trace.Type(s[:len(s)-1]), trace.Type(s+"x"))
+	}
+	types = append(types, "", "nonesuch")
+	var c kindCache
+	check := func(round int, ty trace.Type) {
+		t.Helper()
+		if got, want := c.of(ty), evKindOf(ty); got != want {
+			t.Fatalf("round %d: kind of %q: cache says %d, evKindOf %d", round, ty, got, want)
+		}
+	}
+	for _, ty := range types {
+		s := string(ty)
+		check(-1, ty)
+		if len(s) > 1 {
+			check(-1, trace.Type(s[:len(s)-1])) // the bytes just cached, shorter
+		}
+		check(-1, ty)
+	}
+	for round := range 3 {
+		for k := range types {
+			check(round, types[(k*7+round)%len(types)])
 		}
 	}
 }
