@@ -150,3 +150,14 @@ func TestKindCacheAsSwitch(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadMembersEndWithin: no payload member ends past the whole
+// payload, so that API-5 (checkPayloadSize) need not read a callback's
+// members when its size covers the whole payload.
+func TestPayloadMembersEndWithin(t *testing.T) {
+	for _, m := range trace.PayloadLayout {
+		if end, ok := trace.MemberEnd(m.Member); !ok || end > trace.PayloadSize {
+			t.Errorf("payload member %s ends at %d (known %v), past the whole payload's %d bytes: checkPayloadSize must read the members at every size", m.Member, end, ok, trace.PayloadSize)
+		}
+	}
+}
