@@ -554,7 +554,7 @@ func (a *app) readBack() {
 // clarified 2026-12-01): the tool answers its CONFIG with d's own plan, or
 // the tool's, and may see a window of its own nested in the one it was
 // written from.
-func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *trace.Event) error {
+func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *window) error {
 	q, err := a.queue(d.Agent, d.Queue)
 	if err != nil {
 		return err
@@ -563,7 +563,7 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *trace.E
 	packets := a.packets(d, sig)
 	a.rec.Emit(trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Args: d.Args,
-		Op: from.Op, Phase: from.Phase, Pass: from.Pass, Dispatch: from.Dispatch})
+		Op: from.op, Phase: from.phase, Pass: from.pass, Dispatch: from.dispatch})
 	// The tool knows its own dispatch's signal: the callbacks of its window
 	// load that one, and the outer dispatch's comes back after.
 	a.mu.Lock()

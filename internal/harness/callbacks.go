@@ -45,9 +45,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
 	}()
 
-	where := trace.Event{Op: op, Phase: phase, Dispatch: info.DispatchID}
+	where := window{op: op, phase: phase, dispatch: info.DispatchID}
 	if rec.Operation == replay.OpPass {
-		where.Pass = trace.U64(p.CurrentPass)
+		where.pass = trace.U64(p.CurrentPass)
 		// MEM-2, MEM-3, MEM-4: the memory the pass starts from (ENTER) or
 		// left (EXIT), copied first, before anything the tool does here.
 		t.copyMemory(th, &where)
@@ -207,9 +207,9 @@ func dispatchScoped(sv spec.Services) bool {
 // actions makes the plan's calls from inside this callback: global starts
 // and stops of contexts, dispatches of the tool's own, and frees and
 // allocations of buffers.
-func (t *tool) actions(th hsa.ThreadID, pl *spec.Plan, in string, where *trace.Event) {
+func (t *tool) actions(th hsa.ThreadID, pl *spec.Plan, in string, where *window) {
 	for _, a := range pl.Actions {
-		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
+		if a.In != in || (where.pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.pass) {
 			continue
 		}
 		if t.app != nil && t.app.diedInCallback(th) {

@@ -75,7 +75,7 @@ func (a *app) digestOf(b hsa.Allocation) (digest string, elements uint64, ok boo
 // tool_memory event. The copies are the tool's own: they are neither the
 // SDK's snapshot nor its restore, and the runtime's account shows them
 // inside the callback (check/traffic.go tells them apart).
-func (t *tool) copyMemory(th hsa.ThreadID, where *trace.Event) {
+func (t *tool) copyMemory(th hsa.ThreadID, where *window) {
 	if t.app == nil {
 		return
 	}
@@ -85,8 +85,8 @@ func (t *tool) copyMemory(th hsa.ThreadID, where *trace.Event) {
 		if !ok {
 			continue
 		}
-		t.rec.Emit(trace.Event{Type: trace.ToolMemory, Thread: uint64(th), Dispatch: where.Dispatch,
-			Op: where.Op, Phase: where.Phase, Pass: where.Pass, Buffer: b.name, Digest: digest, Elements: elements})
+		t.rec.Emit(trace.Event{Type: trace.ToolMemory, Thread: uint64(th), Dispatch: where.dispatch,
+			Op: where.op, Phase: where.phase, Pass: where.pass, Buffer: b.name, Digest: digest, Elements: elements})
 	}
 }
 
@@ -103,7 +103,7 @@ func (a *app) signalOf(thread hsa.ThreadID) (hsa.Signal, bool) {
 // the tool loads it from inside the callback "where" names: the
 // application hands its tool the signal it waits on, and until the loop
 // has ended it must still read 1 (CMP-2).
-func (t *tool) loadSignal(th hsa.ThreadID, where *trace.Event) {
+func (t *tool) loadSignal(th hsa.ThreadID, where *window) {
 	if t.app == nil {
 		return
 	}
@@ -111,6 +111,6 @@ func (t *tool) loadSignal(th hsa.ThreadID, where *trace.Event) {
 	if !ok {
 		return
 	}
-	t.rec.Emit(trace.Event{Type: trace.ToolSignal, Thread: uint64(th), Dispatch: where.Dispatch, Op: where.Op,
-		Phase: where.Phase, Pass: where.Pass, Signal: uint64(sig.ID()), Value: trace.I64(sig.Value())})
+	t.rec.Emit(trace.Event{Type: trace.ToolSignal, Thread: uint64(th), Dispatch: where.dispatch, Op: where.op,
+		Phase: where.phase, Pass: where.pass, Signal: uint64(sig.ID()), Value: trace.I64(sig.Value())})
 }

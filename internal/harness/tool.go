@@ -121,6 +121,17 @@ type published struct {
 	dispatch, pass uint64
 }
 
+// window names the replay callback the tool acts from, as the events of
+// what it does there say it: its operation and phase, the pass (nil in
+// CONFIG and outside any callback) and the dispatch. Not a trace.Event:
+// one of those is 704 bytes to clear each callback.
+type window struct {
+	op       trace.Op
+	phase    trace.Phase
+	pass     *uint64
+	dispatch uint64
+}
+
 func (t *tool) attach(a *app) { t.app = a }
 
 // here is the application thread the calling goroutine belongs to; claimed
@@ -174,7 +185,7 @@ func (t *tool) InPass(dispatch string) (uint64, bool) {
 func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
 	for _, c := range t.s.Contexts {
 		if c.StopAfter == dispatch {
-			t.setStarted(thread, c.Name, false, &trace.Event{})
+			t.setStarted(thread, c.Name, false, &window{})
 		}
 	}
 	t.mu.Lock()
@@ -234,7 +245,7 @@ func (t *tool) setUp() {
 	}
 	for _, c := range t.s.Contexts {
 		if c.Started() {
-			t.setStarted(0, c.Name, true, &trace.Event{})
+			t.setStarted(0, c.Name, true, &window{})
 		}
 	}
 }
@@ -242,9 +253,9 @@ func (t *tool) setUp() {
 // setStarted starts or stops a context globally from thread (0: while
 // setting up), recording the call; where names the replay callback it is
 // made from, if any (op, phase, pass, dispatch).
-func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where *trace.Event) {
+func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where *window) {
 	id := t.ctxByName[name]
-	e := trace.Event{Call: trace.CallStopContext, Label: name, Op: where.Op, Phase: where.Phase, Pass: where.Pass, Dispatch: where.Dispatch}
+	e := trace.Event{Call: trace.CallStopContext, Label: name, Op: where.op, Phase: where.phase, Pass: where.pass, Dispatch: where.dispatch}
 	st := replay.StatusSuccess
 	if on {
 		e.Call, st = trace.CallStartContext, t.sdk.StartContext(id)
@@ -448,6 +459,6 @@ func (t *tool) onRecord(r replay.Record) {
 		// The plan's calls from a service callback within a pass: made
 		// from the pass's first record (MEM-6, clarified 2026-12-01).
 		pl := t.planFor(label)
-		t.actions(th, &pl, spec.WindowRecord, &trace.Event{Dispatch: pub.dispatch, Pass: trace.U64(pub.pass)})
+		t.actions(th, &pl, spec.WindowRecord, &window{dispatch: pub.dispatch, pass: trace.U64(pub.pass)})
 	}
 }
