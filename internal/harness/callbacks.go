@@ -62,15 +62,15 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 			ud.Value = *pl.UserData // UD-1: written once, for the whole sequence
 		}
 		if !pl.Passes.Unset() {
-			p.ReplayPassCount = t.passCount(th, pl)
+			p.ReplayPassCount = t.passCount(th, *pl)
 		}
 		if pl.Continue != nil {
 			p.ReplayContinue = t.continueFunc(th, label, *pl.Continue)
 		}
-		t.actions(th, &pl, spec.WindowConfigEnter, &where)
+		t.actions(th, pl, spec.WindowConfigEnter, &where)
 	case rec.Operation == replay.OpConfig:
 		t.misuse(th, info.DispatchID, "CONFIG_EXIT", 0)
-		t.actions(th, &pl, spec.WindowConfigExit, &where)
+		t.actions(th, pl, spec.WindowConfigExit, &where)
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
 		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
@@ -88,10 +88,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if pl.WriteUserDataInPass {
 			ud.Value = 1000 + p.CurrentPass // UD-2: the next pass must not see this
 		}
-		t.actions(th, &pl, spec.WindowPassEnter, &where)
+		t.actions(th, pl, spec.WindowPassEnter, &where)
 	default: // PASS EXIT
 		t.misuse(th, info.DispatchID, "PASS_EXIT", p.CurrentPass)
-		t.actions(th, &pl, spec.WindowPassExit, &where)
+		t.actions(th, pl, spec.WindowPassExit, &where)
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
 		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
@@ -100,8 +100,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	}
 }
 
-// planFor is the plan of the dispatch label names: its own, else the tool's.
-func (t *tool) planFor(label string) spec.Plan {
+// planFor is the plan of the dispatch label names: its own, else the
+// tool's. Callers only read it.
+func (t *tool) planFor(label string) *spec.Plan {
 	if pl, ok := t.plans[label]; ok {
 		return pl
 	}
@@ -110,7 +111,7 @@ func (t *tool) planFor(label string) spec.Plan {
 			return pl // a repetition follows its repeated dispatch's plan
 		}
 	}
-	return t.s.Tool.Plan
+	return &t.s.Tool.Plan
 }
 
 // passCount is the tool's replay_pass_count for one dispatch.
@@ -179,7 +180,7 @@ func (t *tool) converged(label, counter string, pass uint64) bool {
 // ones are started locally, every other started context that has a
 // dispatch-scoped service is stopped (LCX-3 keeps the choice for later
 // passes until the plan changes it).
-func (t *tool) collect(th hsa.ThreadID, p *replay.KernelReplayData, pl spec.Plan) {
+func (t *tool) collect(th hsa.ThreadID, p *replay.KernelReplayData, pl *spec.Plan) {
 	for _, c := range pl.Collect {
 		if c.Pass != -1 && uint64(c.Pass) != p.CurrentPass {
 			continue
@@ -277,7 +278,7 @@ func (t *tool) dispatchNamed(name string) (spec.Dispatch, bool) {
 
 // localToggles makes the plan's local starts and stops for this pass with
 // the payload's functions (LCX-1).
-func (t *tool) localToggles(th hsa.ThreadID, p *replay.KernelReplayData, pl spec.Plan) {
+func (t *tool) localToggles(th hsa.ThreadID, p *replay.KernelReplayData, pl *spec.Plan) {
 	for _, lt := range pl.Local {
 		if lt.Pass != -1 && uint64(lt.Pass) != p.CurrentPass {
 			continue

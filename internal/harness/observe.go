@@ -15,15 +15,18 @@ import (
 // Every callback records it twice, so the list for each of the 256 sets
 // is made once and shared (read-only, as every event field is).
 func PayloadMembers(p *replay.KernelReplayData) []string {
-	set := []bool{p.Size != 0, p.DispatchInfo.DispatchID != 0, p.CurrentPass != 0, p.TotalPasses != 0,
-		p.ReplayPassCount != nil, p.ReplayContinue != nil, p.ReplayStartContext != nil, p.ReplayStopContext != nil}
-	mask := 0
-	for i, on := range set {
-		if on {
-			mask |= 1 << i
-		}
-	}
+	mask := bit(p.Size != 0, 0) | bit(p.DispatchInfo.DispatchID != 0, 1) | bit(p.CurrentPass != 0, 2) |
+		bit(p.TotalPasses != 0, 3) | bit(p.ReplayPassCount != nil, 4) | bit(p.ReplayContinue != nil, 5) |
+		bit(p.ReplayStartContext != nil, 6) | bit(p.ReplayStopContext != nil, 7)
 	return memberLists[mask]
+}
+
+// bit is 1<<i when on, else 0: the bit of payloadMembers[i].
+func bit(on bool, i uint) int {
+	if on {
+		return 1 << i
+	}
+	return 0
 }
 
 // payloadMembers are the members in the reference's order (docs/trace.md).

@@ -28,7 +28,7 @@ type tool struct {
 	// that start during a pass of each: looked up on every callback, so
 	// found by map, not by a walk of the spec.
 	byName map[string]*spec.Dispatch // into the spec's own list: a copy each cost a dispatch's size again
-	plans  map[string]spec.Plan
+	plans  map[string]*spec.Plan     // copies, made once: planFor hands out pointers, not a Plan a callback
 	during map[string][]spec.Dispatch
 	// awaited: the dispatches that start during a pass, whose start a pass
 	// waits for (waitForDuring).
@@ -89,7 +89,7 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
 		counters: map[string]map[uint64]uint64{}, recorded: map[published]bool{},
 		repeating: map[hsa.ThreadID]bool{}, kept: map[hsa.ThreadID]*[2]retained{},
-		byName: map[string]*spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{},
+		byName: map[string]*spec.Dispatch{}, plans: map[string]*spec.Plan{}, during: map[string][]spec.Dispatch{},
 		awaited: map[string]bool{}}
 	for i := range s.Application.Dispatches {
 		d := &s.Application.Dispatches[i]
@@ -98,7 +98,8 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		}
 		t.byName[d.Name] = d
 		if d.Plan != nil {
-			t.plans[d.Name] = *d.Plan
+			pl := *d.Plan
+			t.plans[d.Name] = &pl
 		}
 	}
 	for _, d := range s.Application.Dispatches {
@@ -459,6 +460,6 @@ func (t *tool) onRecord(r replay.Record) {
 		// The plan's calls from a service callback within a pass: made
 		// from the pass's first record (MEM-6, clarified 2026-12-01).
 		pl := t.planFor(label)
-		t.actions(th, &pl, spec.WindowRecord, &window{dispatch: pub.dispatch, pass: trace.U64(pub.pass)})
+		t.actions(th, pl, spec.WindowRecord, &window{dispatch: pub.dispatch, pass: trace.U64(pub.pass)})
 	}
 }
