@@ -44,6 +44,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
 		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}, toolMemory: map[string]bool{},
 		signals: map[hsa.ThreadID]hsa.Signal{}, diedIn: map[hsa.ThreadID]bool{}}
+	a.read.mapper, _ = rt.(hsa.Mapper) // asked once, not at every copy
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}

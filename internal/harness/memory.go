@@ -38,6 +38,7 @@ func (a *app) liveBuffers(dst []liveBuffer) []liveBuffer {
 // and element count: use is made once per application, and mu holds the
 // results for the one reading.
 type wholeRead struct {
+	mapper   hsa.Mapper // the runtime, where it reads in place; else nil
 	mu       sync.Mutex
 	use      func(src []byte, digest string)
 	digest   string
@@ -47,7 +48,7 @@ type wholeRead struct {
 // digestOf reads b whole and returns its digest and element count; ok is
 // false when it cannot be read (freed by another thread meanwhile).
 func (a *app) digestOf(b hsa.Allocation) (digest string, elements uint64, ok bool) {
-	if m, isMapper := a.rt.(hsa.Mapper); isMapper {
+	if m := a.read.mapper; m != nil {
 		r := &a.read
 		r.mu.Lock()
 		defer r.mu.Unlock()
