@@ -120,6 +120,11 @@ type app struct {
 	// diedIn are the threads on which the process died inside a replay
 	// callback (a nested window's restore failed): it never returns.
 	diedIn map[hsa.ThreadID]bool
+	// live is liveBuffers' answer, made again only after an allocation
+	// or a free marked it stale: the tool asks at every PASS ENTER and
+	// EXIT, and memory seldom changes between.
+	live      []liveBuffer
+	liveStale bool
 
 	// read is digestOf's one reader of whole buffers, made once: a closure
 	// made per copy escaped to the heap with what it wrote (four
@@ -189,6 +194,7 @@ func (a *app) allocate(thread hsa.ThreadID, b spec.Buffer) error {
 	}
 	a.mu.Lock()
 	a.buffers[b.Name] = al
+	a.liveStale = true
 	a.mu.Unlock()
 	return nil
 }
@@ -503,6 +509,7 @@ func (a *app) free(thread hsa.ThreadID, name string) {
 	a.rec.Emit(trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: name, Addr: al.Handle})
 	a.mu.Lock()
 	a.freed[name] = true
+	a.liveStale = true
 	a.mu.Unlock()
 }
 

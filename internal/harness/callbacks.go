@@ -103,6 +103,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 // planFor is the plan of the dispatch label names: its own, else the
 // tool's. Callers only read it.
 func (t *tool) planFor(label string) *spec.Plan {
+	if len(t.plans) == 0 {
+		return &t.s.Tool.Plan // no dispatch has a plan of its own: nothing to look up
+	}
 	if pl, ok := t.plans[label]; ok {
 		return pl
 	}

@@ -26,6 +26,15 @@ type liveBuffer struct {
 func (a *app) liveBuffers(dst []liveBuffer) []liveBuffer {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.liveStale {
+		a.live, a.liveStale = a.liveOf(a.live[:0]), false
+	}
+	return append(dst, a.live...)
+}
+
+// liveOf appends the live buffers to dst, read from buffers and freed; the
+// caller holds mu.
+func (a *app) liveOf(dst []liveBuffer) []liveBuffer {
 	for _, b := range a.s.Application.Buffers {
 		if al, ok := a.buffers[b.Name]; ok && !a.freed[b.Name] {
 			dst = append(dst, liveBuffer{b.Name, al})
