@@ -28,10 +28,14 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	pl := t.planFor(label)
 
 	op, phase := trace.Op(rec.Operation.String()), trace.Phase(rec.Phase.String())
+	// One pointer for the callback's events (the tool never writes
+	// current_pass): trace.U64 allocates past its small values, and a
+	// long loop's callbacks would allocate it three times each.
+	pass := trace.U64(p.CurrentPass)
 	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
 		Op: op, Phase: phase, Dispatch: info.DispatchID,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
-		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
+		Pass: pass, Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
 		UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), PayloadSize: trace.U64(p.Size),
 		Info: DispatchInfo(info), Label: label})
 	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
@@ -41,13 +45,13 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 			return // the process died inside the callback (a nested window's restore failed)
 		}
 		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
-			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
+			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: pass,
 			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
 	}()
 
 	where := window{op: op, phase: phase, dispatch: info.DispatchID}
 	if rec.Operation == replay.OpPass {
-		where.pass = trace.U64(p.CurrentPass)
+		where.pass = pass
 		// MEM-2, MEM-3, MEM-4: the memory the pass starts from (ENTER) or
 		// left (EXIT), copied first, before anything the tool does here.
 		t.copyMemory(th, &where)
