@@ -31,7 +31,7 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	// One pointer for the callback's events (the tool never writes
 	// current_pass): trace.U64 allocates past its small values, and a
 	// long loop's callbacks would allocate it three times each.
-	pass := trace.U64(p.CurrentPass)
+	pass := PassOf(p.CurrentPass)
 	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
 		Op: op, Phase: phase, Dispatch: info.DispatchID,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
@@ -165,7 +165,7 @@ func (t *tool) continueFunc(th hsa.ThreadID, label string, c spec.ContinuePolicy
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.Continue, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Result: trace.I64(int64(r))})
+			Pass: PassOf(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Result: trace.I64(int64(r))})
 		return r
 	}
 }

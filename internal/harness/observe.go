@@ -60,9 +60,25 @@ func Corr(c replay.CorrelationID) *trace.Corr {
 	return lastCorr.share(trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor})
 }
 
+// PassOf is a pass index as events carry it (trace.U64): past trace.U64's
+// shared small values, consecutive equal passes share a pointer, as
+// DispatchInfo's do, so that a long loop's callbacks, records and
+// continue answers of one pass allocate it once, not once each.
+func PassOf(v uint64) *uint64 {
+	if v < smallPasses {
+		return trace.U64(v)
+	}
+	return lastPass.share(v)
+}
+
+// smallPasses: trace.U64 hands out shared pointers below this
+// (trace/event.go); were it to change, only allocations would.
+const smallPasses = 1024
+
 var (
 	lastInfo shared[trace.DispatchInfo]
 	lastCorr shared[trace.Corr]
+	lastPass shared[uint64]
 )
 
 // shared hands out the pointer it gave last time when the value is the

@@ -46,3 +46,23 @@ func TestPayloadMembers(t *testing.T) {
 		t.Errorf("none set: members %v, want none", got)
 	}
 }
+
+// TestPassOf: a pass pointer points at the pass, small or large, and
+// consecutive equal large passes share one (a shared pointer never shows
+// another value: the events only read it).
+func TestPassOf(t *testing.T) {
+	var last *uint64
+	for _, v := range []uint64{0, 1, 1023, 1024, 1024, 5000, 5000, 1024, 1 << 40} {
+		p := PassOf(v)
+		if p == nil || *p != v {
+			t.Fatalf("PassOf(%d) points at %v", v, p)
+		}
+		if v >= smallPasses && last != nil && *last == v && p != last {
+			t.Errorf("PassOf(%d) twice running: two pointers", v)
+		}
+		last = p
+	}
+	if a, b := PassOf(7000), PassOf(7001); *a != 7000 || *b != 7001 {
+		t.Errorf("PassOf(7000), PassOf(7001) point at %d and %d", *a, *b)
+	}
+}

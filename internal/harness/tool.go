@@ -453,13 +453,13 @@ func (t *tool) onRecord(r replay.Record) {
 	t.mu.Unlock()
 	var at *uint64
 	if inLoop {
-		at = trace.U64(pass)
+		at = PassOf(pass)
 	}
 	t.rec.Emit(RecordEvent(r, th, at))
 	if first {
 		// The plan's calls from a service callback within a pass: made
 		// from the pass's first record (MEM-6, clarified 2026-12-01).
 		pl := t.planFor(label)
-		t.actions(th, pl, spec.WindowRecord, &window{dispatch: pub.dispatch, pass: trace.U64(pub.pass)})
+		t.actions(th, pl, spec.WindowRecord, &window{dispatch: pub.dispatch, pass: at})
 	}
 }
