@@ -12,6 +12,9 @@ import (
 // collects group i (AGT-1, RPV-3). A counter the agent does not have is an
 // error naming it; a repeated counter is collected once.
 func CounterGroups(a Agent, counters []string) ([][]string, error) {
+	if len(counters) == 0 {
+		return nil, nil // no counters, no groups: asked by every profiled dispatch that counts none
+	}
 	if a.Counters != nil {
 		return sourceGroups(a, counters)
 	}

@@ -208,6 +208,11 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 	// run what is written before write returns and keep nothing of it.
 	one := make([]hsa.Packet, 1)
 	restorer := s.newRestorer(thread)
+	// The pass's payload and services, made anew in place every pass: a
+	// tool sees them only while its callbacks and records run, within the
+	// pass (a fresh allocation a pass cost two or three).
+	payload := new(KernelReplayData)
+	svc := new(submission)
 	for pass := uint64(0); ; pass++ {
 		if pass > 0 && !s.pol.skipRestore {
 			// MEM-2: every later pass starts from the snapshot.
@@ -225,7 +230,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		if s.pol.dispatchIDPerPass && pass > 0 { // DID-1..3 broken
 			info = s.reserveDispatch(q, thread, p)
 		}
-		payload := &KernelReplayData{Size: payloadSize, DispatchInfo: info, CurrentPass: pass, TotalPasses: total,
+		*payload = KernelReplayData{Size: payloadSize, DispatchInfo: info, CurrentPass: pass, TotalPasses: total,
 			ReplayStartContext: ts.start, ReplayStopContext: ts.stop}
 		// CB-2; LCX-2: local toggles are legal only inside PASS ENTER.
 		ts.setPassEnter(true)
@@ -242,7 +247,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 		}
 		recCorr := passCorr
 		recCorr.External.Value = s.externalCorrelation(act, thread, info, passCorr.Internal) // COR-3: asked every pass
-		svc := s.prepare(act, ts, thread, info, recCorr)
+		s.prepareInto(svc, act, ts, thread, info, recCorr)
 		pass1.Tag, pass1.Profile = info.DispatchID, svc.profile
 		one[0] = pass1
 		if err := write(thread, one); err != nil {

@@ -550,3 +550,42 @@ func TestDispatchFromInsideACallback(t *testing.T) {
 		t.Errorf("dispatch ids reserved=%d, counter records of the nested dispatch=%d; want 2 and 1", ids, nested)
 	}
 }
+
+// TestPassPayloadFresh: what a tool writes into a PASS payload is gone in
+// the next pass (API-5, API-6): the loop fills one payload in place each
+// pass, and must fill every member. The tool scribbles on every member in
+// each PASS EXIT; every PASS ENTER must still see the SDK's values.
+func TestPassPayloadFresh(t *testing.T) {
+	type seen struct {
+		size, pass, total uint64
+		grid              uint32
+		passCount, cont   bool
+		start, stop       bool
+	}
+	var got []seen
+	tool := &replayTool{passCount: fixed(3)}
+	tool.onPass = func(rec replay.CallbackRecord, _ *replay.UserData) {
+		p := rec.Payload
+		if rec.Phase == replay.PhaseEnter {
+			got = append(got, seen{p.Size, p.CurrentPass, p.TotalPasses, p.DispatchInfo.GridSize.X,
+				p.ReplayPassCount != nil, p.ReplayContinue != nil, p.ReplayStartContext != nil, p.ReplayStopContext != nil})
+			return
+		}
+		*p = replay.KernelReplayData{Size: 1, CurrentPass: 99, TotalPasses: 99, ReplayPassCount: fixed(7),
+			ReplayContinue: stopAfter(0)}
+		p.DispatchInfo.GridSize.X = 1
+	}
+	b := newBench(t, replay.Options{}, func(b *bench) { tool.install(b) })
+	if _, _, err := b.dispatch(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d PASS ENTERs, want 3", len(got))
+	}
+	for i, s := range got {
+		want := seen{got[0].size, uint64(i), 3, 64, false, false, true, true}
+		if s != want {
+			t.Errorf("PASS ENTER %d saw %+v, want %+v", i, s, want)
+		}
+	}
+}

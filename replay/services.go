@@ -21,6 +21,8 @@ type serviceUse struct {
 type submission struct {
 	uses    []serviceUse
 	profile *hsa.Profile
+	// spare is the profile a reused submission hands out again (prepareInto).
+	spare *hsa.Profile
 }
 
 // prepare asks every started context's services whether they take part in
@@ -28,6 +30,17 @@ type submission struct {
 // override (SVC-1, SVC-2) and the combination limits (SVC-3).
 func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info DispatchInfo, corr CorrelationID) submission {
 	var sub submission
+	s.prepareInto(&sub, act, ts, thread, info, corr)
+	return sub
+}
+
+// prepareInto is prepare into sub, reusing its uses and its profile: a
+// loop prepares every pass into one submission, as the runtimes fill a
+// profile before write returns and keep nothing of it (hsa.Packet), and
+// the records are delivered before the next pass prepares.
+func (s *SDK) prepareInto(sub *submission, act *activeSet, ts *threadState, thread hsa.ThreadID, info DispatchInfo, corr CorrelationID) {
+	clear(sub.uses) // no stale record funcs or counter lists held
+	sub.uses, sub.profile = sub.uses[:0], nil
 	var counters, pcs, spm, att bool
 	var collecting []string // the dispatch counters of this pass so far
 	pol := s.policyFor(info.AgentID)
@@ -75,7 +88,7 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 		}
 	}
 	if len(sub.uses) == 0 {
-		return sub
+		return
 	}
 	// SVC-3: on MI2xx/MI3xx dispatch counters and PC sampling cannot share a
 	// pass; thread trace and SPM never can. Our decision (docs/decisions.md):
@@ -89,7 +102,11 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 		s.warn(trace.WarnServiceConflict, info.DispatchID, "thread_trace and spm: spm left out")
 		sub.drop(SPM)
 	}
-	sub.profile = &hsa.Profile{}
+	if sub.spare == nil {
+		sub.spare = &hsa.Profile{}
+	}
+	*sub.spare = hsa.Profile{} // the lists new: a runtime may keep what it was handed
+	sub.profile = sub.spare
 	for _, u := range sub.uses {
 		list := &sub.profile.Counters
 		if u.svc == DeviceCounting {
@@ -101,7 +118,6 @@ func (s *SDK) prepare(act *activeSet, ts *threadState, thread hsa.ThreadID, info
 			}
 		}
 	}
-	return sub
 }
 
 func (d *deviceService) covers(agent hsa.AgentID) bool { return d.agent == 0 || d.agent == agent }

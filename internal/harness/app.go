@@ -44,6 +44,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 		agents: map[string]hsa.AgentID{}, buffers: map[string]hsa.Allocation{},
 		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}, toolMemory: map[string]bool{},
 		signals: map[hsa.ThreadID]hsa.Signal{}, diedIn: map[hsa.ThreadID]bool{}}
+	a.read.mapper, _ = rt.(hsa.Mapper) // asked once, not at every copy
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}
@@ -119,6 +120,11 @@ type app struct {
 	// diedIn are the threads on which the process died inside a replay
 	// callback (a nested window's restore failed): it never returns.
 	diedIn map[hsa.ThreadID]bool
+	// live is liveBuffers' answer, made again only after an allocation
+	// or a free marked it stale: the tool asks at every PASS ENTER and
+	// EXIT, and memory seldom changes between.
+	live      []liveBuffer
+	liveStale bool
 
 	// read is digestOf's one reader of whole buffers, made once: a closure
 	// made per copy escaped to the heap with what it wrote (four
@@ -188,6 +194,7 @@ func (a *app) allocate(thread hsa.ThreadID, b spec.Buffer) error {
 	}
 	a.mu.Lock()
 	a.buffers[b.Name] = al
+	a.liveStale = true
 	a.mu.Unlock()
 	return nil
 }
@@ -502,6 +509,7 @@ func (a *app) free(thread hsa.ThreadID, name string) {
 	a.rec.Emit(trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: name, Addr: al.Handle})
 	a.mu.Lock()
 	a.freed[name] = true
+	a.liveStale = true
 	a.mu.Unlock()
 }
 
@@ -554,7 +562,7 @@ func (a *app) readBack() {
 // clarified 2026-12-01): the tool answers its CONFIG with d's own plan, or
 // the tool's, and may see a window of its own nested in the one it was
 // written from.
-func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *trace.Event) error {
+func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *window) error {
 	q, err := a.queue(d.Agent, d.Queue)
 	if err != nil {
 		return err
@@ -563,7 +571,7 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *trace.E
 	packets := a.packets(d, sig)
 	a.rec.Emit(trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Args: d.Args,
-		Op: from.Op, Phase: from.Phase, Pass: from.Pass, Dispatch: from.Dispatch})
+		Op: from.op, Phase: from.phase, Pass: from.pass, Dispatch: from.dispatch})
 	// The tool knows its own dispatch's signal: the callbacks of its window
 	// load that one, and the outer dispatch's comes back after.
 	a.mu.Lock()

@@ -28,10 +28,14 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	pl := t.planFor(label)
 
 	op, phase := trace.Op(rec.Operation.String()), trace.Phase(rec.Phase.String())
+	// One pointer for the callback's events (the tool never writes
+	// current_pass): trace.U64 allocates past its small values, and a
+	// long loop's callbacks would allocate it three times each.
+	pass := PassOf(p.CurrentPass)
 	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
 		Op: op, Phase: phase, Dispatch: info.DispatchID,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
-		Pass: trace.U64(p.CurrentPass), Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
+		Pass: pass, Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
 		UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), PayloadSize: trace.U64(p.Size),
 		Info: DispatchInfo(info), Label: label})
 	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
@@ -41,13 +45,13 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 			return // the process died inside the callback (a nested window's restore failed)
 		}
 		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
-			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: trace.U64(p.CurrentPass),
+			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: pass,
 			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
 	}()
 
-	where := trace.Event{Op: op, Phase: phase, Dispatch: info.DispatchID}
+	where := window{op: op, phase: phase, dispatch: info.DispatchID}
 	if rec.Operation == replay.OpPass {
-		where.Pass = trace.U64(p.CurrentPass)
+		where.pass = pass
 		// MEM-2, MEM-3, MEM-4: the memory the pass starts from (ENTER) or
 		// left (EXIT), copied first, before anything the tool does here.
 		t.copyMemory(th, &where)
@@ -62,15 +66,15 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 			ud.Value = *pl.UserData // UD-1: written once, for the whole sequence
 		}
 		if !pl.Passes.Unset() {
-			p.ReplayPassCount = t.passCount(th, pl)
+			p.ReplayPassCount = t.passCount(th, *pl)
 		}
 		if pl.Continue != nil {
 			p.ReplayContinue = t.continueFunc(th, label, *pl.Continue)
 		}
-		t.actions(th, &pl, spec.WindowConfigEnter, &where)
+		t.actions(th, pl, spec.WindowConfigEnter, &where)
 	case rec.Operation == replay.OpConfig:
 		t.misuse(th, info.DispatchID, "CONFIG_EXIT", 0)
-		t.actions(th, &pl, spec.WindowConfigExit, &where)
+		t.actions(th, pl, spec.WindowConfigExit, &where)
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
 		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
@@ -88,10 +92,10 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if pl.WriteUserDataInPass {
 			ud.Value = 1000 + p.CurrentPass // UD-2: the next pass must not see this
 		}
-		t.actions(th, &pl, spec.WindowPassEnter, &where)
+		t.actions(th, pl, spec.WindowPassEnter, &where)
 	default: // PASS EXIT
 		t.misuse(th, info.DispatchID, "PASS_EXIT", p.CurrentPass)
-		t.actions(th, &pl, spec.WindowPassExit, &where)
+		t.actions(th, pl, spec.WindowPassExit, &where)
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
 		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
@@ -100,8 +104,12 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	}
 }
 
-// planFor is the plan of the dispatch label names: its own, else the tool's.
-func (t *tool) planFor(label string) spec.Plan {
+// planFor is the plan of the dispatch label names: its own, else the
+// tool's. Callers only read it.
+func (t *tool) planFor(label string) *spec.Plan {
+	if len(t.plans) == 0 {
+		return &t.s.Tool.Plan // no dispatch has a plan of its own: nothing to look up
+	}
 	if pl, ok := t.plans[label]; ok {
 		return pl
 	}
@@ -110,7 +118,7 @@ func (t *tool) planFor(label string) spec.Plan {
 			return pl // a repetition follows its repeated dispatch's plan
 		}
 	}
-	return t.s.Tool.Plan
+	return &t.s.Tool.Plan
 }
 
 // passCount is the tool's replay_pass_count for one dispatch.
@@ -157,7 +165,7 @@ func (t *tool) continueFunc(th hsa.ThreadID, label string, c spec.ContinuePolicy
 			}
 		}
 		t.rec.Emit(trace.Event{Type: trace.Continue, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
-			Pass: trace.U64(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Result: trace.I64(int64(r))})
+			Pass: PassOf(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Result: trace.I64(int64(r))})
 		return r
 	}
 }
@@ -179,7 +187,7 @@ func (t *tool) converged(label, counter string, pass uint64) bool {
 // ones are started locally, every other started context that has a
 // dispatch-scoped service is stopped (LCX-3 keeps the choice for later
 // passes until the plan changes it).
-func (t *tool) collect(th hsa.ThreadID, p *replay.KernelReplayData, pl spec.Plan) {
+func (t *tool) collect(th hsa.ThreadID, p *replay.KernelReplayData, pl *spec.Plan) {
 	for _, c := range pl.Collect {
 		if c.Pass != -1 && uint64(c.Pass) != p.CurrentPass {
 			continue
@@ -207,9 +215,9 @@ func dispatchScoped(sv spec.Services) bool {
 // actions makes the plan's calls from inside this callback: global starts
 // and stops of contexts, dispatches of the tool's own, and frees and
 // allocations of buffers.
-func (t *tool) actions(th hsa.ThreadID, pl *spec.Plan, in string, where *trace.Event) {
+func (t *tool) actions(th hsa.ThreadID, pl *spec.Plan, in string, where *window) {
 	for _, a := range pl.Actions {
-		if a.In != in || (where.Pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.Pass) {
+		if a.In != in || (where.pass != nil && a.Pass != -1 && uint64(a.Pass) != *where.pass) {
 			continue
 		}
 		if t.app != nil && t.app.diedInCallback(th) {
@@ -277,7 +285,7 @@ func (t *tool) dispatchNamed(name string) (spec.Dispatch, bool) {
 
 // localToggles makes the plan's local starts and stops for this pass with
 // the payload's functions (LCX-1).
-func (t *tool) localToggles(th hsa.ThreadID, p *replay.KernelReplayData, pl spec.Plan) {
+func (t *tool) localToggles(th hsa.ThreadID, p *replay.KernelReplayData, pl *spec.Plan) {
 	for _, lt := range pl.Local {
 		if lt.Pass != -1 && uint64(lt.Pass) != p.CurrentPass {
 			continue

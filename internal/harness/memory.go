@@ -26,6 +26,15 @@ type liveBuffer struct {
 func (a *app) liveBuffers(dst []liveBuffer) []liveBuffer {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.liveStale {
+		a.live, a.liveStale = a.liveOf(a.live[:0]), false
+	}
+	return append(dst, a.live...)
+}
+
+// liveOf appends the live buffers to dst, read from buffers and freed; the
+// caller holds mu.
+func (a *app) liveOf(dst []liveBuffer) []liveBuffer {
 	for _, b := range a.s.Application.Buffers {
 		if al, ok := a.buffers[b.Name]; ok && !a.freed[b.Name] {
 			dst = append(dst, liveBuffer{b.Name, al})
@@ -38,6 +47,7 @@ func (a *app) liveBuffers(dst []liveBuffer) []liveBuffer {
 // and element count: use is made once per application, and mu holds the
 // results for the one reading.
 type wholeRead struct {
+	mapper   hsa.Mapper // the runtime, where it reads in place; else nil
 	mu       sync.Mutex
 	use      func(src []byte, digest string)
 	digest   string
@@ -47,7 +57,7 @@ type wholeRead struct {
 // digestOf reads b whole and returns its digest and element count; ok is
 // false when it cannot be read (freed by another thread meanwhile).
 func (a *app) digestOf(b hsa.Allocation) (digest string, elements uint64, ok bool) {
-	if m, isMapper := a.rt.(hsa.Mapper); isMapper {
+	if m := a.read.mapper; m != nil {
 		r := &a.read
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -75,7 +85,7 @@ func (a *app) digestOf(b hsa.Allocation) (digest string, elements uint64, ok boo
 // tool_memory event. The copies are the tool's own: they are neither the
 // SDK's snapshot nor its restore, and the runtime's account shows them
 // inside the callback (check/traffic.go tells them apart).
-func (t *tool) copyMemory(th hsa.ThreadID, where *trace.Event) {
+func (t *tool) copyMemory(th hsa.ThreadID, where *window) {
 	if t.app == nil {
 		return
 	}
@@ -85,8 +95,8 @@ func (t *tool) copyMemory(th hsa.ThreadID, where *trace.Event) {
 		if !ok {
 			continue
 		}
-		t.rec.Emit(trace.Event{Type: trace.ToolMemory, Thread: uint64(th), Dispatch: where.Dispatch,
-			Op: where.Op, Phase: where.Phase, Pass: where.Pass, Buffer: b.name, Digest: digest, Elements: elements})
+		t.rec.Emit(trace.Event{Type: trace.ToolMemory, Thread: uint64(th), Dispatch: where.dispatch,
+			Op: where.op, Phase: where.phase, Pass: where.pass, Buffer: b.name, Digest: digest, Elements: elements})
 	}
 }
 
@@ -103,7 +113,7 @@ func (a *app) signalOf(thread hsa.ThreadID) (hsa.Signal, bool) {
 // the tool loads it from inside the callback "where" names: the
 // application hands its tool the signal it waits on, and until the loop
 // has ended it must still read 1 (CMP-2).
-func (t *tool) loadSignal(th hsa.ThreadID, where *trace.Event) {
+func (t *tool) loadSignal(th hsa.ThreadID, where *window) {
 	if t.app == nil {
 		return
 	}
@@ -111,6 +121,6 @@ func (t *tool) loadSignal(th hsa.ThreadID, where *trace.Event) {
 	if !ok {
 		return
 	}
-	t.rec.Emit(trace.Event{Type: trace.ToolSignal, Thread: uint64(th), Dispatch: where.Dispatch, Op: where.Op,
-		Phase: where.Phase, Pass: where.Pass, Signal: uint64(sig.ID()), Value: trace.I64(sig.Value())})
+	t.rec.Emit(trace.Event{Type: trace.ToolSignal, Thread: uint64(th), Dispatch: where.dispatch, Op: where.op,
+		Phase: where.phase, Pass: where.pass, Signal: uint64(sig.ID()), Value: trace.I64(sig.Value())})
 }

@@ -15,15 +15,18 @@ import (
 // Every callback records it twice, so the list for each of the 256 sets
 // is made once and shared (read-only, as every event field is).
 func PayloadMembers(p *replay.KernelReplayData) []string {
-	set := []bool{p.Size != 0, p.DispatchInfo.DispatchID != 0, p.CurrentPass != 0, p.TotalPasses != 0,
-		p.ReplayPassCount != nil, p.ReplayContinue != nil, p.ReplayStartContext != nil, p.ReplayStopContext != nil}
-	mask := 0
-	for i, on := range set {
-		if on {
-			mask |= 1 << i
-		}
-	}
+	mask := bit(p.Size != 0, 0) | bit(p.DispatchInfo.DispatchID != 0, 1) | bit(p.CurrentPass != 0, 2) |
+		bit(p.TotalPasses != 0, 3) | bit(p.ReplayPassCount != nil, 4) | bit(p.ReplayContinue != nil, 5) |
+		bit(p.ReplayStartContext != nil, 6) | bit(p.ReplayStopContext != nil, 7)
 	return memberLists[mask]
+}
+
+// bit is 1<<i when on, else 0: the bit of payloadMembers[i].
+func bit(on bool, i uint) int {
+	if on {
+		return 1 << i
+	}
+	return 0
 }
 
 // payloadMembers are the members in the reference's order (docs/trace.md).
@@ -57,9 +60,25 @@ func Corr(c replay.CorrelationID) *trace.Corr {
 	return lastCorr.share(trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor})
 }
 
+// PassOf is a pass index as events carry it (trace.U64): past trace.U64's
+// shared small values, consecutive equal passes share a pointer, as
+// DispatchInfo's do, so that a long loop's callbacks, records and
+// continue answers of one pass allocate it once, not once each.
+func PassOf(v uint64) *uint64 {
+	if v < smallPasses {
+		return trace.U64(v)
+	}
+	return lastPass.share(v)
+}
+
+// smallPasses: trace.U64 hands out shared pointers below this
+// (trace/event.go); were it to change, only allocations would.
+const smallPasses = 1024
+
 var (
 	lastInfo shared[trace.DispatchInfo]
 	lastCorr shared[trace.Corr]
+	lastPass shared[uint64]
 )
 
 // shared hands out the pointer it gave last time when the value is the

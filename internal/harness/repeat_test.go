@@ -88,7 +88,7 @@ func TestLoopLeavesNoEntryAPass(t *testing.T) {
 
 // runKeeping runs s on the scheduled simulator, handing each event to
 // sink and keeping none, and returns the tool, to look at what it kept.
-func runKeeping(t *testing.T, s spec.Spec, sink func(*trace.Event)) *tool {
+func runKeeping(t testing.TB, s spec.Spec, sink func(*trace.Event)) *tool {
 	t.Helper()
 	rt, err := sim.New(sim.Config{Scheduled: true, Agents: []sim.AgentConfig{{Name: "gpu0", Kind: "MI300"}}})
 	if err != nil {

@@ -28,7 +28,7 @@ type tool struct {
 	// that start during a pass of each: looked up on every callback, so
 	// found by map, not by a walk of the spec.
 	byName map[string]*spec.Dispatch // into the spec's own list: a copy each cost a dispatch's size again
-	plans  map[string]spec.Plan
+	plans  map[string]*spec.Plan     // copies, made once: planFor hands out pointers, not a Plan a callback
 	during map[string][]spec.Dispatch
 	// awaited: the dispatches that start during a pass, whose start a pass
 	// waits for (waitForDuring).
@@ -89,7 +89,7 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
 		counters: map[string]map[uint64]uint64{}, recorded: map[published]bool{},
 		repeating: map[hsa.ThreadID]bool{}, kept: map[hsa.ThreadID]*[2]retained{},
-		byName: map[string]*spec.Dispatch{}, plans: map[string]spec.Plan{}, during: map[string][]spec.Dispatch{},
+		byName: map[string]*spec.Dispatch{}, plans: map[string]*spec.Plan{}, during: map[string][]spec.Dispatch{},
 		awaited: map[string]bool{}}
 	for i := range s.Application.Dispatches {
 		d := &s.Application.Dispatches[i]
@@ -98,7 +98,8 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		}
 		t.byName[d.Name] = d
 		if d.Plan != nil {
-			t.plans[d.Name] = *d.Plan
+			pl := *d.Plan
+			t.plans[d.Name] = &pl
 		}
 	}
 	for _, d := range s.Application.Dispatches {
@@ -119,6 +120,17 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 // inside the pass (the tool's own) is not taken for the loop's.
 type published struct {
 	dispatch, pass uint64
+}
+
+// window names the replay callback the tool acts from, as the events of
+// what it does there say it: its operation and phase, the pass (nil in
+// CONFIG and outside any callback) and the dispatch. Not a trace.Event:
+// one of those is 704 bytes to clear each callback.
+type window struct {
+	op       trace.Op
+	phase    trace.Phase
+	pass     *uint64
+	dispatch uint64
 }
 
 func (t *tool) attach(a *app) { t.app = a }
@@ -174,7 +186,7 @@ func (t *tool) InPass(dispatch string) (uint64, bool) {
 func (t *tool) Completed(thread hsa.ThreadID, dispatch string) {
 	for _, c := range t.s.Contexts {
 		if c.StopAfter == dispatch {
-			t.setStarted(thread, c.Name, false, &trace.Event{})
+			t.setStarted(thread, c.Name, false, &window{})
 		}
 	}
 	t.mu.Lock()
@@ -234,7 +246,7 @@ func (t *tool) setUp() {
 	}
 	for _, c := range t.s.Contexts {
 		if c.Started() {
-			t.setStarted(0, c.Name, true, &trace.Event{})
+			t.setStarted(0, c.Name, true, &window{})
 		}
 	}
 }
@@ -242,9 +254,9 @@ func (t *tool) setUp() {
 // setStarted starts or stops a context globally from thread (0: while
 // setting up), recording the call; where names the replay callback it is
 // made from, if any (op, phase, pass, dispatch).
-func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where *trace.Event) {
+func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where *window) {
 	id := t.ctxByName[name]
-	e := trace.Event{Call: trace.CallStopContext, Label: name, Op: where.Op, Phase: where.Phase, Pass: where.Pass, Dispatch: where.Dispatch}
+	e := trace.Event{Call: trace.CallStopContext, Label: name, Op: where.op, Phase: where.phase, Pass: where.pass, Dispatch: where.dispatch}
 	st := replay.StatusSuccess
 	if on {
 		e.Call, st = trace.CallStartContext, t.sdk.StartContext(id)
@@ -441,13 +453,13 @@ func (t *tool) onRecord(r replay.Record) {
 	t.mu.Unlock()
 	var at *uint64
 	if inLoop {
-		at = trace.U64(pass)
+		at = PassOf(pass)
 	}
 	t.rec.Emit(RecordEvent(r, th, at))
 	if first {
 		// The plan's calls from a service callback within a pass: made
 		// from the pass's first record (MEM-6, clarified 2026-12-01).
 		pl := t.planFor(label)
-		t.actions(th, &pl, spec.WindowRecord, &trace.Event{Dispatch: pub.dispatch, Pass: trace.U64(pub.pass)})
+		t.actions(th, pl, spec.WindowRecord, &window{dispatch: pub.dispatch, pass: at})
 	}
 }
