@@ -67,7 +67,11 @@ func TestSegmentHoldsWhatIsPushed(t *testing.T) {
 	ev := func(seq int) trace.Event {
 		return trace.Event{Seq: uint64(seq), Type: trace.Callback, Op: trace.OpPass, Label: "l", Pass: trace.U64(uint64(seq % 7))}
 	}
-	for _, n := range []int{0, 5, plainEvents, plainEvents + 1, 2*plainEvents + 3} {
+	sizes := []int{0, 5, plainEvents, plainEvents + 1, 2*plainEvents + 3}
+	if testing.Short() {
+		sizes = []int{0, 5, plainEvents + 1} // across the packed limit; the rest in make test-heavy
+	}
+	for _, n := range sizes {
 		var g segment
 		var want []trace.Event
 		for round := range 3 {
