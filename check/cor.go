@@ -62,6 +62,24 @@ func (w apiWitness) String() string {
 	return s + ", inside none"
 }
 
+// captureAnchors maps the position of each dispatch's first capture event
+// (CONFIG ENTER, a reservation or a correlation) to the dispatch's id.
+func (x *index) captureAnchors() map[int]uint64 {
+	anchor := make(map[int]uint64, len(x.dispatches))
+	for _, d := range x.dispatches {
+		at := -1
+		for _, l := range [][]int{d.configEnter, d.reserves, d.correlations} {
+			if len(l) > 0 && (at < 0 || l[0] < at) {
+				at = l[0]
+			}
+		}
+		if at >= 0 {
+			anchor[at] = d.id
+		}
+	}
+	return anchor
+}
+
 // apiWitnesses finds, for each dispatch, the API calls open on its thread
 // when its ids were captured (COR-1, COR-2). The capture happens as the
 // write is intercepted, so the first of the dispatch's events that are
@@ -76,22 +94,7 @@ func (x *index) apiWitnesses() map[uint64]apiWitness {
 	if !x.has(trace.APICall) {
 		return nil
 	}
-	first := map[uint64]int{}
-	for _, d := range x.dispatches {
-		at := -1
-		for _, l := range [][]int{d.configEnter, d.reserves, d.correlations} {
-			if len(l) > 0 && (at < 0 || l[0] < at) {
-				at = l[0]
-			}
-		}
-		if at >= 0 {
-			first[d.id] = at
-		}
-	}
-	anchor := make(map[int]uint64, len(first))
-	for id, at := range first {
-		anchor[at] = id
-	}
+	anchor := x.captureAnchors()
 	// Only the calls and the anchors matter: they are walked in trace
 	// order, each thread's calls open on it (the other events of a thread
 	// are most of a trace, and a loop may run inside one call).

@@ -14,18 +14,7 @@ func (x *index) apiWitnessesByThread() map[uint64]apiWitness {
 	if !x.has(trace.APICall) {
 		return nil
 	}
-	anchor := map[int]uint64{}
-	for _, d := range x.dispatches {
-		at := -1
-		for _, l := range [][]int{d.configEnter, d.reserves, d.correlations} {
-			if len(l) > 0 && (at < 0 || l[0] < at) {
-				at = l[0]
-			}
-		}
-		if at >= 0 {
-			anchor[at] = d.id
-		}
-	}
+	anchor := x.captureAnchors()
 	out := map[uint64]apiWitness{}
 	for th, pos := range x.byThread {
 		var open []apiFrame

@@ -448,27 +448,27 @@ func (s *scanner) once(seen *uint64, bit uint) bool {
 }
 
 func (s *scanner) corr() *Corr {
-	if v, ok := recall(s, &s.d.corrTexts); ok {
+	return sharedValue(s, &s.d.corrTexts, &s.d.corrs, func() (c Corr) { s.corrInto(&c); return c })
+}
+
+// sharedValue reads a value of T with read, giving the pointer it gave
+// lately for the same text or an equal value rather than a new one.
+func sharedValue[T comparable](s *scanner, texts *recent[memo[*T]], values *recent[*T], read func() T) *T {
+	if v, ok := recall(s, texts); ok {
 		return v
 	}
 	start := s.i
-	v := s.readCorr()
-	remember(s, &s.d.corrTexts, start, v)
-	return v
-}
-
-func (s *scanner) readCorr() *Corr {
-	var c Corr
-	s.corrInto(&c)
-	if !s.ok {
-		return nil
+	var p *T
+	if v := read(); s.ok {
+		if q, ok := values.find(func(q *T) bool { return *q == v }); ok {
+			p = q
+		} else {
+			p = new(T) // not &v: v would be on the heap for every value read
+			*p = v
+			values.keep(p)
+		}
 	}
-	if p, ok := s.d.corrs.find(func(p *Corr) bool { return *p == c }); ok {
-		return p
-	}
-	p := new(Corr) // not &c: c would be on the heap for every line
-	*p = c
-	s.d.corrs.keep(p)
+	remember(s, texts, start, p)
 	return p
 }
 
@@ -495,28 +495,7 @@ func (s *scanner) corrInto(c *Corr) {
 }
 
 func (s *scanner) info() *DispatchInfo {
-	if v, ok := recall(s, &s.d.infoTexts); ok {
-		return v
-	}
-	start := s.i
-	v := s.readInfo()
-	remember(s, &s.d.infoTexts, start, v)
-	return v
-}
-
-func (s *scanner) readInfo() *DispatchInfo {
-	var in DispatchInfo
-	s.infoInto(&in)
-	if !s.ok {
-		return nil
-	}
-	if p, ok := s.d.infos.find(func(p *DispatchInfo) bool { return *p == in }); ok {
-		return p
-	}
-	p := new(DispatchInfo)
-	*p = in
-	s.d.infos.keep(p)
-	return p
+	return sharedValue(s, &s.d.infoTexts, &s.d.infos, func() (in DispatchInfo) { s.infoInto(&in); return in })
 }
 
 func (s *scanner) infoInto(in *DispatchInfo) {
