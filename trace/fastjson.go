@@ -393,13 +393,7 @@ func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:l
 // names reads an array of strings; an empty array is an empty slice, not
 // nil, as encoding/json makes it.
 func (s *scanner) names() []string {
-	if v, ok := recall(s, &s.d.listTexts); ok {
-		return v
-	}
-	start := s.i
-	v := s.readNames()
-	remember(s, &s.d.listTexts, start, v)
-	return v
+	return memoized(s, &s.d.listTexts, s.readNames)
 }
 
 func (s *scanner) readNames() []string {
@@ -454,22 +448,30 @@ func (s *scanner) corr() *Corr {
 // sharedValue reads a value of T with read, giving the pointer it gave
 // lately for the same text or an equal value rather than a new one.
 func sharedValue[T comparable](s *scanner, texts *recent[memo[*T]], values *recent[*T], read func() T) *T {
+	return memoized(s, texts, func() *T {
+		v := read()
+		if !s.ok {
+			return nil
+		}
+		if q, ok := values.find(func(q *T) bool { return *q == v }); ok {
+			return q
+		}
+		p := new(T) // not &v: v would be on the heap for every value read
+		*p = v
+		values.keep(p)
+		return p
+	})
+}
+
+// memoized is what read gives, or what it gave lately for the same text.
+func memoized[T any](s *scanner, texts *recent[memo[T]], read func() T) T {
 	if v, ok := recall(s, texts); ok {
 		return v
 	}
 	start := s.i
-	var p *T
-	if v := read(); s.ok {
-		if q, ok := values.find(func(q *T) bool { return *q == v }); ok {
-			p = q
-		} else {
-			p = new(T) // not &v: v would be on the heap for every value read
-			*p = v
-			values.keep(p)
-		}
-	}
-	remember(s, texts, start, p)
-	return p
+	v := read()
+	remember(s, texts, start, v)
+	return v
 }
 
 func (s *scanner) corrInto(c *Corr) {
@@ -558,13 +560,7 @@ func (s *scanner) counters() []Counter {
 }
 
 func (s *scanner) regions() []Region {
-	if v, ok := recall(s, &s.d.regionTexts); ok {
-		return v
-	}
-	start := s.i
-	v := s.readRegions()
-	remember(s, &s.d.regionTexts, start, v)
-	return v
+	return memoized(s, &s.d.regionTexts, s.readRegions)
 }
 
 func (s *scanner) readRegions() []Region {

@@ -150,13 +150,17 @@ func BenchmarkScaleStreamed(b *testing.B) {
 // BenchmarkPipelinePass: a fixed loop of 1000 passes of a 64-element
 // kernel, the whole pipeline; per pass. The engine alone:
 // replay BenchmarkReplayPasses.
-func BenchmarkPipelinePass(b *testing.B) {
+func BenchmarkPipelinePass(b *testing.B) { benchPipelinePasses(b, false) }
+
+// benchPipelinePasses runs the 1000-pass spec through the pipeline,
+// streamed or not, and reports per pass.
+func benchPipelinePasses(b *testing.B, stream bool) {
 	const passes = 1000
 	s := shapedSpec(shape{passes: passes, elements: 64})
 	b.ReportAllocs()
 	cpu := cpuTime()
 	for b.Loop() {
-		runShape(b, s)
+		runShapeAs(b, s, stream)
 	}
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*passes), "cpu-ns/pass")
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*passes), "ns/pass")
@@ -167,18 +171,7 @@ func BenchmarkPipelinePass(b *testing.B) {
 // run` runs that spec: it has no expectations and nothing asks for the
 // events, so they are judged as they are recorded (runner.Options.Stream)
 // and no trace is kept.
-func BenchmarkPipelinePassStreamed(b *testing.B) {
-	const passes = 1000
-	s := shapedSpec(shape{passes: passes, elements: 64})
-	b.ReportAllocs()
-	cpu := cpuTime()
-	for b.Loop() {
-		runShapeAs(b, s, true)
-	}
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*passes), "cpu-ns/pass")
-	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*passes), "ns/pass")
-	b.ReportMetric(float64(b.N*passes)/b.Elapsed().Seconds(), "passes/s")
-}
+func BenchmarkPipelinePassStreamed(b *testing.B) { benchPipelinePasses(b, true) }
 
 // engineLoop is the engine alone: a fixed loop of passes of the same small
 // kernel through the SDK on the simulator, no recorder, no harness, no
