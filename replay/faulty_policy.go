@@ -117,7 +117,7 @@ func (s *SDK) snapshotNotReplayed(thread hsa.ThreadID, info DispatchInfo) {
 		return
 	}
 	if !s.pol.snapshotSilently {
-		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
+		s.rec.EmitRef(&trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID, Agent: uint64(info.AgentID), Bytes: snap.Bytes()})
 	}
 	snap.Release()
 }

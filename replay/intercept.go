@@ -149,7 +149,7 @@ func (s *SDK) reserveDispatch(q hsa.Queue, thread hsa.ThreadID, p hsa.Packet) Di
 		WorkgroupSize: p.Workgroup,
 		GridSize:      p.Grid,
 	}
-	s.rec.Emit(trace.Event{Type: trace.DispatchID, Thread: uint64(thread), Dispatch: id,
+	s.rec.EmitRef(&trace.Event{Type: trace.DispatchID, Thread: uint64(thread), Dispatch: id,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: p.Kernel})
 	return info
 }

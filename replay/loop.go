@@ -112,7 +112,7 @@ func (s *SDK) dispatch(act *activeSet, q hsa.Queue, thread hsa.ThreadID, p hsa.P
 	if err != nil {
 		// MEM-5: warn (once) and run once without replay. The failed
 		// snapshot itself is recorded every time, for the trace's readers.
-		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
+		s.rec.EmitRef(&trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
 			Agent: uint64(info.AgentID), Status: StatusError.Trace(), Message: err.Error()})
 		s.warn(trace.WarnSnapshotIncomplete, info.DispatchID, err.Error())
 		unlock()
@@ -171,7 +171,7 @@ func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa
 	regions := s.tracker.regionsOf(info.AgentID)
 	named := regionsOf(regions)
 	saved := func(bytes uint64) {
-		s.rec.Emit(trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
+		s.rec.EmitRef(&trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
 			Agent: uint64(info.AgentID), Bytes: bytes, Regions: named})
 	}
 	if h, ok := s.rt.(hsa.SnapshotHook); ok {
@@ -287,7 +287,7 @@ func (s *SDK) loop(act *activeSet, ts *threadState, w *window, sub *toolContext,
 			return pass + 1, true, nil // MEM-3: break before restore
 		}
 		if s.budgetSpent(pass + 1) {
-			s.rec.Emit(trace.Event{Type: trace.NeverEnded, Thread: uint64(thread), Dispatch: info.DispatchID, Pass: trace.U64(pass + 1),
+			s.rec.EmitRef(&trace.Event{Type: trace.NeverEnded, Thread: uint64(thread), Dispatch: info.DispatchID, Pass: trace.U64(pass + 1),
 				Message: fmt.Sprintf("the loop ran %d passes without ending; the application's completion is never fired", pass+1)})
 			return pass + 1, false, ErrNeverEnded
 		}
@@ -336,7 +336,7 @@ type restorer struct {
 func (s *SDK) newRestorer(thread hsa.ThreadID) *restorer {
 	r := &restorer{thread: thread}
 	r.hook = func(bytes uint64) {
-		s.rec.Emit(trace.Event{Type: trace.Restore, Thread: uint64(r.thread), Dispatch: r.dispatch, Pass: trace.U64(r.pass), Bytes: bytes})
+		s.rec.EmitRef(&trace.Event{Type: trace.Restore, Thread: uint64(r.thread), Dispatch: r.dispatch, Pass: trace.U64(r.pass), Bytes: bytes})
 	}
 	return r
 }

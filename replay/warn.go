@@ -58,5 +58,5 @@ func (s *SDK) warnFrom(thread hsa.ThreadID, code trace.WarningCode, dispatch uin
 	if detail != "" {
 		msg += " (" + detail + ")"
 	}
-	s.rec.Emit(trace.Event{Type: trace.Warning, Code: code, Message: msg, Dispatch: dispatch})
+	s.rec.EmitRef(&trace.Event{Type: trace.Warning, Code: code, Message: msg, Dispatch: dispatch})
 }

@@ -180,7 +180,7 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 			// run: the witness the oracles hold counter records to (AGT-1).
 			e.Counters = countedAs(p.Profile, shape)
 		}
-		rec.Emit(e)
+		rec.EmitRef(&e)
 	}
 	m.mu.Unlock()
 

@@ -67,5 +67,5 @@ func (r *Runtime) emitSignal(thread hsa.ThreadID, id hsa.SignalID, value int64) 
 	if rec == nil {
 		return
 	}
-	rec.Emit(trace.Event{Type: trace.Signal, Time: r.Clock(), Thread: uint64(thread), Signal: uint64(id), Value: trace.I64(value)})
+	rec.EmitRef(&trace.Event{Type: trace.Signal, Time: r.Clock(), Thread: uint64(thread), Signal: uint64(id), Value: trace.I64(value)})
 }

@@ -234,7 +234,7 @@ func (r *Runtime) trafficAll(typ trace.Type, thread hsa.ThreadID, agent hsa.Agen
 	for _, g := range regions {
 		n += g.Bytes
 	}
-	rec.Emit(trace.Event{Type: typ, Thread: uint64(thread), Agent: uint64(agent), Bytes: n, Regions: regions})
+	rec.EmitRef(&trace.Event{Type: typ, Thread: uint64(thread), Agent: uint64(agent), Bytes: n, Regions: regions})
 }
 
 // Release drops the saved bytes.

@@ -180,7 +180,7 @@ func (a *app) allocate(thread hsa.ThreadID, b spec.Buffer) error {
 			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 		}
 	}
-	a.rec.Emit(trace.Event{Type: trace.AppAlloc, Thread: uint64(thread), Buffer: b.Name, Agent: uint64(al.Agent),
+	a.rec.EmitRef(&trace.Event{Type: trace.AppAlloc, Thread: uint64(thread), Buffer: b.Name, Agent: uint64(al.Agent),
 		MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
 	if m, ok := a.rt.(hsa.Mapper); ok {
 		err = m.WriteWith(al, fill) // in place: no host copy of the buffer's size
@@ -366,7 +366,7 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	if d.KernelPackets > 1 {
 		e.KernelPackets = d.KernelPackets
 	}
-	a.rec.Emit(e)
+	a.rec.EmitRef(&e)
 
 	a.mu.Lock()
 	a.signals[id] = sig
@@ -378,18 +378,18 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 	switch {
 	case errors.Is(err, replay.ErrNeverEnded):
 		// CMP-4: the application would block here for ever.
-		a.rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+		a.rec.EmitRef(&trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
 		a.loadSignal(id, d.Name, sig)
 		return nil
 	case err != nil:
 		return err
 	}
 	if !sig.WaitBelow(1) {
-		a.rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+		a.rec.EmitRef(&trace.Event{Type: trace.AppTimeout, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
 		a.loadSignal(id, d.Name, sig)
 		return nil
 	}
-	a.rec.Emit(trace.Event{Type: trace.AppComplete, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
+	a.rec.EmitRef(&trace.Event{Type: trace.AppComplete, Thread: uint64(id), Label: d.Name, Signal: uint64(sig.ID())})
 	a.loadSignal(id, d.Name, sig)
 	// The application reads each of the dispatch's buffers back, whole
 	// (MEM-3, and expect.memory after a dispatch).
@@ -413,7 +413,7 @@ func (a *app) dispatch(id hsa.ThreadID, d spec.Dispatch) error {
 // completion takes it to 0: another value shows a completion written more
 // than once (CMP-1), or one written for a loop that never ended (CMP-4).
 func (a *app) loadSignal(thread hsa.ThreadID, label string, sig hsa.Signal) {
-	a.rec.Emit(trace.Event{Type: trace.AppSignal, Thread: uint64(thread), Label: label, Signal: uint64(sig.ID()),
+	a.rec.EmitRef(&trace.Event{Type: trace.AppSignal, Thread: uint64(thread), Label: label, Signal: uint64(sig.ID()),
 		Value: trace.I64(sig.Value())})
 }
 
@@ -506,7 +506,7 @@ func (a *app) free(thread hsa.ThreadID, name string) {
 	if err := a.rt.Free(al); err != nil {
 		a.fail(fmt.Errorf("free %s: %w", name, err))
 	}
-	a.rec.Emit(trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: name, Addr: al.Handle})
+	a.rec.EmitRef(&trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: name, Addr: al.Handle})
 	a.mu.Lock()
 	a.freed[name] = true
 	a.liveStale = true
@@ -569,7 +569,7 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *window)
 	}
 	sig := a.rt.CreateSignal(1)
 	packets := a.packets(d, sig)
-	a.rec.Emit(trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
+	a.rec.EmitRef(&trace.Event{Type: trace.ToolDispatch, Thread: uint64(thread), Label: d.Name, Kernel: d.Kernel,
 		Agent: uint64(q.Agent()), Queue: uint64(q.ID()), Signal: uint64(sig.ID()), Args: d.Args,
 		Op: from.op, Phase: from.phase, Pass: from.pass, Dispatch: from.dispatch})
 	// The tool knows its own dispatch's signal: the callbacks of its window
@@ -603,6 +603,6 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *window)
 	if !sig.WaitBelow(1) {
 		return fmt.Errorf("the tool's dispatch %s never completed", d.Name)
 	}
-	a.rec.Emit(trace.Event{Type: trace.ToolComplete, Thread: uint64(thread), Label: d.Name, Signal: uint64(sig.ID())})
+	a.rec.EmitRef(&trace.Event{Type: trace.ToolComplete, Thread: uint64(thread), Label: d.Name, Signal: uint64(sig.ID())})
 	return nil
 }

@@ -32,7 +32,7 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	// current_pass): trace.U64 allocates past its small values, and a
 	// long loop's callbacks would allocate it three times each.
 	pass := PassOf(p.CurrentPass)
-	t.rec.Emit(trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
+	t.rec.EmitRef(&trace.Event{Type: trace.Callback, Thread: uint64(th), Context: uint64(rec.Context),
 		Op: op, Phase: phase, Dispatch: info.DispatchID,
 		Agent: uint64(info.AgentID), Queue: uint64(info.QueueID), Kernel: info.KernelName,
 		Pass: pass, Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
@@ -44,7 +44,7 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		if t.app != nil && t.app.diedInCallback(th) {
 			return // the process died inside the callback (a nested window's restore failed)
 		}
-		t.rec.Emit(trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
+		t.rec.EmitRef(&trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
 			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: pass,
 			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
 	}()
@@ -135,7 +135,7 @@ func (t *tool) passCount(th hsa.ThreadID, pl spec.Plan) replay.PassCountFunc {
 				n = uint64(max(len(split), 1))
 			}
 		}
-		t.rec.Emit(trace.Event{Type: trace.PassCount, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
+		t.rec.EmitRef(&trace.Event{Type: trace.PassCount, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
 			Agent: uint64(info.AgentID), Context: uint64(of), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Groups: split, Result: trace.I64(int64(n))})
 		return n
 	}
@@ -164,7 +164,7 @@ func (t *tool) continueFunc(th hsa.ThreadID, label string, c spec.ContinuePolicy
 				r = 0 // converged, or the fallback bound
 			}
 		}
-		t.rec.Emit(trace.Event{Type: trace.Continue, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
+		t.rec.EmitRef(&trace.Event{Type: trace.Continue, Thread: uint64(t.here(th)), Dispatch: info.DispatchID,
 			Pass: PassOf(pass), Total: trace.U64(total), UserData: trace.U64(ud.Value), Info: DispatchInfo(info), Result: trace.I64(int64(r))})
 		return r
 	}
@@ -310,7 +310,7 @@ func (t *tool) local(th hsa.ThreadID, dispatch uint64, call trace.Call, ctxName 
 	if pass != nil {
 		e.Pass = trace.U64(*pass)
 	}
-	t.rec.Emit(e)
+	t.rec.EmitRef(&e)
 }
 
 // misuse makes the spec's deliberate wrong calls from the window "in",

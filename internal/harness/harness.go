@@ -29,7 +29,7 @@ func Run(rt hsa.Runtime, th Threads, s spec.Spec, opts Options) error {
 		return fmt.Errorf("the spec needs %d agents; the runtime has %d", len(s.Agents), len(agents))
 	}
 	for i, ag := range s.Agents {
-		opts.Recorder.Emit(trace.Event{Type: trace.AgentInfo, Agent: uint64(agents[i].ID), Label: ag.Name,
+		opts.Recorder.EmitRef(&trace.Event{Type: trace.AgentInfo, Agent: uint64(agents[i].ID), Label: ag.Name,
 			Family: agents[i].Family, Product: agents[i].Name, Arch: agents[i].Arch})
 	}
 	sdk := replay.New(rt, replay.Options{Recorder: opts.Recorder, MaxPasses: s.Limits.MaxPasses,

@@ -95,7 +95,7 @@ func (t *tool) copyMemory(th hsa.ThreadID, where *window) {
 		if !ok {
 			continue
 		}
-		t.rec.Emit(trace.Event{Type: trace.ToolMemory, Thread: uint64(th), Dispatch: where.dispatch,
+		t.rec.EmitRef(&trace.Event{Type: trace.ToolMemory, Thread: uint64(th), Dispatch: where.dispatch,
 			Op: where.op, Phase: where.phase, Pass: where.pass, Buffer: b.name, Digest: digest, Elements: elements})
 	}
 }
@@ -121,6 +121,6 @@ func (t *tool) loadSignal(th hsa.ThreadID, where *window) {
 	if !ok {
 		return
 	}
-	t.rec.Emit(trace.Event{Type: trace.ToolSignal, Thread: uint64(th), Dispatch: where.dispatch, Op: where.op,
+	t.rec.EmitRef(&trace.Event{Type: trace.ToolSignal, Thread: uint64(th), Dispatch: where.dispatch, Op: where.op,
 		Phase: where.phase, Pass: where.pass, Signal: uint64(sig.ID()), Value: trace.I64(sig.Value())})
 }

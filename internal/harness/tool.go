@@ -222,7 +222,7 @@ func (t *tool) api(e trace.Event, ctx replay.ContextID, st replay.Status) {
 // apiOn records an API call made from an application thread.
 func (t *tool) apiOn(thread hsa.ThreadID, e trace.Event, ctx replay.ContextID, st replay.Status) {
 	e.Type, e.Thread, e.Context, e.Status = trace.API, uint64(thread), uint64(ctx), st.Trace()
-	t.rec.Emit(e)
+	t.rec.EmitRef(&e)
 }
 
 // setUp subscribes to API tracing, then creates, configures and starts the
@@ -275,7 +275,7 @@ func (t *tool) setStarted(thread hsa.ThreadID, name string, on bool, where *wind
 // on the thread the tool sees it run on: the witness of the correlation
 // ids a dispatch inherits (COR-1, COR-2).
 func (t *tool) onAPICall(r replay.APICallRecord) {
-	t.rec.Emit(trace.Event{Type: trace.APICall, Thread: uint64(t.here(r.Thread)), Call: r.Call,
+	t.rec.EmitRef(&trace.Event{Type: trace.APICall, Thread: uint64(t.here(r.Thread)), Call: r.Call,
 		Phase: trace.Phase(r.Phase.String()), Corr: Corr(r.Correlation)})
 }
 
@@ -418,7 +418,7 @@ func (t *tool) externalID(ec spec.ExternalCorrelation) replay.ExternalCorrelatio
 		if ec.Mode == "increment" {
 			id = t.extNext.Add(1) // COR-3: a blind tool gets a new id per submit
 		}
-		t.rec.Emit(trace.Event{Type: trace.Correlation, Thread: uint64(t.here(thread)), Dispatch: info.DispatchID, Result: trace.I64(int64(id))})
+		t.rec.EmitRef(&trace.Event{Type: trace.Correlation, Thread: uint64(t.here(thread)), Dispatch: info.DispatchID, Result: trace.I64(int64(id))})
 		return id
 	}
 }
@@ -455,7 +455,8 @@ func (t *tool) onRecord(r replay.Record) {
 	if inLoop {
 		at = PassOf(pass)
 	}
-	t.rec.Emit(RecordEvent(r, th, at))
+	e := RecordEvent(r, th, at)
+	t.rec.EmitRef(&e)
 	if first {
 		// The plan's calls from a service callback within a pass: made
 		// from the pass's first record (MEM-6, clarified 2026-12-01).
