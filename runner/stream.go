@@ -31,6 +31,9 @@ type Tally struct {
 type TallyStream struct {
 	t             Tally
 	labels, older map[uint64]string
+	// known is the dispatch whose label was looked up or kept last: a
+	// dispatch's events come together, and its label is kept once.
+	known uint64
 }
 
 // recentLabels bounds the dispatch labels of one generation.
@@ -51,11 +54,16 @@ func (c *TallyStream) Add(e *trace.Event) {
 		st.Passes, _ = e.PassOf()
 		c.t.Stopped = append(c.t.Stopped, st)
 	}
-	if e.Dispatch != 0 && e.Label != "" && c.label(e.Dispatch) == "" {
-		if c.labels == nil || len(c.labels) >= recentLabels {
-			c.older, c.labels = c.labels, make(map[uint64]string, 64)
+	if e.Dispatch != 0 && e.Label != "" && e.Dispatch != c.known {
+		// known stays among the labels: a generation is dropped only as a
+		// new label is kept, which becomes known.
+		c.known = e.Dispatch
+		if c.label(e.Dispatch) == "" {
+			if c.labels == nil || len(c.labels) >= recentLabels {
+				c.older, c.labels = c.labels, make(map[uint64]string, 64)
+			}
+			c.labels[e.Dispatch] = e.Label
 		}
-		c.labels[e.Dispatch] = e.Label
 	}
 }
 
@@ -86,16 +94,17 @@ func JudgeStreamed(r *Result, s spec.Spec, j check.Judgement, tally *Tally) {
 
 // streamer judges one run's events as they are recorded (Options.Stream).
 type streamer struct {
-	mu     sync.Mutex // a target abandoned after its grace may still record
-	st     *check.Stream
-	tally  TallyStream
-	header trace.Header
-	spool  *os.File
-	buf    *bufio.Writer
-	w      *trace.Writer
-	err    error // of the spool
-	done   bool
-	broken bool // an oracle panicked on the stream
+	mu      sync.Mutex // a target abandoned after its grace may still record
+	st      *check.Stream
+	tally   TallyStream
+	header  trace.Header
+	spool   *os.File
+	buf     *bufio.Writer
+	w       *trace.Writer
+	err     error // of the spool
+	done    bool
+	broken  bool // an oracle panicked on the stream
+	judging bool // within check.Stream.AddEvent (release)
 
 	judged *check.Judgement // set by finish when the stream judged it
 }
@@ -137,31 +146,33 @@ func newStreamer(tg target.Target, s spec.Spec, spool bool) *streamer {
 // add takes the next event: counted, judged, and spooled.
 func (st *streamer) add(e *trace.Event) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
+	defer st.release()
 	if st.done {
 		return
 	}
 	st.tally.Add(e)
-	st.judge(e)
+	if !st.broken {
+		st.judging = true
+		st.st.AddEvent(e)
+		st.judging = false
+	}
 	if st.w != nil && st.err == nil {
 		st.err = st.w.Event(e)
 	}
 }
 
-// judge hands e to the oracles' stream. A panic in an oracle happens in
-// the target's goroutine here, which would take it for its own (or, on a
-// driver's reader, end the process): the stream stops, and the trace is
-// judged whole, where the runner reports a panic as one of judging.
-func (st *streamer) judge(e *trace.Event) {
-	if st.broken {
-		return
+// release ends add. A panic in an oracle happens in the target's
+// goroutine here, which would take it for its own (or, on a driver's
+// reader, end the process): the stream stops (judging is still set only
+// when AddEvent did not return), and the trace is judged whole, where the
+// runner reports a panic as one of judging. One deferred call an event,
+// not two: add runs a dozen times a pass.
+func (st *streamer) release() {
+	if st.judging {
+		recover()
+		st.broken, st.judging = true, false
 	}
-	defer func() {
-		if recover() != nil {
-			st.broken = true
-		}
-	}()
-	st.st.AddEvent(e)
+	st.mu.Unlock()
 }
 
 // finish ends the stream when the target is done with trace t: the

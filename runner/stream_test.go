@@ -183,3 +183,48 @@ func TestTallyNamesRecentLoops(t *testing.T) {
 		t.Errorf("stopped %+v, want d%d and d%d named", got, n-1, n)
 	}
 }
+
+// TestTallyNamesLikeAMap: events of interleaved dispatches, several each
+// and some unlabelled, name their cut-off loops as a plain map of every
+// first label would (the recent ones: all of these are).
+func TestTallyNamesLikeAMap(t *testing.T) {
+	var c runner.TallyStream
+	want := map[uint64]string{}
+	rng := uint64(7)
+	next := func(n uint64) uint64 { rng = rng*6364136223846793005 + 1442695040888963407; return (rng >> 33) % n }
+	type stop struct {
+		id    uint64
+		label string // as want had it then
+		known bool
+	}
+	var stopped []stop
+	for i := range 3000 {
+		id := uint64(i/4) + next(3) // dispatches overlap their neighbours
+		label := fmt.Sprintf("d%d-%d", id, next(2))
+		if next(5) == 0 {
+			label = ""
+		}
+		c.Add(&trace.Event{Type: trace.Callback, Dispatch: id, Label: label})
+		if _, ok := want[id]; !ok && label != "" {
+			want[id] = label
+		}
+		if next(50) == 0 {
+			c.Add(&trace.Event{Type: trace.NeverEnded, Dispatch: id})
+			l, known := want[id]
+			stopped = append(stopped, stop{id, l, known})
+		}
+	}
+	got := c.Tally().Stopped
+	if len(got) != len(stopped) {
+		t.Fatalf("%d stopped, want %d", len(got), len(stopped))
+	}
+	for i, st := range got {
+		w := stopped[i]
+		if !w.known {
+			w.label = fmt.Sprintf("dispatch %d", w.id)
+		}
+		if st.Label != w.label || st.Known != w.known {
+			t.Errorf("stopped dispatch %d named %q (known %v), want %q", w.id, st.Label, st.Known, w.label)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"sync"
+	"sync/atomic"
 
 	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/replay"
@@ -83,21 +83,23 @@ var (
 
 // shared hands out the pointer it gave last time when the value is the
 // same, else a new one. Events only ever read what their pointers point
-// to, so sharing is invisible but for the allocations it saves.
+// to, so sharing is invisible but for the allocations it saves. The last
+// pointer is an atomic one, not a mutex's: a callback shares two or three
+// values, and a load costs nothing where a lock's round trip did; two
+// threads that race to replace it each keep their own (an allocation
+// more, never a wrong value: a pointer is stored only once it is filled).
 type shared[T comparable] struct {
-	mu   sync.Mutex
-	last *T
+	last atomic.Pointer[T]
 }
 
 func (s *shared[T]) share(v T) *T {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.last == nil || *s.last != v {
-		p := new(T) // not &v, which would allocate on every call
-		*p = v
-		s.last = p
+	if p := s.last.Load(); p != nil && *p == v {
+		return p
 	}
-	return s.last
+	p := new(T) // not &v, which would allocate on every call
+	*p = v
+	s.last.Store(p)
+	return p
 }
 
 // RecordEvent is a service record as the tool received it on thread; pass

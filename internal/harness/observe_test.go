@@ -2,6 +2,7 @@ package harness
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/replayspec/replayspec/replay"
@@ -64,5 +65,37 @@ func TestPassOf(t *testing.T) {
 	}
 	if a, b := PassOf(7000), PassOf(7001); *a != 7000 || *b != 7001 {
 		t.Errorf("PassOf(7000), PassOf(7001) point at %d and %d", *a, *b)
+	}
+}
+
+// TestSharedFromManyThreads: threads sharing values at once each get a
+// pointer to their own value, never another's, and the pointer once
+// shared is never written again (run with -race: the collector of
+// callbacks on free threads does this).
+func TestSharedFromManyThreads(t *testing.T) {
+	var s shared[trace.Corr]
+	var wg sync.WaitGroup
+	for th := range uint64(4) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range uint64(300) {
+				want := trace.Corr{Internal: th, External: i / 3}
+				p := s.share(want)
+				if *p != want {
+					t.Errorf("thread %d shared %+v and was handed %+v", th, want, *p)
+					return
+				}
+				if q := s.share(want); *q != want {
+					t.Errorf("thread %d shared %+v again and was handed %+v", th, want, *q)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	a := s.share(trace.Corr{Internal: 9})
+	if b := s.share(trace.Corr{Internal: 9}); a != b {
+		t.Errorf("an equal value twice running: two pointers")
 	}
 }
