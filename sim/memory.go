@@ -228,6 +228,18 @@ func (r *Runtime) ReadWith(a hsa.Allocation, use func(src []byte, digest string)
 	})
 }
 
+// ReadDigest is ReadWith for a reader that wants only the digest and the
+// size (a tool copying a buffer to compare it): the same read, recorded
+// the same way, with no function handed over (the harness's copies at
+// every PASS ENTER and EXIT).
+func (r *Runtime) ReadDigest(a hsa.Allocation) (digest string, size uint64, err error) {
+	err = r.mem.access(a, 0, int(a.Size), func(al *allocation) {
+		digest, size = r.mem.memo.digest(contentsOf([]*allocation{al}), [][]byte{al.data}), uint64(len(al.data))
+		r.traffic(trace.MemRead, a, al.wholeRegion(a))
+	})
+	return digest, size, err
+}
+
 // Read implements hsa.Runtime.
 func (r *Runtime) Read(a hsa.Allocation, offset uint64, data []byte) error {
 	return r.mem.access(a, offset, len(data), func(al *allocation) {

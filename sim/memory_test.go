@@ -171,3 +171,35 @@ func TestMappedAccessIsWholeReadAndWrite(t *testing.T) {
 		t.Errorf("traffic: writes %+v, reads %+v", w, r)
 	}
 }
+
+// ReadDigest is ReadWith's read for its digest and size alone: the same
+// digest as the bytes', the same mem_read event, the same refusal of a
+// freed allocation.
+func TestReadDigestIsReadWith(t *testing.T) {
+	rt, rec := newTestRuntime(t, Config{Scheduled: false}, "MI300")
+	a := buffer(t, rt, 0, 0, 0)
+	for _, v := range []int32{7, 8} { // the second: a digest not memoized yet
+		if err := rt.WriteWith(a, func(dst []byte) { copy(dst, int32s(v, 8, 9)) }); err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		var size int
+		if err := rt.ReadWith(a, func(src []byte, d string) { want, size = d, len(src) }); err != nil {
+			t.Fatal(err)
+		}
+		got, n, err := rt.ReadDigest(a)
+		if err != nil || got != want || got != trace.Digest(int32s(v, 8, 9)) || n != uint64(size) {
+			t.Errorf("ReadDigest: %q, %d bytes, %v; ReadWith: %q, %d bytes", got, n, err, want, size)
+		}
+		r := eventsOf(rec, trace.MemRead)
+		if last, before := r[len(r)-1], r[len(r)-2]; last.Bytes != before.Bytes || !slices.Equal(last.Regions, before.Regions) || last.Thread != before.Thread {
+			t.Errorf("ReadDigest recorded %+v, ReadWith %+v", last, before)
+		}
+	}
+	if err := rt.Free(a); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rt.ReadDigest(a); !errors.Is(err, hsa.ErrFreed) {
+		t.Errorf("ReadDigest of a freed allocation: %v, want hsa.ErrFreed", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/replay"
@@ -45,6 +46,7 @@ func runApplication(ctx context.Context, rt hsa.Runtime, th Threads, sdk *replay
 		queues: map[string]hsa.Queue{}, completed: map[string]bool{}, freed: map[string]bool{}, toolMemory: map[string]bool{},
 		signals: map[hsa.ThreadID]hsa.Signal{}, diedIn: map[hsa.ThreadID]bool{}}
 	a.read.mapper, _ = rt.(hsa.Mapper) // asked once, not at every copy
+	a.read.digester, _ = rt.(digestReader)
 	for i, ag := range s.Agents {
 		a.agents[ag.Name] = agents[i].ID
 	}
@@ -120,11 +122,15 @@ type app struct {
 	// diedIn are the threads on which the process died inside a replay
 	// callback (a nested window's restore failed): it never returns.
 	diedIn map[hsa.ThreadID]bool
-	// live is liveBuffers' answer, made again only after an allocation
-	// or a free marked it stale: the tool asks at every PASS ENTER and
-	// EXIT, and memory seldom changes between.
-	live      []liveBuffer
-	liveStale bool
+	// died is set once any thread has died in a callback (diedIn): until
+	// then, the check after every callback takes no lock.
+	died atomic.Bool
+	// live is liveBuffers' answer, never changed once stored, and made
+	// again only after an allocation or a free dropped it (nil): the tool
+	// asks at every PASS ENTER and EXIT, and memory seldom changes
+	// between. Dropped under mu, so that an answer made under mu is never
+	// older than the buffers and frees.
+	live atomic.Pointer[[]liveBuffer]
 
 	// read is digestOf's one reader of whole buffers, made once: a closure
 	// made per copy escaped to the heap with what it wrote (four
@@ -135,6 +141,9 @@ type app struct {
 // diedInCallback reports whether the process died inside a replay callback
 // running on thread.
 func (a *app) diedInCallback(thread hsa.ThreadID) bool {
+	if !a.died.Load() {
+		return false // a thread's own death is stored by that thread, before it asks
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.diedIn[thread]
@@ -194,7 +203,7 @@ func (a *app) allocate(thread hsa.ThreadID, b spec.Buffer) error {
 	}
 	a.mu.Lock()
 	a.buffers[b.Name] = al
-	a.liveStale = true
+	a.live.Store(nil)
 	a.mu.Unlock()
 	return nil
 }
@@ -509,7 +518,7 @@ func (a *app) free(thread hsa.ThreadID, name string) {
 	a.rec.EmitRef(&trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: name, Addr: al.Handle})
 	a.mu.Lock()
 	a.freed[name] = true
-	a.liveStale = true
+	a.live.Store(nil)
 	a.mu.Unlock()
 }
 
@@ -595,6 +604,7 @@ func (a *app) submitFromTool(thread hsa.ThreadID, d spec.Dispatch, from *window)
 		a.mu.Lock()
 		a.abort = fmt.Errorf("the tool's dispatch %s: %w", d.Name, err)
 		a.diedIn[thread] = true
+		a.died.Store(true)
 		a.mu.Unlock()
 		return nil // the process is gone (MEM-5), inside the callback that wrote it
 	case err != nil:

@@ -70,7 +70,7 @@ func TestCopiesFollowAllocAndFree(t *testing.T) {
 	// A freed buffer left in the list is not copied (its read fails), so
 	// the list itself is asked too.
 	var names []string
-	for _, b := range tl.app.liveBuffers(nil) {
+	for _, b := range tl.app.liveBuffers() {
 		names = append(names, b.name)
 	}
 	if !slices.Equal(names, []string{"x", "y"}) {

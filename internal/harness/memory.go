@@ -21,15 +21,21 @@ type liveBuffer struct {
 	alloc hsa.Allocation
 }
 
-// liveBuffers appends the application's live buffers to dst in spec order
-// (the caller's array: no allocation a pass).
-func (a *app) liveBuffers(dst []liveBuffer) []liveBuffer {
+// liveBuffers lists the application's live buffers in spec order; the
+// caller only reads the list (the same one until memory changes: no
+// allocation and no lock a pass).
+func (a *app) liveBuffers() []liveBuffer {
+	if l := a.live.Load(); l != nil {
+		return *l
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.liveStale {
-		a.live, a.liveStale = a.liveOf(a.live[:0]), false
+	if l := a.live.Load(); l != nil {
+		return *l
 	}
-	return append(dst, a.live...)
+	l := a.liveOf(nil)
+	a.live.Store(&l)
+	return l
 }
 
 // liveOf appends the live buffers to dst, read from buffers and freed; the
@@ -45,18 +51,30 @@ func (a *app) liveOf(dst []liveBuffer) []liveBuffer {
 
 // wholeRead reads a buffer whole through hsa.Mapper and keeps its digest
 // and element count: use is made once per application, and mu holds the
-// results for the one reading.
+// results for the one reading. A runtime that digests in place
+// (digestReader) is asked that instead.
 type wholeRead struct {
-	mapper   hsa.Mapper // the runtime, where it reads in place; else nil
+	digester digestReader // the runtime, where it digests in place; else nil
+	mapper   hsa.Mapper   // the runtime, where it reads in place; else nil
 	mu       sync.Mutex
 	use      func(src []byte, digest string)
 	digest   string
 	elements uint64
 }
 
+// digestReader is a runtime that reads an allocation whole for its digest
+// and size alone (sim.Runtime.ReadDigest), recorded as ReadWith's read.
+type digestReader interface {
+	ReadDigest(a hsa.Allocation) (digest string, size uint64, err error)
+}
+
 // digestOf reads b whole and returns its digest and element count; ok is
 // false when it cannot be read (freed by another thread meanwhile).
 func (a *app) digestOf(b hsa.Allocation) (digest string, elements uint64, ok bool) {
+	if d := a.read.digester; d != nil {
+		digest, size, err := d.ReadDigest(b) // no lock of ours, nor a function handed over
+		return digest, size / 4, err == nil
+	}
 	if m := a.read.mapper; m != nil {
 		r := &a.read
 		r.mu.Lock()
@@ -89,8 +107,7 @@ func (t *tool) copyMemory(th hsa.ThreadID, where *window) {
 	if t.app == nil {
 		return
 	}
-	var lives [8]liveBuffer
-	for _, b := range t.app.liveBuffers(lives[:0]) {
+	for _, b := range t.app.liveBuffers() {
 		digest, elements, ok := t.app.digestOf(b.alloc)
 		if !ok {
 			continue
