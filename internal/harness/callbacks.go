@@ -78,13 +78,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
 		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
-		if p.CurrentPass > 0 {
-			// Passes only move on: the pass before is never published
-			// again, so whether its first record came is not asked again
-			// (a never-ending loop must not leave an entry a pass).
-			delete(t.recorded, published{info.DispatchID, p.CurrentPass - 1})
+		if t.during[label] != nil {
+			t.inPass[label] = int64(p.CurrentPass) // a dispatch waits for this pass (InPass)
 		}
-		t.inPass[label] = int64(p.CurrentPass)
 		t.mu.Unlock()
 		t.collect(th, p, pl)
 		t.localToggles(th, p, pl)
@@ -99,7 +95,9 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
 		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
-		t.inPass[label] = -1
+		if t.during[label] != nil {
+			t.inPass[label] = -1
+		}
 		t.mu.Unlock()
 	}
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/replayspec/replayspec/replay"
@@ -104,4 +105,42 @@ func runKeeping(t testing.TB, s spec.Spec, sink func(*trace.Event)) *tool {
 		t.Fatal(err)
 	}
 	return tl
+}
+
+// TestRecordWindowOncePerPass: the plan's calls from a service callback
+// are made from each pass's first record only (MEM-6), however many
+// records a pass has (two contexts trace its kernel here), and again in
+// the next pass (the tool's note of the first record moves on with it).
+func TestRecordWindowOncePerPass(t *testing.T) {
+	const passes = 4
+	s := spec.Defaults(spec.Spec{Version: spec.Version, Name: "record-window",
+		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: []spec.Context{
+			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
+			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
+			{Name: "timing2", Services: spec.Services{KernelTrace: &spec.Empty{}}},
+		},
+		Tool: spec.Tool{Plan: spec.Plan{Passes: spec.Passes(fmt.Sprint(passes)), Actions: []spec.Action{
+			{In: spec.WindowRecord, Pass: -1, Call: spec.ActionDispatch, Dispatch: "side"},
+		}}},
+		Application: spec.Application{
+			Buffers: []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 4}},
+			Dispatches: []spec.Dispatch{{Name: "d", Kernel: "increment", Agent: "gpu0", Args: []string{"x"}},
+				{Name: "side", Kernel: "fill", Agent: "gpu0", Args: []string{"x"}, Scalar: 9, ByTool: true}},
+		},
+	})
+	records, written := map[uint64]int{}, map[uint64]int{}
+	runKeeping(t, s, func(e *trace.Event) {
+		switch {
+		case e.Type == trace.Record && e.Label == "" && e.Pass != nil && e.Dispatch == 1:
+			records[*e.Pass]++
+		case e.Type == trace.ToolDispatch && e.Pass != nil:
+			written[*e.Pass]++
+		}
+	})
+	for p := range uint64(passes) {
+		if records[p] < 2 || written[p] != 1 {
+			t.Errorf("pass %d: %d records, the tool's dispatch written %d times; want 2 or more, and once", p, records[p], written[p])
+		}
+	}
 }

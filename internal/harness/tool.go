@@ -45,10 +45,10 @@ type tool struct {
 	label     map[hsa.ThreadID]string      // the dispatch each thread is submitting
 	writes    map[hsa.ThreadID][]string    // the tool's own dispatches each thread is writing, outermost first
 	labelOf   map[uint64]string            // dispatch id -> spec name
-	inPass    map[string]int64             // spec name -> pass running, -1 outside
+	inPass    map[string]int64             // spec name -> pass running, -1 outside; only of names in during (InPass)
 	started   map[string]bool              // spec names whose app_dispatch happened, of those that start during a pass
 	counters  map[string]map[uint64]uint64 // "spec name/counter" -> pass -> value
-	recorded  map[published]bool           // passes whose first record the tool has had
+	recorded  map[uint64]uint64            // dispatch id -> 1 + the pass whose first record the tool has had (passes only move on)
 	extNext   atomic.Uint64
 
 	// What the tool learnt of a repeated dispatch's repetitions and of
@@ -63,7 +63,7 @@ type tool struct {
 // retained is what the tool noted during one repetition, to forget.
 type retained struct {
 	ids  []uint64    // dispatch ids labelled (labelOf, and inPass by their labels)
-	recs []published // passes whose first record it had (recorded)
+	recs []uint64    // dispatch ids whose first records it had (recorded)
 	keys []string    // counters keys
 }
 
@@ -87,7 +87,7 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 		published: map[hsa.ThreadID]published{}, live: map[string]bool{}, label: map[hsa.ThreadID]string{},
 		writes:  map[hsa.ThreadID][]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
-		counters: map[string]map[uint64]uint64{}, recorded: map[published]bool{},
+		counters: map[string]map[uint64]uint64{}, recorded: map[uint64]uint64{},
 		repeating: map[hsa.ThreadID]bool{}, kept: map[hsa.ThreadID]*[2]retained{},
 		byName: map[string]*spec.Dispatch{}, plans: map[string]*spec.Plan{}, during: map[string][]spec.Dispatch{},
 		awaited: map[string]bool{}}
@@ -443,12 +443,12 @@ func (t *tool) onRecord(r replay.Record) {
 			t.counters[key][pass] = c.Value
 		}
 	}
-	first := inLoop && !t.recorded[pub]
+	first := inLoop && t.recorded[pub.dispatch] != pub.pass+1
 	if first {
-		t.recorded[pub] = true
-		if kp != nil {
-			kp.recs = append(kp.recs, pub)
+		if _, had := t.recorded[pub.dispatch]; !had && kp != nil {
+			kp.recs = append(kp.recs, pub.dispatch)
 		}
+		t.recorded[pub.dispatch] = pub.pass + 1
 	}
 	t.mu.Unlock()
 	var at *uint64
