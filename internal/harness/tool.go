@@ -62,9 +62,9 @@ type tool struct {
 
 // retained is what the tool noted during one repetition, to forget.
 type retained struct {
-	ids  []uint64    // dispatch ids labelled (labelOf, and inPass by their labels)
-	recs []uint64    // dispatch ids whose first records it had (recorded)
-	keys []string    // counters keys
+	ids  []uint64 // dispatch ids labelled (labelOf, and inPass by their labels)
+	recs []uint64 // dispatch ids whose first records it had (recorded)
+	keys []string // counters keys
 }
 
 // keep is the thread's retained of the repetition it is submitting, nil
