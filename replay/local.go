@@ -2,6 +2,7 @@ package replay
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/trace"
@@ -23,8 +24,10 @@ type threadState struct {
 	carried  map[ContextID]bool // policy.localOverrideNextLoop: a mask the next loop starts with
 	shared   *sharedOverride    // policy.localOverridePerProcess: the process's one mask
 	// aborted: a restore failed part-way on this thread (MEM-5), so the
-	// windows around the one it failed in take no further step.
-	aborted bool
+	// windows around the one it failed in take no further step. Atomic,
+	// not under mu: a loop asks after every callback and record, three
+	// times a pass, and nothing else is read with it.
+	aborted atomic.Bool
 
 	start, stop LocalContextFunc // this thread's local toggles, made once
 }
@@ -194,17 +197,9 @@ func (ts *threadState) endLoop(w *window, pol *policy) {
 	w.loop = nil
 }
 
-func (ts *threadState) setAborted() {
-	ts.mu.Lock()
-	ts.aborted = true
-	ts.mu.Unlock()
-}
+func (ts *threadState) setAborted() { ts.aborted.Store(true) }
 
-func (ts *threadState) isAborted() bool {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.aborted
-}
+func (ts *threadState) isAborted() bool { return ts.aborted.Load() }
 
 func (ts *threadState) setPassEnter(on bool) {
 	ts.mu.Lock()
