@@ -193,7 +193,7 @@ func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
 	list := x.byThread[d.thread]
 	want := evKindOf(typ)
 	for j := sort.SearchInts(list, from); j < len(list) && list[j] < to; j++ {
-		if x.kinds[list[j]] != want || x.toolReads[list[j]] {
+		if x.col[list[j]].kind != want || x.toolReads[list[j]] {
 			continue // read without touching the event
 		}
 		e := &x.ev[list[j]]
