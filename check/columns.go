@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -18,20 +19,38 @@ import (
 // those made from its events.
 type columns struct {
 	rows []column
-	kc   kindCache // spares the switch on the type's string (kinds.go)
+	// What the oracles read of a callback beyond its row (its payload,
+	// the payload's size, its dispatch_info), and of a tool_memory (the
+	// buffer and its digest): kept aside as the event arrives, so that
+	// the first oracle to read them does not fetch the event from memory.
+	// A row's aux is its place here, -1 none.
+	cbs    []cbAux
+	copies []copyAux
+	kc     kindCache // spares the switch on the type's string (kinds.go)
 }
 
 // column is one event's entry: one row, so that filling it as an event
 // arrives is one append.
 type column struct {
-	pass     uint64 // when hasPass: the event's pass (trace.Event.PassOf)
-	dispatch uint64 // the event's dispatch id (0 none)
-	thread   uint64
+	pass     uint64  // when hasPass: the event's pass (trace.Event.PassOf)
+	dispatch uint64  // the event's dispatch id (0 none)
+	thread   uint64  //
+	aux      int32   // the callback's place in cbs, the tool_memory's in copies; -1 none
 	kind     evKind  // the event's type as a small number (evKindOf)
 	op       opPhase // whether its op is CONFIG or PASS and its phase ENTER or EXIT (opPhaseOf)
 	hasPass  bool
 	payload  bool // a callback whose payload names some flag
 }
+
+// cbAux is what the oracles read of a callback beyond its row.
+type cbAux struct {
+	payload []string
+	size    *uint64
+	info    *trace.DispatchInfo
+}
+
+// copyAux is what the oracles read of a tool_memory beyond its row.
+type copyAux struct{ buffer, digest string }
 
 // makeColumns has room for n events.
 func makeColumns(n int) columns { return columns{rows: make([]column, 0, n)} }
@@ -48,34 +67,86 @@ func columnsOf(ev []trace.Event) columns {
 // push adds e's entry at the end.
 func (c *columns) push(e *trace.Event) {
 	k := c.kc.of(e.Type)
-	r := column{dispatch: e.Dispatch, thread: e.Thread, kind: k, op: opPhaseOf(e)}
+	r := column{dispatch: e.Dispatch, thread: e.Thread, kind: k, op: opPhaseOf(e), aux: -1}
 	if e.Pass != nil {
 		r.pass, r.hasPass = *e.Pass, true
 	}
-	r.payload = k == ekCallback && len(e.Payload) > 0
+	switch k {
+	case ekCallback:
+		r.payload = len(e.Payload) > 0
+		r.aux = int32(len(c.cbs))
+		c.cbs = append(c.cbs, cbAux{e.Payload, e.PayloadSize, e.Info})
+	case ekToolMemory:
+		r.aux = int32(len(c.copies))
+		c.copies = append(c.copies, copyAux{e.Buffer, e.Digest})
+	}
 	c.rows = append(c.rows, r)
 }
 
 // Len is the number of entries.
 func (c *columns) Len() int { return len(c.rows) }
 
-// truncate keeps the first n entries.
-func (c *columns) truncate(n int) { c.rows = c.rows[:n] }
+// reset empties c.
+func (c *columns) reset() {
+	c.rows, c.cbs, c.copies = c.rows[:0], c.cbs[:0], c.copies[:0]
+}
 
 // appendAll adds d's entries at the end.
-func (c *columns) appendAll(d *columns) { c.rows = append(c.rows, d.rows...) }
+func (c *columns) appendAll(d *columns) {
+	ncb, ncp := int32(len(c.cbs)), int32(len(c.copies))
+	for _, r := range d.rows {
+		switch {
+		case r.aux < 0:
+		case r.kind == ekCallback:
+			c.cbs = append(c.cbs, d.cbs[r.aux])
+			r.aux = ncb
+			ncb++
+		case r.kind == ekToolMemory:
+			c.copies = append(c.copies, d.copies[r.aux])
+			r.aux = ncp
+			ncp++
+		}
+		c.rows = append(c.rows, r)
+	}
+}
 
 // prefix is the first n entries (sharing c's arrays).
 func (c *columns) prefix(n int) *columns {
 	p := *c
-	p.truncate(n)
+	p.rows = p.rows[:n]
 	return &p
 }
 
-// cutOut removes entries [lo, hi), as segment.keep removes events.
+// cutOut removes entries [lo, hi), as segment.keep removes events, and
+// what they kept aside.
 func (c *columns) cutOut(lo, hi int) {
+	var ncb, ncp int32 // what rows before lo keep aside: their places come first
+	for _, r := range c.rows[:lo] {
+		switch {
+		case r.aux < 0:
+		case r.kind == ekCallback:
+			ncb++
+		case r.kind == ekToolMemory:
+			ncp++
+		}
+	}
 	n := copy(c.rows[lo:], c.rows[hi:])
 	c.rows = c.rows[:lo+n]
+	for i := range c.rows[lo:] {
+		r := &c.rows[lo+i]
+		switch {
+		case r.aux < 0:
+		case r.kind == ekCallback:
+			c.cbs[ncb], r.aux = c.cbs[r.aux], ncb
+			ncb++
+		case r.kind == ekToolMemory:
+			c.copies[ncp], r.aux = c.copies[r.aux], ncp
+			ncp++
+		}
+	}
+	clear(c.cbs[ncb:])
+	clear(c.copies[ncp:])
+	c.cbs, c.copies = c.cbs[:ncb], c.copies[:ncp]
 }
 
 // diff says where c and d differ, "" nowhere (tests).
@@ -83,9 +154,22 @@ func (c *columns) diff(d *columns) string {
 	if c.Len() != d.Len() {
 		return fmt.Sprintf("%d entries, want %d", c.Len(), d.Len())
 	}
-	for i := range c.rows {
-		if c.rows[i] != d.rows[i] {
-			return fmt.Sprintf("entry %d: %+v, want %+v", i, c.rows[i], d.rows[i])
+	for i, r := range c.rows {
+		w := d.rows[i]
+		if r != w {
+			return fmt.Sprintf("entry %d: %+v, want %+v", i, r, w)
+		}
+		switch {
+		case r.aux < 0:
+		case r.kind == ekCallback:
+			a, b := c.cbs[r.aux], d.cbs[w.aux]
+			if !slices.Equal(a.payload, b.payload) || a.size != b.size || a.info != b.info {
+				return fmt.Sprintf("entry %d: callback's %+v, want %+v", i, a, b)
+			}
+		case r.kind == ekToolMemory:
+			if a, b := c.copies[r.aux], d.copies[w.aux]; a != b {
+				return fmt.Sprintf("entry %d: copy's %+v, want %+v", i, a, b)
+			}
 		}
 	}
 	return ""

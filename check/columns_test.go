@@ -3,6 +3,7 @@ package check
 import (
 	"flag"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/replayspec/replayspec/trace"
@@ -100,5 +101,29 @@ func TestSegmentColumns(t *testing.T) {
 			}
 		}
 		g.release()
+	}
+}
+
+// TestPassPayloadKept: passPayload's kept answer is the answer for the
+// list asked about: a list shared by many callbacks, another list of the
+// same length, a shorter list over the same elements, an empty one. (Kept
+// by length alone, or by where the elements lie alone, it answers wrong.)
+func TestPassPayloadKept(t *testing.T) {
+	all := []string{trace.MemberReplayStartContext, trace.MemberReplayStopContext, trace.MemberReplayPassCount}
+	other := []string{trace.MemberReplayStartContext, trace.MemberReplayContinue, trace.MemberReplayStopContext}
+	lists := [][]string{all, all, all[:2], all[:2], other, all, all[:1], nil, all[:0], other[:2], other[:2], all}
+	var x index
+	for k, p := range lists {
+		set, lacks := x.passPayload(p)
+		wantSet := intersect(p, passForbidden)
+		var wantLacks []string
+		for _, f := range passRequired {
+			if !slices.Contains(p, f) {
+				wantLacks = append(wantLacks, f)
+			}
+		}
+		if !slices.Equal(set, wantSet) || !slices.Equal(lacks, wantLacks) {
+			t.Fatalf("list %d %v: set %v lacks %v, want set %v lacks %v", k, p, set, lacks, wantSet, wantLacks)
+		}
 	}
 }

@@ -49,6 +49,12 @@ type index struct {
 	// or PASS and its phase ENTER or EXIT. Walks that need no more of an
 	// event read it without touching the event.
 	col []column
+	// cbs and copies are what the columns keep aside of callbacks and
+	// tool_memory events (callbackOf, copyOf).
+	cbs    []cbAux
+	copies []copyAux
+	// lastPass keeps passPayload's last answer.
+	lastPass payloadVerdict
 
 	// prevNoThread keeps prevOnThread's answers for events of no thread.
 	prevNoThread map[int]int
@@ -230,6 +236,29 @@ func (x *index) recordPass(i int) (uint64, bool) {
 	return x.passOf(i)
 }
 
+// callbackOf is callback i's payload, payload size and dispatch_info.
+func (x *index) callbackOf(i int) *cbAux {
+	if x.col != nil {
+		if r := &x.col[i]; r.kind == ekCallback && r.aux >= 0 {
+			return &x.cbs[r.aux]
+		}
+	}
+	e := &x.ev[i] // an index made by hand, in a test
+	return &cbAux{e.Payload, e.PayloadSize, e.Info}
+}
+
+// copyOf is tool_memory i's buffer and digest.
+func (x *index) copyOf(i int) (buffer, digest string) {
+	if x.col != nil {
+		if r := &x.col[i]; r.kind == ekToolMemory && r.aux >= 0 {
+			c := &x.copies[r.aux]
+			return c.buffer, c.digest
+		}
+	}
+	e := &x.ev[i]
+	return e.Buffer, e.Digest
+}
+
 // passOf is event i's pass and whether it has one (trace.Event.PassOf).
 func (x *index) passOf(i int) (uint64, bool) {
 	if x.col == nil {
@@ -287,6 +316,8 @@ func newIndexCols(t trace.Trace, c *columns) *index {
 		windowOf:   make([]int32, 0, len(t.Events)),
 		byTool:     make([]bool, 0, len(t.Events)),
 		col:        c.rows,
+		cbs:        c.cbs,
+		copies:     c.copies,
 		toolReads:  make([]bool, len(t.Events)),
 		threads:    map[uint64]*threadState{},
 	}

@@ -85,7 +85,7 @@ func pooledSlice(c columns) ([]trace.Event, columns) {
 	if kept.rows == nil {
 		return ev, c
 	}
-	kept.truncate(0)
+	kept.reset()
 	kept.kc = c.kc
 	kept.appendAll(&c)
 	return ev, kept
@@ -109,7 +109,7 @@ func (g *segment) begin(prologue []trace.Event) {
 	g.np = len(prologue)
 	g.over = trace.Buffer{}
 	g.cols = cols
-	g.cols.truncate(0)
+	g.cols.reset()
 	for i := range prologue {
 		g.cols.push(&prologue[i])
 	}
