@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -80,7 +79,7 @@ func diffDecode(decode func([]byte, *Event) error, line []byte) string {
 		return ""
 	}
 	// No cmpopts.EquateEmpty: an empty list and an absent one differ.
-	return cmp.Diff(want, got)
+	return quickDiff(want, got)
 }
 
 func errString(err error) string {

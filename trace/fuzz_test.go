@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/replayspec/replayspec/golden"
@@ -17,8 +16,8 @@ func FuzzRead(f *testing.F) {
 	names := golden.Names()
 	if testing.Short() {
 		// make test (-short, -race): every fourth golden, a spread from
-		// the smallest spec to the largest (cmp.Diff of a long trace
-		// costs seconds under -race); all of them in make test-heavy and
+		// the smallest spec to the largest (reading and comparing a
+		// long trace costs seconds under -race); all of them in make test-heavy and
 		// make fuzz.
 		names = everyNth(names, 4)
 	}
@@ -43,7 +42,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Read of what Write wrote: %v\n%s", err, out.Bytes())
 		}
-		if d := cmp.Diff(t1, t2, cmpopts.EquateEmpty()); d != "" {
+		if d := quickDiff(t1, t2, cmpopts.EquateEmpty()); d != "" {
 			t.Fatalf("write and read again changed the trace (-first +second):\n%s", d)
 		}
 		// Written traces are canonical: writing again gives the same bytes.
