@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/replayspec/replayspec/trace"
@@ -52,10 +53,23 @@ func (g *segment) Push(e *trace.Event) {
 		if g.ev == nil {
 			g.ev, g.cols = pooledSlice(g.cols)
 		}
-		g.ev = append(g.ev, *e)
+		g.ev = appendEvent(g.ev, e)
 		return
 	}
 	g.over.Push(e)
+}
+
+// appendEvent is append(ev, *e), grown first and then written in place:
+// append(ev, *e) copies the 704-byte event onto the stack and from there
+// into the slice.
+func appendEvent(ev []trace.Event, e *trace.Event) []trace.Event {
+	n := len(ev)
+	if n == cap(ev) {
+		ev = slices.Grow(ev, 1)
+	}
+	ev = ev[:n+1]
+	ev[n] = *e
+	return ev
 }
 
 // segmentSlices keeps a finished stream's segment slice for the next

@@ -247,7 +247,7 @@ func (s *Stream) AddEvent(e *trace.Event) {
 		if e.Type == trace.AppDispatch {
 			s.release(false) // the held dispatch runs no loop to cut
 		} else {
-			s.ahead = append(s.ahead, *e)
+			s.ahead = appendEvent(s.ahead, e)
 			if e.Type == trace.PassCount && e.Thread == s.ahead[0].Thread {
 				s.release(e.Result != nil && *e.Result == 0)
 			} else if len(s.ahead) >= maxAhead {
@@ -264,7 +264,7 @@ func (s *Stream) AddEvent(e *trace.Event) {
 			// A loop is cut only alone in its segment: hold this
 			// dispatch's first events until its pass count says
 			// whether it may never end, and cut before it if so.
-			s.ahead = append(s.aheadBuf[:0], *e)
+			s.ahead = appendEvent(s.aheadBuf[:0], e)
 			return
 		}
 	}
@@ -434,7 +434,7 @@ func (s *Stream) cut() {
 			s.dispatched[e.Thread] = true
 		}
 		if carried(e.Type) {
-			s.prologue = append(s.prologue, *e)
+			s.prologue = appendEvent(s.prologue, e)
 			s.prologueAt = append(s.prologueAt, s.segStart+i+s.loop.hiddenBefore(i))
 		}
 	}
