@@ -79,9 +79,10 @@ func appendEvent(ev []trace.Event, e *trace.Event) []trace.Event {
 // back, and not a sync.Pool: a stream allocates a few MiB, so the
 // collector ran between most runs and emptied the pool, and the next run
 // grew its slice again (4-6 µs of the ~20 a pass streamed). The slot
-// holds at most keptEvents events (14 MiB) for as long as the
-// process lives, and, not cleared, what the last stream's events point to
-// until the next stream writes over them.
+// holds at most keptEvents events (14 MiB) and their columns (32 bytes an
+// event, and what they keep aside) for as long as the process lives, and,
+// not cleared, what the last stream's events point to until the next
+// stream writes over them.
 var segmentSlices struct {
 	sync.Mutex
 	ev   []trace.Event
