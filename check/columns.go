@@ -75,12 +75,22 @@ func (c *columns) push(e *trace.Event) {
 	case ekCallback:
 		r.payload = len(e.Payload) > 0
 		r.aux = int32(len(c.cbs))
-		c.cbs = append(c.cbs, cbAux{e.Payload, e.PayloadSize, e.Info})
+		c.cbs = append(roomFor(c.cbs), cbAux{e.Payload, e.PayloadSize, e.Info})
 	case ekToolMemory:
 		r.aux = int32(len(c.copies))
-		c.copies = append(c.copies, copyAux{e.Buffer, e.Digest})
+		c.copies = append(roomFor(c.copies), copyAux{e.Buffer, e.Digest})
 	}
-	c.rows = append(c.rows, r)
+	c.rows = append(roomFor(c.rows), r)
+}
+
+// roomFor is s with room for one more, doubled when full: append grows a
+// large slice by a quarter, and the columns of a long trace, grown so,
+// allocated five times what they held.
+func roomFor[T any](s []T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 64))
+	}
+	return s
 }
 
 // Len is the number of entries.
