@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -77,7 +78,7 @@ func (x *index) checkCallbackShape(i int) []Violation {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s carries total_passes %d", e.Phase, *e.Total), i))
 		}
 		if x.payloads {
-			if set := intersect(e.Payload, configForbidden); len(set) > 0 {
+			if set := intersect(x.callbackOf(i).payload, configForbidden); len(set) > 0 {
 				vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s payload has %s set", e.Phase, strings.Join(set, ", ")), i))
 			}
 		}
@@ -87,17 +88,45 @@ func (x *index) checkCallbackShape(i int) []Violation {
 		}
 		x.examined("API-6")
 		x.examined("LCX-1")
-		if set := intersect(e.Payload, passForbidden); len(set) > 0 {
+		set, lacks := x.passPayload(x.callbackOf(i).payload)
+		if len(set) > 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("PASS %s payload has the tool callback %s set", e.Phase, strings.Join(set, ", ")), i))
 		}
 		// LCX-1: the local context callbacks come with every PASS.
-		for _, f := range passRequired {
-			if !slices.Contains(e.Payload, f) {
-				vs = append(vs, x.violation("LCX-1", e.Dispatch, fmt.Sprintf("PASS %s payload lacks %s", e.Phase, f), i))
-			}
+		for _, f := range lacks {
+			vs = append(vs, x.violation("LCX-1", e.Dispatch, fmt.Sprintf("PASS %s payload lacks %s", e.Phase, f), i))
 		}
 	}
 	return vs
+}
+
+// passPayload is what a PASS callback's payload has set of passForbidden
+// (API-6) and lacks of passRequired (LCX-1), in their order. A loop's
+// callbacks mostly share one payload list (the recorder's and the
+// decoder's are shared), so the answer for the last list asked about,
+// known by where its elements lie and how many there are, is kept: the
+// same elements, the same answer.
+func (x *index) passPayload(payload []string) (set, lacks []string) {
+	m := &x.lastPass
+	if m.known && unsafe.SliceData(payload) == m.at && len(payload) == m.n {
+		return m.set, m.lacks
+	}
+	set = intersect(payload, passForbidden)
+	for _, f := range passRequired {
+		if !slices.Contains(payload, f) {
+			lacks = append(lacks, f)
+		}
+	}
+	*m = payloadVerdict{known: true, at: unsafe.SliceData(payload), n: len(payload), set: set, lacks: lacks}
+	return set, lacks
+}
+
+// payloadVerdict is passPayload's answer for one payload list.
+type payloadVerdict struct {
+	known      bool
+	at         *string
+	n          int
+	set, lacks []string
 }
 
 func intersect(have, names []string) []string {
@@ -175,16 +204,17 @@ func opName(id uint64) (trace.Op, bool) {
 // it reaches the end of every member of the layout; a size that stops short
 // of a member the payload carries makes the member look absent to a tool.
 func (x *index) checkPayloadSize(i int) []Violation {
-	e := &x.ev[i]
-	if e.PayloadSize == nil {
+	cb := x.callbackOf(i) // from the columns: the event is read only for a violation
+	if cb.size == nil {
 		return nil
 	}
 	x.examined("API-5")
-	size := *e.PayloadSize
+	size := *cb.size
 	if size >= trace.PayloadSize {
 		return nil // every member ends within the whole payload (TestPayloadMembersEndWithin)
 	}
-	for _, m := range e.Payload {
+	e := &x.ev[i]
+	for _, m := range cb.payload {
 		if end, ok := trace.MemberEnd(m); ok && end > size {
 			return []Violation{x.violation("API-5", e.Dispatch, fmt.Sprintf("%s %s payload size is %d, yet it carries %s, which ends at offset %d: a tool comparing offsets with size would think it absent", e.Op, e.Phase, size, m, end), i)}
 		}
@@ -215,12 +245,12 @@ func (x *index) checkDispatchInfo() []Violation {
 // one is wrong: found says so, its violation added to vs.
 func (x *index) dispatchInfo(d *dispatchView, a *appView, list []int, vs *[]Violation) (found bool) {
 	for _, i := range list {
-		e := &x.ev[i]
-		if e.Info == nil {
+		in := x.callbackOf(i).info // from the columns: the event is read only for a violation
+		if in == nil {
 			continue
 		}
+		e := &x.ev[i]
 		x.examined("API-5")
-		in := e.Info
 		switch {
 		case in.Size == 0:
 			*vs = append(*vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info has size 0, as if the SDK had not filled it in", e.Op, e.Phase), i))

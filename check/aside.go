@@ -15,8 +15,8 @@ import (
 // aside).
 type judgeAside struct {
 	jobs    chan segJob
-	free    chan []trace.Event // judged segments' slices, for the next ones
-	pending sync.WaitGroup     // jobs sent and not yet judged
+	free    chan segBufs   // judged segments' slices, for the next ones
+	pending sync.WaitGroup // jobs sent and not yet judged
 }
 
 // JudgeAside has closed segments judged on a goroutine of the stream's own
@@ -27,13 +27,13 @@ func (s *Stream) JudgeAside() {
 	if s.aside != nil || !s.separable {
 		return
 	}
-	a := &judgeAside{jobs: make(chan segJob, 1), free: make(chan []trace.Event, 3)}
+	a := &judgeAside{jobs: make(chan segJob, 1), free: make(chan segBufs, 3)}
 	s.aside = a
 	go func() {
 		for j := range a.jobs {
 			s.judgeSegment(j, nil)
 			select {
-			case a.free <- j.ev:
+			case a.free <- segBufs{j.ev, j.cols}:
 			default:
 			}
 			a.pending.Done()
@@ -45,15 +45,22 @@ func (s *Stream) JudgeAside() {
 // already: about three segments are held) and returns a slice to hold the
 // next segment in: a judged one's, or a new one of j's size (not grown
 // from nothing, copied at each doubling).
-func (a *judgeAside) submit(j segJob) []trace.Event {
+func (a *judgeAside) submit(j segJob) ([]trace.Event, columns) {
 	a.pending.Add(1)
 	a.jobs <- j
 	select {
-	case ev := <-a.free:
-		return ev
+	case b := <-a.free:
+		b.cols.kc = j.cols.kc
+		return b.ev, b.cols
 	default:
-		return make([]trace.Event, 0, cap(j.ev))
+		return make([]trace.Event, 0, cap(j.ev)), columns{kc: j.cols.kc}
 	}
+}
+
+// segBufs are a judged segment's slices.
+type segBufs struct {
+	ev   []trace.Event
+	cols columns
 }
 
 // drain waits until every segment handed aside is judged: then what

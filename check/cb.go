@@ -159,7 +159,7 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 	x.examined("CB-4")
 	for _, list := range [][]int{d.passEnter, d.passExit, d.passCounts, d.continues, d.locals} {
 		for _, i := range list {
-			if x.threadOf[i] != d.thread {
+			if x.col[i].thread != d.thread {
 				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s for dispatch %d ran on thread %d, its CONFIG on thread %d", kindText(&x.ev[i]), d.id, x.ev[i].Thread, d.thread), cfg, i))
 			}
 		}
@@ -169,10 +169,10 @@ func (x *index) checkSameThread(d *dispatchView) []Violation {
 	}
 	for _, list := range [][]int{d.records, d.kernels} {
 		for _, i := range list {
-			if x.kinds[i] == ekRecord && agentWide(x.ev[i].Service) {
+			if x.col[i].kind == ekRecord && agentWide(x.ev[i].Service) {
 				continue
 			}
-			if w := x.window(i); !w.open || w.dispatch != d.id || x.threadOf[i] != d.thread {
+			if w := x.window(i); !w.open || w.dispatch != d.id || x.col[i].thread != d.thread {
 				e := &x.ev[i]
 				vs = append(vs, x.violation("CB-4", d.id, fmt.Sprintf("%s of replayed dispatch %d arrived outside its passes (thread %d)", kindText(e), d.id, e.Thread), cfg, i))
 			}

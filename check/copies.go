@@ -119,8 +119,8 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 			by.set(p, c)
 		}
 		c.from, c.to = min(c.from, from), max(c.to, i)
-		e := &x.ev[i]
-		c.buffers.addFirst(e.Buffer, i, e.Digest)
+		buffer, digest := x.copyOf(i) // from the columns: the event is not read
+		c.buffers.addFirst(buffer, i, digest)
 	}
 	d.copied = pc
 	return pc

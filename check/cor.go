@@ -113,9 +113,9 @@ func (x *index) apiWitnesses() map[uint64]apiWitness {
 		} else {
 			i, a = anchors[a], a+1
 		}
-		th := x.threadOf[i] // an anchor is read from the columns alone
+		th := x.col[i].thread // an anchor is read from the columns alone
 		open := opened[th]
-		if e := &x.ev[i]; x.kinds[i] == ekAPICall && e.Corr != nil {
+		if e := &x.ev[i]; x.col[i].kind == ekAPICall && e.Corr != nil {
 			switch e.Phase {
 			case trace.PhaseEnter:
 				open = append(open, apiFrame{call: e.Call, id: e.Corr.Internal, enter: i})
@@ -210,7 +210,7 @@ func (x *index) checkExternalIDs() []Violation {
 	var vs []Violation
 	last := map[uint64]int{} // thread -> position of the last correlation event
 	for i := range x.ev {
-		if k := x.kinds[i]; k != ekCorrelation && k != ekRecord {
+		if k := x.col[i].kind; k != ekCorrelation && k != ekRecord {
 			continue // read without touching the event
 		}
 		e := &x.ev[i]

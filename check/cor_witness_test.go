@@ -20,7 +20,7 @@ func (x *index) apiWitnessesByThread() map[uint64]apiWitness {
 		var open []apiFrame
 		for _, i := range pos {
 			e := &x.ev[i]
-			if x.kinds[i] == ekAPICall && e.Corr != nil {
+			if x.col[i].kind == ekAPICall && e.Corr != nil {
 				switch {
 				case e.Phase == trace.PhaseEnter:
 					open = append(open, apiFrame{call: e.Call, id: e.Corr.Internal, enter: i})

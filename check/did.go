@@ -69,13 +69,13 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 		if x.byTool[i] {
 			continue // the tool's own dispatch from a callback has its own id
 		}
-		k := x.kinds[i]
+		k := x.col[i].kind
 		switch k {
 		case ekCallback, ekPassCount, ekContinue, ekKernel, ekRecord, ekSnapshot, ekRestore:
 		default:
 			continue
 		}
-		if id := x.dispatchOf[i]; id != 0 && id == a.dispatch {
+		if id := x.col[i].dispatch; id != 0 && id == a.dispatch {
 			// Its own id, the most of them: nothing to read in the event.
 			if k == ekKernel {
 				kernels = append(kernels, i)

@@ -42,22 +42,19 @@ type index struct {
 	// (check/traffic.go).
 	toolReads []bool
 
-	// kinds[i] is event i's type as a small number (evKindOf): a walk that
-	// looks for one type reads it without touching the event.
-	kinds []evKind
-	// pass[i], when hasPass[i], is event i's pass (passOf): oracles ask
-	// it of the same events family after family, and each asking read
-	// the event and then the number it points to.
-	pass    []uint64
-	hasPass []bool
-	// dispatchOf[i] is event i's dispatch id (0 none), threadOf[i] its
-	// thread.
-	dispatchOf []uint64
-	threadOf   []uint64
-	// opPhase[i] says whether event i's op is CONFIG or PASS and its
-	// phase ENTER or EXIT (opPhaseOf), for walks over a dispatch's
-	// callbacks and returns that need no more of them.
-	opPhase []opPhase
+	// col[i] is event i's entry of the columns (columns.go): its type as
+	// a small number, its pass (passOf: oracles ask it of the same events
+	// family after family, and each asking read the event and then the
+	// number it points to), dispatch, thread, and whether its op is CONFIG
+	// or PASS and its phase ENTER or EXIT. Walks that need no more of an
+	// event read it without touching the event.
+	col []column
+	// cbs and copies are what the columns keep aside of callbacks and
+	// tool_memory events (callbackOf, copyOf).
+	cbs    []cbAux
+	copies []copyAux
+	// lastPass keeps passPayload's last answer.
+	lastPass payloadVerdict
 
 	// prevNoThread keeps prevOnThread's answers for events of no thread.
 	prevNoThread map[int]int
@@ -239,12 +236,35 @@ func (x *index) recordPass(i int) (uint64, bool) {
 	return x.passOf(i)
 }
 
+// callbackOf is callback i's payload, payload size and dispatch_info.
+func (x *index) callbackOf(i int) *cbAux {
+	if x.col != nil {
+		if r := &x.col[i]; r.kind == ekCallback && r.aux >= 0 {
+			return &x.cbs[r.aux]
+		}
+	}
+	e := &x.ev[i] // an index made by hand, in a test
+	return &cbAux{e.Payload, e.PayloadSize, e.Info}
+}
+
+// copyOf is tool_memory i's buffer and digest.
+func (x *index) copyOf(i int) (buffer, digest string) {
+	if x.col != nil {
+		if r := &x.col[i]; r.kind == ekToolMemory && r.aux >= 0 {
+			c := &x.copies[r.aux]
+			return c.buffer, c.digest
+		}
+	}
+	e := &x.ev[i]
+	return e.Buffer, e.Digest
+}
+
 // passOf is event i's pass and whether it has one (trace.Event.PassOf).
 func (x *index) passOf(i int) (uint64, bool) {
-	if x.hasPass == nil {
+	if x.col == nil {
 		return x.ev[i].PassOf() // an index made by hand, in a test
 	}
-	return x.pass[i], x.hasPass[i]
+	return x.col[i].pass, x.col[i].hasPass
 }
 
 func (x *index) has(t trace.Type) bool { return len(x.ofType(t)) > 0 }
@@ -271,7 +291,21 @@ func (x *index) dispatch(id uint64) *dispatchView {
 	return d
 }
 
-func newIndex(t trace.Trace) *index {
+func newIndex(t trace.Trace) *index { return newIndexCols(t, nil) }
+
+// newIndexCols is newIndex with the events' columns already made (a
+// stream's segment makes them as its events arrive), nil to make them
+// here. The index reads them and never writes them.
+func newIndexCols(t trace.Trace, c *columns) *index {
+	if c == nil {
+		made := columnsOf(t.Events)
+		c = &made
+	} else if verifyColumns {
+		if want := columnsOf(t.Events); c.diff(&want) != "" {
+			d := c.diff(&want)
+			panic("check: the columns handed to the index are not its events': " + d)
+		}
+	}
 	x := &index{
 		ev:         t.Events,
 		header:     t.Header,
@@ -281,12 +315,9 @@ func newIndex(t trace.Trace) *index {
 		counted:    make([]int, len(registry)),
 		windowOf:   make([]int32, 0, len(t.Events)),
 		byTool:     make([]bool, 0, len(t.Events)),
-		kinds:      make([]evKind, len(t.Events)),
-		pass:       make([]uint64, len(t.Events)),
-		opPhase:    make([]opPhase, len(t.Events)),
-		dispatchOf: make([]uint64, len(t.Events)),
-		threadOf:   make([]uint64, len(t.Events)),
-		hasPass:    make([]bool, len(t.Events)),
+		col:        c.rows,
+		cbs:        c.cbs,
+		copies:     c.copies,
 		toolReads:  make([]bool, len(t.Events)),
 		threads:    map[uint64]*threadState{},
 	}
@@ -298,39 +329,30 @@ func newIndex(t trace.Trace) *index {
 	return x
 }
 
-// presize fills the index's columns (each event read once, here: add
-// reads the columns, and an event only where they do not say enough), and
-// makes each thread's and each type's list of positions at its final
-// length before add fills them: grown by appending, they were copied
-// about twice over and left as much again for the collector, a twentieth
-// of a long run's CPU.
+// presize makes each thread's and each type's list of positions at its
+// final length before add fills them (grown by appending, they were
+// copied about twice over and left as much again for the collector, a
+// twentieth of a long run's CPU), from the columns alone: no event is
+// read here.
 func (x *index) presize() {
 	perThread := map[uint64]int{}
 	var perKind [evKinds]int
 	run, runOf := 0, uint64(0) // runs of events share a thread
 	windows := 0
-	var kinds kindCache // spares the switch on the type's string, a third of this loop
-	for i := range x.ev {
-		e := &x.ev[i]
-		k := kinds.of(e.Type)
-		x.kinds[i] = k
-		if e.Pass != nil {
-			x.pass[i], x.hasPass[i] = *e.Pass, true
-		}
-		x.opPhase[i] = opPhaseOf(e)
-		if k == ekCallback && x.opPhase[i] == cbPassEnter {
+	for i := range x.col {
+		k := x.col[i].kind
+		if k == ekCallback && x.col[i].op == cbPassEnter {
 			windows++ // each opens a PASS window (add)
 		}
-		x.dispatchOf[i], x.threadOf[i] = e.Dispatch, e.Thread
-		if !x.payloads && k == ekCallback && len(e.Payload) > 0 {
-			x.payloads = true // once known, no callback's payload is read here
+		if !x.payloads && x.col[i].payload {
+			x.payloads = true
 		}
 		perKind[k]++
-		if e.Thread != runOf {
+		if th := x.col[i].thread; th != runOf {
 			if run > 0 {
 				perThread[runOf] += run
 			}
-			run, runOf = 0, e.Thread
+			run, runOf = 0, th
 		}
 		run++
 	}
@@ -369,7 +391,7 @@ type threadState struct {
 // add files event i, the next in trace order: the lists every oracle
 // reads are built in one pass, event by event.
 func (x *index) add(i int) {
-	thread, dispatch := x.threadOf[i], x.dispatchOf[i]
+	thread, dispatch := x.col[i].thread, x.col[i].dispatch
 	th := x.lastThread
 	if th == nil || x.lastThreadID != thread {
 		th = x.threads[thread]
@@ -380,7 +402,7 @@ func (x *index) add(i int) {
 		x.lastThread, x.lastThreadID = th, thread
 	}
 	th.pos = append(th.pos, i)
-	k := x.kinds[i]
+	k := x.col[i].kind
 	if k != ekOther {
 		x.types[k] = append(x.types[k], i)
 	} else {
@@ -419,12 +441,12 @@ func (x *index) add(i int) {
 	if k == ekToolMemory && len(th.pos) > 1 {
 		// The runtime's read just before a tool_memory on its thread is
 		// the tool's copy, not the SDK's (a copy is recorded as it ends).
-		if prev := th.pos[len(th.pos)-2]; x.kinds[prev] == ekMemRead {
+		if prev := th.pos[len(th.pos)-2]; x.col[prev].kind == ekMemRead {
 			x.toolReads[prev] = true
 		}
 	}
 	if k == ekCallback {
-		switch x.opPhase[i] {
+		switch x.col[i].op {
 		case cbPassEnter:
 			if th.open >= 0 && x.windows[th.open].dispatch != dispatch {
 				th.outer = append(th.outer, th.open) // a window nested in this pass
@@ -517,7 +539,7 @@ func (x *index) endlessLoop(d *dispatchView) bool {
 
 // file puts event i into its dispatch's lists.
 func (x *index) file(i int, k evKind) {
-	id := x.dispatchOf[i]
+	id := x.col[i].dispatch
 	if id == 0 {
 		return
 	}
@@ -531,11 +553,11 @@ func (x *index) file(i int, k evKind) {
 	}
 	switch k {
 	case ekCallback:
-		switch x.opPhase[i] {
+		switch x.col[i].op {
 		case cbConfigEnter:
 			d.configEnter = x.pushPos(d.configEnter, i)
 			if len(d.configEnter) == 1 {
-				d.thread = x.threadOf[i]
+				d.thread = x.col[i].thread
 			}
 		case cbConfigExit:
 			d.configExit = x.pushPos(d.configExit, i)
@@ -559,7 +581,7 @@ func (x *index) file(i int, k evKind) {
 	case ekDispatchID:
 		d.reserves = x.pushPos(d.reserves, i)
 		if len(d.configEnter) == 0 && d.thread == 0 {
-			d.thread = x.threadOf[i]
+			d.thread = x.col[i].thread
 		}
 	case ekSnapshot:
 		if e := &x.ev[i]; e.Status != "" && !e.Status.Is(trace.StatusSuccess) {
@@ -612,10 +634,10 @@ func (x *index) joinApps() {
 		var cur *appView
 		var lastRun uint64 // the id of the last kernel in cur's window
 		for _, i := range pos {
-			switch x.kinds[i] { // read without touching the event
+			switch x.col[i].kind { // read without touching the event
 			case ekAppDispatch, ekDispatchID:
 			case ekCallback, ekKernel:
-				if cur == nil || x.dispatchOf[i] == 0 || hasIDs || x.byTool[i] {
+				if cur == nil || x.col[i].dispatch == 0 || hasIDs || x.byTool[i] {
 					continue // as below
 				}
 			default:

@@ -153,10 +153,10 @@ func opPhaseOf(e *trace.Event) opPhase {
 
 // opPhaseAt is event i's opPhase.
 func (x *index) opPhaseAt(i int) opPhase {
-	if x.opPhase == nil {
+	if x.col == nil {
 		return opPhaseOf(&x.ev[i]) // an index made by hand, in a test
 	}
-	return x.opPhase[i]
+	return x.col[i].op
 }
 
 // kindCache remembers the evKind of the types it was asked about lately,
@@ -164,10 +164,12 @@ func (x *index) opPhaseAt(i int) opPhase {
 // trace repeats a few types, and their strings are mostly one copy each
 // (the trace package's constants, or its decoder's and recorder's words).
 // The same bytes at the same length are the same type; an equal type
-// elsewhere in memory only misses the cache.
+// elsewhere in memory only misses the cache. A slot holds its type's
+// string, not only where it lay: a stream keeps its cache while the
+// events it saw are let go, and bytes freed could come back as another
+// type's at the same place.
 type kindCache [kindSlots]struct {
-	p *byte
-	n int
+	t trace.Type
 	k evKind
 }
 
@@ -180,10 +182,10 @@ func (c *kindCache) of(t trace.Type) evKind {
 	}
 	p := unsafe.StringData(string(t))
 	l := &c[(uintptr(unsafe.Pointer(p))>>3)%kindSlots]
-	if l.p == p && l.n == len(t) {
+	if len(l.t) == len(t) && unsafe.StringData(string(l.t)) == p {
 		return l.k
 	}
 	k := evKindOf(t)
-	l.p, l.n, l.k = p, len(t), k
+	l.t, l.k = t, k
 	return k
 }

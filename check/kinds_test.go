@@ -67,8 +67,8 @@ func TestIndexColumns(t *testing.T) {
 	x := newIndex(tr)
 	for i := range tr.Events {
 		e := &tr.Events[i]
-		if x.kinds[i] != evKindOf(e.Type) {
-			t.Fatalf("event %d (%s): kind %d", i, e.Type, x.kinds[i])
+		if x.col[i].kind != evKindOf(e.Type) {
+			t.Fatalf("event %d (%s): kind %d", i, e.Type, x.col[i].kind)
 		}
 		want := cbOther
 		for _, c := range []struct {
@@ -80,14 +80,14 @@ func TestIndexColumns(t *testing.T) {
 				want = c.is
 			}
 		}
-		if x.opPhase[i] != want {
-			t.Fatalf("event %d (%s %s): opPhase %d, want %d", i, e.Op, e.Phase, x.opPhase[i], want)
+		if x.col[i].op != want {
+			t.Fatalf("event %d (%s %s): opPhase %d, want %d", i, e.Op, e.Phase, x.col[i].op, want)
 		}
-		if x.threadOf[i] != e.Thread {
-			t.Fatalf("event %d: thread %d, the event's %d", i, x.threadOf[i], e.Thread)
+		if x.col[i].thread != e.Thread {
+			t.Fatalf("event %d: thread %d, the event's %d", i, x.col[i].thread, e.Thread)
 		}
-		if x.dispatchOf[i] != e.Dispatch {
-			t.Fatalf("event %d: dispatch %d, the event's %d", i, x.dispatchOf[i], e.Dispatch)
+		if x.col[i].dispatch != e.Dispatch {
+			t.Fatalf("event %d: dispatch %d, the event's %d", i, x.col[i].dispatch, e.Dispatch)
 		}
 		p, ok := x.passOf(i)
 		if q, okq := e.PassOf(); p != q || ok != okq {

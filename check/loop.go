@@ -160,7 +160,7 @@ func (s *Stream) cutLoop() {
 	s.drain() // what it writes is the judging goroutine's until then
 	np := len(s.prologue)
 	ev := s.seg.all() // the prologue, then the segment: judged in place
-	x := newIndex(trace.Trace{Header: s.header, Events: ev})
+	x := newIndexCols(trace.Trace{Header: s.header, Events: ev}, &s.seg.cols)
 	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 	x.cut = l.elision(true)
 	vs := runFamilies(x)
@@ -180,7 +180,7 @@ func (s *Stream) cutLoop() {
 	}
 	base, baseAdj := s.base(s.prologue, s.prologueFrom), map[string]int(nil)
 	if l.wasCut() {
-		base, baseAdj = s.loopBase(ev[:np+l.carried])
+		base, baseAdj = s.loopBase(ev[:np+l.carried], s.seg.cols.prefix(np+l.carried))
 	}
 	for rule, n := range adj {
 		l.adj[rule] += n
@@ -208,8 +208,8 @@ func (s *Stream) cutLoop() {
 // loopBase is the instances of what a part of a loop carried (ev: the
 // prologue, the head and the last judged pass), judged alone: the part
 // counts them again. adj is as selfEnding's.
-func (s *Stream) loopBase(ev []trace.Event) (instances, adj map[string]int) {
-	x := newIndex(trace.Trace{Header: s.header, Events: ev})
+func (s *Stream) loopBase(ev []trace.Event, cols *columns) (instances, adj map[string]int) {
+	x := newIndexCols(trace.Trace{Header: s.header, Events: ev}, cols)
 	x.seams = &seams{prologueFrom: s.prologueFrom, scratch: true}
 	x.cut = s.loop.elision(true)
 	runFamilies(x)

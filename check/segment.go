@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/replayspec/replayspec/trace"
@@ -22,6 +23,9 @@ type segment struct {
 	ev   []trace.Event // prologue, then the segment's first events
 	np   int           // the prologue's events at ev's front
 	over trace.Buffer  // the events past plainEvents
+	// cols are the columns (columns.go) of the prologue and of every
+	// event pushed, plain or packed, filled as each arrives.
+	cols columns
 }
 
 // plainEvents: the segment's events held unpacked, at most. Segments are
@@ -44,14 +48,28 @@ func (g *segment) Len() int { return len(g.ev) - g.np + g.over.Len() }
 
 // Push adds a copy of e at the end.
 func (g *segment) Push(e *trace.Event) {
+	g.cols.push(e) // e is in the cache now
 	if g.over.Len() == 0 && len(g.ev)-g.np < plainEvents {
 		if g.ev == nil {
-			g.ev = pooledSlice()
+			g.ev, g.cols = pooledSlice(g.cols)
 		}
-		g.ev = append(g.ev, *e)
+		g.ev = appendEvent(g.ev, e)
 		return
 	}
 	g.over.Push(e)
+}
+
+// appendEvent is append(ev, *e), grown first and then written in place:
+// append(ev, *e) copies the 704-byte event onto the stack and from there
+// into the slice.
+func appendEvent(ev []trace.Event, e *trace.Event) []trace.Event {
+	n := len(ev)
+	if n == cap(ev) {
+		ev = slices.Grow(ev, 1)
+	}
+	ev = ev[:n+1]
+	ev[n] = *e
+	return ev
 }
 
 // segmentSlices keeps a finished stream's segment slice for the next
@@ -61,38 +79,55 @@ func (g *segment) Push(e *trace.Event) {
 // back, and not a sync.Pool: a stream allocates a few MiB, so the
 // collector ran between most runs and emptied the pool, and the next run
 // grew its slice again (4-6 µs of the ~20 a pass streamed). The slot
-// holds at most keptEvents events (14 MiB) for as long as the
-// process lives, and, not cleared, what the last stream's events point to
-// until the next stream writes over them.
+// holds at most keptEvents events (14 MiB) and their columns (32 bytes an
+// event, and what they keep aside) for as long as the process lives, and,
+// not cleared, what the last stream's events point to until the next
+// stream writes over them.
 var segmentSlices struct {
 	sync.Mutex
-	ev []trace.Event
+	ev   []trace.Event
+	cols columns // kept with ev
 }
 
-// pooledSlice is the slice segmentSlices holds (emptied), or nil; the slot
-// is then empty, so that no two streams share a slice.
-func pooledSlice() []trace.Event {
+// pooledSlice is the slice segmentSlices holds (emptied), or nil, and the
+// columns kept with it holding c's entries (c itself when the slot holds
+// none); the slot is then empty, so that no two streams share a slice.
+func pooledSlice(c columns) ([]trace.Event, columns) {
 	segmentSlices.Lock()
-	ev := segmentSlices.ev
-	segmentSlices.ev = nil
+	ev, kept := segmentSlices.ev, segmentSlices.cols
+	segmentSlices.ev, segmentSlices.cols = nil, columns{}
 	segmentSlices.Unlock()
-	return ev
+	if kept.rows == nil {
+		return ev, c
+	}
+	kept.reset()
+	kept.kc = c.kc
+	kept.appendAll(&c)
+	return ev, kept
 }
 
 // begin empties the segment and puts prologue before its events.
 func (g *segment) begin(prologue []trace.Event) {
-	old := g.ev
+	old, cols := g.ev, g.cols
 	if old == nil {
-		old = pooledSlice()
+		old, cols = pooledSlice(columns{kc: g.cols.kc})
 	}
 	if cap(old) > keptEvents+len(prologue) {
 		old = nil // grown for a long segment: let it go
+	}
+	if cap(cols.rows) > keptEvents+len(prologue) {
+		cols = columns{kc: cols.kc}
 	}
 	// Not cleared: the next events overwrite the last's, and what those
 	// point to is held a segment longer at most.
 	g.ev = append(old[:0], prologue...)
 	g.np = len(prologue)
 	g.over = trace.Buffer{}
+	g.cols = cols
+	g.cols.reset()
+	for i := range prologue {
+		g.cols.push(&prologue[i])
+	}
 }
 
 // all is the prologue and the segment's events, in one slice owned by g:
@@ -113,6 +148,7 @@ func (g *segment) keep(head, from int) {
 	end := g.np + head + n
 	clear(ev[end:])
 	g.ev = ev[:end]
+	g.cols.cutOut(g.np+head, g.np+from)
 }
 
 // release gives the segment's slice to the next stream (when it is larger
@@ -123,6 +159,10 @@ func (g *segment) release() {
 		segmentSlices.Lock()
 		if cap(ev) > cap(segmentSlices.ev) {
 			segmentSlices.ev = ev[:0]
+			segmentSlices.cols = columns{}
+			if cap(g.cols.rows) <= keptEvents {
+				segmentSlices.cols = g.cols
+			}
 		}
 		segmentSlices.Unlock()
 	}

@@ -247,7 +247,7 @@ func (s *Stream) AddEvent(e *trace.Event) {
 		if e.Type == trace.AppDispatch {
 			s.release(false) // the held dispatch runs no loop to cut
 		} else {
-			s.ahead = append(s.ahead, *e)
+			s.ahead = appendEvent(s.ahead, e)
 			if e.Type == trace.PassCount && e.Thread == s.ahead[0].Thread {
 				s.release(e.Result != nil && *e.Result == 0)
 			} else if len(s.ahead) >= maxAhead {
@@ -264,7 +264,7 @@ func (s *Stream) AddEvent(e *trace.Event) {
 			// A loop is cut only alone in its segment: hold this
 			// dispatch's first events until its pass count says
 			// whether it may never end, and cut before it if so.
-			s.ahead = append(s.aheadBuf[:0], *e)
+			s.ahead = appendEvent(s.aheadBuf[:0], e)
 			return
 		}
 	}
@@ -415,7 +415,7 @@ func (s *Stream) cut() {
 	}
 	np := len(s.prologue)
 	ev := s.seg.all()
-	job := segJob{ev: ev, np: np, segStart: s.segStart, from: s.prologueFrom}
+	job := segJob{ev: ev, np: np, segStart: s.segStart, from: s.prologueFrom, cols: s.seg.cols}
 	aside := s.aside != nil && !s.loop.wasCut()
 	if !aside {
 		s.drain()
@@ -434,7 +434,7 @@ func (s *Stream) cut() {
 			s.dispatched[e.Thread] = true
 		}
 		if carried(e.Type) {
-			s.prologue = append(s.prologue, *e)
+			s.prologue = appendEvent(s.prologue, e)
 			s.prologueAt = append(s.prologueAt, s.segStart+i+s.loop.hiddenBefore(i))
 		}
 	}
@@ -454,7 +454,7 @@ func (s *Stream) cut() {
 		// The job's ev, np and from are not written again: the prologue
 		// and prologueFrom are only appended to, and the stream
 		// assembles the next segment in another buffer.
-		s.seg.ev = s.aside.submit(job)
+		s.seg.ev, s.seg.cols = s.aside.submit(job)
 		s.judgedAside++
 	}
 	s.seg.begin(s.prologue)
@@ -484,6 +484,7 @@ type segJob struct {
 	ev           []trace.Event
 	np, segStart int
 	from         []int
+	cols         columns // ev's (segment.cols)
 }
 
 // judgeSegment runs the oracles over the prologue and the segment of j,
@@ -493,7 +494,7 @@ type segJob struct {
 // one judges aside (Stream.aside).
 func (s *Stream) judgeSegment(j segJob, l *loopCut) {
 	ev := j.ev
-	x := newIndex(trace.Trace{Header: s.header, Events: ev})
+	x := newIndexCols(trace.Trace{Header: s.header, Events: ev}, &j.cols)
 	s.seams.offset = j.segStart - j.np
 	s.seams.prologueFrom = j.from
 	x.seams = &s.seams
@@ -505,7 +506,7 @@ func (s *Stream) judgeSegment(j segJob, l *loopCut) {
 	if l.wasCut() {
 		// The loop's head and last judged pass were counted already.
 		var adj map[string]int
-		base, adj = s.loopBase(ev[:j.np+l.carried])
+		base, adj = s.loopBase(ev[:j.np+l.carried], j.cols.prefix(j.np+l.carried))
 		if d := x.dispatches[l.id]; d == nil || len(d.neverEnded) == 0 {
 			// It ended by itself, not by the pass budget: the parts
 			// count as such a loop's (selfEnding).
@@ -569,7 +570,7 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 	last := s.segments
 	s.times.cut()
 	s.Close()
-	s.judgeSegment(segJob{ev: s.seg.all(), np: len(s.prologue), segStart: s.segStart, from: s.prologueFrom}, s.loop)
+	s.judgeSegment(segJob{ev: s.seg.all(), np: len(s.prologue), segStart: s.segStart, from: s.prologueFrom, cols: s.seg.cols}, s.loop)
 	s.segments++
 	s.seg.release()
 	s.prologue = nil

@@ -189,11 +189,15 @@ func (x *index) allocatedBefore(addr uint64, pos int) (allocation, bool) {
 // agent's lock inside it), and those are not its business. The tool's own
 // copies of memory (tool_memory) are the tool's, not the SDK's: left out.
 func (x *index) trafficOf(d *dispatchView, typ trace.Type, from, to int) []int {
-	var out []int
+	return x.trafficInto(nil, d, typ, from, to)
+}
+
+// trafficInto is trafficOf appended to out.
+func (x *index) trafficInto(out []int, d *dispatchView, typ trace.Type, from, to int) []int {
 	list := x.byThread[d.thread]
 	want := evKindOf(typ)
 	for j := sort.SearchInts(list, from); j < len(list) && list[j] < to; j++ {
-		if x.kinds[list[j]] != want || x.toolReads[list[j]] {
+		if x.col[list[j]].kind != want || x.toolReads[list[j]] {
 			continue // read without touching the event
 		}
 		e := &x.ev[list[j]]
@@ -410,13 +414,15 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 			x.examined("MEM-5")
 		}
 	}
+	var scratch []int // each pass's writes in turn: a slice a pass was most of judging's allocations
 	for k := 1; k < len(d.passEnter); k++ {
 		p := k // the pass, past those a part of a loop leaves out
 		if n, from := x.elided(d); n > 0 && uint64(k) >= from {
 			p = k + n
 		}
 		from := x.exitOf(d, uint64(p-1))
-		writes := x.trafficOf(d, trace.MemWrite, from, d.passEnter[k])
+		writes := x.trafficInto(scratch[:0], d, trace.MemWrite, from, d.passEnter[k])
+		scratch = writes
 		if len(writes) > 0 {
 			x.examined("MEM-2") // the runtime saw memory written back before this pass
 		}
