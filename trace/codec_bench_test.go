@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"os"
 	"testing"
 )
 
@@ -67,4 +69,40 @@ func BenchmarkEncodeEvent(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkDecodeTrace decodes every event line of the trace that
+// $REPLAYSPEC_BENCH_TRACE names (a recorded one, such as `replayspec run
+// --trace-out` writes), read into memory outside the timing, on one
+// goroutine with one decoder: an op is the whole trace, so that ns/op is
+// the decoding of `replayspec check` on it and MB/s its rate; cpu-ms/op
+// is the CPU an op took, steadier than ns/op on a busy machine.
+func BenchmarkDecodeTrace(b *testing.B) {
+	path := os.Getenv("REPLAYSPEC_BENCH_TRACE")
+	if path == "" {
+		b.Skip("REPLAYSPEC_BENCH_TRACE names no trace")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	for l := range bytes.Lines(data) {
+		if l = bytes.TrimSpace(l); len(l) > 0 && !bytes.HasPrefix(l, []byte(`{"trace":`)) {
+			lines = append(lines, l)
+		}
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var e Event
+	cpu := cpuNow()
+	for b.Loop() {
+		var d eventDecoder
+		for _, l := range lines {
+			if err := d.decode(l, &e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(cpuNow()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }

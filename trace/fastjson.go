@@ -58,6 +58,11 @@ type eventDecoder struct {
 	regionTexts recent[memo[[]Region]]
 	corrTexts   recent[memo[*Corr]]
 	infoTexts   recent[memo[*DispatchInfo]]
+
+	// next is event's predictions: by the name slot of the line's type
+	// (nameSlots before it), the field number of the key that followed
+	// each key (len(eventKeys) at the start) the last time.
+	next [nameSlots + 1][len(eventKeys) + 1]uint8
 }
 
 // memo is a value and the text it was read from (a copy: lines are
@@ -161,6 +166,9 @@ type scanner struct {
 	i  int
 	ok bool
 	d  *eventDecoder
+	// lastSlot is the name slot of the last name read (nameSlots for
+	// none).
+	lastSlot int
 }
 
 func (s *scanner) fail() { s.ok = false; s.i = len(s.b) }
@@ -308,9 +316,11 @@ var plainByte = func() (t [256]bool) {
 func (s *scanner) name() string {
 	r := s.raw()
 	if len(r) == 0 {
+		s.lastSlot = nameSlots
 		return ""
 	}
-	slot := &s.d.names[maphash.Bytes(nameSeed, r)%nameSlots]
+	s.lastSlot = int(maphash.Bytes(nameSeed, r) % nameSlots)
+	slot := &s.d.names[s.lastSlot]
 	if *slot != string(r) { // no allocation to compare
 		*slot = string(r)
 	}
@@ -621,236 +631,248 @@ func (s *scanner) runs() []Run {
 
 // event reads the object of an event line. The pointer fields share the
 // small values' pointers (U64, I64), as the recorder's events do.
+//
+// Its keys are read by prediction: the keys of a writer's lines come in a
+// fixed order (appendEvent), and lines of a type repeat their keys line
+// after line, so the key that followed this one on the last line of this
+// type is most likely the next; when the line has it at the cursor, byte
+// for byte with its quotes and colon, it is taken in one compare, without
+// reading it as a string and looking it up. When not, the key is read and
+// looked up (fieldIndex), whatever the order, and the prediction learns it.
 func (s *scanner) event(e *Event) {
 	s.ok = true
+	if !s.byte('{') {
+		return
+	}
+	if s.peek() == '}' {
+		s.i++
+		return
+	}
+	d := s.d
 	var seen uint64
-	s.object(func(key []byte) {
-		switch string(key) {
-		case "seq":
-			if s.once(&seen, 0) {
-				e.Seq = s.u64()
+	row := &d.next[nameSlots] // before the type: a row of its own
+	prev := len(eventFields)  // before the first key
+	for {
+		k := int(row[prev])
+		if k < len(eventFields) && s.at(&eventFields[k]) {
+			s.i += len(eventFields[k].lit)
+		} else {
+			key := s.raw()
+			if !s.byte(':') {
+				return
 			}
-		case "type":
-			if s.once(&seen, 1) {
-				e.Type = Type(s.name())
+			f, known := fieldIndex[string(key)]
+			if !known {
+				s.fail() // unknown, or a known key in other case: encoding/json decides
+				return
 			}
-		case "time":
-			if s.once(&seen, 2) {
-				e.Time = s.u64()
-			}
-		case "thread":
-			if s.once(&seen, 3) {
-				e.Thread = s.u64()
-			}
-		case "agent":
-			if s.once(&seen, 4) {
-				e.Agent = s.u64()
-			}
-		case "queue":
-			if s.once(&seen, 5) {
-				e.Queue = s.u64()
-			}
-		case "dispatch":
-			if s.once(&seen, 6) {
-				e.Dispatch = s.u64()
-			}
-		case "kernel":
-			if s.once(&seen, 7) {
-				e.Kernel = s.name()
-			}
-		case "family":
-			if s.once(&seen, 8) {
-				e.Family = Family(s.name())
-			}
-		case "product":
-			if s.once(&seen, 9) {
-				e.Product = s.name()
-			}
-		case "arch":
-			if s.once(&seen, 10) {
-				e.Arch = s.name()
-			}
-		case "context":
-			if s.once(&seen, 11) {
-				e.Context = s.u64()
-			}
-		case "label":
-			if s.once(&seen, 12) {
-				e.Label = s.name()
-			}
-		case "buffer":
-			if s.once(&seen, 13) {
-				e.Buffer = s.name()
-			}
-		case "op":
-			if s.once(&seen, 14) {
-				e.Op = Op(s.name())
-			}
-		case "phase":
-			if s.once(&seen, 15) {
-				e.Phase = Phase(s.name())
-			}
-		case "pass":
-			if s.once(&seen, 16) {
-				e.Pass = U64(s.u64())
-			}
-		case "total":
-			if s.once(&seen, 17) {
-				e.Total = U64(s.u64())
-			}
-		case "corr":
-			if s.once(&seen, 18) {
-				e.Corr = s.corr()
-			}
-		case "user_data":
-			if s.once(&seen, 19) {
-				e.UserData = U64(s.u64())
-			}
-		case "call":
-			if s.once(&seen, 20) {
-				e.Call = Call(s.name())
-			}
-		case "result":
-			if s.once(&seen, 21) {
-				e.Result = I64(s.i64(64))
-			}
-		case "status":
-			if s.once(&seen, 22) {
-				e.Status = Status(s.name())
-			}
-		case "payload":
-			if s.once(&seen, 23) {
-				e.Payload = s.names()
-			}
-		case "payload_size":
-			if s.once(&seen, 24) {
-				e.PayloadSize = U64(s.u64())
-			}
-		case "info":
-			if s.once(&seen, 25) {
-				e.Info = s.info()
-			}
-		case "domain":
-			if s.once(&seen, 26) {
-				e.Domain = Domain(s.name())
-			}
-		case "operations":
-			if s.once(&seen, 27) {
-				var ops []Op // rare: configure calls only
-				s.array(func() { ops = append(ops, Op(s.name())) })
-				e.Operations = clone(ops)
-			}
-		case "op_name":
-			if s.once(&seen, 28) {
-				e.OpName = Op(s.name())
-			}
-		case "op_id":
-			if s.once(&seen, 29) {
-				e.OpID = U64(s.u64())
-			}
-		case "groups":
-			if s.once(&seen, 30) {
-				g := s.d.groups[:0]
-				s.array(func() { g = append(g, s.names()) }) // a null group falls back
-				s.d.groups = g
-				e.Groups = clone(g)
-			}
-		case "service":
-			if s.once(&seen, 31) {
-				e.Service = Service(s.name())
-			}
-		case "start":
-			if s.once(&seen, 32) {
-				e.Start = s.u64()
-			}
-		case "end":
-			if s.once(&seen, 33) {
-				e.End = s.u64()
-			}
-		case "counters":
-			if s.once(&seen, 34) {
-				e.Counters = s.counters()
-			}
-		case "signal":
-			if s.once(&seen, 35) {
-				e.Signal = s.u64()
-			}
-		case "value":
-			if s.once(&seen, 36) {
-				e.Value = I64(s.i64(64))
-			}
-		case "packets":
-			if s.once(&seen, 37) {
-				e.Packets = int(s.i64(strconv.IntSize))
-			}
-		case "kernel_packets":
-			if s.once(&seen, 38) {
-				e.KernelPackets = int(s.i64(strconv.IntSize))
-			}
-		case "graph":
-			if s.once(&seen, 39) {
-				e.Graph = s.boolean()
-			}
-		case "grid":
-			if s.once(&seen, 40) {
-				d := s.dim3()
-				e.Grid = &d
-			}
-		case "workgroup":
-			if s.once(&seen, 41) {
-				d := s.dim3()
-				e.Workgroup = &d
-			}
-		case "args":
-			if s.once(&seen, 42) {
-				e.Args = s.names()
-			}
-		case "addr":
-			if s.once(&seen, 43) {
-				e.Addr = s.u64()
-			}
-		case "bytes":
-			if s.once(&seen, 44) {
-				e.Bytes = s.u64()
-			}
-		case "mem_kind":
-			if s.once(&seen, 45) {
-				e.MemKind = MemKind(s.name())
-			}
-		case "regions":
-			if s.once(&seen, 46) {
-				e.Regions = s.regions()
-			}
-		case "mem_in":
-			if s.once(&seen, 47) {
-				e.MemIn = s.name() // digests come again: a kernel's output is the next pass's input
-			}
-		case "mem_out":
-			if s.once(&seen, 48) {
-				e.MemOut = s.name()
-			}
-		case "digest":
-			if s.once(&seen, 49) {
-				e.Digest = s.name()
-			}
-		case "elements":
-			if s.once(&seen, 50) {
-				e.Elements = s.u64()
-			}
-		case "runs":
-			if s.once(&seen, 51) {
-				e.Runs = s.runs()
-			}
-		case "code":
-			if s.once(&seen, 52) {
-				e.Code = WarningCode(s.name())
-			}
-		case "message":
-			if s.once(&seen, 53) {
-				e.Message = s.str()
-			}
-		default:
-			s.fail() // unknown, or a known key in other case: encoding/json decides
+			k = int(f)
+			row[prev] = f
 		}
-	})
+		if seen&(1<<k) != 0 { // encoding/json takes the last of duplicate keys, reusing what the first allocated
+			s.fail()
+			return
+		}
+		seen |= 1 << k
+		if k == typeField {
+			e.Type = Type(s.name())
+			row = &d.next[s.lastSlot]
+		} else {
+			s.field(e, k)
+		}
+		prev = k
+		if i := s.i; i < len(s.b) && s.b[i] == ',' { // the writer's way, tried first
+			s.i++
+			continue
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return
+		default:
+			s.fail()
+			return
+		}
+	}
+}
+
+// at reports whether the line has f's key, quoted, and its colon at the
+// cursor: one or two word compares for all but the longest keys.
+func (s *scanner) at(f *eventField) bool {
+	b, i := s.b, s.i
+	if len(b)-i < 16 {
+		return len(b)-i >= len(f.lit) && string(b[i:i+len(f.lit)]) == f.lit
+	}
+	w0 := binary.LittleEndian.Uint64(b[i:])
+	w1 := binary.LittleEndian.Uint64(b[i+8:])
+	if (w0^f.w0)&f.m0|(w1^f.w1)&f.m1 != 0 {
+		return false
+	}
+	return len(f.lit) <= 16 || string(b[i+16:min(len(b), i+len(f.lit))]) == f.lit[16:]
+}
+
+// eventField is a key of an event line as a writer puts it, with its quotes
+// and colon, and its first sixteen bytes as two words with the masks of the
+// bytes they hold.
+type eventField struct {
+	lit            string
+	w0, w1, m0, m1 uint64
+}
+
+// eventKeys are Event's keys in the order of its fields, the order a writer
+// puts them in; a key's index is its field number for event and field.
+var eventKeys = [...]string{"seq", "type", "time", "thread", "agent", "queue", "dispatch", "kernel", "family", "product", "arch", "context", "label", "buffer", "op", "phase", "pass", "total", "corr", "user_data", "call", "result", "status", "payload", "payload_size", "info", "domain", "operations", "op_name", "op_id", "groups", "service", "start", "end", "counters", "signal", "value", "packets", "kernel_packets", "graph", "grid", "workgroup", "args", "addr", "bytes", "mem_kind", "regions", "mem_in", "mem_out", "digest", "elements", "runs", "code", "message"}
+
+// typeField is the index of "type", whose value picks the row of
+// predictions for the keys after it.
+const typeField = 1
+
+var eventFields = func() (fs [len(eventKeys)]eventField) {
+	for k, key := range eventKeys {
+		f := &fs[k]
+		f.lit = `"` + key + `":`
+		var w [16]byte
+		n := copy(w[:], f.lit)
+		f.w0, f.w1 = binary.LittleEndian.Uint64(w[:]), binary.LittleEndian.Uint64(w[8:])
+		for j := range n {
+			if j < 8 {
+				f.m0 |= 0xff << (8 * j)
+			} else {
+				f.m1 |= 0xff << (8 * (j - 8))
+			}
+		}
+	}
+	return fs
+}()
+
+// fieldIndex is the field number of each key.
+var fieldIndex = func() map[string]uint8 {
+	m := make(map[string]uint8, len(eventKeys))
+	for k, key := range eventKeys {
+		m[key] = uint8(k)
+	}
+	return m
+}()
+
+// field reads the value of the key of field number k into e.
+func (s *scanner) field(e *Event, k int) {
+	switch k {
+	case 0: // seq
+		e.Seq = s.u64()
+	case 1: // type
+		e.Type = Type(s.name())
+	case 2: // time
+		e.Time = s.u64()
+	case 3: // thread
+		e.Thread = s.u64()
+	case 4: // agent
+		e.Agent = s.u64()
+	case 5: // queue
+		e.Queue = s.u64()
+	case 6: // dispatch
+		e.Dispatch = s.u64()
+	case 7: // kernel
+		e.Kernel = s.name()
+	case 8: // family
+		e.Family = Family(s.name())
+	case 9: // product
+		e.Product = s.name()
+	case 10: // arch
+		e.Arch = s.name()
+	case 11: // context
+		e.Context = s.u64()
+	case 12: // label
+		e.Label = s.name()
+	case 13: // buffer
+		e.Buffer = s.name()
+	case 14: // op
+		e.Op = Op(s.name())
+	case 15: // phase
+		e.Phase = Phase(s.name())
+	case 16: // pass
+		e.Pass = U64(s.u64())
+	case 17: // total
+		e.Total = U64(s.u64())
+	case 18: // corr
+		e.Corr = s.corr()
+	case 19: // user_data
+		e.UserData = U64(s.u64())
+	case 20: // call
+		e.Call = Call(s.name())
+	case 21: // result
+		e.Result = I64(s.i64(64))
+	case 22: // status
+		e.Status = Status(s.name())
+	case 23: // payload
+		e.Payload = s.names()
+	case 24: // payload_size
+		e.PayloadSize = U64(s.u64())
+	case 25: // info
+		e.Info = s.info()
+	case 26: // domain
+		e.Domain = Domain(s.name())
+	case 27: // operations
+		var ops []Op // rare: configure calls only
+		s.array(func() { ops = append(ops, Op(s.name())) })
+		e.Operations = clone(ops)
+	case 28: // op_name
+		e.OpName = Op(s.name())
+	case 29: // op_id
+		e.OpID = U64(s.u64())
+	case 30: // groups
+		g := s.d.groups[:0]
+		s.array(func() { g = append(g, s.names()) }) // a null group falls back
+		s.d.groups = g
+		e.Groups = clone(g)
+	case 31: // service
+		e.Service = Service(s.name())
+	case 32: // start
+		e.Start = s.u64()
+	case 33: // end
+		e.End = s.u64()
+	case 34: // counters
+		e.Counters = s.counters()
+	case 35: // signal
+		e.Signal = s.u64()
+	case 36: // value
+		e.Value = I64(s.i64(64))
+	case 37: // packets
+		e.Packets = int(s.i64(strconv.IntSize))
+	case 38: // kernel_packets
+		e.KernelPackets = int(s.i64(strconv.IntSize))
+	case 39: // graph
+		e.Graph = s.boolean()
+	case 40: // grid
+		d := s.dim3()
+		e.Grid = &d
+	case 41: // workgroup
+		d := s.dim3()
+		e.Workgroup = &d
+	case 42: // args
+		e.Args = s.names()
+	case 43: // addr
+		e.Addr = s.u64()
+	case 44: // bytes
+		e.Bytes = s.u64()
+	case 45: // mem_kind
+		e.MemKind = MemKind(s.name())
+	case 46: // regions
+		e.Regions = s.regions()
+	case 47: // mem_in
+		e.MemIn = s.name() // digests come again: a kernel's output is the next pass's input
+	case 48: // mem_out
+		e.MemOut = s.name()
+	case 49: // digest
+		e.Digest = s.name()
+	case 50: // elements
+		e.Elements = s.u64()
+	case 51: // runs
+		e.Runs = s.runs()
+	case 52: // code
+		e.Code = WarningCode(s.name())
+	case 53: // message
+		e.Message = s.str()
+	}
 }
