@@ -3,7 +3,6 @@ package trace
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
@@ -137,7 +136,25 @@ func shared[T comparable](r *recent[[]T], xs []T) []T {
 // loop's events, few enough to stay in cache.
 const nameSlots = 1024
 
-var nameSeed = maphash.MakeSeed()
+// nameSlot is the slot of name r: a hash of its first and last eight bytes
+// (fewer in a shorter name) and its length, which tells apart every name
+// of sixteen bytes or less and costs a multiply. Longer names that differ
+// only in their middle share a slot and take it from each other, which
+// costs a copy, never a wrong name: a slot is compared whole before use.
+func nameSlot(r []byte) int {
+	n := len(r)
+	var a, b uint64
+	switch {
+	case n >= 8:
+		a, b = binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint64(r[n-8:])
+	case n >= 4:
+		a, b = uint64(binary.LittleEndian.Uint32(r)), uint64(binary.LittleEndian.Uint32(r[n-4:]))
+	case n > 0:
+		a = uint64(r[0]) | uint64(r[n/2])<<8 | uint64(r[n-1])<<16
+	}
+	hi, lo := bits.Mul64(a^0x9e3779b97f4a7c15, b^uint64(n)^0xd6e8feb86659fd93)
+	return int((hi ^ lo) % nameSlots)
+}
 
 // decode decodes line b into e as DecodeStrict does, clearing e first
 // (decoding into a used event would reuse its lists).
@@ -262,7 +279,9 @@ func (s *scanner) array(elem func()) {
 // takes only strings that decode to themselves (no escape, no control
 // byte, valid UTF-8).
 func (s *scanner) raw() []byte {
-	if !s.byte('"') {
+	if s.i < len(s.b) && s.b[s.i] == '"' { // the writer's way, tried first
+		s.i++
+	} else if !s.byte('"') {
 		return nil
 	}
 	b, start := s.b, s.i
@@ -319,7 +338,7 @@ func (s *scanner) name() string {
 		s.lastSlot = nameSlots
 		return ""
 	}
-	s.lastSlot = int(maphash.Bytes(nameSeed, r) % nameSlots)
+	s.lastSlot = nameSlot(r)
 	slot := &s.d.names[s.lastSlot]
 	if *slot != string(r) { // no allocation to compare
 		*slot = string(r)
@@ -340,10 +359,31 @@ func (s *scanner) str() string {
 // most max. A fraction or an exponent is left for the caller's next
 // step, which fails on it.
 func (s *scanner) digits(max uint64) uint64 {
-	s.space()
-	b, start := s.b, s.i
-	i := start
+	b, i := s.b, s.i
+	if i < len(b) && b[i] <= ' ' {
+		s.space()
+		i = s.i
+	}
+	start := i
 	var v uint64
+	if len(b)-i >= 8 { // the first eight bytes at once: a writer's numbers are most often all in them
+		x := binary.LittleEndian.Uint64(b[i:])
+		n := digitRun(x)
+		if n < 8 {
+			if n == 0 || (n > 1 && b[i] == '0') {
+				s.fail()
+				return 0
+			}
+			v = eightDigits(x << (64 - 8*n)) // the digits at the top, below them zeros
+			if v > max {
+				s.fail()
+				return 0
+			}
+			s.i = i + n
+			return v
+		}
+		v, i = eightDigits(x), i+8
+	}
 	for i < len(b) && b[i]-'0' <= 9 && i-start < 19 { // 19 digits cannot overflow
 		v = v*10 + uint64(b[i]-'0')
 		i++
@@ -364,6 +404,28 @@ func (s *scanner) digits(max uint64) uint64 {
 	}
 	s.i = i
 	return v
+}
+
+// digitRun is how many of the eight bytes of x, first in its low byte, are
+// ASCII digits before the first that is not (8: all are).
+func digitRun(x uint64) int {
+	const ones = 0x0101010101010101
+	// A byte is a digit when its high nibble is 3 and adding 6 leaves it
+	// 3; a carry out of a byte happens only past a non-digit, which is
+	// before any byte it could spoil.
+	nd := (x&(ones*0xf0) ^ ones*0x30) | ((x+ones*0x06)&(ones*0xf0) ^ ones*0x30)
+	nz := ((nd&(ones*0x7f) + ones*0x7f) | nd) & (ones * 0x80) // the high bit of each non-zero byte
+	return bits.TrailingZeros64(nz) / 8
+}
+
+// eightDigits is the value of the eight ASCII digits of x, the most
+// significant in its low byte (zero bytes count as leading zeros).
+func eightDigits(x uint64) uint64 {
+	const ones = 0x0101010101010101
+	x = (x | ones*0x30) - ones*0x30 // zero bytes stay zero; no byte borrows
+	x = (x*10 + x>>8) & 0x00ff00ff00ff00ff
+	x = (x*100 + x>>16) & 0x0000ffff0000ffff
+	return (x*10000 + x>>32) & 0xffffffff
 }
 
 func (s *scanner) u64() uint64 { return s.digits(math.MaxUint64) }

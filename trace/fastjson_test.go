@@ -5,10 +5,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -561,3 +566,141 @@ func (q *quietTB) Fatal(...any)          { q.failed = true }
 func (q *quietTB) FailNow()              { q.failed = true }
 func (q *quietTB) Fail()                 { q.failed = true }
 func (q *quietTB) Failed() bool          { return q.failed }
+
+// TestDigitsMatchesParseUint: digits, which reads eight bytes at a time,
+// takes exactly the numbers strconv.ParseUint takes under JSON's rules (no
+// leading zero, no sign), stops where they end, and fails on the others:
+// every length to 21 digits, with and without a leading zero, before each
+// kind of byte that can end one, with room after it and without.
+func TestDigitsMatchesParseUint(t *testing.T) {
+	for _, msg := range digitsMismatches(func(s *scanner) uint64 { return s.digits(math.MaxUint64) }) {
+		t.Error(msg)
+	}
+}
+
+// digitsMismatches says where read, given a scanner at a number, ends
+// otherwise than ParseUint says it should.
+func digitsMismatches(read func(*scanner) uint64) []string {
+	var out []string
+	nums := []string{"", "0", "00", "01", "18446744073709551615", "18446744073709551616", "99999999999999999999", "4294967296"}
+	for n := 1; n <= 21; n++ {
+		nums = append(nums, "1234567890123456789012"[:n], "9876543210987654321098"[n%10:][:0]+strings.Repeat("9", n), "0"+strings.Repeat("7", n-1))
+	}
+	for _, num := range nums {
+		for _, end := range []string{"", ",", "}", ".5", "e3", "x", " ", "]", "/", ":"} {
+			for _, pad := range []string{"", `,"padding":12345678}`} {
+				line := []byte(num + end + pad)
+				s := scanner{b: line, ok: true}
+				got := read(&s)
+				want, err := strconv.ParseUint(num, 10, 64)
+				wantOK := num != "" && err == nil && (num == "0" || num[0] != '0')
+				if s.ok != wantOK || (wantOK && (got != want || s.i != len(num))) {
+					out = append(out, fmt.Sprintf("%q: got %d, ok %v, at %d; want %d, ok %v, at %d", line, got, s.ok, s.i, want, wantOK, len(num)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestDigitsDiffCatchesPlantedBugs: readers of numbers each broken in one
+// way fail TestDigitsMatchesParseUint's comparison.
+func TestDigitsDiffCatchesPlantedBugs(t *testing.T) {
+	for name, broken := range map[string]func(*scanner) uint64{
+		"takes a leading zero": func(s *scanner) uint64 {
+			if s.i < len(s.b) && s.b[s.i] == '0' {
+				s.i++
+			}
+			return s.digits(math.MaxUint64)
+		},
+		"drops the ninth digit": func(s *scanner) uint64 {
+			v := s.digits(math.MaxUint64)
+			if s.i >= 9 {
+				v -= uint64(s.b[8]-'0') * pow10(s.i-9)
+			}
+			return v
+		},
+		"stops after eight digits": func(s *scanner) uint64 {
+			b := s.b
+			s.b = s.b[:min(len(b), s.i+8)]
+			v := s.digits(math.MaxUint64)
+			s.b = b
+			return v
+		},
+	} {
+		if len(digitsMismatches(broken)) == 0 {
+			t.Errorf("a reader of numbers that %s passes", name)
+		}
+	}
+}
+
+func pow10(n int) uint64 {
+	p := uint64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+// TestDecodeKeysInAnyOrder: the lines of the corpus with their keys in
+// other orders, some keys twice, and whitespace between, decode as
+// DecodeStrict decodes them, through one decoder that has learnt the
+// writer's order (its predictions then fail at every key) and through a
+// fresh one; and a decoder that learns from these still decodes the
+// writer's lines.
+func TestDecodeKeysInAnyOrder(t *testing.T) {
+	lines := corpusLines(t)
+	if testing.Short() {
+		lines = everyNth(lines, 32)
+	}
+	var d eventDecoder
+	for _, m := range decodeMismatches(d.decode, lines) { // learn the order
+		t.Error(m)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var edited [][]byte
+	for _, line := range lines {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(line, &fields) != nil || len(fields) < 2 {
+			continue
+		}
+		keys := slices.Sorted(maps.Keys(fields))
+		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		join := func(keys []string, sep string) []byte {
+			var b bytes.Buffer
+			b.WriteByte('{')
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteString(sep)
+				}
+				fmt.Fprintf(&b, "%q:%s", k, fields[k])
+			}
+			b.WriteByte('}')
+			return b.Bytes()
+		}
+		edited = append(edited,
+			join(keys, ","), // shuffled
+			join(slices.Concat(keys, keys[len(keys)-1:]), ","),               // the last key twice
+			join(slices.Concat(keys[:1], keys, keys[1:2]), ","),              // the first twice, apart
+			bytes.ReplaceAll(join(keys, " , "), []byte(`":`), []byte(`" :`)), // whitespace around
+		)
+	}
+	fresh := new(eventDecoder)
+	for _, dec := range []*eventDecoder{&d, fresh} {
+		for _, m := range decodeMismatches(dec.decode, edited) {
+			t.Error(m)
+		}
+	}
+	for _, m := range decodeMismatches(fresh.decode, lines) { // back to the writer's order
+		t.Error(m)
+	}
+	fast := 0
+	for _, line := range edited {
+		if fresh.fast(line, new(Event)) {
+			fast++
+		}
+	}
+	if fast == 0 {
+		t.Errorf("no line of other key orders was taken by the fast path")
+	}
+}
