@@ -58,6 +58,9 @@ type eventDecoder struct {
 	corrTexts   recent[memo[*Corr]]
 	infoTexts   recent[memo[*DispatchInfo]]
 
+	// lastNames is the last name each field of an event had (nameOf).
+	lastNames [len(eventKeys)]string
+
 	// next is event's predictions: by the name slot of the line's type
 	// (nameSlots before it), the field number of the key that followed
 	// each key (len(eventKeys) at the start) the last time.
@@ -346,6 +349,22 @@ func (s *scanner) name() string {
 	return *slot
 }
 
+// nameOf reads the string value of field k: when the line has, quoted, the
+// name that field had last, it is that name, compared and not hashed (a
+// dispatch's events repeat its kernel and label, a pass its op and phase).
+// Such a name holds no quote or backslash, so its quotes are the string's.
+func (s *scanner) nameOf(k int) string {
+	last := &s.d.lastNames[k]
+	b, i, n := s.b, s.i, len(*last)
+	if n > 0 && i+n+2 <= len(b) && b[i] == '"' && b[i+n+1] == '"' && string(b[i+1:i+1+n]) == *last {
+		s.i = i + n + 2
+		return *last
+	}
+	v := s.name()
+	*last = v
+	return v
+}
+
 // str reads a string that is not expected to repeat (a message).
 func (s *scanner) str() string {
 	r := s.raw()
@@ -365,6 +384,15 @@ func (s *scanner) digits(max uint64) uint64 {
 		i = s.i
 	}
 	start := i
+	if i+1 < len(b) && b[i]-'0' <= 9 && b[i+1]-'0' > 9 { // one digit, as most are (ids, passes)
+		v := uint64(b[i] - '0')
+		if v > max {
+			s.fail()
+			return 0
+		}
+		s.i = i + 1
+		return v
+	}
 	var v uint64
 	if len(b)-i >= 8 { // the first eight bytes at once: a writer's numbers are most often all in them
 		x := binary.LittleEndian.Uint64(b[i:])
@@ -824,7 +852,7 @@ func (s *scanner) field(e *Event, k int) {
 	case 0: // seq
 		e.Seq = s.u64()
 	case 1: // type
-		e.Type = Type(s.name())
+		e.Type = Type(s.nameOf(k))
 	case 2: // time
 		e.Time = s.u64()
 	case 3: // thread
@@ -836,23 +864,23 @@ func (s *scanner) field(e *Event, k int) {
 	case 6: // dispatch
 		e.Dispatch = s.u64()
 	case 7: // kernel
-		e.Kernel = s.name()
+		e.Kernel = s.nameOf(k)
 	case 8: // family
-		e.Family = Family(s.name())
+		e.Family = Family(s.nameOf(k))
 	case 9: // product
-		e.Product = s.name()
+		e.Product = s.nameOf(k)
 	case 10: // arch
-		e.Arch = s.name()
+		e.Arch = s.nameOf(k)
 	case 11: // context
 		e.Context = s.u64()
 	case 12: // label
-		e.Label = s.name()
+		e.Label = s.nameOf(k)
 	case 13: // buffer
-		e.Buffer = s.name()
+		e.Buffer = s.nameOf(k)
 	case 14: // op
-		e.Op = Op(s.name())
+		e.Op = Op(s.nameOf(k))
 	case 15: // phase
-		e.Phase = Phase(s.name())
+		e.Phase = Phase(s.nameOf(k))
 	case 16: // pass
 		e.Pass = U64(s.u64())
 	case 17: // total
@@ -862,11 +890,11 @@ func (s *scanner) field(e *Event, k int) {
 	case 19: // user_data
 		e.UserData = U64(s.u64())
 	case 20: // call
-		e.Call = Call(s.name())
+		e.Call = Call(s.nameOf(k))
 	case 21: // result
 		e.Result = I64(s.i64(64))
 	case 22: // status
-		e.Status = Status(s.name())
+		e.Status = Status(s.nameOf(k))
 	case 23: // payload
 		e.Payload = s.names()
 	case 24: // payload_size
@@ -874,13 +902,13 @@ func (s *scanner) field(e *Event, k int) {
 	case 25: // info
 		e.Info = s.info()
 	case 26: // domain
-		e.Domain = Domain(s.name())
+		e.Domain = Domain(s.nameOf(k))
 	case 27: // operations
 		var ops []Op // rare: configure calls only
 		s.array(func() { ops = append(ops, Op(s.name())) })
 		e.Operations = clone(ops)
 	case 28: // op_name
-		e.OpName = Op(s.name())
+		e.OpName = Op(s.nameOf(k))
 	case 29: // op_id
 		e.OpID = U64(s.u64())
 	case 30: // groups
@@ -889,7 +917,7 @@ func (s *scanner) field(e *Event, k int) {
 		s.d.groups = g
 		e.Groups = clone(g)
 	case 31: // service
-		e.Service = Service(s.name())
+		e.Service = Service(s.nameOf(k))
 	case 32: // start
 		e.Start = s.u64()
 	case 33: // end
@@ -919,21 +947,21 @@ func (s *scanner) field(e *Event, k int) {
 	case 44: // bytes
 		e.Bytes = s.u64()
 	case 45: // mem_kind
-		e.MemKind = MemKind(s.name())
+		e.MemKind = MemKind(s.nameOf(k))
 	case 46: // regions
 		e.Regions = s.regions()
 	case 47: // mem_in
-		e.MemIn = s.name() // digests come again: a kernel's output is the next pass's input
+		e.MemIn = s.nameOf(k) // digests come again: a kernel's output is the next pass's input
 	case 48: // mem_out
-		e.MemOut = s.name()
+		e.MemOut = s.nameOf(k)
 	case 49: // digest
-		e.Digest = s.name()
+		e.Digest = s.nameOf(k)
 	case 50: // elements
 		e.Elements = s.u64()
 	case 51: // runs
 		e.Runs = s.runs()
 	case 52: // code
-		e.Code = WarningCode(s.name())
+		e.Code = WarningCode(s.nameOf(k))
 	case 53: // message
 		e.Message = s.str()
 	}

@@ -764,3 +764,16 @@ func TestDecodePredictedKeys(t *testing.T) {
 	}
 	t.Logf("%d lines with a predicted key spelt otherwise", tried)
 }
+
+// TestDecoderNamesThatBeginAlike: a field's name that begins as, or is the
+// beginning of, the name the field had on the line before (which the
+// decoder tries first) decodes to itself.
+func TestDecoderNamesThatBeginAlike(t *testing.T) {
+	var d eventDecoder
+	for _, label := range []string{"d8", "d89", "d8", "d", "", "d", "d8\"", "d8", `d8\u0041`, "d8A", "d8é", "d8"} {
+		line := []byte(`{"seq":1,"type":"api","label":"` + label + `","kernel":"k"}`)
+		if diff := diffDecode(d.decode, line); diff != "" {
+			t.Errorf("%s: %s", line, diff)
+		}
+	}
+}
