@@ -488,6 +488,16 @@ func (s *scanner) boolean() bool {
 	return false
 }
 
+// lit takes p when the line has it at the cursor, with no whitespace
+// before it; when not, it moves nothing and the caller reads otherwise.
+func (s *scanner) lit(p string) bool {
+	if hasPrefix(s.b[s.i:], p) {
+		s.i += len(p)
+		return true
+	}
+	return false
+}
+
 func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
 
 // names reads an array of strings; an empty array is an empty slice, not
@@ -575,6 +585,24 @@ func memoized[T any](s *scanner, texts *recent[memo[T]], read func() T) T {
 }
 
 func (s *scanner) corrInto(c *Corr) {
+	// The writer's form first: its keys in its order, no whitespace.
+	start := s.i
+	if s.lit(`{"internal":`) {
+		c.Internal = s.u64()
+		if s.lit(`,"external":`) {
+			c.External = s.u64()
+			if s.lit(`,"ancestor":`) {
+				c.Ancestor = s.u64()
+				if s.lit(`}`) {
+					return
+				}
+			}
+		}
+	}
+	if !s.ok {
+		return
+	}
+	s.i, *c = start, Corr{} // any other form, from its start
 	var seen uint64
 	s.object(func(key []byte) {
 		switch string(key) {
@@ -601,6 +629,33 @@ func (s *scanner) info() *DispatchInfo {
 }
 
 func (s *scanner) infoInto(in *DispatchInfo) {
+	// The writer's form first, as corrInto.
+	start := s.i
+	if s.lit(`{"size":`) {
+		in.Size = s.u64()
+		if s.lit(`,"kernel_id":`) {
+			in.KernelID = s.u64()
+			if s.lit(`,"private_segment_size":`) {
+				in.PrivateSegment = s.u32()
+				if s.lit(`,"group_segment_size":`) {
+					in.GroupSegment = s.u32()
+					if s.lit(`,"workgroup":`) {
+						in.Workgroup = s.dim3()
+						if s.lit(`,"grid":`) {
+							in.Grid = s.dim3()
+							if s.lit(`}`) {
+								return
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if !s.ok {
+		return
+	}
+	s.i, *in = start, DispatchInfo{}
 	var seen uint64
 	s.object(func(key []byte) {
 		switch string(key) {
