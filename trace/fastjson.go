@@ -61,10 +61,22 @@ type eventDecoder struct {
 	// lastNames is the last name each field of an event had (nameOf).
 	lastNames [len(eventKeys)]string
 
+	// typeAfter is, by the name slot of a line's type, the type of the
+	// line after it the last time (nameSlots: none); lastType is the slot
+	// of the last type.
+	typeAfter [nameSlots + 1]typeGuess
+	lastType  int
+
 	// next is event's predictions: by the name slot of the line's type
 	// (nameSlots before it), the field number of the key that followed
 	// each key (len(eventKeys) at the start) the last time.
 	next [nameSlots + 1][len(eventKeys) + 1]uint8
+}
+
+// typeGuess is a type name and its name slot.
+type typeGuess struct {
+	name string
+	slot int
 }
 
 // memo is a value and the text it was read from (a copy: lines are
@@ -355,14 +367,24 @@ func (s *scanner) name() string {
 // Such a name holds no quote or backslash, so its quotes are the string's.
 func (s *scanner) nameOf(k int) string {
 	last := &s.d.lastNames[k]
-	b, i, n := s.b, s.i, len(*last)
-	if n > 0 && i+n+2 <= len(b) && b[i] == '"' && b[i+n+1] == '"' && string(b[i+1:i+1+n]) == *last {
-		s.i = i + n + 2
+	if s.quoted(*last) {
 		return *last
 	}
 	v := s.name()
 	*last = v
 	return v
+}
+
+// quoted takes name, quoted, when the line has it at the cursor; name is
+// one that name gave, so it holds no quote or backslash and its quotes
+// are the string's.
+func (s *scanner) quoted(name string) bool {
+	b, i, n := s.b, s.i, len(name)
+	if n > 0 && i+n+2 <= len(b) && b[i] == '"' && b[i+n+1] == '"' && string(b[i+1:i+1+n]) == name {
+		s.i = i + n + 2
+		return true
+	}
+	return false
 }
 
 // str reads a string that is not expected to repeat (a message).
@@ -820,8 +842,17 @@ func (s *scanner) event(e *Event) {
 		}
 		seen |= 1 << k
 		if k == typeField {
-			e.Type = Type(s.name())
-			row = &d.next[s.lastSlot]
+			// The type is most often the one that followed the last
+			// line's type the last time.
+			guess := &d.typeAfter[d.lastType]
+			if s.quoted(guess.name) {
+				e.Type = Type(guess.name)
+			} else {
+				e.Type = Type(s.name())
+				*guess = typeGuess{string(e.Type), s.lastSlot}
+			}
+			d.lastType = guess.slot
+			row = &d.next[guess.slot]
 		} else {
 			s.field(e, k)
 		}
