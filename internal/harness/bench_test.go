@@ -17,18 +17,10 @@ import (
 // the pipeline that is not judging.
 func BenchmarkHarnessPass(b *testing.B) {
 	const passes = 1000
-	s := spec.Defaults(spec.Spec{Version: spec.Version, Name: "pass",
-		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
-		Contexts: []spec.Context{
-			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
-			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
-		},
-		Tool: spec.Tool{Plan: spec.Plan{Passes: "1000"}},
-		Application: spec.Application{
-			Buffers:    []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 64, Fill: 1}},
-			Dispatches: []spec.Dispatch{{Name: "d0", Kernel: "increment", Agent: "gpu0", Args: []string{"x"}}},
-		},
-	})
+	s := timedLoop("pass", 64)
+	s.Tool.Plan.Passes = "1000"
+	s.Application.Buffers[0].Fill = 1
+	s = spec.Defaults(s)
 	b.ReportAllocs()
 	cpu := cpuTime()
 	events := 0

@@ -60,19 +60,10 @@ func TestRepetitionsAreForgotten(t *testing.T) {
 // grow with the passes (the pass before is never published again).
 func TestLoopLeavesNoEntryAPass(t *testing.T) {
 	const passes = 300
-	s := spec.Defaults(spec.Spec{Version: spec.Version, Name: "loop",
-		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
-		Contexts: []spec.Context{
-			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
-			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
-		},
-		Tool:   spec.Tool{Plan: spec.Plan{Passes: "0", Continue: &spec.ContinuePolicy{Always: true}}},
-		Limits: spec.Limits{MaxPasses: passes},
-		Application: spec.Application{
-			Buffers:    []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 4}},
-			Dispatches: []spec.Dispatch{{Name: "d", Kernel: "increment", Agent: "gpu0", Args: []string{"x"}}},
-		},
-	})
+	s := timedLoop("loop", 4)
+	s.Tool.Plan = spec.Plan{Passes: "0", Continue: &spec.ContinuePolicy{Always: true}}
+	s.Limits.MaxPasses = passes
+	s = spec.Defaults(s)
 	records := 0
 	tl := runKeeping(t, s, func(e *trace.Event) {
 		if e.Type == trace.Record {
@@ -84,6 +75,24 @@ func TestLoopLeavesNoEntryAPass(t *testing.T) {
 	}
 	if n := len(tl.recorded); n > 1 {
 		t.Errorf("the tool notes %d passes' first records after a %d-pass loop; want the last pass's only", n, passes)
+	}
+}
+
+// timedLoop is a spec of one dispatch, d, that increments a buffer x of
+// the given elements on gpu0, under a replay context and a kernel_trace
+// context (timing); extra contexts come after them. Its plan is the
+// caller's.
+func timedLoop(name string, elements uint64, extra ...spec.Context) spec.Spec {
+	return spec.Spec{Version: spec.Version, Name: name,
+		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
+		Contexts: append([]spec.Context{
+			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
+			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
+		}, extra...),
+		Application: spec.Application{
+			Buffers:    []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: elements}},
+			Dispatches: []spec.Dispatch{{Name: "d", Kernel: "increment", Agent: "gpu0", Args: []string{"x"}}},
+		},
 	}
 }
 
@@ -113,22 +122,13 @@ func runKeeping(t testing.TB, s spec.Spec, sink func(*trace.Event)) *tool {
 // the next pass (the tool's note of the first record moves on with it).
 func TestRecordWindowOncePerPass(t *testing.T) {
 	const passes = 4
-	s := spec.Defaults(spec.Spec{Version: spec.Version, Name: "record-window",
-		Agents: []spec.Agent{{Name: "gpu0", Kind: "MI300"}},
-		Contexts: []spec.Context{
-			{Name: "replay", Services: spec.Services{KernelReplay: &spec.KernelReplay{}}},
-			{Name: "timing", Services: spec.Services{KernelTrace: &spec.Empty{}}},
-			{Name: "timing2", Services: spec.Services{KernelTrace: &spec.Empty{}}},
-		},
-		Tool: spec.Tool{Plan: spec.Plan{Passes: spec.Passes(fmt.Sprint(passes)), Actions: []spec.Action{
-			{In: spec.WindowRecord, Pass: -1, Call: spec.ActionDispatch, Dispatch: "side"},
-		}}},
-		Application: spec.Application{
-			Buffers: []spec.Buffer{{Name: "x", Agent: "gpu0", Elements: 4}},
-			Dispatches: []spec.Dispatch{{Name: "d", Kernel: "increment", Agent: "gpu0", Args: []string{"x"}},
-				{Name: "side", Kernel: "fill", Agent: "gpu0", Args: []string{"x"}, Scalar: 9, ByTool: true}},
-		},
-	})
+	s := timedLoop("record-window", 4, spec.Context{Name: "timing2", Services: spec.Services{KernelTrace: &spec.Empty{}}})
+	s.Tool.Plan = spec.Plan{Passes: spec.Passes(fmt.Sprint(passes)), Actions: []spec.Action{
+		{In: spec.WindowRecord, Pass: -1, Call: spec.ActionDispatch, Dispatch: "side"},
+	}}
+	s.Application.Dispatches = append(s.Application.Dispatches,
+		spec.Dispatch{Name: "side", Kernel: "fill", Agent: "gpu0", Args: []string{"x"}, Scalar: 9, ByTool: true})
+	s = spec.Defaults(s)
 	records, written := map[uint64]int{}, map[uint64]int{}
 	runKeeping(t, s, func(e *trace.Event) {
 		switch {
