@@ -23,6 +23,15 @@ import (
 // by DecodeStrict: what is accepted, the Event it gives, and every error
 // message stay exactly those of encoding/json (FuzzDecodeEvent compares
 // the two on every line of the goldens and more).
+//
+// Within that form it guesses before it reads, and checks each guess on
+// the line's bytes: the next key (the one that followed the last time,
+// after this key on a line of this type), a line's type (the one that
+// followed the last line's type), a field's name (the one it had last),
+// corr and info in the writer's key order. A wrong guess costs a compare;
+// the line is then read the general way, in any key order.
+// TestDecodePredictedKeys, TestDecodeKeysInAnyOrder and
+// TestDecoderNamesThatBeginAlike hold the guesses to that.
 
 // eventDecoder decodes event lines. It keeps the names it has read last,
 // so that the names a trace repeats line after line (types, operations,
