@@ -170,8 +170,11 @@ func (r *Runtime) runKernel(q *queue, thread hsa.ThreadID, p *hsa.Packet) error 
 		// running in parallel, a kernel that touched memory first must come
 		// first in the trace, or the trace says a later kernel's output
 		// was read before it was written (MEM-3 on a faithful run).
-		e := trace.Event{Type: trace.Kernel, Time: end, Thread: uint64(thread), Agent: uint64(q.agent.info.ID),
-			Queue: uint64(q.id), Kernel: k.Name, Dispatch: p.Tag, Start: start, End: end, MemIn: memIn, MemOut: memOut}
+		// Filled field by field: a literal of the 704-byte event was built
+		// aside and copied twice (from a template, then into e).
+		var e trace.Event
+		e.Type, e.Time, e.Thread, e.Agent, e.Queue = trace.Kernel, end, uint64(thread), uint64(q.agent.info.ID), uint64(q.id)
+		e.Kernel, e.Dispatch, e.Start, e.End, e.MemIn, e.MemOut = k.Name, p.Tag, start, end, memIn, memOut
 		if p.Completion != nil {
 			e.Signal = uint64(p.Completion.ID())
 		}

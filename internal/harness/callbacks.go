@@ -38,16 +38,6 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		Pass: pass, Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
 		UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), PayloadSize: trace.U64(p.Size),
 		Info: DispatchInfo(info), Label: label})
-	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
-	// API-6): user data it wrote, payload members it set.
-	defer func() {
-		if t.app != nil && t.app.diedInCallback(th) {
-			return // the process died inside the callback (a nested window's restore failed)
-		}
-		t.rec.EmitRef(&trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
-			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: pass,
-			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
-	}()
 
 	where := window{op: op, phase: phase, dispatch: info.DispatchID}
 	if rec.Operation == replay.OpPass {
@@ -100,6 +90,17 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		}
 		t.mu.Unlock()
 	}
+	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
+	// API-6): user data it wrote, payload members it set. Not deferred:
+	// the callback returns only here, and a deferred closure holding the
+	// callback's values cost as much as the event (a panic in the tool is
+	// the thread's error, sim.runApp, not a return).
+	if t.app != nil && t.app.diedInCallback(th) {
+		return // the process died inside the callback (a nested window's restore failed)
+	}
+	t.rec.EmitRef(&trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
+		Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: pass,
+		UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
 }
 
 // planFor is the plan of the dispatch label names: its own, else the

@@ -455,7 +455,8 @@ func (t *tool) onRecord(r replay.Record) {
 	if inLoop {
 		at = PassOf(pass)
 	}
-	e := RecordEvent(r, th, at)
+	var e trace.Event
+	recordEvent(&e, &r, th, at)
 	t.rec.EmitRef(&e)
 	if first {
 		// The plan's calls from a service callback within a pass: made
