@@ -33,6 +33,15 @@ func TestKernelEffects(t *testing.T) {
 			want: [][]int32{{7, 10}, {3, 4}}},
 		{name: "increment wraps like int32", kernel: "increment", grid: 1, bufs: [][]int32{{2147483647}},
 			want: [][]int32{{-2147483648}}},
+		// The kernel adds two elements a step, each in half of a word:
+		// neither half's wrap may reach the other, and an odd count's last
+		// element is added alone.
+		{name: "increment wraps each element of a pair alone", kernel: "increment", grid: 5,
+			bufs: [][]int32{{-1, 7, 2147483647, -1, -1}},
+			want: [][]int32{{0, 8, -2147483648, 0, 0}}},
+		{name: "increment of an odd grid leaves the rest", kernel: "increment", grid: 3,
+			bufs: [][]int32{{1, 2, 3, 4}},
+			want: [][]int32{{2, 3, 4, 4}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
