@@ -76,6 +76,25 @@ func TestKernelEffects(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// One submission of several kernels, barriers between, more packets than
+// execute keeps the kernels of on its stack: each packet runs its own.
+func TestBatchRunsEachPacketsKernel(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{}, "MI300")
+	q, err := rt.CreateQueue(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := buffer(t, rt, 1, 2), buffer(t, rt, 10, 20)
+	barrier := hsa.Packet{Type: hsa.BarrierPacket}
+	if err := q.Submit(1, dispatch("fill", 2, buf(x), scalar(5)), barrier, dispatch("increment", 2, buf(x)),
+		dispatch("increment", 2, buf(x)), barrier, dispatch("accumulate", 2, buf(y), buf(x))); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := [][]int32{readInt32s(t, rt, x), readInt32s(t, rt, y)}, [][]int32{{7, 7}, {17, 27}}; !cmp.Equal(got, want) {
+		t.Errorf("x, y = %v, want %v", got, want)
+	}
+}
+
 func TestSubmitRejectsBadDispatches(t *testing.T) {
 	rt, _ := newTestRuntime(t, Config{}, "MI300", "consumer")
 	x := buffer(t, rt, 1, 2)

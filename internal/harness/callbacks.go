@@ -67,7 +67,7 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		t.actions(th, pl, spec.WindowConfigExit, &where)
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
-		t.published[th] = published{info.DispatchID, p.CurrentPass, true} // CB-4: publish the pass for this thread
+		*t.publishedOf(th) = published{info.DispatchID, p.CurrentPass, true} // CB-4: publish the pass for this thread
 		if t.during[label] != nil {
 			t.inPass[label] = int64(p.CurrentPass) // a dispatch waits for this pass (InPass)
 		}
@@ -84,7 +84,7 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		t.actions(th, pl, spec.WindowPassExit, &where)
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
-		t.published[th] = published{} // CB-4: ordinary dispatches never see a stale pass
+		*t.publishedOf(th) = published{} // CB-4: ordinary dispatches never see a stale pass
 		if t.during[label] != nil {
 			t.inPass[label] = -1
 		}
@@ -260,14 +260,14 @@ func (t *tool) writing(th hsa.ThreadID, name string) (done func(), fresh bool) {
 	}
 	t.writes[th] = append(t.writes[th], name)
 	label := t.label[th]
-	pub := t.published[th]
+	pub := *t.publishedOf(th)
 	t.label[th] = name
 	return func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.writes[th] = t.writes[th][:len(t.writes[th])-1]
 		t.label[th] = label
-		t.published[th] = pub
+		*t.publishedOf(th) = pub
 	}, true
 }
 

@@ -144,3 +144,25 @@ func TestRecordWindowOncePerPass(t *testing.T) {
 		}
 	}
 }
+
+// TestNothingStaysPublished: once its loops have ended, no thread has a
+// pass published (CB-4: a later record of the thread is no loop's), also
+// after the tool wrote a dispatch of its own inside a pass, whose own
+// passes are published and withdrawn in between.
+func TestNothingStaysPublished(t *testing.T) {
+	s := timedLoop("unpublished", 4)
+	s.Tool.Plan = spec.Plan{Passes: "3", Actions: []spec.Action{
+		{In: spec.WindowPassEnter, Pass: 1, Call: spec.ActionDispatch, Dispatch: "side"},
+	}}
+	s.Application.Dispatches = append(s.Application.Dispatches,
+		spec.Dispatch{Name: "side", Kernel: "fill", Agent: "gpu0", Args: []string{"x"}, Scalar: 9, ByTool: true})
+	tl := runKeeping(t, spec.Defaults(s), func(*trace.Event) {})
+	if len(tl.published) == 0 {
+		t.Fatal("no thread ever published a pass")
+	}
+	for th, p := range tl.published {
+		if p.on {
+			t.Errorf("thread %d still has pass %d of dispatch %d published", th, p.pass, p.dispatch)
+		}
+	}
+}
