@@ -169,9 +169,9 @@ var kindOf = map[trace.Type]kinds{
 // the tool's SDK calls (contexts, configuration), the agents, and the
 // application's buffers. (These three sets are switches, not maps: they
 // are asked about every event, and a map hashes the type's string.)
-func carried(t trace.Type) bool {
-	switch t {
-	case trace.API, trace.AgentInfo, trace.AppAlloc, trace.AppFree:
+func carried(k evKind) bool {
+	switch k {
+	case ekAPI, ekAgentInfo, ekAppAlloc, ekAppFree:
 		return true
 	}
 	return false
@@ -181,12 +181,12 @@ func carried(t trace.Type) bool {
 // local context call changes what later loops deliver (LCX), and a warning
 // is printed once per process (PC-6, MEM-5). From the first of them on, the
 // trace is not cut again.
-func uncut(t trace.Type) bool { return t == trace.Local || t == trace.Warning }
+func uncut(k evKind) bool { return k == ekLocal || k == ekWarning }
 
 // appEvents name an application dispatch by its label.
-func appEvent(t trace.Type) bool {
-	switch t {
-	case trace.AppDispatch, trace.AppComplete, trace.AppTimeout, trace.AppReadback, trace.AppSignal:
+func appEvent(k evKind) bool {
+	switch k {
+	case ekAppDispatch, ekAppComplete, ekAppTimeout, ekAppReadback, ekAppSignal:
 		return true
 	}
 	return false
@@ -293,27 +293,30 @@ func (s *Stream) add(e *trace.Event) {
 		s.giveUp()
 		return
 	}
-	if uncut(e.Type) {
+	// e's type as a small number, asked of its string once: every step
+	// below looks at it.
+	k := s.seg.cols.kc.of(e.Type)
+	if uncut(k) {
 		s.whole = true
 	}
-	if !s.watch(e) {
+	if !s.watch(e, k) {
 		s.giveUp()
 		return
 	}
-	s.track(e)
-	if !s.times.add(e) {
+	s.track(e, k)
+	if !s.times.add(e, k) {
 		s.giveUp()
 		return
 	}
 	if s.seg.Len() == 0 {
 		s.segStart = s.added
 	}
-	if prev := s.previous(e, s.added); carried(e.Type) {
+	if prev := s.previous(e, s.added); carried(k) {
 		s.pendingPrev = append(s.pendingPrev, prev)
 	}
-	s.seg.Push(e)
+	s.seg.push(e, k)
 	s.added++
-	s.followLoop(e)
+	s.followLoop(e, k)
 }
 
 // previous is the position of the event before e on its thread (for an
@@ -348,16 +351,16 @@ func (s *Stream) quiet() bool {
 }
 
 // watch reports false when e looks back past a cut.
-func (s *Stream) watch(e *trace.Event) bool {
+func (s *Stream) watch(e *trace.Event, k evKind) bool {
 	if s.segments == 0 {
 		return true
 	}
 	switch {
 	case e.Dispatch != 0 && s.closedIDs.has(e.Dispatch):
 		return false
-	case appEvent(e.Type) && s.closedLabel(e.Label):
+	case appEvent(k) && s.closedLabel(e.Label):
 		return false
-	case !carried(e.Type) && e.Type != trace.AppDispatch && !s.fresh[e.Thread] && s.dispatched[e.Thread]:
+	case !carried(k) && k != ekAppDispatch && !s.fresh[e.Thread] && s.dispatched[e.Thread]:
 		return false // it belongs to its thread's last dispatch, judged already
 	}
 	return true
@@ -371,21 +374,21 @@ func (s *Stream) giveUp() {
 }
 
 // track keeps what is in flight.
-func (s *Stream) track(e *trace.Event) {
-	switch e.Type {
-	case trace.Callback:
+func (s *Stream) track(e *trace.Event, k evKind) {
+	switch k {
+	case ekCallback:
 		if e.Op == trace.OpPass {
 			s.count(s.windows, e.Thread, e.Phase == trace.PhaseEnter)
 		}
-	case trace.ToolDispatch:
+	case ekToolDispatch:
 		s.count(s.tools, e.Thread, true)
-	case trace.ToolComplete:
+	case ekToolComplete:
 		s.count(s.tools, e.Thread, false)
-	case trace.AppDispatch:
+	case ekAppDispatch:
 		s.apps++
 		s.pending[e.Label]++
 		s.fresh[e.Thread] = true
-	case trace.AppComplete, trace.AppTimeout:
+	case ekAppComplete, ekAppTimeout:
 		if s.pending[e.Label] > 0 {
 			s.pending[e.Label]--
 			if s.pending[e.Label] == 0 {
@@ -433,7 +436,7 @@ func (s *Stream) cut() {
 			s.closeLabel(e.Label)
 			s.dispatched[e.Thread] = true
 		}
-		if carried(e.Type) {
+		if carried(evKindOf(e.Type)) {
 			s.prologue = appendEvent(s.prologue, e)
 			s.prologueAt = append(s.prologueAt, s.segStart+i+s.loop.hiddenBefore(i))
 		}
@@ -668,15 +671,15 @@ type timedSpan struct {
 
 // add takes e; false when a record of it starts before a loop of an
 // earlier segment ended.
-func (t *timeSeams) add(e *trace.Event) bool {
+func (t *timeSeams) add(e *trace.Event, k evKind) bool {
 	if t.spans == nil {
 		t.lastStart, t.lastHi, t.slack = map[uint64]uint64{}, map[uint64]uint64{}, map[uint64]uint64{}
 		t.segStart, t.spans = map[uint64]uint64{}, map[uint64]*timedSpan{}
 	}
-	if e.Type == trace.Callback && e.Op == trace.OpPass && e.Dispatch != 0 {
+	if k == ekCallback && e.Op == trace.OpPass && e.Dispatch != 0 {
 		t.span(e.Dispatch).loop = true
 	}
-	if e.Type != trace.Record || !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
+	if k != ekRecord || !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
 		return true
 	}
 	t.longest = max(t.longest, e.End-e.Start)
