@@ -103,7 +103,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	}
 	vs = append(vs, x.checkStartOfInactive(d)...)
 	masks := map[uint64]maskState{}
-	producing := map[cs]bool{} // what records while unmasked
+	var producing csSet // what records while unmasked: a few pairs, in the order first seen
 	passes := make([]passView, 0, len(d.passEnter))
 	// Each pass's services are taken from one array in turn: a pass adds
 	// at most one a record, and one array for the loop is one allocation,
@@ -139,7 +139,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 			m := masks[e.Context]
 			got.add(cs{e.Context, e.Service})
 			if !m.off() {
-				producing[cs{e.Context, e.Service}] = true
+				producing.add(cs{e.Context, e.Service})
 				continue
 			}
 			rule, why := "LCX-3", fmt.Sprintf("context %d was stopped locally in an earlier pass and not started again", e.Context)
@@ -162,10 +162,12 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	if x.serviceConflictWarned() {
 		return vs
 	}
-	lastGot := map[cs]uint64{}
+	lastGot := make([]uint64, len(producing)) // the last pass in which producing[j] recorded
 	for _, pv := range passes {
-		for _, k := range pv.got {
-			lastGot[k] = max(lastGot[k], pv.pass)
+		for j, k := range producing {
+			if pv.got.has(k) {
+				lastGot[j] = max(lastGot[j], pv.pass)
+			}
 		}
 	}
 	cut := x.cutOff(d)
@@ -178,14 +180,14 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 		if len(producing) > 0 && len(passes) > 1 {
 			x.examined("LCX-3")
 		}
-		for k := range producing {
+		for j, k := range producing {
 			// A counter context the loop never toggled may rightly have
 			// nothing to collect in a pass (pass i collects group i, and
 			// there may be fewer groups than passes); one started again
 			// after a local stop must collect, up to the last pass in
 			// which it collected: past that its groups may have run out
 			// (found by internal/specgen).
-			if k.service == trace.CounterCollection && (!pv.masks[k.context].everStopped || pv.pass > lastGot[k]) {
+			if k.service == trace.CounterCollection && (!pv.masks[k.context].everStopped || pv.pass > lastGot[j]) {
 				continue
 			}
 			if !pv.masks[k.context].off() && !pv.got.has(k) {
