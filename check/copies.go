@@ -140,6 +140,15 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	return pc
 }
 
+// bufferFacts is what checkCopies learns of one buffer of a loop, once.
+type bufferFacts struct {
+	name       string
+	saved      savedness
+	why        string     // why it is not saved (savednessOf)
+	alloc      allocation // the application's allocation of it
+	asSnapshot bool       // pass 0's copy of it stands for the snapshot
+}
+
 // savedness is what MEM-4 owes one buffer in one loop.
 type savedness int
 
@@ -397,17 +406,23 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		return nil
 	}
 	var vs []Violation
-	sav := map[string]savedness{}
-	why := map[string]string{}
-	allocs := map[string]allocation{}
+	// What each buffer is to this loop, learned once and asked every
+	// pass: a loop copies the application's few buffers, so they are
+	// kept in turn, not in maps keyed by name (hashed a few times a pass).
+	var facts []bufferFacts
 	lo, _ := x.writeWindow(d)
-	classify := func(b string) savedness {
-		if s, ok := sav[b]; ok {
-			return s
+	fact := func(b string) *bufferFacts {
+		for k := range facts {
+			if facts[k].name == b {
+				return &facts[k]
+			}
 		}
-		sav[b], why[b], allocs[b] = x.savednessOf(d, b, lo)
-		return sav[b]
+		f := bufferFacts{name: b}
+		f.saved, f.why, f.alloc = x.savednessOf(d, b, lo)
+		facts = append(facts, f)
+		return &facts[len(facts)-1] // valid until the next buffer is learned
 	}
+	classify := func(b string) savedness { return fact(b).saved }
 	configured := x.replayConfiguredAt()
 	// Pass 0's copy stands for the snapshot where nothing else can have
 	// written the buffer since the SDK may have taken it (after CONFIG
@@ -418,10 +433,8 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 	if len(d.configEnter) > 0 {
 		snapFrom = d.configEnter[0]
 	}
-	asSnapshot := map[string]bool{}
 	for _, cb := range e0.buffers {
-		b := cb.name
-		asSnapshot[b] = !x.otherWorkIn(d, snapFrom, e0.to, false, false, b)
+		fact(cb.name).asSnapshot = !x.otherWorkIn(d, snapFrom, e0.to, false, false, cb.name)
 	}
 	mem2, mem4 := false, false
 	var restored, leftOut []string // a pass's, kept for the next
@@ -439,7 +452,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 			for _, cb := range ek.buffers {
 				b := cb.name
 				before, ok := e0.digest(x, b)
-				if !ok || classify(b) != saved || !asSnapshot[b] || x.otherWorkIn(d, e0.from, ek.to, false, false, b) || x.freedIn(b, e0.from, ek.to) {
+				if f := fact(b); !ok || f.saved != saved || !f.asSnapshot || x.otherWorkIn(d, e0.from, ek.to, false, false, b) || x.freedIn(b, e0.from, ek.to) {
 					continue
 				}
 				x.examined("MEM-2")
@@ -466,20 +479,21 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) || x.restoredByOther(d, b, now, xp.from, ek.to) {
 				continue
 			}
-			switch classify(b) {
+			f := fact(b)
+			switch f.saved {
 			case notSaved:
 				x.examined("MEM-4")
 				if now != after {
 					mem4 = true
-					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d of dispatch %d wrote buffer %s, which is %s: only coarse-grained device memory the snapshot saved is written back (the tool copied %s at pass %d's EXIT, %s at pass %d's ENTER)", k, d.id, b, why[b], after, k-1, now, k), allocs[b].at, xp.buffers.pos(b), ek.buffers.pos(b)))
+					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d of dispatch %d wrote buffer %s, which is %s: only coarse-grained device memory the snapshot saved is written back (the tool copied %s at pass %d's EXIT, %s at pass %d's ENTER)", k, d.id, b, f.why, after, k-1, now, k), f.alloc.at, xp.buffers.pos(b), ek.buffers.pos(b)))
 				}
 			case saved:
 				before, ok0 := e0.digest(x, b)
-				if !ok0 || !asSnapshot[b] || after == before {
+				if !ok0 || !f.asSnapshot || after == before {
 					continue // pass k-1 left it as it was: nothing to restore
 				}
 				x.examined("MEM-4")
-				if configured >= 0 && allocs[b].at > configured {
+				if configured >= 0 && f.alloc.at > configured {
 					x.examined("ACT-4")
 				}
 				switch now {
@@ -496,10 +510,11 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		if len(restored) > 0 && len(leftOut) > 0 {
 			mem4 = true
 			for _, b := range leftOut {
-				at := []int{allocs[b].at, xp.buffers.pos(b), ek.buffers.pos(b), ek.buffers.pos(restored[0])}
+				f := fact(b)
+				at := []int{f.alloc.at, xp.buffers.pos(b), ek.buffers.pos(b), ek.buffers.pos(restored[0])}
 				msg := fmt.Sprintf("device buffer %s was written by pass %d of dispatch %d and left out of the restore before pass %d, while %s was written back: the snapshot or the restore missed it", b, k-1, d.id, k, restored[0])
 				vs = append(vs, x.violation("MEM-4", d.id, msg, at...))
-				if configured >= 0 && allocs[b].at > configured {
+				if configured >= 0 && f.alloc.at > configured {
 					vs = append(vs, x.violation("ACT-4", d.id, fmt.Sprintf("buffer %s was allocated after replay was configured, so the tracker should know it, yet the restore before pass %d left it out", b, k), at...))
 				}
 				break
