@@ -3,6 +3,7 @@ package check
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -110,6 +111,11 @@ type index struct {
 	lastThreadID uint64
 	lastDispatch *dispatchView
 	slab         []int // pushPos's places not yet handed out
+	// ints is what is left of the array the index's lists of positions
+	// are taken from (takeInts); kept, the array is given to the next
+	// index (positions).
+	ints, intsAll []int
+	intsWanted    int // places asked of takeInts
 }
 
 // elision: passes [lo, hi) of dispatch were judged in an earlier part of
@@ -296,7 +302,12 @@ func newIndex(t trace.Trace) *index { return newIndexCols(t, nil) }
 // newIndexCols is newIndex with the events' columns already made (a
 // stream's segment makes them as its events arrive), nil to make them
 // here. The index reads them and never writes them.
-func newIndexCols(t trace.Trace, c *columns) *index {
+func newIndexCols(t trace.Trace, c *columns) *index { return newIndexInts(t, c, nil) }
+
+// newIndexInts is newIndexCols taking its lists of positions from ints
+// (takePositions) while it lasts: give them back with givePositions once
+// judged.
+func newIndexInts(t trace.Trace, c *columns, ints []int) *index {
 	if c == nil {
 		made := columnsOf(t.Events)
 		c = &made
@@ -320,6 +331,8 @@ func newIndexCols(t trace.Trace, c *columns) *index {
 		copies:     c.copies,
 		toolReads:  make([]bool, len(t.Events)),
 		threads:    map[uint64]*threadState{},
+		ints:       ints,
+		intsAll:    ints,
 	}
 	x.presize()
 	for i := range t.Events {
@@ -360,14 +373,67 @@ func (x *index) presize() {
 		perThread[runOf] += run
 	}
 	for id, n := range perThread {
-		x.threads[id] = &threadState{open: -1, pos: make([]int, 0, n)}
+		x.threads[id] = &threadState{open: -1, pos: x.takeInts(n)}
 	}
 	x.windows = make([]passRef, 0, windows)
 	for k, n := range perKind {
 		if n > 0 && evKind(k) != ekOther {
-			x.types[k] = make([]int, 0, n)
+			x.types[k] = x.takeInts(n)
 		}
 	}
+}
+
+// takeInts is an empty list with room for n positions, taken from x.ints
+// while it has room.
+func (x *index) takeInts(n int) []int {
+	x.intsWanted += n
+	if n > len(x.ints) {
+		return make([]int, 0, n)
+	}
+	l := x.ints[:0:n]
+	x.ints = x.ints[n:]
+	return l
+}
+
+// positions keeps the array an index of a stream's segment took its lists
+// of positions from, for the next (one slot, as segmentSlices keeps the
+// segment's events): made anew for every segment, they were a third of
+// what judging a stream allocated, so the collector ran the more often,
+// and its write barriers slowed the copying of each event into the
+// segment while it marked. It holds at most keptPositions places (2.6 MB).
+var positions struct {
+	sync.Mutex
+	ints []int
+}
+
+const keptPositions = 16 * keptEvents
+
+// takePositions empties the slot: no two indexes share its array.
+func takePositions() []int {
+	positions.Lock()
+	defer positions.Unlock()
+	ints := positions.ints
+	positions.ints = nil
+	return ints
+}
+
+// givePositions hands x's array to the next index, made large enough for
+// all x asked for (once, when it did not fit), and the larger of it and
+// the slot's. Nothing may read x's lists after.
+func (x *index) givePositions() {
+	ints := x.intsAll
+	if x.intsWanted > cap(ints) {
+		if x.intsWanted > keptPositions {
+			return
+		}
+		ints = make([]int, x.intsWanted)
+	}
+	x.ints, x.intsAll = nil, nil
+	positions.Lock()
+	if cap(ints) > cap(positions.ints) {
+		positions.ints = ints[:cap(ints)]
+	}
+	positions.Unlock()
 }
 
 // threadState is what the index keeps per thread while it files events.
@@ -609,15 +675,22 @@ func (x *index) file(i int, k evKind) {
 // from a slab shared by the index: most lists of most dispatches hold a few
 // positions, and growing each from nothing was the index's largest count
 // of allocations. The three-index slice keeps lists apart: one that
-// outgrows its four places moves to its own array.
+// outgrows its four places moves to its own array, doubled when full: a
+// loop's lists hold one position a pass, and append, which grows a long
+// slice by a quarter, allocated three times what such a list held (a
+// fifth of what judging a long loop allocated).
 func (x *index) pushPos(list []int, i int) []int {
-	if cap(list) == 0 {
+	switch {
+	case cap(list) == 0:
 		if len(x.slab) < slabList {
 			// No more than the trace can use: a segment of a streamed
 			// trace is a few events, and there are many segments.
-			x.slab = make([]int, max(slabList, min(1024*slabList, len(x.ev))))
+			n := max(slabList, min(1024*slabList, len(x.ev)))
+			x.slab = x.takeInts(n)[:n]
 		}
 		list, x.slab = x.slab[:0:slabList], x.slab[slabList:]
+	case len(list) == cap(list):
+		list = append(x.takeInts(2*len(list)), list...)
 	}
 	return append(list, i)
 }

@@ -497,7 +497,7 @@ type segJob struct {
 // one judges aside (Stream.aside).
 func (s *Stream) judgeSegment(j segJob, l *loopCut) {
 	ev := j.ev
-	x := newIndexCols(trace.Trace{Header: s.header, Events: ev}, &j.cols)
+	x := newIndexInts(trace.Trace{Header: s.header, Events: ev}, &j.cols, takePositions())
 	s.seams.offset = j.segStart - j.np
 	s.seams.prologueFrom = j.from
 	x.seams = &s.seams
@@ -545,6 +545,7 @@ func (s *Stream) judgeSegment(j segJob, l *loopCut) {
 	}
 	s.note(x, 0)
 	s.lastProcessDied = x.processDied()
+	x.givePositions()
 }
 
 // base is the instances of prologue (with its prologueFrom, from) judged
