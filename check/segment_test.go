@@ -44,3 +44,44 @@ func TestSegmentSliceKept(t *testing.T) {
 		t.Fatalf("a slice of %d events was kept (the slot keeps at most %d)", cap(ev), keptEvents)
 	}
 }
+
+// TestPositionsKept: an index's array of positions is kept for the next
+// index, made large enough for all the last one asked for, only the
+// larger of two is kept, it is handed to one index at a time, and one
+// past keptPositions is let go.
+func TestPositionsKept(t *testing.T) {
+	takePositions() // whatever other tests left
+	judged := func(n int, ints []int) {
+		ev := make([]trace.Event, n)
+		for i := range ev {
+			ev[i] = trace.Event{Type: trace.Kernel, Thread: 1}
+		}
+		x := newIndexInts(trace.Trace{Events: ev}, nil, ints)
+		if x.intsWanted < 2*n {
+			t.Fatalf("an index of %d events asked for %d places, want its threads' and types' lists (%d) at least", n, x.intsWanted, 2*n)
+		}
+		x.givePositions()
+	}
+	judged(1000, nil)
+	first := takePositions()
+	if len(first) < 2000 {
+		t.Fatalf("the slot kept %d places after an index of 1,000 events, want room for all it asked for", len(first))
+	}
+	if again := takePositions(); again != nil {
+		t.Fatalf("the slot gave its array twice (%d places): two indexes would share it", len(again))
+	}
+	judged(1000, first) // fits: the same array comes back
+	if got := takePositions(); &got[0] != &first[0] {
+		t.Fatalf("an index that fit in the array it was given did not give it back")
+	}
+	judged(10, first)
+	judged(10, nil) // smaller: the slot keeps the larger
+	if got := takePositions(); cap(got) != cap(first) {
+		t.Fatalf("the slot holds %d places, want the larger array (%d)", cap(got), cap(first))
+	}
+	x := &index{intsWanted: keptPositions + 1} // as one that asked for more
+	x.givePositions()
+	if got := takePositions(); got != nil {
+		t.Fatalf("an array of %d places was kept (the slot keeps at most %d)", len(got), keptPositions)
+	}
+}
