@@ -102,11 +102,15 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 		return d.copied
 	}
 	pc := &passCopies{enter: newByPass[*memCopy](x, d), exit: newByPass[*memCopy](x, d)}
-	// One array for the copies and one for their buffers' first places:
-	// there are at most as many copies as tool_memory events, so taking
-	// each from the array never moves one already taken.
+	// One array for the copies and one for their buffers: there are at
+	// most as many copies, and buffers, as tool_memory events, so taking
+	// each from its array never moves one already taken. A callback's
+	// copies come together: a copy takes the rest of places, and leaves
+	// what it did not fill to the next (one more buffer for it after that
+	// moves it to an array of its own).
 	copies := make([]memCopy, 0, len(d.copies))
-	places := make([]copiedBuffer, 2*len(d.copies))
+	places := make([]copiedBuffer, len(d.copies))
+	var last *memCopy
 	for _, i := range d.copies {
 		p, ok := x.passOf(i)
 		if !ok {
@@ -128,8 +132,13 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 		}
 		c := by.get(p)
 		if c == nil {
-			copies = append(copies, memCopy{from: from, to: i, buffers: places[:0:2]})
-			c, places = &copies[len(copies)-1], places[2:]
+			if last != nil {
+				places = places[len(last.buffers):]
+				last.buffers = slices.Clip(last.buffers)
+			}
+			copies = append(copies, memCopy{from: from, to: i, buffers: places[:0]})
+			c = &copies[len(copies)-1]
+			last = c
 			by.set(p, c)
 		}
 		c.from, c.to = min(c.from, from), max(c.to, i)
