@@ -155,7 +155,7 @@ func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed 
 	var vs []Violation
 	wantIn, wantAnc := w.want()
 	ref := -1
-	for _, i := range concat(d.configEnter, d.passEnter, d.passExit, d.configExit) {
+	for _, i := range x.concat(d.configEnter, d.passEnter, d.passExit, d.configExit) {
 		c := x.ev[i].Corr
 		if c == nil {
 			continue

@@ -99,7 +99,7 @@ func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 // MEM-1: one snapshot, after CONFIG ENTER and before the first kernel.
 func (x *index) checkSnapshot(d *dispatchView) []Violation {
 	if len(d.snapshots) != 1 {
-		return []Violation{x.violation("MEM-1", d.id, fmt.Sprintf("replayed dispatch %d took %d snapshots, want 1", d.id, len(d.snapshots)), concat(d.snapshots, d.passEnter[:1])...)}
+		return []Violation{x.violation("MEM-1", d.id, fmt.Sprintf("replayed dispatch %d took %d snapshots, want 1", d.id, len(d.snapshots)), x.concat(d.snapshots, d.passEnter[:1])...)}
 	}
 	s := d.snapshots[0]
 	first := d.passEnter[0]

@@ -31,7 +31,7 @@ func (x *index) allocations() []allocation {
 		return *x.allocs
 	}
 	var out []allocation
-	for _, i := range mergeSorted(x.types[ekAppAlloc], x.types[ekAppFree]) {
+	for _, i := range x.mergeSorted(x.types[ekAppAlloc], x.types[ekAppFree]) {
 		e := &x.ev[i]
 		if e.Type == trace.AppAlloc {
 			out = append(out, allocation{buffer: e.Buffer, agent: e.Agent, kind: e.MemKind, addr: e.Addr, bytes: e.Bytes, at: i, freedAt: len(x.ev)})
