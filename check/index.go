@@ -302,12 +302,11 @@ func newIndex(t trace.Trace) *index { return newIndexCols(t, nil) }
 // newIndexCols is newIndex with the events' columns already made (a
 // stream's segment makes them as its events arrive), nil to make them
 // here. The index reads them and never writes them.
-func newIndexCols(t trace.Trace, c *columns) *index { return newIndexInts(t, c, nil) }
+func newIndexCols(t trace.Trace, c *columns) *index { return newIndexInts(t, c, indexArrays{}) }
 
-// newIndexInts is newIndexCols taking its lists of positions from ints
-// (takePositions) while it lasts: give them back with givePositions once
-// judged.
-func newIndexInts(t trace.Trace, c *columns, ints []int) *index {
+// newIndexInts is newIndexCols making its arrays in a's (takePositions)
+// where they fit: give them back with givePositions once judged.
+func newIndexInts(t trace.Trace, c *columns, a indexArrays) *index {
 	if c == nil {
 		made := columnsOf(t.Events)
 		c = &made
@@ -324,16 +323,17 @@ func newIndexInts(t trace.Trace, c *columns, ints []int) *index {
 		appLabel:   map[string]*appView{},
 		instances:  make(map[string]int, 64), // about as many rules as the oracles examine
 		counted:    make([]int, len(registry)),
-		windowOf:   make([]int32, 0, len(t.Events)),
-		byTool:     make([]bool, 0, len(t.Events)),
+		windowOf:   reuse(a.windowOf, len(t.Events)),
+		byTool:     reuse(a.byTool, len(t.Events)),
 		col:        c.rows,
 		cbs:        c.cbs,
 		copies:     c.copies,
-		toolReads:  make([]bool, len(t.Events)),
+		toolReads:  reuse(a.toolReads, len(t.Events))[:len(t.Events)],
 		threads:    map[uint64]*threadState{},
-		ints:       ints,
-		intsAll:    ints,
+		ints:       a.ints,
+		intsAll:    a.ints,
 	}
+	clear(x.toolReads)
 	x.presize()
 	for i := range t.Events {
 		x.add(i)
@@ -395,31 +395,50 @@ func (x *index) takeInts(n int) []int {
 	return l
 }
 
-// positions keeps the array an index of a stream's segment took its lists
-// of positions from, for the next (one slot, as segmentSlices keeps the
-// segment's events): made anew for every segment, they were a third of
-// what judging a stream allocated, so the collector ran the more often,
-// and its write barriers slowed the copying of each event into the
-// segment while it marked. It holds at most keptPositions places (2.6 MB).
+// reuse is s emptied when it has room for n, else a new slice of room n.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:0]
+	}
+	return make([]T, 0, n)
+}
+
+// indexArrays are the arrays an index makes as large as its events, or
+// larger: the array its lists of positions are taken from (takeInts), and
+// each event's PASS window and flags.
+type indexArrays struct {
+	ints      []int
+	windowOf  []int32
+	byTool    []bool
+	toolReads []bool
+}
+
+// positions keeps the arrays an index of a stream's segment made, for the
+// next (one slot, as segmentSlices keeps the segment's events): made anew
+// for every segment, they were two fifths of what judging a stream
+// allocated, so the collector ran the more often, and its write barriers
+// slowed the copying of each event into the segment while it marked. It
+// holds the arrays of at most keptPositions places (2.6 MB of them).
 var positions struct {
 	sync.Mutex
-	ints []int
+	indexArrays
 }
 
 const keptPositions = 16 * keptEvents
 
-// takePositions empties the slot: no two indexes share its array.
-func takePositions() []int {
+// takePositions empties the slot: no two indexes share its arrays.
+func takePositions() indexArrays {
 	positions.Lock()
 	defer positions.Unlock()
-	ints := positions.ints
-	positions.ints = nil
-	return ints
+	a := positions.indexArrays
+	positions.indexArrays = indexArrays{}
+	return a
 }
 
-// givePositions hands x's array to the next index, made large enough for
-// all x asked for (once, when it did not fit), and the larger of it and
-// the slot's. Nothing may read x's lists after.
+// givePositions hands x's arrays to the next index, the array of
+// positions made large enough for all x asked for (once, when it did not
+// fit), when they are larger than the slot's. Nothing may read x's lists
+// after.
 func (x *index) givePositions() {
 	ints := x.intsAll
 	if x.intsWanted > cap(ints) {
@@ -428,10 +447,11 @@ func (x *index) givePositions() {
 		}
 		ints = make([]int, x.intsWanted)
 	}
+	a := indexArrays{ints[:cap(ints)], x.windowOf[:0], x.byTool[:0], x.toolReads[:0]}
 	x.ints, x.intsAll = nil, nil
 	positions.Lock()
-	if cap(ints) > cap(positions.ints) {
-		positions.ints = ints[:cap(ints)]
+	if cap(a.ints) > cap(positions.ints) {
+		positions.indexArrays = a
 	}
 	positions.Unlock()
 }
