@@ -59,8 +59,8 @@ type Stream struct {
 	ids  []uint64 // scratch: the segment's dispatch ids, when it is cut
 
 	// What is in flight, per thread and for the application.
-	windows map[uint64]int // open PASS windows (they nest, MEM-6)
-	tools   map[uint64]int // dispatches the tool is writing
+	windows openCounts     // open PASS windows (they nest, MEM-6)
+	tools   openCounts     // dispatches the tool is writing
 	pending map[string]int // application dispatches not yet complete
 
 	// What earlier segments hold that no later event may name.
@@ -195,7 +195,7 @@ func appEvent(k evKind) bool {
 // NewStream starts judging a trace with header h.
 func NewStream(h trace.Header) *Stream {
 	return &Stream{
-		header: h, windows: map[uint64]int{}, tools: map[uint64]int{}, pending: map[string]int{},
+		header: h, pending: map[string]int{},
 		closedLabels: map[uint64]struct{}{}, closedReps: map[string]*idRanges{},
 		lastOnThread: map[uint64]int{}, lastBySource: map[trace.Source]int{},
 		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
@@ -378,12 +378,12 @@ func (s *Stream) track(e *trace.Event, k evKind) {
 	switch k {
 	case ekCallback:
 		if e.Op == trace.OpPass {
-			s.count(s.windows, e.Thread, e.Phase == trace.PhaseEnter)
+			s.windows.count(e.Thread, e.Phase == trace.PhaseEnter)
 		}
 	case ekToolDispatch:
-		s.count(s.tools, e.Thread, true)
+		s.tools.count(e.Thread, true)
 	case ekToolComplete:
-		s.count(s.tools, e.Thread, false)
+		s.tools.count(e.Thread, false)
 	case ekAppDispatch:
 		s.apps++
 		s.pending[e.Label]++
@@ -398,14 +398,35 @@ func (s *Stream) track(e *trace.Event, k evKind) {
 	}
 }
 
-func (s *Stream) count(m map[uint64]int, thread uint64, up bool) {
-	switch {
-	case up:
-		m[thread]++
-	case m[thread] > 1:
-		m[thread]--
-	default:
-		delete(m, thread)
+// openCounts counts what is open on each thread (PASS windows, the
+// tool's dispatches), a thread listed while it has one open: a few
+// threads, looked for in turn (in a map, a PASS EXIT deleted its thread
+// and the next PASS ENTER put it back, twice a pass).
+type openCounts []openCount
+
+type openCount struct {
+	thread uint64
+	n      int
+}
+
+// count opens one more on thread when up, else closes one (none open:
+// nothing to close).
+func (o *openCounts) count(thread uint64, up bool) {
+	for k := range *o {
+		if c := &(*o)[k]; c.thread == thread {
+			switch {
+			case up:
+				c.n++
+			case c.n > 1:
+				c.n--
+			default:
+				*o = slices.Delete(*o, k, k+1)
+			}
+			return
+		}
+	}
+	if up {
+		*o = append(*o, openCount{thread, 1})
 	}
 }
 
@@ -663,6 +684,8 @@ type timeSeams struct {
 	// its records' span and whether it is a loop.
 	segStart map[uint64]uint64
 	spans    map[uint64]*timedSpan
+	last     *timedSpan // spans[lastID]: a dispatch's events come in runs
+	lastID   uint64
 }
 
 type timedSpan struct {
@@ -699,11 +722,15 @@ func (t *timeSeams) add(e *trace.Event, k evKind) bool {
 }
 
 func (t *timeSeams) span(id uint64) *timedSpan {
+	if t.last != nil && t.lastID == id {
+		return t.last
+	}
 	sp := t.spans[id]
 	if sp == nil {
 		sp = &timedSpan{}
 		t.spans[id] = sp
 	}
+	t.last, t.lastID = sp, id
 	return sp
 }
 
@@ -729,6 +756,7 @@ func (t *timeSeams) cut() {
 	}
 	clear(t.segStart)
 	clear(t.spans)
+	t.last = nil
 }
 
 // apart: at the end, with the longest record known, no earlier record came
