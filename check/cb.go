@@ -191,7 +191,7 @@ func (x *index) checkPublishedPass() []Violation {
 		if !ok {
 			continue
 		}
-		x.examined("CB-4")
+		x.examinedAt(slotCB4)
 		w := x.window(i)
 		switch {
 		case !w.open:

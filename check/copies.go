@@ -464,7 +464,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 				if f := fact(b); !ok || f.saved != saved || !f.asSnapshot || x.otherWorkIn(d, e0.from, ek.to, false, false, b) || x.freedIn(b, e0.from, ek.to) {
 					continue
 				}
-				x.examined("MEM-2")
+				x.examinedAt(slotMEM2)
 				if now := cb.digest; now != before {
 					differ = append(differ, fmt.Sprintf("%s (%s, pass 0 %s)", b, now, before))
 					at = append(at, e0.buffers.pos(b), ek.buffers.pos(b))
@@ -491,7 +491,7 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 			f := fact(b)
 			switch f.saved {
 			case notSaved:
-				x.examined("MEM-4")
+				x.examinedAt(slotMEM4)
 				if now != after {
 					mem4 = true
 					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d of dispatch %d wrote buffer %s, which is %s: only coarse-grained device memory the snapshot saved is written back (the tool copied %s at pass %d's EXIT, %s at pass %d's ENTER)", k, d.id, b, f.why, after, k-1, now, k), f.alloc.at, xp.buffers.pos(b), ek.buffers.pos(b)))
@@ -501,9 +501,9 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 				if !ok0 || !f.asSnapshot || after == before {
 					continue // pass k-1 left it as it was: nothing to restore
 				}
-				x.examined("MEM-4")
+				x.examinedAt(slotMEM4)
 				if configured >= 0 && f.alloc.at > configured {
-					x.examined("ACT-4")
+					x.examinedAt(slotACT4)
 				}
 				switch now {
 				case before:

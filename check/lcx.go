@@ -126,7 +126,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 		// (the mask holds, or persists) and, for the contexts masked with a
 		// service that consults the override, of SVC-1.
 		if len(masks) > 0 {
-			x.examined("LCX-3")
+			x.examinedAt(slotLCX3)
 			for ctx := range masks {
 				if x.scopedServiceOf(ctx) {
 					x.examined("SVC-1")
@@ -178,7 +178,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 			continue
 		}
 		if len(producing) > 0 && len(passes) > 1 {
-			x.examined("LCX-3")
+			x.examinedAt(slotLCX3)
 		}
 		for j, k := range producing {
 			// A counter context the loop never toggled may rightly have

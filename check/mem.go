@@ -181,7 +181,7 @@ func (x *index) checkSameInput(d *dispatchView) []Violation {
 			first = k
 			continue
 		}
-		x.examined("MEM-2") // a later pass's input, compared with the first's
+		x.examinedAt(slotMEM2) // a later pass's input, compared with the first's
 		if x.ev[k].MemIn != x.ev[first].MemIn {
 			return []Violation{x.violation("MEM-2", d.id, fmt.Sprintf("a later pass of dispatch %d started from memory %s, the first from %s", d.id, x.ev[k].MemIn, x.ev[first].MemIn), first, k)}
 		}
