@@ -700,6 +700,14 @@ func (x *index) file(i int, k evKind) {
 // slice by a quarter, allocated three times what such a list held (a
 // fifth of what judging a long loop allocated).
 func (x *index) pushPos(list []int, i int) []int {
+	if len(list) < cap(list) {
+		return append(list, i) // inlined: most calls
+	}
+	return x.growPos(list, i)
+}
+
+// growPos is pushPos of a list with no room left.
+func (x *index) growPos(list []int, i int) []int {
 	switch {
 	case cap(list) == 0:
 		if len(x.slab) < slabList {
