@@ -108,8 +108,8 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	// copies come together: a copy takes the rest of places, and leaves
 	// what it did not fill to the next (one more buffer for it after that
 	// moves it to an array of its own).
-	copies := make([]memCopy, 0, len(d.copies))
-	places := make([]copiedBuffer, len(d.copies))
+	copies := x.memCopies.take(len(d.copies))
+	places := x.places.take(len(d.copies))[:len(d.copies)]
 	var last *memCopy
 	for _, i := range d.copies {
 		p, ok := x.passOf(i)

@@ -111,11 +111,12 @@ type index struct {
 	lastThreadID uint64
 	lastDispatch *dispatchView
 	slab         []int // pushPos's places not yet handed out
-	// ints is what is left of the array the index's lists of positions
-	// are taken from (takeInts); kept, the array is given to the next
+	// The arrays the index's lists of positions, and its dispatches'
+	// copies (copiesOf), are taken from: kept, they are given to the next
 	// index (positions).
-	ints, intsAll []int
-	intsWanted    int // places asked of takeInts
+	ints      arena[int]
+	memCopies arena[memCopy]
+	places    arena[copiedBuffer]
 }
 
 // elision: passes [lo, hi) of dispatch were judged in an earlier part of
@@ -330,8 +331,9 @@ func newIndexInts(t trace.Trace, c *columns, a indexArrays) *index {
 		copies:     c.copies,
 		toolReads:  reuse(a.toolReads, len(t.Events))[:len(t.Events)],
 		threads:    map[uint64]*threadState{},
-		ints:       a.ints,
-		intsAll:    a.ints,
+		ints:       newArena(a.ints),
+		memCopies:  newArena(a.memCopies),
+		places:     newArena(a.places),
 	}
 	clear(x.toolReads)
 	x.presize()
@@ -383,16 +385,43 @@ func (x *index) presize() {
 	}
 }
 
-// takeInts is an empty list with room for n positions, taken from x.ints
-// while it has room.
-func (x *index) takeInts(n int) []int {
-	x.intsWanted += n
-	if n > len(x.ints) {
-		return make([]int, 0, n)
+// takeInts is an empty list with room for n positions.
+func (x *index) takeInts(n int) []int { return x.ints.take(n) }
+
+// arena hands out room in one array in turn, and counts the room asked
+// for, so that the array kept for the next index holds all of it.
+type arena[T any] struct {
+	free, all []T
+	wanted    int
+}
+
+func newArena[T any](all []T) arena[T] { return arena[T]{free: all, all: all} }
+
+// take is an empty slice with room for n, from the array while it has
+// room.
+func (a *arena[T]) take(n int) []T {
+	a.wanted += n
+	if n > len(a.free) {
+		return make([]T, 0, n)
 	}
-	l := x.ints[:0:n]
-	x.ints = x.ints[n:]
+	l := a.free[:0:n]
+	a.free = a.free[n:]
 	return l
+}
+
+// kept empties a and returns its array for the next index, or, when it
+// did not hold all that was asked, one that does (made once); nil when
+// that is more than limit.
+func (a *arena[T]) kept(limit int) []T {
+	all := a.all
+	if a.wanted > cap(all) {
+		if a.wanted > limit {
+			return nil
+		}
+		all = make([]T, a.wanted)
+	}
+	*a = arena[T]{}
+	return all[:cap(all)]
 }
 
 // reuse is s emptied when it has room for n, else a new slice of room n.
@@ -404,10 +433,12 @@ func reuse[T any](s []T, n int) []T {
 }
 
 // indexArrays are the arrays an index makes as large as its events, or
-// larger: the array its lists of positions are taken from (takeInts), and
-// each event's PASS window and flags.
+// larger: those its lists of positions and its copies are taken from
+// (arena), and each event's PASS window and flags.
 type indexArrays struct {
 	ints      []int
+	memCopies []memCopy
+	places    []copiedBuffer
 	windowOf  []int32
 	byTool    []bool
 	toolReads []bool
@@ -440,15 +471,11 @@ func takePositions() indexArrays {
 // fit), when they are larger than the slot's. Nothing may read x's lists
 // after.
 func (x *index) givePositions() {
-	ints := x.intsAll
-	if x.intsWanted > cap(ints) {
-		if x.intsWanted > keptPositions {
-			return
-		}
-		ints = make([]int, x.intsWanted)
+	a := indexArrays{x.ints.kept(keptPositions), x.memCopies.kept(keptEvents), x.places.kept(keptEvents),
+		x.windowOf[:0], x.byTool[:0], x.toolReads[:0]}
+	if a.ints == nil {
+		return
 	}
-	a := indexArrays{ints[:cap(ints)], x.windowOf[:0], x.byTool[:0], x.toolReads[:0]}
-	x.ints, x.intsAll = nil, nil
 	positions.Lock()
 	if cap(a.ints) > cap(positions.ints) {
 		positions.indexArrays = a

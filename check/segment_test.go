@@ -58,8 +58,8 @@ func TestPositionsKept(t *testing.T) {
 			ev[i] = trace.Event{Type: trace.Kernel, Thread: 1}
 		}
 		x := newIndexInts(trace.Trace{Events: ev}, nil, a)
-		if x.intsWanted < 2*n {
-			t.Fatalf("an index of %d events asked for %d places, want its threads' and types' lists (%d) at least", n, x.intsWanted, 2*n)
+		if x.ints.wanted < 2*n {
+			t.Fatalf("an index of %d events asked for %d places, want its threads' and types' lists (%d) at least", n, x.ints.wanted, 2*n)
 		}
 		x.givePositions()
 	}
@@ -81,7 +81,7 @@ func TestPositionsKept(t *testing.T) {
 	if got := takePositions().ints; cap(got) != cap(first) {
 		t.Fatalf("the slot holds %d places, want the larger array (%d)", cap(got), cap(first))
 	}
-	x := &index{intsWanted: keptPositions + 1} // as one that asked for more
+	x := &index{ints: arena[int]{wanted: keptPositions + 1}} // as one that asked for more
 	x.givePositions()
 	if got := takePositions().ints; got != nil {
 		t.Fatalf("an array of %d places was kept (the slot keeps at most %d)", len(got), keptPositions)
