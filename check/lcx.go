@@ -88,13 +88,16 @@ func (m maskState) off() bool { return m.stopped }
 // decide which dispatch-scoped records each pass delivers.
 func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violation {
 	var vs []Violation
+	var localsByPass byPass[[]int] // empty, read as such, in the loops that make no local call
 	byPass := newByPass[[]int](x, d)
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
 			byPass.set(p, x.pushPos(byPass.get(p), i))
 		}
 	}
-	localsByPass := newByPass[[]int](x, d)
+	if len(d.locals) > 0 {
+		localsByPass = newByPass[[]int](x, d)
+	}
 	for _, i := range d.locals {
 		e := &x.ev[i]
 		if p, ok := x.passOf(i); ok && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
