@@ -319,10 +319,10 @@ func (x *index) freedIn(b string, lo, hi int) bool {
 // its restore event says where it wrote, recorded with its copy (decision
 // 18.8). Without it, the other loop must have been between two of its
 // passes then, and b must read at one of its PASS ENTERs as d's copy read
-// it: what its restores bring back.
-func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int) bool {
-	a, ok := x.allocationNamed(b)
-	if !ok || !a.kind.Saved() || a.agent == d.agent {
+// it: what its restores bring back. a is b's allocation (allocationNamed,
+// the zero allocation when none is known), which the caller knows.
+func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int, a allocation) bool {
+	if !a.kind.Saved() || a.agent == d.agent {
 		return false // only another agent's saved memory is another loop's to restore
 	}
 	if x.header.Reports(trace.SourceSDK) {
@@ -485,10 +485,10 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 			b := cb.name
 			after, okX := xp.digest(x, b)
 			now := cb.digest
-			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) || x.restoredByOther(d, b, now, xp.from, ek.to) {
+			f := fact(b)
+			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) || x.restoredByOther(d, b, now, xp.from, ek.to, f.alloc) {
 				continue
 			}
-			f := fact(b)
 			switch f.saved {
 			case notSaved:
 				x.examinedAt(slotMEM4)
