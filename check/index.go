@@ -115,6 +115,7 @@ type index struct {
 	// copies (copiesOf), are taken from: kept, they are given to the next
 	// index (positions).
 	ints      arena[int]
+	lists     arena[[]int] // the slots of positionsByPass
 	memCopies arena[memCopy]
 	places    arena[copiedBuffer]
 }
@@ -332,6 +333,7 @@ func newIndexInts(t trace.Trace, c *columns, a indexArrays) *index {
 		toolReads:  reuse(a.toolReads, len(t.Events))[:len(t.Events)],
 		threads:    map[uint64]*threadState{},
 		ints:       newArena(a.ints),
+		lists:      newArena(a.lists),
 		memCopies:  newArena(a.memCopies),
 		places:     newArena(a.places),
 	}
@@ -437,6 +439,7 @@ func reuse[T any](s []T, n int) []T {
 // (arena), and each event's PASS window and flags.
 type indexArrays struct {
 	ints      []int
+	lists     [][]int
 	memCopies []memCopy
 	places    []copiedBuffer
 	windowOf  []int32
@@ -471,8 +474,8 @@ func takePositions() indexArrays {
 // fit), when they are larger than the slot's. Nothing may read x's lists
 // after.
 func (x *index) givePositions() {
-	a := indexArrays{x.ints.kept(keptPositions), x.memCopies.kept(keptEvents), x.places.kept(keptEvents),
-		x.windowOf[:0], x.byTool[:0], x.toolReads[:0]}
+	a := indexArrays{x.ints.kept(keptPositions), x.lists.kept(keptEvents), x.memCopies.kept(keptEvents),
+		x.places.kept(keptEvents), x.windowOf[:0], x.byTool[:0], x.toolReads[:0]}
 	if a.ints == nil {
 		return
 	}

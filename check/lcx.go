@@ -89,14 +89,14 @@ func (m maskState) off() bool { return m.stopped }
 func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violation {
 	var vs []Violation
 	var localsByPass byPass[[]int] // empty, read as such, in the loops that make no local call
-	byPass := newByPass[[]int](x, d)
+	byPass := x.positionsByPass(d)
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
 			byPass.set(p, x.pushPos(byPass.get(p), i))
 		}
 	}
 	if len(d.locals) > 0 {
-		localsByPass = newByPass[[]int](x, d)
+		localsByPass = x.positionsByPass(d)
 	}
 	for _, i := range d.locals {
 		e := &x.ev[i]
@@ -465,7 +465,7 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 			exited.set(p, true)
 		}
 	}
-	byPass := newByPass[[]int](x, d)
+	byPass := x.positionsByPass(d)
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
 			byPass.set(p, x.pushPos(byPass.get(p), i))

@@ -85,7 +85,7 @@ func (x *index) checkFailedSnapshots() []Violation {
 // kernelsOfPass returns d's kernel events inside its pass p.
 func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 	if d.kernelsByPass == nil {
-		b := newByPass[[]int](x, d)
+		b := x.positionsByPass(d)
 		for _, k := range d.kernels {
 			if w := x.window(k); w.open && w.dispatch == d.id {
 				b.set(w.pass, x.pushPos(b.get(w.pass), k))
@@ -120,7 +120,7 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 	if passes > 1 {
 		x.examined("MEM-2")
 	}
-	byPass := newByPass[[]int](x, d)
+	byPass := x.positionsByPass(d)
 	// After the last pass's EXIT no restore is due (MEM-3). A last pass
 	// still open when the trace ends (the process died in another loop's
 	// failed restore, decision 17.19) has no EXIT to bound it.

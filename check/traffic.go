@@ -150,7 +150,7 @@ func (x *index) diedBeforeFirstPass(d *dispatchView) bool {
 // restoresByPass groups d's restore events by the pass they precede.
 func (x *index) restoresByPass(d *dispatchView) *byPass[[]int] {
 	if d.restoreByPass == nil {
-		b := newByPass[[]int](x, d)
+		b := x.positionsByPass(d)
 		for _, r := range d.restores {
 			if p, ok := x.passOf(r); ok {
 				b.set(p, x.pushPos(b.get(p), r))
