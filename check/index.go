@@ -865,7 +865,7 @@ func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
 		if n := min(len(d.returns), len(d.passEnter)+1); n > 0 {
 			// Room for the loop's passes, ENTER and EXIT, in one array:
 			// place grows the lists a pass at a time.
-			both := make([]int, 2*n)
+			both := x.takeInts(2 * n)[:2*n]
 			r.enter, r.exit = both[:0:n], both[n:n:2*n]
 		}
 		for _, i := range d.returns {

@@ -15,7 +15,7 @@ func checkMEM(x *index) []Violation {
 	memKnown := x.header.Reports(trace.SourceSDK)
 	kernelsByAgent := map[uint64][]int{}
 	for _, k := range x.types[ekKernel] {
-		kernelsByAgent[x.ev[k].Agent] = append(kernelsByAgent[x.ev[k].Agent], k)
+		kernelsByAgent[x.ev[k].Agent] = x.pushPos(kernelsByAgent[x.ev[k].Agent], k)
 	}
 	x.eachDispatch(func(d *dispatchView) {
 		if memKnown {
@@ -423,7 +423,7 @@ func (x *index) timedRecords(agent uint64) ([]int, uint64) {
 			if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
 				continue
 			}
-			x.recordsByAgent[e.Agent] = append(x.recordsByAgent[e.Agent], i)
+			x.recordsByAgent[e.Agent] = x.pushPos(x.recordsByAgent[e.Agent], i)
 			x.longestRecord[e.Agent] = max(x.longestRecord[e.Agent], e.End-e.Start+1)
 		}
 		for _, list := range x.recordsByAgent {
