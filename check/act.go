@@ -250,7 +250,7 @@ func (x *index) checkActivationPerDispatch() []Violation {
 			}
 			var why string
 			var at []int
-			if replayed := concat(d.configEnter, d.passEnter); len(replayed) > 0 {
+			if replayed := x.concat(d.configEnter, d.passEnter); len(replayed) > 0 {
 				why, at = fmt.Sprintf("%s ran while no started context's subscription covered CONFIG, yet it got %s", a.label, kindText(&x.ev[replayed[0]])), []int{a.at, replayed[0]}
 			} else if x.has(trace.Kernel) && len(d.kernels) > 1 {
 				why, at = fmt.Sprintf("%s ran while nothing activated replay, yet its kernel ran %d times", a.label, len(d.kernels)), append([]int{a.at}, d.kernels...)
@@ -313,7 +313,7 @@ func (x *index) checkNoReplayNoWork() []Violation {
 		if len(d.kernels) > 0 {
 			until = d.kernels[0]
 		}
-		work := concat(d.snapshots, d.restores)
+		work := x.concat(d.snapshots, d.restores)
 		if x.header.Reports(trace.SourceRuntime) {
 			work = append(work, x.trafficOf(&dispatchView{thread: a.thread}, trace.MemRead, a.at, until)...)
 		}

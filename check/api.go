@@ -69,7 +69,7 @@ func (x *index) checkCallbackShape(i int) []Violation {
 	isPass := op == cbPassEnter || op == cbPassExit || op == cbOther && e.Op == trace.OpPass
 	switch {
 	case isConfig:
-		x.examined("API-6")
+		x.examinedAt(slotAPI6)
 		// API-6: pass fields are zero during CONFIG.
 		if p, ok := x.passOf(i); ok && p != 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("CONFIG %s carries current_pass %d", e.Phase, p), i))
@@ -86,8 +86,8 @@ func (x *index) checkCallbackShape(i int) []Violation {
 		if !x.payloads {
 			break
 		}
-		x.examined("API-6")
-		x.examined("LCX-1")
+		x.examinedAt(slotAPI6)
+		x.examinedAt(slotLCX1)
 		set, lacks := x.passPayload(x.callbackOf(i).payload)
 		if len(set) > 0 {
 			vs = append(vs, x.violation("API-6", e.Dispatch, fmt.Sprintf("PASS %s payload has the tool callback %s set", e.Phase, strings.Join(set, ", ")), i))
@@ -208,7 +208,7 @@ func (x *index) checkPayloadSize(i int) []Violation {
 	if cb.size == nil {
 		return nil
 	}
-	x.examined("API-5")
+	x.examinedAt(slotAPI5)
 	size := *cb.size
 	if size >= trace.PayloadSize {
 		return nil // every member ends within the whole payload (TestPayloadMembersEndWithin)
@@ -250,7 +250,7 @@ func (x *index) dispatchInfo(d *dispatchView, a *appView, list []int, vs *[]Viol
 			continue
 		}
 		e := &x.ev[i]
-		x.examined("API-5")
+		x.examinedAt(slotAPI5)
 		switch {
 		case in.Size == 0:
 			*vs = append(*vs, x.violation("API-5", d.id, fmt.Sprintf("%s %s: dispatch_info has size 0, as if the SDK had not filled it in", e.Op, e.Phase), i))

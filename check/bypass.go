@@ -17,11 +17,26 @@ type byPass[T any] struct {
 // newByPass makes d's: slots for each pass the index shows and one more
 // (what comes after the last pass, a restore that ends the loop).
 func newByPass[T any](x *index, d *dispatchView) byPass[T] {
-	b := byPass[T]{dense: make([]T, len(d.passEnter)+1)}
+	return newByPassIn(x, d, make([]T, len(d.passEnter)+1))
+}
+
+// newByPassIn is newByPass keeping the passes in dense, emptied, of
+// len(d.passEnter)+1.
+func newByPassIn[T any](x *index, d *dispatchView, dense []T) byPass[T] {
+	clear(dense)
+	b := byPass[T]{dense: dense}
 	if n, from := x.elided(d); n > 0 {
 		b.lo, b.hi = from, from+uint64(n)
 	}
 	return b
+}
+
+// positionsByPass is newByPass of lists of positions, its slots taken from
+// the index's kept array of them (x.lists): a loop's records, kernels
+// and restores are filed by pass, each a slot a pass.
+func (x *index) positionsByPass(d *dispatchView) byPass[[]int] {
+	n := len(d.passEnter) + 1
+	return newByPassIn(x, d, x.lists.take(n)[:n])
 }
 
 // slot is where p is kept in dense, -1 when in other.

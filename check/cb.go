@@ -30,14 +30,14 @@ func (x *index) checkConfigBrackets(d *dispatchView) []Violation {
 	x.examined("CB-1")
 	var vs []Violation
 	if len(d.configEnter) != 1 {
-		vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d has %d CONFIG ENTER callbacks", d.id, len(d.configEnter)), concat(d.configEnter, d.configExit)...))
+		vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d has %d CONFIG ENTER callbacks", d.id, len(d.configEnter)), x.concat(d.configEnter, d.configExit)...))
 	}
 	switch {
 	case len(d.configExit) == 0 && (len(d.neverEnded) > 0 || x.cutOff(d) || x.openLoop(d)):
 		// The harness stopped a never-ending loop (CMP-4), or a failed
 		// restore ended the process (MEM-5): no EXIT is due.
 	case len(d.configExit) != 1:
-		vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d has %d CONFIG EXIT callbacks", d.id, len(d.configExit)), concat(d.configEnter, d.configExit)...))
+		vs = append(vs, x.violation("CB-1", d.id, fmt.Sprintf("dispatch %d has %d CONFIG EXIT callbacks", d.id, len(d.configExit)), x.concat(d.configEnter, d.configExit)...))
 	}
 	if len(vs) > 0 || len(d.configExit) == 0 {
 		return vs
@@ -191,7 +191,7 @@ func (x *index) checkPublishedPass() []Violation {
 		if !ok {
 			continue
 		}
-		x.examined("CB-4")
+		x.examinedAt(slotCB4)
 		w := x.window(i)
 		switch {
 		case !w.open:
@@ -233,7 +233,7 @@ func kindText(e *trace.Event) string {
 }
 
 // concat joins position lists into a new slice.
-func concat(lists ...[]int) []int {
+func (x *index) concat(lists ...[]int) []int {
 	n := 0
 	for _, l := range lists {
 		n += len(l)
@@ -241,7 +241,7 @@ func concat(lists ...[]int) []int {
 	if n == 0 {
 		return nil
 	}
-	out := make([]int, 0, n)
+	out := x.takeInts(n)
 	for _, l := range lists {
 		out = append(out, l...)
 	}
@@ -249,8 +249,8 @@ func concat(lists ...[]int) []int {
 }
 
 // mergeSorted merges two ascending position lists.
-func mergeSorted(a, b []int) []int {
-	out := make([]int, 0, len(a)+len(b))
+func (x *index) mergeSorted(a, b []int) []int {
+	out := x.takeInts(len(a) + len(b))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		if j >= len(b) || (i < len(a) && a[i] < b[j]) {

@@ -176,7 +176,7 @@ func (x *index) checkOneCompletion(a *appView, d *dispatchView, signals *signalI
 // CMP-2: the decrement follows CONFIG EXIT and the last PASS EXIT.
 func (x *index) checkCompletionAfterLoop(a *appView, d *dispatchView, dec int) []Violation {
 	var vs []Violation
-	after := concat(d.configExit, d.passExit)
+	after := x.concat(d.configExit, d.passExit)
 	for _, i := range after {
 		if dec < i {
 			w := x.violation("CMP-2", d.id, fmt.Sprintf("%s's completion fired before the loop ended (before %s of dispatch %d)", a.label, kindText(&x.ev[i])+passSuffix(&x.ev[i]), d.id), dec, i)

@@ -65,8 +65,10 @@ func columnsOf(ev []trace.Event) columns {
 }
 
 // push adds e's entry at the end.
-func (c *columns) push(e *trace.Event) {
-	k := c.kc.of(e.Type)
+func (c *columns) push(e *trace.Event) { c.pushKind(e, c.kc.of(e.Type)) }
+
+// pushKind is push of e, of kind k (c.kc.of(e.Type)).
+func (c *columns) pushKind(e *trace.Event, k evKind) {
 	r := column{dispatch: e.Dispatch, thread: e.Thread, kind: k, op: opPhaseOf(e), aux: -1}
 	if e.Pass != nil {
 		r.pass, r.hasPass = *e.Pass, true

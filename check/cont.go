@@ -31,7 +31,7 @@ func checkCONT(x *index) []Violation {
 // CONT-4: every PASS ENTER is followed by its EXIT before the next pass.
 func (x *index) checkPassesClosed(d *dispatchView) []Violation {
 	open := -1
-	for _, i := range mergeSorted(d.passEnter, d.passExit) {
+	for _, i := range x.mergeSorted(d.passEnter, d.passExit) {
 		if x.ev[i].Phase == trace.PhaseEnter {
 			if open >= 0 {
 				return []Violation{x.violation("CONT-4", d.id, fmt.Sprintf("pass %s never got its PASS EXIT", passText(&x.ev[open])), open, i)}
@@ -54,7 +54,7 @@ func (x *index) checkContinuePlacement(d *dispatchView) []Violation {
 		return x.checkHiddenContinue(d)
 	}
 	var vs []Violation
-	passEvents := mergeSorted(d.passEnter, d.passExit)
+	passEvents := x.mergeSorted(d.passEnter, d.passExit)
 	consulted := map[uint64]int{}
 	r, fixedOK := x.passCount(d)
 	for _, c := range d.continues {

@@ -46,9 +46,23 @@ type copiedBuffer struct {
 	digest string // the event's, kept here: oracles compare them pass by pass
 }
 
-// find returns buffer's place in c, and whether it is there.
+// find returns buffer's place in c, and whether it is there. A copy of a
+// few buffers is searched in turn: most hold one, and its name is most
+// often the very string asked for, told equal at once (a binary search
+// compared the strings' bytes, a third of judging the copies of a pass).
 func (c copiedBuffers) find(buffer string) (int, bool) {
-	return slices.BinarySearchFunc(c, buffer, func(b copiedBuffer, name string) int { return strings.Compare(b.name, name) })
+	if len(c) > 8 {
+		return slices.BinarySearchFunc(c, buffer, func(b copiedBuffer, name string) int { return strings.Compare(b.name, name) })
+	}
+	for k := range c {
+		if c[k].name == buffer {
+			return k, true
+		}
+		if c[k].name > buffer {
+			return k, false
+		}
+	}
+	return len(c), false
 }
 
 // pos is buffer's tool_memory event, 0 when the copy has none.
@@ -88,11 +102,15 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 		return d.copied
 	}
 	pc := &passCopies{enter: newByPass[*memCopy](x, d), exit: newByPass[*memCopy](x, d)}
-	// One array for the copies and one for their buffers' first places:
-	// there are at most as many copies as tool_memory events, so taking
-	// each from the array never moves one already taken.
-	copies := make([]memCopy, 0, len(d.copies))
-	places := make([]copiedBuffer, 2*len(d.copies))
+	// One array for the copies and one for their buffers: there are at
+	// most as many copies, and buffers, as tool_memory events, so taking
+	// each from its array never moves one already taken. A callback's
+	// copies come together: a copy takes the rest of places, and leaves
+	// what it did not fill to the next (one more buffer for it after that
+	// moves it to an array of its own).
+	copies := x.memCopies.take(len(d.copies))
+	places := x.places.take(len(d.copies))[:len(d.copies)]
+	var last *memCopy
 	for _, i := range d.copies {
 		p, ok := x.passOf(i)
 		if !ok {
@@ -114,8 +132,13 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 		}
 		c := by.get(p)
 		if c == nil {
-			copies = append(copies, memCopy{from: from, to: i, buffers: places[:0:2]})
-			c, places = &copies[len(copies)-1], places[2:]
+			if last != nil {
+				places = places[len(last.buffers):]
+				last.buffers = slices.Clip(last.buffers)
+			}
+			copies = append(copies, memCopy{from: from, to: i, buffers: places[:0]})
+			c = &copies[len(copies)-1]
+			last = c
 			by.set(p, c)
 		}
 		c.from, c.to = min(c.from, from), max(c.to, i)
@@ -124,6 +147,15 @@ func (x *index) copiesOf(d *dispatchView) *passCopies {
 	}
 	d.copied = pc
 	return pc
+}
+
+// bufferFacts is what checkCopies learns of one buffer of a loop, once.
+type bufferFacts struct {
+	name       string
+	saved      savedness
+	why        string     // why it is not saved (savednessOf)
+	alloc      allocation // the application's allocation of it
+	asSnapshot bool       // pass 0's copy of it stands for the snapshot
 }
 
 // savedness is what MEM-4 owes one buffer in one loop.
@@ -287,10 +319,10 @@ func (x *index) freedIn(b string, lo, hi int) bool {
 // its restore event says where it wrote, recorded with its copy (decision
 // 18.8). Without it, the other loop must have been between two of its
 // passes then, and b must read at one of its PASS ENTERs as d's copy read
-// it: what its restores bring back.
-func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int) bool {
-	a, ok := x.allocationNamed(b)
-	if !ok || !a.kind.Saved() || a.agent == d.agent {
+// it: what its restores bring back. a is b's allocation (allocationNamed,
+// the zero allocation when none is known), which the caller knows.
+func (x *index) restoredByOther(d *dispatchView, b, now string, lo, hi int, a allocation) bool {
+	if !a.kind.Saved() || a.agent == d.agent {
 		return false // only another agent's saved memory is another loop's to restore
 	}
 	if x.header.Reports(trace.SourceSDK) {
@@ -383,17 +415,23 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		return nil
 	}
 	var vs []Violation
-	sav := map[string]savedness{}
-	why := map[string]string{}
-	allocs := map[string]allocation{}
+	// What each buffer is to this loop, learned once and asked every
+	// pass: a loop copies the application's few buffers, so they are
+	// kept in turn, not in maps keyed by name (hashed a few times a pass).
+	var facts []bufferFacts
 	lo, _ := x.writeWindow(d)
-	classify := func(b string) savedness {
-		if s, ok := sav[b]; ok {
-			return s
+	fact := func(b string) *bufferFacts {
+		for k := range facts {
+			if facts[k].name == b {
+				return &facts[k]
+			}
 		}
-		sav[b], why[b], allocs[b] = x.savednessOf(d, b, lo)
-		return sav[b]
+		f := bufferFacts{name: b}
+		f.saved, f.why, f.alloc = x.savednessOf(d, b, lo)
+		facts = append(facts, f)
+		return &facts[len(facts)-1] // valid until the next buffer is learned
 	}
+	classify := func(b string) savedness { return fact(b).saved }
 	configured := x.replayConfiguredAt()
 	// Pass 0's copy stands for the snapshot where nothing else can have
 	// written the buffer since the SDK may have taken it (after CONFIG
@@ -404,10 +442,8 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 	if len(d.configEnter) > 0 {
 		snapFrom = d.configEnter[0]
 	}
-	asSnapshot := map[string]bool{}
 	for _, cb := range e0.buffers {
-		b := cb.name
-		asSnapshot[b] = !x.otherWorkIn(d, snapFrom, e0.to, false, false, b)
+		fact(cb.name).asSnapshot = !x.otherWorkIn(d, snapFrom, e0.to, false, false, cb.name)
 	}
 	mem2, mem4 := false, false
 	var restored, leftOut []string // a pass's, kept for the next
@@ -425,11 +461,11 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 			for _, cb := range ek.buffers {
 				b := cb.name
 				before, ok := e0.digest(x, b)
-				if !ok || classify(b) != saved || !asSnapshot[b] || x.otherWorkIn(d, e0.from, ek.to, false, false, b) || x.freedIn(b, e0.from, ek.to) {
+				if f := fact(b); !ok || f.saved != saved || !f.asSnapshot || x.otherWorkIn(d, e0.from, ek.to, false, false, b) || x.freedIn(b, e0.from, ek.to) {
 					continue
 				}
-				x.examined("MEM-2")
-				if now, _ := ek.digest(x, b); now != before {
+				x.examinedAt(slotMEM2)
+				if now := cb.digest; now != before {
 					differ = append(differ, fmt.Sprintf("%s (%s, pass 0 %s)", b, now, before))
 					at = append(at, e0.buffers.pos(b), ek.buffers.pos(b))
 				}
@@ -448,25 +484,26 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		for _, cb := range ek.buffers {
 			b := cb.name
 			after, okX := xp.digest(x, b)
-			now, _ := ek.digest(x, b)
-			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) || x.restoredByOther(d, b, now, xp.from, ek.to) {
+			now := cb.digest
+			f := fact(b)
+			if !okX || x.otherWorkIn(d, xp.from, ek.to, false, true, b) || x.freedIn(b, xp.from, ek.to) || x.restoredByOther(d, b, now, xp.from, ek.to, f.alloc) {
 				continue
 			}
-			switch classify(b) {
+			switch f.saved {
 			case notSaved:
-				x.examined("MEM-4")
+				x.examinedAt(slotMEM4)
 				if now != after {
 					mem4 = true
-					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d of dispatch %d wrote buffer %s, which is %s: only coarse-grained device memory the snapshot saved is written back (the tool copied %s at pass %d's EXIT, %s at pass %d's ENTER)", k, d.id, b, why[b], after, k-1, now, k), allocs[b].at, xp.buffers.pos(b), ek.buffers.pos(b)))
+					vs = append(vs, x.violation("MEM-4", d.id, fmt.Sprintf("the restore before pass %d of dispatch %d wrote buffer %s, which is %s: only coarse-grained device memory the snapshot saved is written back (the tool copied %s at pass %d's EXIT, %s at pass %d's ENTER)", k, d.id, b, f.why, after, k-1, now, k), f.alloc.at, xp.buffers.pos(b), ek.buffers.pos(b)))
 				}
 			case saved:
 				before, ok0 := e0.digest(x, b)
-				if !ok0 || !asSnapshot[b] || after == before {
+				if !ok0 || !f.asSnapshot || after == before {
 					continue // pass k-1 left it as it was: nothing to restore
 				}
-				x.examined("MEM-4")
-				if configured >= 0 && allocs[b].at > configured {
-					x.examined("ACT-4")
+				x.examinedAt(slotMEM4)
+				if configured >= 0 && f.alloc.at > configured {
+					x.examinedAt(slotACT4)
 				}
 				switch now {
 				case before:
@@ -482,10 +519,11 @@ func (x *index) checkCopies(d *dispatchView) []Violation {
 		if len(restored) > 0 && len(leftOut) > 0 {
 			mem4 = true
 			for _, b := range leftOut {
-				at := []int{allocs[b].at, xp.buffers.pos(b), ek.buffers.pos(b), ek.buffers.pos(restored[0])}
+				f := fact(b)
+				at := []int{f.alloc.at, xp.buffers.pos(b), ek.buffers.pos(b), ek.buffers.pos(restored[0])}
 				msg := fmt.Sprintf("device buffer %s was written by pass %d of dispatch %d and left out of the restore before pass %d, while %s was written back: the snapshot or the restore missed it", b, k-1, d.id, k, restored[0])
 				vs = append(vs, x.violation("MEM-4", d.id, msg, at...))
-				if configured >= 0 && allocs[b].at > configured {
+				if configured >= 0 && f.alloc.at > configured {
 					vs = append(vs, x.violation("ACT-4", d.id, fmt.Sprintf("buffer %s was allocated after replay was configured, so the tracker should know it, yet the restore before pass %d left it out", b, k), at...))
 				}
 				break

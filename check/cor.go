@@ -155,13 +155,13 @@ func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed 
 	var vs []Violation
 	wantIn, wantAnc := w.want()
 	ref := -1
-	for _, i := range concat(d.configEnter, d.passEnter, d.passExit, d.configExit) {
+	for _, i := range x.concat(d.configEnter, d.passEnter, d.passExit, d.configExit) {
 		c := x.ev[i].Corr
 		if c == nil {
 			continue
 		}
 		if witnessed {
-			x.examined("COR-1")
+			x.examinedAt(slotCOR1)
 			if c.Internal != wantIn || c.Ancestor != wantAnc {
 				vs = append(vs, x.violation("COR-1", d.id, fmt.Sprintf("%s%s of dispatch %d has correlation %d/%d; when the dispatch was written %s: its ids are %d/%d", kindText(&x.ev[i]), passSuffix(&x.ev[i]), d.id, c.Internal, c.Ancestor, w, wantIn, wantAnc), append(w.events(), i)...))
 				break
@@ -172,7 +172,7 @@ func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed 
 			ref = i
 			continue
 		}
-		x.examined("COR-1")
+		x.examinedAt(slotCOR1)
 		if r := x.ev[ref].Corr; c.Internal != r.Internal || c.Ancestor != r.Ancestor {
 			return []Violation{x.violation("COR-1", d.id, fmt.Sprintf("%s%s of dispatch %d has correlation %d/%d, the window opened with %d/%d", kindText(&x.ev[i]), passSuffix(&x.ev[i]), d.id, c.Internal, c.Ancestor, r.Internal, r.Ancestor), ref, i)}
 		}
@@ -183,7 +183,7 @@ func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed 
 			continue
 		}
 		if witnessed {
-			x.examined("COR-2")
+			x.examinedAt(slotCOR2)
 			if c.Internal != wantIn || c.Ancestor != wantAnc {
 				return append(vs, x.violation("COR-2", d.id, fmt.Sprintf("a %s record of dispatch %d has correlation %d/%d; when the dispatch was written %s: its ids are %d/%d", x.ev[i].Service, d.id, c.Internal, c.Ancestor, w, wantIn, wantAnc), append(w.events(), i)...))
 			}
@@ -193,7 +193,7 @@ func (x *index) checkWindowCorrelation(d *dispatchView, w apiWitness, witnessed 
 			ref = i
 			continue
 		}
-		x.examined("COR-2")
+		x.examinedAt(slotCOR2)
 		if r := x.ev[ref].Corr; c.Internal != r.Internal || c.Ancestor != r.Ancestor {
 			return append(vs, x.violation("COR-2", d.id, fmt.Sprintf("a %s record of dispatch %d has correlation %d/%d, the dispatch's is %d/%d", x.ev[i].Service, d.id, c.Internal, c.Ancestor, r.Internal, r.Ancestor), ref, i))
 		}

@@ -78,7 +78,7 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 		if id := x.col[i].dispatch; id != 0 && id == a.dispatch {
 			// Its own id, the most of them: nothing to read in the event.
 			if k == ekKernel {
-				kernels = append(kernels, i)
+				kernels = x.pushPos(kernels, i)
 				if ran != nil {
 					ran[id] = true
 				}
@@ -87,7 +87,7 @@ func (x *index) checkAppIdentity(a *appView) []Violation {
 		}
 		e := &x.ev[i]
 		if e.Type == trace.Kernel && e.Dispatch != 0 {
-			kernels = append(kernels, i)
+			kernels = x.pushPos(kernels, i)
 			if ran != nil {
 				ran[e.Dispatch] = true
 			}

@@ -221,7 +221,7 @@ func (c *expectChecker) continueConsulted(label string, want []uint64) {
 		got = append(got, p)
 	}
 	if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
-		c.fail("continue_consulted", label, req, fmt.Sprintf("it was consulted after passes %v", got), concat([]int{a.at}, d.continues)...)
+		c.fail("continue_consulted", label, req, fmt.Sprintf("it was consulted after passes %v", got), c.x.concat([]int{a.at}, d.continues)...)
 	}
 }
 
@@ -243,7 +243,7 @@ func (c *expectChecker) completions(label string, want spec.Count) {
 		}
 	}
 	if n := uint64(len(done)); !want.Holds(n) {
-		c.fail("completions", label, req, fmt.Sprintf("it saw %d", n), concat([]int{s.at}, done)...)
+		c.fail("completions", label, req, fmt.Sprintf("it saw %d", n), c.x.concat([]int{s.at}, done)...)
 	}
 }
 
@@ -433,10 +433,10 @@ func (c *expectChecker) neverEnds(label string) {
 		return
 	}
 	if len(d.neverEnded) == 0 {
-		c.fail("never_ends", label, req, fmt.Sprintf("dispatch %d has no never_ended event", d.id), concat([]int{a.at}, d.configExit, a.complete)...)
+		c.fail("never_ends", label, req, fmt.Sprintf("dispatch %d has no never_ended event", d.id), c.x.concat([]int{a.at}, d.configExit, a.complete)...)
 	}
 	if len(a.timeout) == 0 {
-		c.fail("never_ends", label, req, "the application did not time out waiting for it", concat([]int{a.at}, a.complete)...)
+		c.fail("never_ends", label, req, "the application did not time out waiting for it", c.x.concat([]int{a.at}, a.complete)...)
 	}
 }
 

@@ -538,7 +538,7 @@ func (c *expectChecker) runs(label string, want spec.Count) {
 		}
 	}
 	if !want.Holds(uint64(len(at))) {
-		c.fail("runs", label, req, fmt.Sprintf("it ran %d times", len(at)), concat([]int{s.at}, at)...)
+		c.fail("runs", label, req, fmt.Sprintf("it ran %d times", len(at)), c.x.concat([]int{s.at}, at)...)
 	}
 }
 

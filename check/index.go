@@ -3,6 +3,7 @@ package check
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/replayspec/replayspec/trace"
 )
@@ -110,6 +111,13 @@ type index struct {
 	lastThreadID uint64
 	lastDispatch *dispatchView
 	slab         []int // pushPos's places not yet handed out
+	// The arrays the index's lists of positions, and its dispatches'
+	// copies (copiesOf), are taken from: kept, they are given to the next
+	// index (positions).
+	ints      arena[int]
+	lists     arena[[]int] // the slots of positionsByPass
+	memCopies arena[memCopy]
+	places    arena[copiedBuffer]
 }
 
 // elision: passes [lo, hi) of dispatch were judged in an earlier part of
@@ -296,7 +304,11 @@ func newIndex(t trace.Trace) *index { return newIndexCols(t, nil) }
 // newIndexCols is newIndex with the events' columns already made (a
 // stream's segment makes them as its events arrive), nil to make them
 // here. The index reads them and never writes them.
-func newIndexCols(t trace.Trace, c *columns) *index {
+func newIndexCols(t trace.Trace, c *columns) *index { return newIndexInts(t, c, indexArrays{}) }
+
+// newIndexInts is newIndexCols making its arrays in a's (takePositions)
+// where they fit: give them back with givePositions once judged.
+func newIndexInts(t trace.Trace, c *columns, a indexArrays) *index {
 	if c == nil {
 		made := columnsOf(t.Events)
 		c = &made
@@ -313,14 +325,19 @@ func newIndexCols(t trace.Trace, c *columns) *index {
 		appLabel:   map[string]*appView{},
 		instances:  make(map[string]int, 64), // about as many rules as the oracles examine
 		counted:    make([]int, len(registry)),
-		windowOf:   make([]int32, 0, len(t.Events)),
-		byTool:     make([]bool, 0, len(t.Events)),
+		windowOf:   reuse(a.windowOf, len(t.Events)),
+		byTool:     reuse(a.byTool, len(t.Events)),
 		col:        c.rows,
 		cbs:        c.cbs,
 		copies:     c.copies,
-		toolReads:  make([]bool, len(t.Events)),
+		toolReads:  reuse(a.toolReads, len(t.Events))[:len(t.Events)],
 		threads:    map[uint64]*threadState{},
+		ints:       newArena(a.ints),
+		lists:      newArena(a.lists),
+		memCopies:  newArena(a.memCopies),
+		places:     newArena(a.places),
 	}
+	clear(x.toolReads)
 	x.presize()
 	for i := range t.Events {
 		x.add(i)
@@ -360,14 +377,113 @@ func (x *index) presize() {
 		perThread[runOf] += run
 	}
 	for id, n := range perThread {
-		x.threads[id] = &threadState{open: -1, pos: make([]int, 0, n)}
+		x.threads[id] = &threadState{open: -1, pos: x.takeInts(n)}
 	}
 	x.windows = make([]passRef, 0, windows)
 	for k, n := range perKind {
 		if n > 0 && evKind(k) != ekOther {
-			x.types[k] = make([]int, 0, n)
+			x.types[k] = x.takeInts(n)
 		}
 	}
+}
+
+// takeInts is an empty list with room for n positions.
+func (x *index) takeInts(n int) []int { return x.ints.take(n) }
+
+// arena hands out room in one array in turn, and counts the room asked
+// for, so that the array kept for the next index holds all of it.
+type arena[T any] struct {
+	free, all []T
+	wanted    int
+}
+
+func newArena[T any](all []T) arena[T] { return arena[T]{free: all, all: all} }
+
+// take is an empty slice with room for n, from the array while it has
+// room.
+func (a *arena[T]) take(n int) []T {
+	a.wanted += n
+	if n > len(a.free) {
+		return make([]T, 0, n)
+	}
+	l := a.free[:0:n]
+	a.free = a.free[n:]
+	return l
+}
+
+// kept empties a and returns its array for the next index, or, when it
+// did not hold all that was asked, one that does (made once); nil when
+// that is more than limit.
+func (a *arena[T]) kept(limit int) []T {
+	all := a.all
+	if a.wanted > cap(all) {
+		if a.wanted > limit {
+			return nil
+		}
+		all = make([]T, a.wanted)
+	}
+	*a = arena[T]{}
+	return all[:cap(all)]
+}
+
+// reuse is s emptied when it has room for n, else a new slice of room n.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:0]
+	}
+	return make([]T, 0, n)
+}
+
+// indexArrays are the arrays an index makes as large as its events, or
+// larger: those its lists of positions and its copies are taken from
+// (arena), and each event's PASS window and flags.
+type indexArrays struct {
+	ints      []int
+	lists     [][]int
+	memCopies []memCopy
+	places    []copiedBuffer
+	windowOf  []int32
+	byTool    []bool
+	toolReads []bool
+}
+
+// positions keeps the arrays an index of a stream's segment made, for the
+// next (one slot, as segmentSlices keeps the segment's events): made anew
+// for every segment, they were two fifths of what judging a stream
+// allocated, so the collector ran the more often, and its write barriers
+// slowed the copying of each event into the segment while it marked. It
+// holds the arrays of at most keptPositions places (2.6 MB of them).
+var positions struct {
+	sync.Mutex
+	indexArrays
+}
+
+const keptPositions = 16 * keptEvents
+
+// takePositions empties the slot: no two indexes share its arrays.
+func takePositions() indexArrays {
+	positions.Lock()
+	defer positions.Unlock()
+	a := positions.indexArrays
+	positions.indexArrays = indexArrays{}
+	return a
+}
+
+// givePositions hands x's arrays to the next index, the array of
+// positions made large enough for all x asked for (once, when it did not
+// fit), when they are larger than the slot's. Nothing may read x's lists
+// after.
+func (x *index) givePositions() {
+	a := indexArrays{x.ints.kept(keptPositions), x.lists.kept(keptEvents), x.memCopies.kept(keptEvents),
+		x.places.kept(keptEvents), x.windowOf[:0], x.byTool[:0], x.toolReads[:0]}
+	if a.ints == nil {
+		return
+	}
+	positions.Lock()
+	if cap(a.ints) > cap(positions.ints) {
+		positions.indexArrays = a
+	}
+	positions.Unlock()
 }
 
 // threadState is what the index keeps per thread while it files events.
@@ -609,15 +725,30 @@ func (x *index) file(i int, k evKind) {
 // from a slab shared by the index: most lists of most dispatches hold a few
 // positions, and growing each from nothing was the index's largest count
 // of allocations. The three-index slice keeps lists apart: one that
-// outgrows its four places moves to its own array.
+// outgrows its four places moves to its own array, doubled when full: a
+// loop's lists hold one position a pass, and append, which grows a long
+// slice by a quarter, allocated three times what such a list held (a
+// fifth of what judging a long loop allocated).
 func (x *index) pushPos(list []int, i int) []int {
-	if cap(list) == 0 {
+	if len(list) < cap(list) {
+		return append(list, i) // inlined: most calls
+	}
+	return x.growPos(list, i)
+}
+
+// growPos is pushPos of a list with no room left.
+func (x *index) growPos(list []int, i int) []int {
+	switch {
+	case cap(list) == 0:
 		if len(x.slab) < slabList {
 			// No more than the trace can use: a segment of a streamed
 			// trace is a few events, and there are many segments.
-			x.slab = make([]int, max(slabList, min(1024*slabList, len(x.ev))))
+			n := max(slabList, min(1024*slabList, len(x.ev)))
+			x.slab = x.takeInts(n)[:n]
 		}
 		list, x.slab = x.slab[:0:slabList], x.slab[slabList:]
+	case len(list) == cap(list):
+		list = append(x.takeInts(2*len(list)), list...)
 	}
 	return append(list, i)
 }
@@ -734,7 +865,7 @@ func (x *index) returnAt(d *dispatchView, k returnKey) (int, bool) {
 		if n := min(len(d.returns), len(d.passEnter)+1); n > 0 {
 			// Room for the loop's passes, ENTER and EXIT, in one array:
 			// place grows the lists a pass at a time.
-			both := make([]int, 2*n)
+			both := x.takeInts(2 * n)[:2*n]
 			r.enter, r.exit = both[:0:n], both[n:n:2*n]
 		}
 		for _, i := range d.returns {

@@ -88,13 +88,16 @@ func (m maskState) off() bool { return m.stopped }
 // decide which dispatch-scoped records each pass delivers.
 func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violation {
 	var vs []Violation
-	byPass := newByPass[[]int](x, d)
+	var localsByPass byPass[[]int] // empty, read as such, in the loops that make no local call
+	byPass := x.positionsByPass(d)
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
 			byPass.set(p, x.pushPos(byPass.get(p), i))
 		}
 	}
-	localsByPass := newByPass[[]int](x, d)
+	if len(d.locals) > 0 {
+		localsByPass = x.positionsByPass(d)
+	}
 	for _, i := range d.locals {
 		e := &x.ev[i]
 		if p, ok := x.passOf(i); ok && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Status.Is(trace.StatusSuccess) {
@@ -103,7 +106,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	}
 	vs = append(vs, x.checkStartOfInactive(d)...)
 	masks := map[uint64]maskState{}
-	producing := map[cs]bool{} // what records while unmasked
+	var producing csSet // what records while unmasked: a few pairs, in the order first seen
 	passes := make([]passView, 0, len(d.passEnter))
 	// Each pass's services are taken from one array in turn: a pass adds
 	// at most one a record, and one array for the loop is one allocation,
@@ -126,7 +129,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 		// (the mask holds, or persists) and, for the contexts masked with a
 		// service that consults the override, of SVC-1.
 		if len(masks) > 0 {
-			x.examined("LCX-3")
+			x.examinedAt(slotLCX3)
 			for ctx := range masks {
 				if x.scopedServiceOf(ctx) {
 					x.examined("SVC-1")
@@ -139,7 +142,7 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 			m := masks[e.Context]
 			got.add(cs{e.Context, e.Service})
 			if !m.off() {
-				producing[cs{e.Context, e.Service}] = true
+				producing.add(cs{e.Context, e.Service})
 				continue
 			}
 			rule, why := "LCX-3", fmt.Sprintf("context %d was stopped locally in an earlier pass and not started again", e.Context)
@@ -162,10 +165,12 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 	if x.serviceConflictWarned() {
 		return vs
 	}
-	lastGot := map[cs]uint64{}
+	lastGot := make([]uint64, len(producing)) // the last pass in which producing[j] recorded
 	for _, pv := range passes {
-		for _, k := range pv.got {
-			lastGot[k] = max(lastGot[k], pv.pass)
+		for j, k := range producing {
+			if pv.got.has(k) {
+				lastGot[j] = max(lastGot[j], pv.pass)
+			}
 		}
 	}
 	cut := x.cutOff(d)
@@ -176,16 +181,16 @@ func (x *index) checkMasking(d *dispatchView, scope map[scopeKey]bool) []Violati
 			continue
 		}
 		if len(producing) > 0 && len(passes) > 1 {
-			x.examined("LCX-3")
+			x.examinedAt(slotLCX3)
 		}
-		for k := range producing {
+		for j, k := range producing {
 			// A counter context the loop never toggled may rightly have
 			// nothing to collect in a pass (pass i collects group i, and
 			// there may be fewer groups than passes); one started again
 			// after a local stop must collect, up to the last pass in
 			// which it collected: past that its groups may have run out
 			// (found by internal/specgen).
-			if k.service == trace.CounterCollection && (!pv.masks[k.context].everStopped || pv.pass > lastGot[k]) {
+			if k.service == trace.CounterCollection && (!pv.masks[k.context].everStopped || pv.pass > lastGot[j]) {
 				continue
 			}
 			if !pv.masks[k.context].off() && !pv.got.has(k) {
@@ -460,7 +465,7 @@ func (x *index) submitsOf(d *dispatchView) []submitView {
 			exited.set(p, true)
 		}
 	}
-	byPass := newByPass[[]int](x, d)
+	byPass := x.positionsByPass(d)
 	for _, i := range d.records {
 		if p, ok := x.recordPass(i); ok && dispatchScoped(x.ev[i].Service) {
 			byPass.set(p, x.pushPos(byPass.get(p), i))

@@ -78,12 +78,12 @@ func (s *Stream) CutLoopsEvery(passes int) { s.loopEvery = passes }
 func (s *Stream) LoopCuts() int { return s.loopCuts }
 
 // followLoop watches e, just added to seg, for a loop to cut.
-func (s *Stream) followLoop(e *trace.Event) {
+func (s *Stream) followLoop(e *trace.Event, k evKind) {
 	l := s.loop
 	if l != nil && l.ended {
 		return // what follows is judged with the loop's last part, whole
 	}
-	if l != nil && e.Type == trace.NeverEnded && e.Dispatch == l.id {
+	if l != nil && k == ekNeverEnded && e.Dispatch == l.id {
 		l.ended = true // the pass budget ended it (CMP-4), as its parts were judged
 		return
 	}
@@ -101,10 +101,10 @@ func (s *Stream) followLoop(e *trace.Event) {
 		// never end: a fixed loop's passes are few. It begins at pass 0's
 		// PASS ENTER, and is cut only when its application dispatch is
 		// the segment's only one.
-		if e.Type == trace.PassCount && e.Result != nil && *e.Result == 0 {
+		if k == ekPassCount && e.Result != nil && *e.Result == 0 {
 			s.indefinite = e.Dispatch
 		}
-		if e.Dispatch == s.indefinite && e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Dispatch != 0 &&
+		if e.Dispatch == s.indefinite && k == ekCallback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Dispatch != 0 &&
 			s.apps == 1 && len(s.pending) == 1 && len(s.tools) == 0 && len(s.windows) == 1 {
 			if p, ok := e.PassOf(); ok && p == 0 {
 				s.loop = &loopCut{id: e.Dispatch, thread: e.Thread, blind: s.blindLoops, adj: map[string]int{}}
@@ -118,7 +118,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 	if l.off {
 		return
 	}
-	if e.Thread != l.thread || e.Dispatch != 0 && e.Dispatch != l.id || carried(e.Type) || e.Type == trace.AppDispatch {
+	if e.Thread != l.thread || e.Dispatch != 0 && e.Dispatch != l.id || carried(k) || k == ekAppDispatch {
 		// Another thread's events, another dispatch (one the tool
 		// wrote), a call later parts would need: what the parts cannot
 		// carry. The rest of the loop is one part.
@@ -126,7 +126,7 @@ func (s *Stream) followLoop(e *trace.Event) {
 		s.loopLost = l.wasCut()
 		return
 	}
-	if e.Type != trace.Continue || e.Dispatch != l.id {
+	if k != ekContinue || e.Dispatch != l.id {
 		return
 	}
 	if e.Result == nil || *e.Result == 0 {

@@ -15,7 +15,7 @@ func checkMEM(x *index) []Violation {
 	memKnown := x.header.Reports(trace.SourceSDK)
 	kernelsByAgent := map[uint64][]int{}
 	for _, k := range x.types[ekKernel] {
-		kernelsByAgent[x.ev[k].Agent] = append(kernelsByAgent[x.ev[k].Agent], k)
+		kernelsByAgent[x.ev[k].Agent] = x.pushPos(kernelsByAgent[x.ev[k].Agent], k)
 	}
 	x.eachDispatch(func(d *dispatchView) {
 		if memKnown {
@@ -85,7 +85,7 @@ func (x *index) checkFailedSnapshots() []Violation {
 // kernelsOfPass returns d's kernel events inside its pass p.
 func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 	if d.kernelsByPass == nil {
-		b := newByPass[[]int](x, d)
+		b := x.positionsByPass(d)
 		for _, k := range d.kernels {
 			if w := x.window(k); w.open && w.dispatch == d.id {
 				b.set(w.pass, x.pushPos(b.get(w.pass), k))
@@ -99,7 +99,7 @@ func (x *index) kernelsOfPass(d *dispatchView, p uint64) []int {
 // MEM-1: one snapshot, after CONFIG ENTER and before the first kernel.
 func (x *index) checkSnapshot(d *dispatchView) []Violation {
 	if len(d.snapshots) != 1 {
-		return []Violation{x.violation("MEM-1", d.id, fmt.Sprintf("replayed dispatch %d took %d snapshots, want 1", d.id, len(d.snapshots)), concat(d.snapshots, d.passEnter[:1])...)}
+		return []Violation{x.violation("MEM-1", d.id, fmt.Sprintf("replayed dispatch %d took %d snapshots, want 1", d.id, len(d.snapshots)), x.concat(d.snapshots, d.passEnter[:1])...)}
 	}
 	s := d.snapshots[0]
 	first := d.passEnter[0]
@@ -120,7 +120,7 @@ func (x *index) checkRestores(d *dispatchView) []Violation {
 	if passes > 1 {
 		x.examined("MEM-2")
 	}
-	byPass := newByPass[[]int](x, d)
+	byPass := x.positionsByPass(d)
 	// After the last pass's EXIT no restore is due (MEM-3). A last pass
 	// still open when the trace ends (the process died in another loop's
 	// failed restore, decision 17.19) has no EXIT to bound it.
@@ -181,7 +181,7 @@ func (x *index) checkSameInput(d *dispatchView) []Violation {
 			first = k
 			continue
 		}
-		x.examined("MEM-2") // a later pass's input, compared with the first's
+		x.examinedAt(slotMEM2) // a later pass's input, compared with the first's
 		if x.ev[k].MemIn != x.ev[first].MemIn {
 			return []Violation{x.violation("MEM-2", d.id, fmt.Sprintf("a later pass of dispatch %d started from memory %s, the first from %s", d.id, x.ev[k].MemIn, x.ev[first].MemIn), first, k)}
 		}
@@ -423,7 +423,7 @@ func (x *index) timedRecords(agent uint64) ([]int, uint64) {
 			if !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
 				continue
 			}
-			x.recordsByAgent[e.Agent] = append(x.recordsByAgent[e.Agent], i)
+			x.recordsByAgent[e.Agent] = x.pushPos(x.recordsByAgent[e.Agent], i)
 			x.longestRecord[e.Agent] = max(x.longestRecord[e.Agent], e.End-e.Start+1)
 		}
 		for _, list := range x.recordsByAgent {

@@ -240,7 +240,7 @@ func (x *index) checkDeclined(w *toolWrite, d, outer *dispatchView, warned int) 
 		vs = append(vs, x.violation("MEM-6", d.id, fmt.Sprintf("the tool's dispatch %s (dispatch %d) on agent %d, written inside dispatch %d's window on that agent, %s", w.label, d.id, w.agent, outer.id, msg), at...))
 	}
 	if d.replayed() || len(d.snapshots) > 0 {
-		v(fmt.Sprintf("was replayed (%d passes, %d snapshots); the SDK declines it", len(d.passEnter), len(d.snapshots)), concat([]int{w.at}, d.passEnter, d.snapshots)...)
+		v(fmt.Sprintf("was replayed (%d passes, %d snapshots); the SDK declines it", len(d.passEnter), len(d.snapshots)), x.concat([]int{w.at}, d.passEnter, d.snapshots)...)
 		return vs
 	}
 	exit := firstOr(d.configExit, len(x.ev))
@@ -354,7 +354,7 @@ func (x *index) checkNestedWindow(w *toolWrite, d *dispatchView) []Violation {
 	}
 	if !d.replayed() && !x.hiddenLoop(d) && len(d.neverEnded) == 0 && !x.cutOff(d) {
 		r, _ := x.passCount(d)
-		return v(fmt.Sprintf("was not replayed though the tool asked for %d passes: it opens a window of its own there", r), concat([]int{w.at}, d.passCounts, d.kernels)...)
+		return v(fmt.Sprintf("was not replayed though the tool asked for %d passes: it opens a window of its own there", r), x.concat([]int{w.at}, d.passCounts, d.kernels)...)
 	}
 	if len(d.configExit) == 0 {
 		return nil // it never ended (CMP-4) or the process died in it: CMP and MEM-5 judge it

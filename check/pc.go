@@ -112,20 +112,20 @@ func (x *index) reportsType(t trace.Type) bool {
 // checkNotReplayed: no PASS, no snapshot or restore, one plain run.
 func (x *index) checkNotReplayed(rule string, d *dispatchView, why string) []Violation {
 	var vs []Violation
-	if extra := concat(d.passEnter, d.snapshots, d.restores); len(extra) > 0 {
+	if extra := x.concat(d.passEnter, d.snapshots, d.restores); len(extra) > 0 {
 		vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("%s, yet dispatch %d shows %d PASS callbacks, %d snapshots, %d restores", why, d.id, len(d.passEnter), len(d.snapshots), len(d.restores)), append(extra, d.passCounts...)...))
 	}
 	// A failed restore on another thread may end the process before this
 	// dispatch ran (MEM-5): no run is owed then.
 	if x.has(trace.Kernel) && len(d.kernels) != 1 && !x.diedBeforeRun(d) {
-		vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("%s, yet dispatch %d's kernel ran %d times, not once", why, d.id, len(d.kernels)), concat(d.passCounts, d.kernels)...))
+		vs = append(vs, x.violation(rule, d.id, fmt.Sprintf("%s, yet dispatch %d's kernel ran %d times, not once", why, d.id, len(d.kernels)), x.concat(d.passCounts, d.kernels)...))
 	}
 	return vs
 }
 
 // PC-5: an indefinite loop reports total_passes 0 in every PASS.
 func (x *index) checkIndefiniteTotals(d *dispatchView) []Violation {
-	for _, i := range concat(d.passEnter, d.passExit) {
+	for _, i := range x.concat(d.passEnter, d.passExit) {
 		if t := x.ev[i].Total; t != nil && *t != 0 {
 			return []Violation{x.violation("PC-5", d.id, fmt.Sprintf("replay_pass_count returned 0, yet PASS %s of pass %s reports total_passes %d", x.ev[i].Phase, passText(&x.ev[i]), *t), d.passCounts[0], i)}
 		}
@@ -183,7 +183,7 @@ func (x *index) checkFixedPasses(d *dispatchView, n uint64) []Violation {
 		// other than the tool decided it.
 		vs = append(vs, x.violation("PC-8", d.id, fmt.Sprintf("the tool asked for %d passes and %d ran: the count was overridden", n, passes), at...))
 	}
-	for _, i := range concat(d.passEnter, d.passExit) {
+	for _, i := range x.concat(d.passEnter, d.passExit) {
 		if t := x.ev[i].Total; t != nil && *t != n {
 			vs = append(vs, x.violation("PC-7", d.id, fmt.Sprintf("PASS %s of pass %s reports total_passes %d, the fixed count is %d", x.ev[i].Phase, passText(&x.ev[i]), *t, n), pc, i))
 			vs = append(vs, x.violation("PC-8", d.id, fmt.Sprintf("the tool asked for %d passes, the SDK reports %d: the count was overridden", n, *t), pc, i))

@@ -47,8 +47,11 @@ const keptEvents = 20480
 func (g *segment) Len() int { return len(g.ev) - g.np + g.over.Len() }
 
 // Push adds a copy of e at the end.
-func (g *segment) Push(e *trace.Event) {
-	g.cols.push(e) // e is in the cache now
+func (g *segment) Push(e *trace.Event) { g.push(e, g.cols.kc.of(e.Type)) }
+
+// push is Push of e, of kind k.
+func (g *segment) push(e *trace.Event, k evKind) {
+	g.cols.pushKind(e, k) // e is in the cache now
 	if g.over.Len() == 0 && len(g.ev)-g.np < plainEvents {
 		if g.ev == nil {
 			g.ev, g.cols = pooledSlice(g.cols)

@@ -59,8 +59,8 @@ type Stream struct {
 	ids  []uint64 // scratch: the segment's dispatch ids, when it is cut
 
 	// What is in flight, per thread and for the application.
-	windows map[uint64]int // open PASS windows (they nest, MEM-6)
-	tools   map[uint64]int // dispatches the tool is writing
+	windows openCounts     // open PASS windows (they nest, MEM-6)
+	tools   openCounts     // dispatches the tool is writing
 	pending map[string]int // application dispatches not yet complete
 
 	// What earlier segments hold that no later event may name.
@@ -169,9 +169,9 @@ var kindOf = map[trace.Type]kinds{
 // the tool's SDK calls (contexts, configuration), the agents, and the
 // application's buffers. (These three sets are switches, not maps: they
 // are asked about every event, and a map hashes the type's string.)
-func carried(t trace.Type) bool {
-	switch t {
-	case trace.API, trace.AgentInfo, trace.AppAlloc, trace.AppFree:
+func carried(k evKind) bool {
+	switch k {
+	case ekAPI, ekAgentInfo, ekAppAlloc, ekAppFree:
 		return true
 	}
 	return false
@@ -181,12 +181,12 @@ func carried(t trace.Type) bool {
 // local context call changes what later loops deliver (LCX), and a warning
 // is printed once per process (PC-6, MEM-5). From the first of them on, the
 // trace is not cut again.
-func uncut(t trace.Type) bool { return t == trace.Local || t == trace.Warning }
+func uncut(k evKind) bool { return k == ekLocal || k == ekWarning }
 
 // appEvents name an application dispatch by its label.
-func appEvent(t trace.Type) bool {
-	switch t {
-	case trace.AppDispatch, trace.AppComplete, trace.AppTimeout, trace.AppReadback, trace.AppSignal:
+func appEvent(k evKind) bool {
+	switch k {
+	case ekAppDispatch, ekAppComplete, ekAppTimeout, ekAppReadback, ekAppSignal:
 		return true
 	}
 	return false
@@ -195,7 +195,7 @@ func appEvent(t trace.Type) bool {
 // NewStream starts judging a trace with header h.
 func NewStream(h trace.Header) *Stream {
 	return &Stream{
-		header: h, windows: map[uint64]int{}, tools: map[uint64]int{}, pending: map[string]int{},
+		header: h, pending: map[string]int{},
 		closedLabels: map[uint64]struct{}{}, closedReps: map[string]*idRanges{},
 		lastOnThread: map[uint64]int{}, lastBySource: map[trace.Source]int{},
 		dispatched: map[uint64]bool{}, fresh: map[uint64]bool{},
@@ -293,27 +293,30 @@ func (s *Stream) add(e *trace.Event) {
 		s.giveUp()
 		return
 	}
-	if uncut(e.Type) {
+	// e's type as a small number, asked of its string once: every step
+	// below looks at it.
+	k := s.seg.cols.kc.of(e.Type)
+	if uncut(k) {
 		s.whole = true
 	}
-	if !s.watch(e) {
+	if !s.watch(e, k) {
 		s.giveUp()
 		return
 	}
-	s.track(e)
-	if !s.times.add(e) {
+	s.track(e, k)
+	if !s.times.add(e, k) {
 		s.giveUp()
 		return
 	}
 	if s.seg.Len() == 0 {
 		s.segStart = s.added
 	}
-	if prev := s.previous(e, s.added); carried(e.Type) {
+	if prev := s.previous(e, s.added); carried(k) {
 		s.pendingPrev = append(s.pendingPrev, prev)
 	}
-	s.seg.Push(e)
+	s.seg.push(e, k)
 	s.added++
-	s.followLoop(e)
+	s.followLoop(e, k)
 }
 
 // previous is the position of the event before e on its thread (for an
@@ -348,16 +351,16 @@ func (s *Stream) quiet() bool {
 }
 
 // watch reports false when e looks back past a cut.
-func (s *Stream) watch(e *trace.Event) bool {
+func (s *Stream) watch(e *trace.Event, k evKind) bool {
 	if s.segments == 0 {
 		return true
 	}
 	switch {
 	case e.Dispatch != 0 && s.closedIDs.has(e.Dispatch):
 		return false
-	case appEvent(e.Type) && s.closedLabel(e.Label):
+	case appEvent(k) && s.closedLabel(e.Label):
 		return false
-	case !carried(e.Type) && e.Type != trace.AppDispatch && !s.fresh[e.Thread] && s.dispatched[e.Thread]:
+	case !carried(k) && k != ekAppDispatch && !s.fresh[e.Thread] && s.dispatched[e.Thread]:
 		return false // it belongs to its thread's last dispatch, judged already
 	}
 	return true
@@ -371,21 +374,21 @@ func (s *Stream) giveUp() {
 }
 
 // track keeps what is in flight.
-func (s *Stream) track(e *trace.Event) {
-	switch e.Type {
-	case trace.Callback:
+func (s *Stream) track(e *trace.Event, k evKind) {
+	switch k {
+	case ekCallback:
 		if e.Op == trace.OpPass {
-			s.count(s.windows, e.Thread, e.Phase == trace.PhaseEnter)
+			s.windows.count(e.Thread, e.Phase == trace.PhaseEnter)
 		}
-	case trace.ToolDispatch:
-		s.count(s.tools, e.Thread, true)
-	case trace.ToolComplete:
-		s.count(s.tools, e.Thread, false)
-	case trace.AppDispatch:
+	case ekToolDispatch:
+		s.tools.count(e.Thread, true)
+	case ekToolComplete:
+		s.tools.count(e.Thread, false)
+	case ekAppDispatch:
 		s.apps++
 		s.pending[e.Label]++
 		s.fresh[e.Thread] = true
-	case trace.AppComplete, trace.AppTimeout:
+	case ekAppComplete, ekAppTimeout:
 		if s.pending[e.Label] > 0 {
 			s.pending[e.Label]--
 			if s.pending[e.Label] == 0 {
@@ -395,14 +398,35 @@ func (s *Stream) track(e *trace.Event) {
 	}
 }
 
-func (s *Stream) count(m map[uint64]int, thread uint64, up bool) {
-	switch {
-	case up:
-		m[thread]++
-	case m[thread] > 1:
-		m[thread]--
-	default:
-		delete(m, thread)
+// openCounts counts what is open on each thread (PASS windows, the
+// tool's dispatches), a thread listed while it has one open: a few
+// threads, looked for in turn (in a map, a PASS EXIT deleted its thread
+// and the next PASS ENTER put it back, twice a pass).
+type openCounts []openCount
+
+type openCount struct {
+	thread uint64
+	n      int
+}
+
+// count opens one more on thread when up, else closes one (none open:
+// nothing to close).
+func (o *openCounts) count(thread uint64, up bool) {
+	for k := range *o {
+		if c := &(*o)[k]; c.thread == thread {
+			switch {
+			case up:
+				c.n++
+			case c.n > 1:
+				c.n--
+			default:
+				*o = slices.Delete(*o, k, k+1)
+			}
+			return
+		}
+	}
+	if up {
+		*o = append(*o, openCount{thread, 1})
 	}
 }
 
@@ -433,7 +457,7 @@ func (s *Stream) cut() {
 			s.closeLabel(e.Label)
 			s.dispatched[e.Thread] = true
 		}
-		if carried(e.Type) {
+		if carried(evKindOf(e.Type)) {
 			s.prologue = appendEvent(s.prologue, e)
 			s.prologueAt = append(s.prologueAt, s.segStart+i+s.loop.hiddenBefore(i))
 		}
@@ -494,7 +518,7 @@ type segJob struct {
 // one judges aside (Stream.aside).
 func (s *Stream) judgeSegment(j segJob, l *loopCut) {
 	ev := j.ev
-	x := newIndexCols(trace.Trace{Header: s.header, Events: ev}, &j.cols)
+	x := newIndexInts(trace.Trace{Header: s.header, Events: ev}, &j.cols, takePositions())
 	s.seams.offset = j.segStart - j.np
 	s.seams.prologueFrom = j.from
 	x.seams = &s.seams
@@ -542,6 +566,7 @@ func (s *Stream) judgeSegment(j segJob, l *loopCut) {
 	}
 	s.note(x, 0)
 	s.lastProcessDied = x.processDied()
+	x.givePositions()
 }
 
 // base is the instances of prologue (with its prologueFrom, from) judged
@@ -659,6 +684,8 @@ type timeSeams struct {
 	// its records' span and whether it is a loop.
 	segStart map[uint64]uint64
 	spans    map[uint64]*timedSpan
+	last     *timedSpan // spans[lastID]: a dispatch's events come in runs
+	lastID   uint64
 }
 
 type timedSpan struct {
@@ -668,15 +695,15 @@ type timedSpan struct {
 
 // add takes e; false when a record of it starts before a loop of an
 // earlier segment ended.
-func (t *timeSeams) add(e *trace.Event) bool {
+func (t *timeSeams) add(e *trace.Event, k evKind) bool {
 	if t.spans == nil {
 		t.lastStart, t.lastHi, t.slack = map[uint64]uint64{}, map[uint64]uint64{}, map[uint64]uint64{}
 		t.segStart, t.spans = map[uint64]uint64{}, map[uint64]*timedSpan{}
 	}
-	if e.Type == trace.Callback && e.Op == trace.OpPass && e.Dispatch != 0 {
+	if k == ekCallback && e.Op == trace.OpPass && e.Dispatch != 0 {
 		t.span(e.Dispatch).loop = true
 	}
-	if e.Type != trace.Record || !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
+	if k != ekRecord || !dispatchScoped(e.Service) || e.Start == 0 || e.End < e.Start {
 		return true
 	}
 	t.longest = max(t.longest, e.End-e.Start)
@@ -695,11 +722,15 @@ func (t *timeSeams) add(e *trace.Event) bool {
 }
 
 func (t *timeSeams) span(id uint64) *timedSpan {
+	if t.last != nil && t.lastID == id {
+		return t.last
+	}
 	sp := t.spans[id]
 	if sp == nil {
 		sp = &timedSpan{}
 		t.spans[id] = sp
 	}
+	t.last, t.lastID = sp, id
 	return sp
 }
 
@@ -725,6 +756,7 @@ func (t *timeSeams) cut() {
 	}
 	clear(t.segStart)
 	clear(t.spans)
+	t.last = nil
 }
 
 // apart: at the end, with the longest record known, no earlier record came

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -283,5 +284,53 @@ func TestStreamMatchesJudgeOnRecordedTraces(t *testing.T) {
 	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment", len(files), separable, cut)
 	if cut == 0 {
 		t.Error("no trace was judged in more than one segment: the comparison compared nothing")
+	}
+}
+
+// TestOpenCounts holds openCounts to the map of counts it replaced: a
+// thread is listed while it has something open, over random opens and
+// closes on a few threads (closes of nothing open included).
+func TestOpenCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 8))
+	var o openCounts
+	m := map[uint64]int{}
+	for step := range 2000 {
+		th, up := uint64(rng.IntN(5)), rng.IntN(2) == 0
+		o.count(th, up)
+		switch {
+		case up:
+			m[th]++
+		case m[th] > 1:
+			m[th]--
+		default:
+			delete(m, th)
+		}
+		if len(o) != len(m) {
+			t.Fatalf("step %d: %d threads listed, want %d", step, len(o), len(m))
+		}
+		for _, c := range o {
+			if m[c.thread] != c.n {
+				t.Fatalf("step %d: thread %d has %d open, want %d", step, c.thread, c.n, m[c.thread])
+			}
+		}
+	}
+}
+
+// TestTimeSeamsSpanAfterCut: the span a dispatch's records make in a
+// segment is the segment's own, after a cut too (span keeps the last one
+// asked for).
+func TestTimeSeamsSpanAfterCut(t *testing.T) {
+	var ts timeSeams
+	pass := &trace.Event{Type: trace.Callback, Op: trace.OpPass, Phase: trace.PhaseEnter, Dispatch: 7}
+	rec := func(start, end uint64) *trace.Event {
+		return &trace.Event{Type: trace.Record, Service: trace.KernelTrace, Dispatch: 7, Agent: 1, Start: start, End: end}
+	}
+	for _, seg := range [][2]uint64{{10, 20}, {30, 40}} {
+		ts.add(pass, ekCallback)
+		ts.add(rec(seg[0], seg[1]), ekRecord)
+		if sp := ts.spans[7]; sp == nil || !sp.loop || sp.lo != seg[0] || sp.hi != seg[1] {
+			t.Fatalf("segment of records %v: the span of dispatch 7 is %+v, want a loop's from %d to %d", seg, sp, seg[0], seg[1])
+		}
+		ts.cut()
 	}
 }

@@ -53,7 +53,7 @@ func (x *index) checkAgentWideEveryPass(d *dispatchView) []Violation {
 				continue
 			}
 			if !seen[k][uint64(n)] && !x.leftOutForConflict(d, k.service, uint64(n)) {
-				return []Violation{x.violation("SVC-2", d.id, fmt.Sprintf("context %d's %s collected in some passes of dispatch %d but not in pass %d", k.context, k.service, d.id, n), concat([]int{pe}, x.localStopsOf(d, k.context))...)}
+				return []Violation{x.violation("SVC-2", d.id, fmt.Sprintf("context %d's %s collected in some passes of dispatch %d but not in pass %d", k.context, k.service, d.id, n), x.concat([]int{pe}, x.localStopsOf(d, k.context))...)}
 			}
 		}
 	}

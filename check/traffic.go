@@ -31,7 +31,7 @@ func (x *index) allocations() []allocation {
 		return *x.allocs
 	}
 	var out []allocation
-	for _, i := range mergeSorted(x.types[ekAppAlloc], x.types[ekAppFree]) {
+	for _, i := range x.mergeSorted(x.types[ekAppAlloc], x.types[ekAppFree]) {
 		e := &x.ev[i]
 		if e.Type == trace.AppAlloc {
 			out = append(out, allocation{buffer: e.Buffer, agent: e.Agent, kind: e.MemKind, addr: e.Addr, bytes: e.Bytes, at: i, freedAt: len(x.ev)})
@@ -150,7 +150,7 @@ func (x *index) diedBeforeFirstPass(d *dispatchView) bool {
 // restoresByPass groups d's restore events by the pass they precede.
 func (x *index) restoresByPass(d *dispatchView) *byPass[[]int] {
 	if d.restoreByPass == nil {
-		b := newByPass[[]int](x, d)
+		b := x.positionsByPass(d)
 		for _, r := range d.restores {
 			if p, ok := x.passOf(r); ok {
 				b.set(p, x.pushPos(b.get(p), r))
@@ -424,7 +424,7 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 		writes := x.trafficInto(scratch[:0], d, trace.MemWrite, from, d.passEnter[k])
 		scratch = writes
 		if len(writes) > 0 {
-			x.examined("MEM-2") // the runtime saw memory written back before this pass
+			x.examinedAt(slotMEM2) // the runtime saw memory written back before this pass
 		}
 		for _, i := range writes {
 			for _, g := range x.ev[i].Regions {
@@ -447,7 +447,7 @@ func (x *index) checkRestoreTraffic(d *dispatchView, sdk bool) []Violation {
 		claim := x.restoresByPass(d).get(uint64(p))
 		// MEM-5: memory was written but the SDK never finished the restore,
 		// yet the pass ran: a wrong result, silently.
-		x.examined("MEM-5")
+		x.examinedAt(slotMEM5)
 		if len(claim) == 0 && len(writes) > 0 {
 			vs = append(vs, x.violation("MEM-5", d.id, fmt.Sprintf("the runtime wrote %d bytes before pass %d but the SDK reports no completed restore, and the pass ran anyway", x.bytesOf(writes), p), append(writes, d.passEnter[k])...))
 		}

@@ -44,7 +44,7 @@ func (x *index) sequenceValue(d *dispatchView) (v uint64, at int, ok bool) {
 	if ret, has := x.returnOf(d, trace.OpConfig, trace.PhaseEnter); has && x.ev[ret].UserData != nil {
 		return *x.ev[ret].UserData, ret, true
 	}
-	for _, i := range concat(d.passCounts, d.passEnter) {
+	for _, i := range x.concat(d.passCounts, d.passEnter) {
 		if u := x.ev[i].UserData; u != nil {
 			return *u, i, true
 		}
