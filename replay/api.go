@@ -26,12 +26,13 @@ const (
 
 // operationNames name the enum, LAST included: it is the enum's bound and no
 // operation (API-3), so OperationName refuses it and OperationID's loop
-// stops before it.
-var operationNames = map[Operation]trace.Op{OpNone: trace.OpNone, OpConfig: trace.OpConfig, OpPass: trace.OpPass, OpLast: trace.OpLast}
+// stops before it. An array by value, not a map: every callback names its
+// operation.
+var operationNames = [...]trace.Op{OpNone: trace.OpNone, OpConfig: trace.OpConfig, OpPass: trace.OpPass, OpLast: trace.OpLast}
 
 func (o Operation) String() string {
-	if n, ok := operationNames[o]; ok {
-		return string(n)
+	if o < Operation(len(operationNames)) {
+		return string(operationNames[o])
 	}
 	return "INVALID"
 }
@@ -139,16 +140,22 @@ const (
 	ThreadTrace
 )
 
-var serviceNames = map[Service]trace.Service{
+// serviceNames by value (every record names its service): "" for none.
+var serviceNames = [...]trace.Service{
 	CounterCollection: trace.CounterCollection, KernelTrace: trace.KernelTrace,
 	DeviceCounting: trace.DeviceCounting, PCSampling: trace.PCSampling, SPM: trace.SPM,
 	ThreadTrace: trace.ThreadTrace,
 }
 
-func (s Service) String() string { return string(serviceNames[s]) }
+func (s Service) String() string { return string(s.Trace()) }
 
 // Trace is the service as traces name it.
-func (s Service) Trace() trace.Service { return serviceNames[s] }
+func (s Service) Trace() trace.Service {
+	if s >= 0 && int(s) < len(serviceNames) {
+		return serviceNames[s]
+	}
+	return ""
+}
 
 // CounterValue is one counter of a record.
 type CounterValue struct {

@@ -589,3 +589,24 @@ func TestPassPayloadFresh(t *testing.T) {
 		}
 	}
 }
+
+// The operations' and services' names, looked up by value in arrays: each
+// constant its own name (API-3: LAST included), and a value past the
+// enums no name of another.
+func TestOperationAndServiceNames(t *testing.T) {
+	ops := map[replay.Operation]string{replay.OpNone: string(trace.OpNone), replay.OpConfig: string(trace.OpConfig),
+		replay.OpPass: string(trace.OpPass), replay.OpLast: string(trace.OpLast), replay.OpLast + 1: "INVALID", 1 << 31: "INVALID"}
+	for op, want := range ops {
+		if got := op.String(); got != want {
+			t.Errorf("Operation(%d) = %q, want %q", op, got, want)
+		}
+	}
+	svcs := map[replay.Service]trace.Service{replay.CounterCollection: trace.CounterCollection, replay.KernelTrace: trace.KernelTrace,
+		replay.DeviceCounting: trace.DeviceCounting, replay.PCSampling: trace.PCSampling, replay.SPM: trace.SPM,
+		replay.ThreadTrace: trace.ThreadTrace, 0: "", replay.ThreadTrace + 1: "", -1: ""}
+	for s, want := range svcs {
+		if got := s.Trace(); got != want || s.String() != string(want) {
+			t.Errorf("Service(%d) = %q (%q), want %q", s, got, s.String(), want)
+		}
+	}
+}

@@ -93,10 +93,11 @@ func (s *SDK) prepareInto(sub *submission, act *activeSet, ts *threadState, thre
 	// SVC-3: on MI2xx/MI3xx dispatch counters and PC sampling cannot share a
 	// pass; thread trace and SPM never can. Our decision (docs/decisions.md):
 	// warn once and leave the second service out of the pass.
-	agent := s.agents[info.AgentID]
-	if counters && pcs && agent.Family.DataCenter() {
-		s.warn(trace.WarnServiceConflict, info.DispatchID, "counter_collection and pc_sampling on "+agent.Arch+": pc_sampling left out")
-		sub.drop(PCSampling)
+	if counters && pcs { // the agent looked up only then: a copy of it every pass cost a fifth of this
+		if agent := s.agents[info.AgentID]; agent.Family.DataCenter() {
+			s.warn(trace.WarnServiceConflict, info.DispatchID, "counter_collection and pc_sampling on "+agent.Arch+": pc_sampling left out")
+			sub.drop(PCSampling)
+		}
 	}
 	if att && spm { // both inject AQL instrumentation, on any agent
 		s.warn(trace.WarnServiceConflict, info.DispatchID, "thread_trace and spm: spm left out")

@@ -149,6 +149,13 @@ func (b *batonRunner) yield(id hsa.ThreadID) {
 		b.mu.Unlock()
 		return
 	}
+	if len(b.ready) == 1 && len(b.waiters) == 0 {
+		// The holder is the one live thread not waiting for a lock, and
+		// none waits for one: the pick would find it (it runs, so it has
+		// no condition) after walking them all.
+		b.mu.Unlock()
+		return
+	}
 	next, ok := b.pickAfter(id)
 	if next == t {
 		b.mu.Unlock()

@@ -26,6 +26,17 @@ type contents struct {
 	gens  [maxBuffers]uint64
 }
 
+// same reports whether c and d name the same bytes. Element by element:
+// == on the struct calls the runtime's compare, four times a pass.
+func (c *contents) same(d *contents) bool {
+	for i := range c.lives {
+		if c.gens[i] != d.gens[i] || c.lives[i] != d.lives[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // contentsOf captures the current generations of lives.
 func contentsOf(lives []*allocation) contents {
 	var c contents
@@ -70,7 +81,7 @@ type memo struct {
 // bufs), computing it only for contents it has not seen recently.
 func (m *memo) digest(c contents, bufs [][]byte) string {
 	for i := range m.digests {
-		if e := &m.digests[i]; e.key.gens[0] == c.gens[0] && e.digest != "" && e.key == c {
+		if e := &m.digests[i]; e.digest != "" && e.key.same(&c) {
 			return e.digest
 		}
 	}
@@ -85,9 +96,10 @@ func (m *memo) digest(c contents, bufs [][]byte) string {
 // ones an identical earlier run gave them, else new ones from next.
 func (m *memo) ran(k runKey, written []*allocation, next func() uint64) {
 	for i := range m.runs {
-		// The input's first generation differs from run to run unless the
-		// run repeats: compared first, it settles most entries at once.
-		if e := &m.runs[i]; e.key.in.gens[0] == k.in.gens[0] && e.key.kernel != nil && e.key == k {
+		// The input's generations differ from run to run unless the run
+		// repeats: compared first, they settle most entries at once.
+		if e := &m.runs[i]; e.key.in.same(&k.in) && e.key.kernel != nil && e.key.kernel == k.kernel &&
+			e.key.scalar == k.scalar && e.key.items == k.items && e.key.grid == k.grid {
 			for j, al := range written {
 				al.gen = e.out[j]
 			}

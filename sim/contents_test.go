@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/replayspec/replayspec/hsa"
@@ -13,6 +14,9 @@ import (
 // failed part-way, or skipped) and aliased arguments came before: the
 // memo may only save work, never change a value.
 func TestMemoizedDigestsAreTheDigestOfTheBytes(t *testing.T) {
+	if n, m := reflect.TypeFor[runKey]().NumField(), reflect.TypeFor[contents]().NumField(); n != 5 || m != 2 {
+		t.Fatalf("runKey has %d fields, contents %d: memo.ran and contents.same compare 5 and 2 one by one; compare the new ones too", n, m)
+	}
 	for seed := range uint64(8) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		rt, rec := newTestRuntime(t, Config{FailRestoreAt: 1 + r.IntN(40), RestoreAll: seed%3 == 0}, "MI300")
@@ -55,7 +59,8 @@ func TestMemoizedDigestsAreTheDigestOfTheBytes(t *testing.T) {
 				case 3:
 					p = dispatch("fill", 4, buf(a), scalar(int32(r.IntN(2))))
 				default:
-					p = dispatch("atomic_counter", uint32(r.IntN(3)), buf(a))
+					// Past the buffer's end too: equal items, another grid.
+					p = dispatch("atomic_counter", uint32(r.IntN(12)), buf(a))
 				}
 				before := saved(t, rt, p)
 				if err := q.Submit(1, p); err != nil {

@@ -37,7 +37,17 @@ var library = map[string]*kernelDef{
 		nsPerWave: 40, valuPerItem: 3,
 		run: func(b [maxBuffers][]byte, _ int32, items, _ uint64) {
 			x := b[0][:4*items]
-			for j := 0; j+4 <= len(x); j += 4 {
+			// Two elements a step, one in each half of a 64-bit word:
+			// each half adds and wraps on its own (the low half's
+			// carry never reaches the high one). Half the steps of one
+			// element at a time, in the loop every replayed pass runs.
+			j := 0
+			for ; j+8 <= len(x); j += 8 {
+				w := x[j : j+8 : j+8]
+				v := le.Uint64(w)
+				le.PutUint64(w, (v>>32+1)<<32|uint64(uint32(v)+1))
+			}
+			if j+4 <= len(x) { // an odd element count: the last alone
 				w := x[j : j+4 : j+4]
 				le.PutUint32(w, le.Uint32(w)+1)
 			}

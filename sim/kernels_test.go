@@ -33,6 +33,15 @@ func TestKernelEffects(t *testing.T) {
 			want: [][]int32{{7, 10}, {3, 4}}},
 		{name: "increment wraps like int32", kernel: "increment", grid: 1, bufs: [][]int32{{2147483647}},
 			want: [][]int32{{-2147483648}}},
+		// The kernel adds two elements a step, each in half of a word:
+		// neither half's wrap may reach the other, and an odd count's last
+		// element is added alone.
+		{name: "increment wraps each element of a pair alone", kernel: "increment", grid: 5,
+			bufs: [][]int32{{-1, 7, 2147483647, -1, -1}},
+			want: [][]int32{{0, 8, -2147483648, 0, 0}}},
+		{name: "increment of an odd grid leaves the rest", kernel: "increment", grid: 3,
+			bufs: [][]int32{{1, 2, 3, 4}},
+			want: [][]int32{{2, 3, 4, 4}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +75,25 @@ func TestKernelEffects(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// One submission of several kernels, barriers between, more packets than
+// execute keeps the kernels of on its stack: each packet runs its own.
+func TestBatchRunsEachPacketsKernel(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{}, "MI300")
+	q, err := rt.CreateQueue(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := buffer(t, rt, 1, 2), buffer(t, rt, 10, 20)
+	barrier := hsa.Packet{Type: hsa.BarrierPacket}
+	if err := q.Submit(1, dispatch("fill", 2, buf(x), scalar(5)), barrier, dispatch("increment", 2, buf(x)),
+		dispatch("increment", 2, buf(x)), barrier, dispatch("accumulate", 2, buf(y), buf(x))); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := [][]int32{readInt32s(t, rt, x), readInt32s(t, rt, y)}, [][]int32{{7, 7}, {17, 27}}; !cmp.Equal(got, want) {
+		t.Errorf("x, y = %v, want %v", got, want)
+	}
+}
 
 func TestSubmitRejectsBadDispatches(t *testing.T) {
 	rt, _ := newTestRuntime(t, Config{}, "MI300", "consumer")

@@ -55,7 +55,7 @@ func New(cfg Config) (*Runtime, error) {
 		b := newBatonRunner()
 		b.onDeadlock = func() {
 			if rec := r.rec.Load(); rec != nil {
-				r.deadlockAt.Store(int64(rec.Len()) + 1)
+				r.deadlockAt.Store(int64(rec.Cut()) + 1) // nothing more reaches its sink
 			}
 		}
 		r.threads = b

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -241,6 +242,36 @@ func TestDeadlockIsReportedNotHung(t *testing.T) {
 				t.Errorf("faults %v, want the deadlock only", rt.Faults())
 			}
 		})
+	}
+}
+
+// A hung process records nothing more: the events the threads record once
+// their waits failed reach no sink, DeadlockedAt counts those before, and
+// the recorder still numbers and keeps them (the target cuts them off).
+func TestDeadlockCutsTheSink(t *testing.T) {
+	rt, rec := newTestRuntime(t, Config{Scheduled: true}, "MI300")
+	var sunk []uint64
+	rec.SetSink(func(e *trace.Event) { sunk = append(sunk, e.Seq) }, true)
+	rec.Emit(trace.Event{Type: trace.AppAlloc})
+	for id := hsa.ThreadID(1); id <= 2; id++ {
+		_ = rt.Go(id, func() {
+			rec.Emit(trace.Event{Type: trace.AppDispatch, Thread: uint64(id)})
+			rt.WaitUntil(id, func() bool { return false })
+			rec.Emit(trace.Event{Type: trace.AppTimeout, Thread: uint64(id)}) // after the hang
+		})
+	}
+	if err := waitOrFail(t, rt); !errors.Is(err, ErrDeadlock) {
+		t.Fatalf("Wait = %v, want ErrDeadlock", err)
+	}
+	n, ok := rt.DeadlockedAt()
+	if !ok || n != 3 {
+		t.Fatalf("DeadlockedAt = %d, %v; want 3 (the allocation and two dispatches)", n, ok)
+	}
+	if want := []uint64{1, 2, 3}; !slices.Equal(sunk, want) {
+		t.Errorf("the sink saw events %v, want %v: nothing after the hang", sunk, want)
+	}
+	if got := len(rec.Take()); got != 5 {
+		t.Errorf("the recorder kept %d events, want 5", got)
 	}
 }
 

@@ -128,6 +128,19 @@ func (r *Recorder) SetSink(sink func(*Event), keep bool) {
 	r.mu.Unlock()
 }
 
+// Cut stops handing events to the sink: those recorded from now on are
+// numbered, and kept if the recorder keeps events, but no sink sees them.
+// It returns how many were recorded before. (The simulator cuts where its
+// process hangs, sim.Runtime.DeadlockedAt: what it records after never
+// happened in the process it models. Cut there, the sink needs no check
+// of its own on every event.)
+func (r *Recorder) Cut() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sink = nil
+	return r.n
+}
+
 // Emit appends e, giving it the next sequence number.
 func (r *Recorder) Emit(e Event) { r.EmitRef(&e) }
 

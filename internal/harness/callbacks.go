@@ -38,16 +38,6 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		Pass: pass, Total: trace.U64(p.TotalPasses), Corr: Corr(rec.Correlation),
 		UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), PayloadSize: trace.U64(p.Size),
 		Info: DispatchInfo(info), Label: label})
-	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
-	// API-6): user data it wrote, payload members it set.
-	defer func() {
-		if t.app != nil && t.app.diedInCallback(th) {
-			return // the process died inside the callback (a nested window's restore failed)
-		}
-		t.rec.EmitRef(&trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
-			Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: pass,
-			UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
-	}()
 
 	where := window{op: op, phase: phase, dispatch: info.DispatchID}
 	if rec.Operation == replay.OpPass {
@@ -77,7 +67,7 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		t.actions(th, pl, spec.WindowConfigExit, &where)
 	case rec.Phase == replay.PhaseEnter:
 		t.mu.Lock()
-		t.published[th] = published{info.DispatchID, p.CurrentPass} // CB-4: publish the pass for this thread
+		*t.publishedOf(th) = published{info.DispatchID, p.CurrentPass, true} // CB-4: publish the pass for this thread
 		if t.during[label] != nil {
 			t.inPass[label] = int64(p.CurrentPass) // a dispatch waits for this pass (InPass)
 		}
@@ -94,12 +84,23 @@ func (t *tool) onReplay(rec replay.CallbackRecord, ud *replay.UserData) {
 		t.actions(th, pl, spec.WindowPassExit, &where)
 		t.waitForDuring(th, label, p.CurrentPass)
 		t.mu.Lock()
-		delete(t.published, th) // CB-4: ordinary dispatches never see a stale pass
+		*t.publishedOf(th) = published{} // CB-4: ordinary dispatches never see a stale pass
 		if t.during[label] != nil {
 			t.inPass[label] = -1
 		}
 		t.mu.Unlock()
 	}
+	// What the tool leaves behind is recorded when it returns (UD-1, UD-2,
+	// API-6): user data it wrote, payload members it set. Not deferred:
+	// the callback returns only here, and a deferred closure holding the
+	// callback's values cost as much as the event (a panic in the tool is
+	// the thread's error, sim.runApp, not a return).
+	if t.app != nil && t.app.diedInCallback(th) {
+		return // the process died inside the callback (a nested window's restore failed)
+	}
+	t.rec.EmitRef(&trace.Event{Type: trace.Returned, Thread: uint64(th), Context: uint64(rec.Context),
+		Op: op, Phase: phase, Dispatch: info.DispatchID, Pass: pass,
+		UserData: trace.U64(ud.Value), Payload: PayloadMembers(p), Label: label})
 }
 
 // planFor is the plan of the dispatch label names: its own, else the
@@ -259,18 +260,14 @@ func (t *tool) writing(th hsa.ThreadID, name string) (done func(), fresh bool) {
 	}
 	t.writes[th] = append(t.writes[th], name)
 	label := t.label[th]
-	pub, had := t.published[th]
+	pub := *t.publishedOf(th)
 	t.label[th] = name
 	return func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.writes[th] = t.writes[th][:len(t.writes[th])-1]
 		t.label[th] = label
-		if had {
-			t.published[th] = pub
-		} else {
-			delete(t.published, th)
-		}
+		*t.publishedOf(th) = pub
 	}, true
 }
 

@@ -50,14 +50,24 @@ var memberLists = func() (out [1 << len(payloadMembers)][]string) {
 // share a pointer.
 func DispatchInfo(d replay.DispatchInfo) *trace.DispatchInfo {
 	dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
-	return lastInfo.share(trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
-		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)})
+	v := trace.DispatchInfo{Size: d.Size, KernelID: d.KernelID, PrivateSegment: d.PrivateSegmentSize,
+		GroupSegment: d.GroupSegmentSize, Workgroup: dim(d.WorkgroupSize), Grid: dim(d.GridSize)}
+	// Field by field: == on the whole struct calls the runtime's compare.
+	if p := lastInfo.last.Load(); p != nil && p.Size == v.Size && p.KernelID == v.KernelID &&
+		p.PrivateSegment == v.PrivateSegment && p.GroupSegment == v.GroupSegment && p.Workgroup == v.Workgroup && p.Grid == v.Grid {
+		return p
+	}
+	return lastInfo.keep(v)
 }
 
 // Corr is a correlation id triple as traces write it; consecutive equal
 // triples share a pointer, as DispatchInfo's do.
 func Corr(c replay.CorrelationID) *trace.Corr {
-	return lastCorr.share(trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor})
+	v := trace.Corr{Internal: c.Internal, External: c.External.Value, Ancestor: c.Ancestor}
+	if p := lastCorr.last.Load(); p != nil && *p == v {
+		return p
+	}
+	return lastCorr.keep(v)
 }
 
 // PassOf is a pass index as events carry it (trace.U64): past trace.U64's
@@ -68,7 +78,10 @@ func PassOf(v uint64) *uint64 {
 	if v < smallPasses {
 		return trace.U64(v)
 	}
-	return lastPass.share(v)
+	if p := lastPass.last.Load(); p != nil && *p == v {
+		return p
+	}
+	return lastPass.keep(v)
 }
 
 // smallPasses: trace.U64 hands out shared pointers below this
@@ -81,21 +94,22 @@ var (
 	lastPass shared[uint64]
 )
 
-// shared hands out the pointer it gave last time when the value is the
-// same, else a new one. Events only ever read what their pointers point
-// to, so sharing is invisible but for the allocations it saves. The last
-// pointer is an atomic one, not a mutex's: a callback shares two or three
-// values, and a load costs nothing where a lock's round trip did; two
-// threads that race to replace it each keep their own (an allocation
-// more, never a wrong value: a pointer is stored only once it is filled).
-type shared[T comparable] struct {
+// shared holds the pointer handed out last: a caller hands it out again
+// when it points to the same value, else a new one (keep). Events only
+// ever read what their pointers point to, so sharing is invisible but for
+// the allocations it saves. The last pointer is an atomic one, not a
+// mutex's: a callback shares two or three values, and a load costs nothing
+// where a lock's round trip did; two threads that race to replace it each
+// keep their own (an allocation more, never a wrong value: a pointer is
+// stored only once it is filled). The callers compare, each its own type:
+// == on a type parameter calls the runtime's comparison, a third of what
+// sharing cost.
+type shared[T any] struct {
 	last atomic.Pointer[T]
 }
 
-func (s *shared[T]) share(v T) *T {
-	if p := s.last.Load(); p != nil && *p == v {
-		return p
-	}
+// keep hands out a new pointer to v, shared from now on.
+func (s *shared[T]) keep(v T) *T {
 	p := new(T) // not &v, which would allocate on every call
 	*p = v
 	s.last.Store(p)
@@ -105,11 +119,19 @@ func (s *shared[T]) share(v T) *T {
 // RecordEvent is a service record as the tool received it on thread; pass
 // is the pass index the tool had published there (nil: none).
 func RecordEvent(r replay.Record, thread hsa.ThreadID, pass *uint64) trace.Event {
-	e := trace.Event{Type: trace.Record, Service: r.Service.Trace(), Context: uint64(r.Context), Thread: uint64(thread),
-		Dispatch: r.Dispatch.DispatchID, Agent: uint64(r.Dispatch.AgentID), Kernel: r.Dispatch.KernelName,
-		Corr: Corr(r.Correlation), Start: r.Start, End: r.End, Pass: pass}
+	var e trace.Event
+	recordEvent(&e, &r, thread, pass)
+	return e
+}
+
+// recordEvent fills e, a zero event, as RecordEvent says. Field by field
+// into the caller's event: a literal of the 704-byte event was built aside
+// and copied twice more on the way (a third of the tool's record callback).
+func recordEvent(e *trace.Event, r *replay.Record, thread hsa.ThreadID, pass *uint64) {
+	e.Type, e.Service, e.Context, e.Thread = trace.Record, r.Service.Trace(), uint64(r.Context), uint64(thread)
+	e.Dispatch, e.Agent, e.Kernel = r.Dispatch.DispatchID, uint64(r.Dispatch.AgentID), r.Dispatch.KernelName
+	e.Corr, e.Start, e.End, e.Pass = Corr(r.Correlation), r.Start, r.End, pass
 	for _, c := range r.Counters {
 		e.Counters = append(e.Counters, trace.Counter{Name: c.Name, Value: c.Value})
 	}
-	return e
 }

@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
 
+	"github.com/replayspec/replayspec/hsa"
 	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/trace"
 )
@@ -73,20 +75,22 @@ func TestPassOf(t *testing.T) {
 // shared is never written again (run with -race: the collector of
 // callbacks on free threads does this).
 func TestSharedFromManyThreads(t *testing.T) {
-	var s shared[trace.Corr]
+	corr := func(c trace.Corr) *trace.Corr {
+		return Corr(replay.CorrelationID{Internal: c.Internal, External: replay.UserData{Value: c.External}, Ancestor: c.Ancestor})
+	}
 	var wg sync.WaitGroup
 	for th := range uint64(4) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range uint64(300) {
-				want := trace.Corr{Internal: th, External: i / 3}
-				p := s.share(want)
+				want := trace.Corr{Internal: th, External: i / 3, Ancestor: i % 2}
+				p := corr(want)
 				if *p != want {
 					t.Errorf("thread %d shared %+v and was handed %+v", th, want, *p)
 					return
 				}
-				if q := s.share(want); *q != want {
+				if q := corr(want); *q != want {
 					t.Errorf("thread %d shared %+v again and was handed %+v", th, want, *q)
 					return
 				}
@@ -94,8 +98,43 @@ func TestSharedFromManyThreads(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	a := s.share(trace.Corr{Internal: 9})
-	if b := s.share(trace.Corr{Internal: 9}); a != b {
+	a := corr(trace.Corr{Internal: 9})
+	if b := corr(trace.Corr{Internal: 9}); a != b {
 		t.Errorf("an equal value twice running: two pointers")
+	}
+	if c := corr(trace.Corr{Internal: 9, Ancestor: 1}); c == a || c.Ancestor != 1 {
+		t.Errorf("a value differing in its last field was handed the last pointer")
+	}
+}
+
+// TestDispatchInfoShared: an equal dispatch_info twice running shares one
+// pointer; one that differs in any field is handed a pointer to its own.
+func TestDispatchInfoShared(t *testing.T) {
+	if n := reflect.TypeFor[trace.DispatchInfo]().NumField(); n != 6 {
+		t.Fatalf("trace.DispatchInfo has %d fields: DispatchInfo compares 6 one by one; compare the new ones too, and change them here", n)
+	}
+	base := replay.DispatchInfo{Size: 64, KernelID: 3, PrivateSegmentSize: 4, GroupSegmentSize: 5,
+		WorkgroupSize: hsa.Dim3{X: 64, Y: 1, Z: 1}, GridSize: hsa.Dim3{X: 256, Y: 1, Z: 1}}
+	for _, change := range []func(*replay.DispatchInfo){
+		func(d *replay.DispatchInfo) { d.Size++ },
+		func(d *replay.DispatchInfo) { d.KernelID++ },
+		func(d *replay.DispatchInfo) { d.PrivateSegmentSize++ },
+		func(d *replay.DispatchInfo) { d.GroupSegmentSize++ },
+		func(d *replay.DispatchInfo) { d.WorkgroupSize.Z++ },
+		func(d *replay.DispatchInfo) { d.GridSize.Y++ },
+	} {
+		a := DispatchInfo(base)
+		if b := DispatchInfo(base); a != b {
+			t.Errorf("an equal dispatch_info twice running: two pointers")
+		}
+		other := base
+		change(&other)
+		b := DispatchInfo(other)
+		dim := func(v hsa.Dim3) trace.Dim3 { return trace.Dim3{v.X, v.Y, v.Z} }
+		want := trace.DispatchInfo{Size: other.Size, KernelID: other.KernelID, PrivateSegment: other.PrivateSegmentSize,
+			GroupSegment: other.GroupSegmentSize, Workgroup: dim(other.WorkgroupSize), Grid: dim(other.GridSize)}
+		if b == a || *b != want {
+			t.Errorf("DispatchInfo(%+v) = %+v (shared: %v), want %+v", other, *b, b == a, want)
+		}
 	}
 }

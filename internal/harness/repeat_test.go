@@ -100,7 +100,11 @@ func timedLoop(name string, elements uint64, extra ...spec.Context) spec.Spec {
 // sink and keeping none, and returns the tool, to look at what it kept.
 func runKeeping(t testing.TB, s spec.Spec, sink func(*trace.Event)) *tool {
 	t.Helper()
-	rt, err := sim.New(sim.Config{Scheduled: true, Agents: []sim.AgentConfig{{Name: "gpu0", Kind: "MI300"}}})
+	cfg := sim.Config{Scheduled: true}
+	for _, a := range s.Agents {
+		cfg.Agents = append(cfg.Agents, sim.AgentConfig{Name: a.Name, Kind: a.Kind})
+	}
+	rt, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,5 +146,56 @@ func TestRecordWindowOncePerPass(t *testing.T) {
 		if records[p] < 2 || written[p] != 1 {
 			t.Errorf("pass %d: %d records, the tool's dispatch written %d times; want 2 or more, and once", p, records[p], written[p])
 		}
+	}
+}
+
+// TestNothingStaysPublished: once its loops have ended, no thread has a
+// pass published (CB-4: a later record of the thread is no loop's), also
+// after the tool wrote a dispatch of its own inside a pass, whose own
+// passes are published and withdrawn in between.
+func TestNothingStaysPublished(t *testing.T) {
+	s := timedLoop("unpublished", 4)
+	s.Tool.Plan = spec.Plan{Passes: "3", Actions: []spec.Action{
+		{In: spec.WindowPassEnter, Pass: 1, Call: spec.ActionDispatch, Dispatch: "side"},
+	}}
+	s.Application.Dispatches = append(s.Application.Dispatches,
+		spec.Dispatch{Name: "side", Kernel: "fill", Agent: "gpu0", Args: []string{"x"}, Scalar: 9, ByTool: true})
+	tl := runKeeping(t, spec.Defaults(s), func(*trace.Event) {})
+	if len(tl.published) == 0 {
+		t.Fatal("no thread ever published a pass")
+	}
+	for th, p := range tl.published {
+		if p.on {
+			t.Errorf("thread %d still has pass %d of dispatch %d published", th, p.pass, p.dispatch)
+		}
+	}
+}
+
+// TestToolDispatchGivesThePassBack: a dispatch the tool writes inside a
+// pass, replayed in a window of its own on another agent, publishes its
+// own passes; once it is done the outer pass is published again, so the
+// outer kernel's record of that pass still carries it (CB-4).
+func TestToolDispatchGivesThePassBack(t *testing.T) {
+	s := timedLoop("give-back", 4)
+	s.Agents = append(s.Agents, spec.Agent{Name: "gpu1", Kind: "MI300"})
+	s.Tool.Plan = spec.Plan{Passes: "3", Actions: []spec.Action{
+		{In: spec.WindowPassEnter, Pass: 1, Call: spec.ActionDispatch, Dispatch: "side"},
+	}}
+	s.Application.Buffers = append(s.Application.Buffers, spec.Buffer{Name: "y", Agent: "gpu1", Elements: 4})
+	s.Application.Dispatches = append(s.Application.Dispatches,
+		spec.Dispatch{Name: "side", Kernel: "fill", Agent: "gpu1", Args: []string{"y"}, Scalar: 9, ByTool: true})
+	outer, side := map[uint64]int{}, 0
+	runKeeping(t, spec.Defaults(s), func(e *trace.Event) {
+		switch {
+		case e.Type == trace.Record && e.Dispatch == 1 && e.Pass != nil:
+			outer[*e.Pass]++
+		case e.Type == trace.Record && e.Dispatch == 1:
+			t.Errorf("a record of the outer dispatch with no pass (event %d)", e.Seq)
+		case e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter && e.Dispatch != 1:
+			side++
+		}
+	})
+	if side < 2 || outer[0] != 1 || outer[1] != 1 || outer[2] != 1 {
+		t.Errorf("the tool's dispatch ran %d passes, the outer dispatch's records by pass %v: want 2 or more, and one a pass", side, outer)
 	}
 }

@@ -40,7 +40,7 @@ type tool struct {
 
 	mu        sync.Mutex
 	threadOf  map[uint64]hsa.ThreadID      // goroutine id -> application thread
-	published map[hsa.ThreadID]published   // the pass in "thread-local" state (CB-4)
+	published map[hsa.ThreadID]*published  // the pass in "thread-local" state (CB-4), written in place (publishedOf)
 	live      map[string]bool              // contexts the tool has started globally
 	label     map[hsa.ThreadID]string      // the dispatch each thread is submitting
 	writes    map[hsa.ThreadID][]string    // the tool's own dispatches each thread is writing, outermost first
@@ -84,7 +84,7 @@ func (t *tool) keep(th hsa.ThreadID) *retained {
 func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s spec.Spec) *tool {
 	t := &tool{sdk: sdk, rt: rt, th: th, rec: rec, s: s,
 		ctxByName: map[string]replay.ContextID{}, threadOf: map[uint64]hsa.ThreadID{},
-		published: map[hsa.ThreadID]published{}, live: map[string]bool{}, label: map[hsa.ThreadID]string{},
+		published: map[hsa.ThreadID]*published{}, live: map[string]bool{}, label: map[hsa.ThreadID]string{},
 		writes:  map[hsa.ThreadID][]string{},
 		labelOf: map[uint64]string{}, inPass: map[string]int64{}, started: map[string]bool{},
 		counters: map[string]map[uint64]uint64{}, recorded: map[uint64]uint64{},
@@ -117,9 +117,23 @@ func newTool(sdk *replay.SDK, rt hsa.Runtime, th Threads, rec *trace.Recorder, s
 // published is what the tool keeps in thread-local state during a pass:
 // the dispatch and its pass, so that it merges records on (dispatch id,
 // current_pass) as the spec advises, and a record of another dispatch made
-// inside the pass (the tool's own) is not taken for the loop's.
+// inside the pass (the tool's own) is not taken for the loop's. A thread
+// outside any pass has its zero value (on unset): its entry is kept and
+// written in place, as a delete and an insert of it every pass cost a
+// fifth of the tool's callbacks (and a store into the map half that).
 type published struct {
 	dispatch, pass uint64
+	on             bool
+}
+
+// publishedOf is th's entry, made on first use; the caller holds mu.
+func (t *tool) publishedOf(th hsa.ThreadID) *published {
+	p := t.published[th]
+	if p == nil {
+		p = new(published)
+		t.published[th] = p
+	}
+	return p
 }
 
 // window names the replay callback the tool acts from, as the events of
@@ -386,8 +400,8 @@ func (t *tool) selectCounters(counters []string) replay.CounterSelectFunc {
 		g := t.groups(info.AgentID, counters)
 		th := t.here(thread)
 		t.mu.Lock()
-		pub, inLoop := t.published[th]
-		inLoop = inLoop && pub.dispatch == info.DispatchID
+		pub := *t.publishedOf(th)
+		inLoop := pub.on && pub.dispatch == info.DispatchID
 		pass := pub.pass
 		label := t.labelOf[info.DispatchID]
 		t.mu.Unlock()
@@ -426,8 +440,8 @@ func (t *tool) externalID(ec spec.ExternalCorrelation) replay.ExternalCorrelatio
 func (t *tool) onRecord(r replay.Record) {
 	th := t.here(r.Thread)
 	t.mu.Lock()
-	pub, inLoop := t.published[th]
-	inLoop = inLoop && pub.dispatch == r.Dispatch.DispatchID
+	pub := *t.publishedOf(th)
+	inLoop := pub.on && pub.dispatch == r.Dispatch.DispatchID
 	pass := pub.pass
 	label := t.labelOf[r.Dispatch.DispatchID]
 	kp := t.keep(th)
@@ -443,9 +457,10 @@ func (t *tool) onRecord(r replay.Record) {
 			t.counters[key][pass] = c.Value
 		}
 	}
-	first := inLoop && t.recorded[pub.dispatch] != pub.pass+1
+	got, had := t.recorded[pub.dispatch]
+	first := inLoop && got != pub.pass+1
 	if first {
-		if _, had := t.recorded[pub.dispatch]; !had && kp != nil {
+		if !had && kp != nil {
 			kp.recs = append(kp.recs, pub.dispatch)
 		}
 		t.recorded[pub.dispatch] = pub.pass + 1
@@ -455,7 +470,8 @@ func (t *tool) onRecord(r replay.Record) {
 	if inLoop {
 		at = PassOf(pass)
 	}
-	e := RecordEvent(r, th, at)
+	var e trace.Event
+	recordEvent(&e, &r, th, at)
 	t.rec.EmitRef(&e)
 	if first {
 		// The plan's calls from a service callback within a pass: made

@@ -64,12 +64,9 @@ func (tg Sim) Run(ctx context.Context, s spec.Spec, opts target.Options) (trace.
 	}
 	rec := trace.NewRecorder(rt.Clock)
 	if sink := opts.Sink; sink != nil {
-		rec.SetSink(func(e *trace.Event) {
-			if n, ok := rt.DeadlockedAt(); ok && e.Seq > uint64(n) {
-				return // past where the process hung: cut from the trace below
-			}
-			sink(e)
-		}, !opts.Discard)
+		// The runtime cuts the sink off where its process hangs (the trace
+		// is cut there below).
+		rec.SetSink(sink, !opts.Discard)
 	}
 	rt.SetRecorder(rec)
 	stop := context.AfterFunc(ctx, rt.Cancel)
