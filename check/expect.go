@@ -41,127 +41,341 @@ func JudgeExpectations(s spec.Spec, t trace.Trace) (vs []Violation, unobserved [
 }
 
 func judgeExpectations(s spec.Spec, x *index) (vs []Violation, unobserved []string) {
-	h := x.header
-	c := expectChecker{x: x, s: s, runtime: h.Reports(trace.SourceRuntime), sdk: h.Reports(trace.SourceSDK)}
-	ex := s.Expect
-	// on runs f when the trace can show key, and notes it otherwise.
-	on := func(key string, present bool, f func()) {
-		if !present {
-			return
-		}
-		for _, src := range expectSources[key] {
-			if !h.Reports(src) {
-				unobserved = append(unobserved, key)
-				return
-			}
-		}
-		f()
+	j := newExpectJudge(s, x.header)
+	j.part(x, 0, nil)
+	return j.finish()
+}
+
+// expectJudge judges a spec's expectations over a trace handed over in
+// parts: check.Stream's segments, or the whole trace as one. Most keys are
+// about one dispatch (passes, sequence, ...): they are judged in the part
+// that holds the events labelled with it, which Stream keeps to one
+// (expectHere), and a label no part held is judged at the end against no
+// events (its "not found"). The others are added up over the parts and
+// judged at the end: records, warnings, statuses and record counts not
+// narrowed to a dispatch, the buffers' final contents, timestamps.
+type expectJudge struct {
+	s       spec.Spec
+	h       trace.Header
+	keys    map[string]bool // the keys set and observable in the trace
+	unseen  []string        // the keys set and not observable
+	labels  map[string]bool // the dispatches the judged keys name
+	judged  map[string]bool // of labels, those a part held
+	aborts  map[string]bool // labels whose abort ends the trace
+	vs      []Violation
+	records map[string]*evTally // per service
+	warned  []*evTally          // per expect.warnings entry
+	warns   evTally             // every warning (no_warnings)
+	codes   []string            // their codes
+	status  []statusSum         // per expect.statuses entry
+	counts  []countSum          // per expect.record_counts entry
+	memory  map[string]*lastMemory
+	// replayed: some part replayed a dispatch (timestamps).
+	replayed bool
+}
+
+// evTally counts matching events and keeps the first few, which a
+// violation shows (maxEvents).
+type evTally struct {
+	n     int
+	first []trace.Event
+}
+
+func (t *evTally) add(e *trace.Event) {
+	if t.n++; len(t.first) < maxEvents {
+		t.first = append(t.first, *e)
 	}
-	on("passes", len(ex.Passes) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.Passes)) {
-			c.passes(label, ex.Passes[label])
+}
+
+// statusSum is what the parts found of a status expectation: settled once
+// it failed for a reason of its own (no such dispatch or context).
+type statusSum struct {
+	settled bool
+	matched int
+	wrong   evTally
+}
+
+// countSum is what the parts found of a record count.
+type countSum struct {
+	settled  bool
+	at       evTally
+	dispatch uint64 // the narrowing dispatch's id, from the part that held it
+}
+
+// lastMemory is the last readback of a buffer so far and what it fails
+// (nil: it holds what was expected).
+type lastMemory struct{ v *Violation }
+
+func newExpectJudge(s spec.Spec, h trace.Header) *expectJudge {
+	j := &expectJudge{s: s, h: h, keys: map[string]bool{}, labels: map[string]bool{}, judged: map[string]bool{},
+		aborts: map[string]bool{}, records: map[string]*evTally{}, memory: map[string]*lastMemory{}}
+	ex := s.Expect
+	set := map[string]bool{
+		"passes": len(ex.Passes) > 0, "continue_consulted": len(ex.ContinueConsulted) > 0,
+		"completions": len(ex.Completions) > 0, "memory": len(ex.Memory) > 0, "records": len(ex.Records) > 0,
+		"statuses": len(ex.Statuses) > 0, "warnings": len(ex.Warnings) > 0, "no_warnings": ex.NoWarnings,
+		"never_ends": len(ex.NeverEnds) > 0, "timestamps": ex.Timestamps != "", "memory_after": len(ex.MemoryAfter) > 0,
+		"user_data": len(ex.UserData) > 0, "sequence": len(ex.Sequence) > 0, "dispatch_ids": len(ex.DispatchIDs) > 0,
+		"correlation": len(ex.Correlation) > 0, "record_counts": len(ex.RecordCounts) > 0, "runs": len(ex.Runs) > 0,
+		"payload": len(ex.Payload) > 0, "counters": len(ex.Counters) > 0, "saved": len(ex.Saved) > 0, "aborts": len(ex.Aborts) > 0,
+	}
+	// In the order the keys were always judged and listed unobserved.
+	for _, key := range expectKeys {
+		if !set[key] {
+			continue
 		}
-	})
-	on("continue_consulted", len(ex.ContinueConsulted) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.ContinueConsulted)) {
-			c.continueConsulted(label, ex.ContinueConsulted[label])
+		observable := true
+		for _, src := range expectSources[key] {
+			observable = observable && h.Reports(src)
 		}
-	})
-	on("completions", len(ex.Completions) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.Completions)) {
-			c.completions(label, ex.Completions[label])
+		if !observable {
+			j.unseen = append(j.unseen, key)
+			continue
 		}
-	})
-	on("memory", len(ex.Memory) > 0, func() {
-		for _, buf := range slices.Sorted(maps.Keys(ex.Memory)) {
-			c.memory(buf, ex.Memory[buf])
-		}
-	})
-	on("records", len(ex.Records) > 0, func() {
-		for _, svc := range slices.Sorted(maps.Keys(ex.Records)) {
-			c.records(svc, ex.Records[svc])
-		}
-	})
-	on("statuses", len(ex.Statuses) > 0, func() {
-		for _, st := range ex.Statuses {
-			c.status(st)
-		}
-	})
-	on("warnings", len(ex.Warnings) > 0, func() {
-		for _, code := range ex.Warnings {
-			c.warning(code)
-		}
-	})
-	on("no_warnings", ex.NoWarnings, c.noWarnings)
-	on("never_ends", len(ex.NeverEnds) > 0, func() {
-		for _, label := range ex.NeverEnds {
-			c.neverEnds(label)
-		}
-	})
-	on("timestamps", ex.Timestamps != "", func() { c.timestamps(ex.Timestamps) })
-	on("memory_after", len(ex.MemoryAfter) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.MemoryAfter)) {
-			for _, buf := range slices.Sorted(maps.Keys(ex.MemoryAfter[label])) {
-				c.memoryAfter(label, buf, ex.MemoryAfter[label][buf])
+		j.keys[key] = true
+	}
+	name := func(key string, labels ...string) {
+		if j.keys[key] {
+			for _, l := range labels {
+				if l != "" {
+					j.labels[l] = true
+				}
 			}
 		}
+	}
+	name("passes", slices.Collect(maps.Keys(ex.Passes))...)
+	name("continue_consulted", slices.Collect(maps.Keys(ex.ContinueConsulted))...)
+	name("completions", slices.Collect(maps.Keys(ex.Completions))...)
+	name("never_ends", ex.NeverEnds...)
+	name("memory_after", slices.Collect(maps.Keys(ex.MemoryAfter))...)
+	name("sequence", slices.Collect(maps.Keys(ex.Sequence))...)
+	name("dispatch_ids", slices.Collect(maps.Keys(ex.DispatchIDs))...)
+	name("correlation", slices.Collect(maps.Keys(ex.Correlation))...)
+	name("runs", slices.Collect(maps.Keys(ex.Runs))...)
+	name("saved", slices.Collect(maps.Keys(ex.Saved))...)
+	name("aborts", ex.Aborts...)
+	for _, u := range ex.UserData {
+		name("user_data", u.Dispatch)
+	}
+	for _, p := range ex.Payload {
+		name("payload", p.Dispatch)
+	}
+	for _, c := range ex.Counters {
+		name("counters", c.Dispatch)
+	}
+	for _, st := range ex.Statuses {
+		name("statuses", st.Dispatch)
+	}
+	for _, r := range ex.RecordCounts {
+		name("record_counts", r.Dispatch)
+	}
+	if j.keys["aborts"] {
+		for _, l := range ex.Aborts {
+			j.aborts[l] = true
+		}
+	}
+	for range ex.Warnings {
+		j.warned = append(j.warned, &evTally{})
+	}
+	j.status = make([]statusSum, len(ex.Statuses))
+	j.counts = make([]countSum, len(ex.RecordCounts))
+	return j
+}
+
+// expectKeys are the keys of expect: in the order they are judged.
+var expectKeys = []string{"passes", "continue_consulted", "completions", "memory", "records", "statuses", "warnings",
+	"no_warnings", "never_ends", "timestamps", "memory_after", "user_data", "sequence", "dispatch_ids", "correlation",
+	"record_counts", "runs", "payload", "counters", "saved", "aborts"}
+
+// part judges the trace's part x, whose first np events are a prologue
+// carried from earlier parts (counted there): the keys about a dispatch
+// for the labels here holds (nil: every label), and what the keys added
+// up over parts find in it.
+func (j *expectJudge) part(x *index, np int, here map[string]bool) {
+	c := expectChecker{x: x, s: j.s, from: np, runtime: j.h.Reports(trace.SourceRuntime), sdk: j.h.Reports(trace.SourceSDK)}
+	mine := func(label string) bool {
+		if here != nil && !here[label] {
+			return false
+		}
+		j.judged[label] = true
+		return true
+	}
+	ex := j.s.Expect
+	each := func(key string, labels []string, f func(label string)) {
+		if j.keys[key] {
+			for _, label := range labels {
+				if mine(label) {
+					f(label)
+				}
+			}
+		}
+	}
+	each("passes", slices.Sorted(maps.Keys(ex.Passes)), func(l string) { c.passes(l, ex.Passes[l]) })
+	each("continue_consulted", slices.Sorted(maps.Keys(ex.ContinueConsulted)), func(l string) { c.continueConsulted(l, ex.ContinueConsulted[l]) })
+	each("completions", slices.Sorted(maps.Keys(ex.Completions)), func(l string) { c.completions(l, ex.Completions[l]) })
+	if j.keys["memory"] {
+		for _, buf := range slices.Sorted(maps.Keys(ex.Memory)) {
+			c.memory(buf, ex.Memory[buf], j.memory)
+		}
+	}
+	if j.keys["records"] {
+		for _, svc := range slices.Sorted(maps.Keys(ex.Records)) {
+			c.records(svc, j.recordsOf(svc))
+		}
+	}
+	if j.keys["statuses"] {
+		for k, st := range ex.Statuses {
+			if !j.status[k].settled && (st.Dispatch == "" || mine(st.Dispatch)) {
+				c.status(st, &j.status[k])
+			}
+		}
+	}
+	if j.keys["warnings"] {
+		for k, code := range ex.Warnings {
+			c.warning(code, j.warned[k])
+		}
+	}
+	if j.keys["no_warnings"] {
+		j.codes = c.warnings(&j.warns, j.codes)
+	}
+	each("never_ends", ex.NeverEnds, c.neverEnds)
+	if j.keys["timestamps"] {
+		j.replayed = c.timestamps(ex.Timestamps) || j.replayed
+	}
+	each("memory_after", slices.Sorted(maps.Keys(ex.MemoryAfter)), func(l string) {
+		for _, buf := range slices.Sorted(maps.Keys(ex.MemoryAfter[l])) {
+			c.memoryAfter(l, buf, ex.MemoryAfter[l][buf])
+		}
 	})
-	on("user_data", len(ex.UserData) > 0, func() {
+	if j.keys["user_data"] {
 		for _, u := range ex.UserData {
-			c.userData(u)
+			if mine(u.Dispatch) {
+				c.userData(u)
+			}
 		}
-	})
-	on("sequence", len(ex.Sequence) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.Sequence)) {
-			c.sequence(label, ex.Sequence[label])
+	}
+	each("sequence", slices.Sorted(maps.Keys(ex.Sequence)), func(l string) { c.sequence(l, ex.Sequence[l]) })
+	each("dispatch_ids", slices.Sorted(maps.Keys(ex.DispatchIDs)), func(l string) { c.dispatchIDs(l, ex.DispatchIDs[l]) })
+	each("correlation", slices.Sorted(maps.Keys(ex.Correlation)), func(l string) { c.correlation(l, ex.Correlation[l]) })
+	if j.keys["record_counts"] {
+		for k, r := range ex.RecordCounts {
+			if !j.counts[k].settled && (r.Dispatch == "" || mine(r.Dispatch)) {
+				c.recordCount(r, &j.counts[k])
+			}
 		}
-	})
-	on("dispatch_ids", len(ex.DispatchIDs) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.DispatchIDs)) {
-			c.dispatchIDs(label, ex.DispatchIDs[label])
-		}
-	})
-	on("correlation", len(ex.Correlation) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.Correlation)) {
-			c.correlation(label, ex.Correlation[label])
-		}
-	})
-	on("record_counts", len(ex.RecordCounts) > 0, func() {
-		for _, r := range ex.RecordCounts {
-			c.recordCount(r)
-		}
-	})
-	on("runs", len(ex.Runs) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.Runs)) {
-			c.runs(label, ex.Runs[label])
-		}
-	})
-	on("payload", len(ex.Payload) > 0, func() {
+	}
+	each("runs", slices.Sorted(maps.Keys(ex.Runs)), func(l string) { c.runs(l, ex.Runs[l]) })
+	if j.keys["payload"] {
 		for _, pe := range ex.Payload {
-			c.payload(pe)
+			if mine(pe.Dispatch) {
+				c.payload(pe)
+			}
 		}
-	})
-	on("counters", len(ex.Counters) > 0, func() {
+	}
+	if j.keys["counters"] {
 		for _, ce := range ex.Counters {
-			c.counters(ce)
+			if mine(ce.Dispatch) {
+				c.counters(ce)
+			}
 		}
-	})
-	on("saved", len(ex.Saved) > 0, func() {
-		for _, label := range slices.Sorted(maps.Keys(ex.Saved)) {
-			c.saved(label, ex.Saved[label])
+	}
+	each("saved", slices.Sorted(maps.Keys(ex.Saved)), func(l string) { c.saved(l, ex.Saved[l]) })
+	each("aborts", ex.Aborts, c.aborts)
+	j.vs = append(j.vs, c.vs...)
+}
+
+func (j *expectJudge) recordsOf(service string) *evTally {
+	t := j.records[service]
+	if t == nil {
+		t = &evTally{}
+		j.records[service] = t
+	}
+	return t
+}
+
+// finish judges the labels no part held (against no events: each is not
+// found) and what was added up, and returns every violation and the keys
+// the trace cannot show.
+func (j *expectJudge) finish() (vs []Violation, unobserved []string) {
+	missing := map[string]bool{}
+	for l := range j.labels {
+		if !j.judged[l] {
+			missing[l] = true
 		}
-	})
-	on("aborts", len(ex.Aborts) > 0, func() {
-		for _, label := range ex.Aborts {
-			c.aborts(label)
+	}
+	if len(missing) > 0 {
+		x := newIndex(trace.Trace{Header: j.h})
+		j.part(x, 0, missing)
+	}
+	ex := j.s.Expect
+	if j.keys["records"] {
+		for _, svc := range slices.Sorted(maps.Keys(ex.Records)) {
+			want, t := ex.Records[svc], j.recordsOf(svc)
+			if !want.Holds(uint64(t.n)) {
+				j.fail("records", "", fmt.Sprintf("%s %s records over the run", want, svc), fmt.Sprintf("the run delivered %d %s records", t.n, svc), t.first, 0)
+			}
 		}
-	})
-	return sortViolations(c.vs), unobserved
+	}
+	if j.keys["statuses"] {
+		for k, st := range ex.Statuses {
+			if sum := &j.status[k]; !sum.settled {
+				j.statusVerdict(st, sum)
+			}
+		}
+	}
+	if j.keys["warnings"] {
+		for k, code := range ex.Warnings {
+			if t := j.warned[k]; t.n != 1 {
+				j.fail("warnings", "", fmt.Sprintf("warning %s is printed once", code), fmt.Sprintf("it was printed %d times", t.n), t.first, 0)
+			}
+		}
+	}
+	if j.keys["no_warnings"] && j.warns.n > 0 {
+		j.fail("no_warnings", "", "no warning is printed", "warnings were printed: "+strings.Join(j.codes, ", "), j.warns.first, 0)
+	}
+	if j.keys["memory"] {
+		for _, buf := range slices.Sorted(maps.Keys(ex.Memory)) {
+			switch m := j.memory[buf]; {
+			case m == nil:
+				j.fail("memory", buf, memoryRequires(buf, ex.Memory[buf]), fmt.Sprintf("the application never read buffer %s back (no app_memory)", buf), nil, 0)
+			case m.v != nil:
+				j.vs = append(j.vs, *m.v)
+			}
+		}
+	}
+	if j.keys["timestamps"] {
+		switch {
+		case ex.Timestamps != "differ_per_pass":
+			j.fail("timestamps", "", timestampsRequires, fmt.Sprintf("unknown timestamps expectation %q", ex.Timestamps), nil, 0)
+		case !j.replayed:
+			j.fail("timestamps", "", timestampsRequires, "no dispatch was replayed, so no timestamps could differ", nil, 0)
+		}
+	}
+	if j.keys["record_counts"] {
+		for k, r := range ex.RecordCounts {
+			if sum := &j.counts[k]; !sum.settled && !r.Count.Holds(uint64(sum.at.n)) {
+				j.fail("record_counts", r.Dispatch, recordCountRequires(r), fmt.Sprintf("there were %d", sum.at.n), sum.at.first, sum.dispatch)
+			}
+		}
+	}
+	return sortViolations(j.vs), j.unseen
+}
+
+// fail notes an expectation that failed over the whole trace, showing the
+// events kept of it.
+func (j *expectJudge) fail(key, label, requires, msg string, events []trace.Event, dispatch uint64) {
+	j.vs = append(j.vs, expectViolation(key, label, requires, msg, events, dispatch))
+}
+
+func expectViolation(key, label, requires, msg string, events []trace.Event, dispatch uint64) Violation {
+	return Violation{Rule: ExpectRule, Requires: "expect." + key + ": " + requires, Message: msg,
+		Events: events, Dispatch: dispatch, Label: label}
 }
 
 type expectChecker struct {
 	x        *index
 	s        spec.Spec
+	from     int // the part's own events begin here: before, a prologue
 	vs       []Violation
 	subjects map[string]*subject // built on first use
 	runtime  bool                // the trace reports the runtime's events
@@ -247,21 +461,30 @@ func (c *expectChecker) completions(label string, want spec.Count) {
 	}
 }
 
-func (c *expectChecker) memory(buf string, want spec.MemoryExpect) {
-	last := -1
+// memory keeps the last readback of buf in the part, and what it fails,
+// in last (judged once every part is: expectJudge.finish).
+func (c *expectChecker) memory(buf string, want spec.MemoryExpect, last map[string]*lastMemory) {
+	at := -1
 	for _, i := range c.x.types[ekAppMemory] {
-		if c.x.ev[i].Buffer == buf {
-			last = i
+		if i >= c.from && c.x.ev[i].Buffer == buf {
+			at = i
 		}
 	}
-	req := fmt.Sprintf("buffer %s holds %s at the end", buf, memoryText(want))
-	if last < 0 {
-		c.fail("memory", buf, req, fmt.Sprintf("the application never read buffer %s back (no app_memory)", buf))
+	if at < 0 {
 		return
 	}
-	if msg := c.x.wholeBufferMismatch(last, want); msg != "" {
-		c.fail("memory", buf, req, msg, last)
+	m := &lastMemory{}
+	if msg := c.x.wholeBufferMismatch(at, want); msg != "" {
+		c.fail("memory", buf, memoryRequires(buf, want), msg, at)
+		v := c.vs[len(c.vs)-1]
+		c.vs = c.vs[:len(c.vs)-1]
+		m.v = &v
 	}
+	last[buf] = m
+}
+
+func memoryRequires(buf string, want spec.MemoryExpect) string {
+	return fmt.Sprintf("buffer %s holds %s at the end", buf, memoryText(want))
 }
 
 // mismatchShown is how many differing elements a message names.
@@ -333,30 +556,26 @@ func memoryText(m spec.MemoryExpect) string {
 	return fmt.Sprintf("the %d leading values %v", len(m.Values), m.Values)
 }
 
-func (c *expectChecker) records(service string, want spec.Count) {
-	var at []int
+// records counts the part's records of service into t.
+func (c *expectChecker) records(service string, t *evTally) {
 	for _, i := range c.x.types[ekRecord] {
-		if c.x.ev[i].Service == trace.Service(service) {
-			at = append(at, i)
+		if e := &c.x.ev[i]; i >= c.from && e.Service == trace.Service(service) {
+			t.add(e)
 		}
-	}
-	if !want.Holds(uint64(len(at))) {
-		c.fail("records", "", fmt.Sprintf("%s %s records over the run", want, service), fmt.Sprintf("the run delivered %d %s records", len(at), service), at...)
 	}
 }
 
 // status: every matching api or local call returned the status, where
 // the expectation narrows it to a dispatch, a callback and a pass.
 // Contexts are named by the spec and numbered 1.. in the order of
-// spec.contexts.
-func (c *expectChecker) status(st spec.StatusExpect) {
-	req := fmt.Sprintf("%s returns %s", st.Call, st.Status)
-	where, scope, ok := c.statusScope(st)
+// spec.contexts. The part's calls are counted into sum, judged at the end
+// (statusVerdict); an expectation that names no dispatch or context of the
+// trace fails here, and is settled.
+func (c *expectChecker) status(st spec.StatusExpect, sum *statusSum) {
+	where, ok := c.statusScope(st)
 	if !ok {
+		sum.settled = true
 		return
-	}
-	if scope != "" {
-		req += " " + scope
 	}
 	typ, call := trace.API, trace.Call(st.Call)
 	switch st.Call {
@@ -367,30 +586,45 @@ func (c *expectChecker) status(st spec.StatusExpect) {
 	}
 	ctx, haveCtx := uint64(0), st.Context != ""
 	if haveCtx {
-		req += " for context " + st.Context
 		id, ok := c.contextID(st.Context)
 		if !ok {
-			c.fail("statuses", "", req, fmt.Sprintf("the spec has no context %q", st.Context))
+			c.fail("statuses", "", statusRequires(st), fmt.Sprintf("the spec has no context %q", st.Context))
+			sum.settled = true
 			return
 		}
 		ctx = id
 	}
-	var matched, wrong []int
 	for _, i := range c.x.ofType(typ) {
 		e := &c.x.ev[i]
-		if e.Call != call || (haveCtx && e.Context != ctx) || !where(e) {
+		if i < c.from || e.Call != call || (haveCtx && e.Context != ctx) || !where(e) {
 			continue
 		}
-		matched = append(matched, i)
+		sum.matched++
 		if !e.Status.Is(trace.Status(st.Status)) {
-			wrong = append(wrong, i)
+			sum.wrong.add(e)
 		}
 	}
+}
+
+// statusRequires says what a status expectation requires.
+func statusRequires(st spec.StatusExpect) string {
+	req := fmt.Sprintf("%s returns %s", st.Call, st.Status)
+	if scope := statusScopeText(st); scope != "" {
+		req += " " + scope
+	}
+	if st.Context != "" {
+		req += " for context " + st.Context
+	}
+	return req
+}
+
+// statusVerdict judges a status expectation on what every part found.
+func (j *expectJudge) statusVerdict(st spec.StatusExpect, sum *statusSum) {
 	switch {
-	case len(matched) == 0:
-		c.fail("statuses", "", req, "no such call is in the trace")
-	case len(wrong) > 0:
-		c.fail("statuses", "", req, fmt.Sprintf("%d of %d calls returned otherwise (first: %s)", len(wrong), len(matched), c.x.ev[wrong[0]].Status), wrong...)
+	case sum.matched == 0:
+		j.fail("statuses", "", statusRequires(st), "no such call is in the trace", nil, 0)
+	case sum.wrong.n > 0:
+		j.fail("statuses", "", statusRequires(st), fmt.Sprintf("%d of %d calls returned otherwise (first: %s)", sum.wrong.n, sum.matched, sum.wrong.first[0].Status), sum.wrong.first, 0)
 	}
 }
 
@@ -404,26 +638,25 @@ func (c *expectChecker) contextID(name string) (uint64, bool) {
 	return id, err == nil
 }
 
-func (c *expectChecker) warning(code string) {
-	var at []int
+// warning counts the part's warnings of code into t.
+func (c *expectChecker) warning(code string, t *evTally) {
 	for _, i := range c.x.types[ekWarning] {
-		if c.x.ev[i].Code == trace.WarningCode(code) {
-			at = append(at, i)
+		if e := &c.x.ev[i]; i >= c.from && e.Code == trace.WarningCode(code) {
+			t.add(e)
 		}
-	}
-	if len(at) != 1 {
-		c.fail("warnings", "", fmt.Sprintf("warning %s is printed once", code), fmt.Sprintf("it was printed %d times", len(at)), at...)
 	}
 }
 
-func (c *expectChecker) noWarnings() {
-	if ws := c.x.types[ekWarning]; len(ws) > 0 {
-		var codes []string
-		for _, i := range ws {
-			codes = append(codes, string(c.x.ev[i].Code))
+// warnings counts every warning of the part into t and adds its code to
+// codes (no_warnings).
+func (c *expectChecker) warnings(t *evTally, codes []string) []string {
+	for _, i := range c.x.types[ekWarning] {
+		if e := &c.x.ev[i]; i >= c.from {
+			t.add(e)
+			codes = append(codes, string(e.Code))
 		}
-		c.fail("no_warnings", "", "no warning is printed", "warnings were printed: "+strings.Join(codes, ", "), ws...)
 	}
+	return codes
 }
 
 func (c *expectChecker) neverEnds(label string) {
@@ -440,24 +673,24 @@ func (c *expectChecker) neverEnds(label string) {
 	}
 }
 
-func (c *expectChecker) timestamps(mode string) {
-	req := "kernel and record timestamps differ from pass to pass"
+// timestampsRequires says what expect.timestamps requires.
+const timestampsRequires = "kernel and record timestamps differ from pass to pass"
+
+// timestamps judges the part's replayed dispatches, and reports whether it
+// had one (the mode and a trace that replayed none are judged at the end).
+func (c *expectChecker) timestamps(mode string) (replayed bool) {
 	if mode != "differ_per_pass" {
-		c.fail("timestamps", "", req, fmt.Sprintf("unknown timestamps expectation %q", mode))
-		return
+		return false
 	}
-	replayed := false
 	c.x.eachDispatch(func(d *dispatchView) {
 		if !d.replayed() {
 			return
 		}
 		replayed = true
 		for _, v := range c.x.checkPassTimestamps(d) {
-			c.fail("timestamps", v.Label, req, v.Message)
+			c.fail("timestamps", v.Label, timestampsRequires, v.Message)
 			c.vs[len(c.vs)-1].Events = v.Events
 		}
 	})
-	if !replayed {
-		c.fail("timestamps", "", req, "no dispatch was replayed, so no timestamps could differ")
-	}
+	return replayed
 }

@@ -74,6 +74,11 @@ func (l *loopCut) elision(open bool) elision {
 // it low to cut every loop they have.
 func (s *Stream) CutLoopsEvery(passes int) { s.loopEvery = passes }
 
+// cutsLoops: loops are cut between passes. Only at the full profile (see
+// Stream.fullProfile), and not while the spec's expectations are judged:
+// they count a loop's passes, records and runs in the part that holds it.
+func (s *Stream) cutsLoops() bool { return s.loopEvery > 0 && s.fullProfile && s.expect == nil }
+
 // LoopCuts is how many times a loop was cut between passes.
 func (s *Stream) LoopCuts() int { return s.loopCuts }
 
@@ -93,7 +98,7 @@ func (s *Stream) followLoop(e *trace.Event, k evKind) {
 		s.loopLost = true
 		return
 	}
-	if s.loopEvery <= 0 || s.whole || !s.fullProfile {
+	if !s.cutsLoops() || s.whole {
 		return
 	}
 	if l == nil {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,6 +117,17 @@ type Stream struct {
 	// its pass count (Add); aheadBuf is its storage between looks.
 	minSegment      int
 	ahead, aheadBuf []trace.Event
+
+	// expect judges a spec's expectations segment by segment (Expect).
+	// expectAt is the segment each label they name was first seen in:
+	// its keys are judged there, so a label seen again in a later
+	// segment, or a dispatch expected to abort the process that a later
+	// segment follows, sets expectLost, and the trace is judged whole.
+	expect     *expectJudge
+	expectAt   map[string]int
+	expectLost bool
+	expected   []Violation
+	unobserved []string
 
 	segments   int
 	separable  bool
@@ -260,7 +272,7 @@ func (s *Stream) AddEvent(e *trace.Event) {
 		switch {
 		case s.seg.Len() >= s.minSegment:
 			s.cut()
-		case s.loopEvery > 0 && s.fullProfile:
+		case s.cutsLoops():
 			// A loop is cut only alone in its segment: hold this
 			// dispatch's first events until its pass count says
 			// whether it may never end, and cut before it if so.
@@ -289,7 +301,7 @@ func (s *Stream) release(cut bool) {
 
 // add takes e into the open segment.
 func (s *Stream) add(e *trace.Event) {
-	if s.loopLost {
+	if s.loopLost || s.expectLost {
 		s.giveUp()
 		return
 	}
@@ -439,7 +451,11 @@ func (s *Stream) cut() {
 	}
 	np := len(s.prologue)
 	ev := s.seg.all()
-	job := segJob{ev: ev, np: np, segStart: s.segStart, from: s.prologueFrom, cols: s.seg.cols}
+	here := s.expectHere(ev[np:], false)
+	if s.expectLost {
+		return // add gives up
+	}
+	job := segJob{ev: ev, np: np, segStart: s.segStart, from: s.prologueFrom, cols: s.seg.cols, here: here}
 	aside := s.aside != nil && !s.loop.wasCut()
 	if !aside {
 		s.drain()
@@ -508,7 +524,8 @@ type segJob struct {
 	ev           []trace.Event
 	np, segStart int
 	from         []int
-	cols         columns // ev's (segment.cols)
+	cols         columns         // ev's (segment.cols)
+	here         map[string]bool // the labels of the spec's expectations its events name (Stream.expectHere)
 }
 
 // judgeSegment runs the oracles over the prologue and the segment of j,
@@ -566,6 +583,9 @@ func (s *Stream) judgeSegment(j segJob, l *loopCut) {
 	}
 	s.note(x, 0)
 	s.lastProcessDied = x.processDied()
+	if s.expect != nil {
+		s.expect.part(x, j.np, j.here)
+	}
 	x.givePositions()
 }
 
@@ -595,7 +615,14 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 	last := s.segments
 	s.times.cut()
 	s.Close()
-	s.judgeSegment(segJob{ev: s.seg.all(), np: len(s.prologue), segStart: s.segStart, from: s.prologueFrom, cols: s.seg.cols}, s.loop)
+	ev := s.seg.all()
+	here := s.expectHere(ev[len(s.prologue):], true)
+	if s.expectLost {
+		s.separable = false
+		s.seg.release()
+		return Judgement{}, false
+	}
+	s.judgeSegment(segJob{ev: ev, np: len(s.prologue), segStart: s.segStart, from: s.prologueFrom, cols: s.seg.cols, here: here}, s.loop)
 	s.segments++
 	s.seg.release()
 	s.prologue = nil
@@ -613,7 +640,63 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 		}
 		s.violations = append(s.violations, vs...)
 	}
+	if s.expect != nil {
+		s.expected, s.unobserved = s.expect.finish()
+	}
 	return judgement(s.header, sortViolations(s.violations), s.instances), true
+}
+
+// Expect has the stream judge spec sp's expectations as well, which
+// Expectations gives once Finish has judged the trace. Call it before the
+// first event. A loop is then not cut between passes (cutsLoops).
+func (s *Stream) Expect(sp spec.Spec) {
+	ex := sp.Expect
+	ex.Violations = nil // the oracles' verdicts: the runner's business
+	if reflect.ValueOf(ex).IsZero() {
+		return
+	}
+	s.expect = newExpectJudge(sp, s.header)
+	s.expectAt = map[string]int{}
+}
+
+// Expectations are the spec's expectations that failed, and the keys the
+// trace cannot show (JudgeExpectations), once Finish said the trace was
+// separable.
+func (s *Stream) Expectations() (failed []Violation, unobserved []string) {
+	return s.expected, s.unobserved
+}
+
+// expectHere lists the labels of the spec's expectations that the events
+// of the segment seg name, and notes a label an earlier segment named, or
+// a dispatch expected to abort the process in a segment that is not the
+// last (expectLost). An api, local or agent event's label names a context
+// or an agent, not a dispatch.
+func (s *Stream) expectHere(seg []trace.Event, last bool) map[string]bool {
+	if s.expect == nil {
+		return nil
+	}
+	here := map[string]bool{}
+	prev := "" // the label looked up last: a dispatch's events come in runs
+	for i := range seg {
+		e := &seg[i]
+		if e.Label == "" || e.Label == prev || e.Type == trace.API || e.Type == trace.Local || e.Type == trace.AgentInfo {
+			continue
+		}
+		l := e.Label
+		prev = l
+		if !s.expect.labels[l] {
+			continue
+		}
+		here[l] = true
+		if at, seen := s.expectAt[l]; seen && at != s.segments {
+			s.expectLost = true
+		}
+		s.expectAt[l] = s.segments
+		if !last && s.expect.aborts[l] {
+			s.expectLost = true
+		}
+	}
+	return here
 }
 
 // violationKey identifies a violation: a prologue's is found again by
@@ -663,6 +746,26 @@ func JudgeStreamSized(t trace.Trace, events, passes int) (j Judgement, segments,
 	}
 	j, ok = s.Finish()
 	return j, s.Segments(), s.LoopCuts(), ok
+}
+
+// JudgeStreamSpec is JudgeSpec(s, t) through a Stream that judges s's
+// expectations as well, its segments of at least events events (0: cut at
+// every chance). ok is false when t is not separable (JudgeSpec is then
+// the judgement).
+func JudgeStreamSpec(s spec.Spec, t trace.Trace, events int) (j Judgement, expected []Violation, unobserved []string, segments int, ok bool) {
+	st := NewStream(t.Header)
+	st.SegmentsOfAtLeast(events)
+	st.Expect(s)
+	st.JudgeAside()
+	defer st.Close()
+	for i := range t.Events {
+		st.AddEvent(&t.Events[i])
+	}
+	if j, ok = st.Finish(); !ok {
+		return Judgement{}, nil, nil, st.Segments(), false
+	}
+	expected, unobserved = st.Expectations()
+	return j, expected, unobserved, st.Segments(), true
 }
 
 // timeSeams keeps a streamed trace separable under MEM-6's reading of the

@@ -107,8 +107,8 @@ type Options struct {
 	// spec that is skipped. A target abandoned after its grace may still
 	// call the sink after finish.
 	Record func(s spec.Spec) (sink func(*trace.Event), finish func())
-	// Stream judges a spec's events as they are recorded and keeps none of
-	// them in memory (check.Stream), when its spec has no expectations and
+	// Stream judges a spec's events as they are recorded, with its
+	// expectations, and keeps none of them in memory (check.Stream), when
 	// its target says its header before it runs (target.Streaming): the
 	// Result then holds the trace's header and a Tally, not its events.
 	// The events go to an unlinked temporary file too, read back whole
@@ -173,7 +173,7 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 	defer cancel()
 
 	var st *streamer
-	if opts.Stream && Streamable(s) {
+	if opts.Stream {
 		// A target that records the same trace every time need not copy
 		// it: the rare trace the oracles cannot judge apart is recorded
 		// again (unless a Record sink must see it once only).
@@ -237,7 +237,7 @@ func Run(ctx context.Context, s spec.Spec, opts Options) Result {
 		opts.OnJudge(s)
 	}
 	if st != nil && st.judged != nil {
-		JudgeStreamed(&r, s, *st.judged, st.tally.Tally())
+		JudgeStreamed(&r, s, *st.judged, st.expected, st.unobserved, st.tally.Tally())
 		r.Elapsed = time.Since(start)
 		return r
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"slices"
 	"sync"
 
@@ -78,18 +77,13 @@ func (c *TallyStream) label(id uint64) string {
 // Tally is what was counted.
 func (c *TallyStream) Tally() *Tally { t := c.t; return &t }
 
-// Streamable reports whether a trace of s can be judged as a stream: the
-// oracles can (check.Stream), but a spec's expectations look the whole
-// trace up, so a spec with any (whatever field of expect: is set) is
-// judged whole.
-func Streamable(s spec.Spec) bool { return reflect.ValueOf(s.Expect).IsZero() }
-
 // JudgeStreamed fills r's verdicts from j, the oracles' judgement of a
-// trace judged as a stream (check.Stream) for spec s, which has no
-// expectations (Streamable); tally says what the trace held.
-func JudgeStreamed(r *Result, s spec.Spec, j check.Judgement, tally *Tally) {
+// trace judged as a stream (check.Stream) for spec s, and from what the
+// stream concluded of s's expectations (Stream.Expect: the failed ones and
+// the keys not observable); tally says what the trace held.
+func JudgeStreamed(r *Result, s spec.Spec, j check.Judgement, expected []check.Violation, unobserved []string, tally *Tally) {
 	r.Tally = tally
-	settle(r, s, j, nil, nil, func() []Stopped { return tally.Stopped })
+	settle(r, s, j, expected, unobserved, func() []Stopped { return tally.Stopped })
 }
 
 // streamer judges one run's events as they are recorded (Options.Stream).
@@ -107,6 +101,9 @@ type streamer struct {
 	judging bool // within check.Stream.AddEvent (release)
 
 	judged *check.Judgement // set by finish when the stream judged it
+	// The spec's expectations as the stream judged them, with judged.
+	expected   []check.Violation
+	unobserved []string
 }
 
 // newStreamer starts judging a run of s on tg as a stream, or returns nil
@@ -127,6 +124,7 @@ func newStreamer(tg target.Target, s spec.Spec, spool bool) *streamer {
 	}
 	h := hs.Header(spec.Defaults(s))
 	st := &streamer{st: check.NewStream(h), header: h}
+	st.st.Expect(s)
 	if segmentEvents >= 0 {
 		st.st.SegmentsOfAtLeast(segmentEvents)
 	}
@@ -187,6 +185,7 @@ func (st *streamer) finish(t trace.Trace) trace.Trace {
 	}
 	if j, ok := st.finishStream(); ok && sameHeader(st.header, t.Header) {
 		st.judged = &j
+		st.expected, st.unobserved = st.st.Expectations()
 		return trace.Trace{Header: t.Header}
 	}
 	if st.spool == nil {

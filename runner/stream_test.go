@@ -42,20 +42,17 @@ func someOfLibrary(t *testing.T) []spec.Spec {
 
 // TestJudgeStreamedAsJudge: a library spec's trace judged as a stream
 // (check.Stream, with a TallyStream) gives the runner the result Judge
-// gives over the whole trace, with the spec's expectations left out.
+// gives over the whole trace, its expectations judged by the stream.
 func TestJudgeStreamedAsJudge(t *testing.T) {
 	cut := 0
 	for _, s := range someOfLibrary(t) {
-		s.Expect = spec.Expect{}
-		if !runner.Streamable(s) {
-			t.Fatalf("%s: a spec with no expectations is not streamable", s.Name)
-		}
 		whole := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
 		if whole.Err != nil {
 			continue
 		}
 		st := check.NewStream(whole.Trace.Header)
 		st.SegmentsOfAtLeast(0) // short traces: cut at every chance
+		st.Expect(s)
 		var tally runner.TallyStream
 		for i := range whole.Trace.Events {
 			tally.Add(&whole.Trace.Events[i])
@@ -69,7 +66,8 @@ func TestJudgeStreamedAsJudge(t *testing.T) {
 			cut++
 		}
 		streamed := runner.Result{Spec: s, Trace: trace.Trace{Header: whole.Trace.Header}, Elapsed: whole.Elapsed}
-		runner.JudgeStreamed(&streamed, s, j, tally.Tally())
+		expected, unobserved := st.Expectations()
+		runner.JudgeStreamed(&streamed, s, j, expected, unobserved, tally.Tally())
 		want := *tally.Tally()
 		if got := (runner.Tally{Events: len(whole.Trace.Events), Passes: report.Passes(whole.Trace), Stopped: runner.NeverEnded(whole.Trace)}); !cmp.Equal(got, want) {
 			t.Errorf("%s: tally %+v, want %+v", s.Name, want, got)
@@ -84,8 +82,7 @@ func TestJudgeStreamedAsJudge(t *testing.T) {
 	}
 }
 
-// TestRunStreamedAsWhole: every library spec (expectations left out) run
-// with Options.Stream gives the Result a run judged whole gives, whether
+// TestRunStreamedAsWhole: every library spec run with Options.Stream gives the Result a run judged whole gives, whether
 // the stream judged it or fell back to its spooled copy.
 func TestRunStreamedAsWhole(t *testing.T) {
 	t.Run("recorded again", func(t *testing.T) { runStreamedAsWhole(t, simtarget.Sim{}) })
@@ -102,7 +99,6 @@ func runStreamedAsWhole(t *testing.T, tg target.Target) {
 	defer runner.SetStreamSegments(0)() // the library's traces are short: cut them at every chance
 	streamed, whole := 0, 0
 	for _, s := range someOfLibrary(t) {
-		s.Expect = spec.Expect{}
 		want := runner.Run(context.Background(), s, runner.Options{Target: simtarget.Sim{}})
 		got := runner.Run(context.Background(), s, runner.Options{Target: tg, Stream: true})
 		if got.Tally != nil {

@@ -75,7 +75,7 @@ func checkCmd(ctx context.Context, args []string, e env) int {
 			break
 		}
 		start := time.Now() // a trace judged as it is read is judged here
-		got, err := untilDone(ctx, func() (checked, error) { return judgeOrRead(f, given, *maxMiB<<20) })
+		got, err := untilDone(ctx, func() (checked, error) { return judgeOrRead(f, given, false, *maxMiB<<20) })
 		t, streamed := got.t, got.streamed
 		if errors.Is(err, errReadInterrupted) {
 			fmt.Fprintf(stderr, "replayspec check: %s: %v\n", f, err)
@@ -102,7 +102,7 @@ func checkCmd(ctx context.Context, args []string, e env) int {
 		}
 		r := runner.Result{Spec: s, Trace: t}
 		if streamed != nil {
-			runner.JudgeStreamed(&r, s, streamed.judgement, streamed.tally)
+			runner.JudgeStreamed(&r, s, streamed.judgement, streamed.expected, streamed.unobserved, streamed.tally)
 		} else {
 			runner.Judge(&r, s, t)
 		}
@@ -166,23 +166,27 @@ type checked struct {
 	streamed *streamedTrace
 }
 
-// streamedTrace is the oracles' judgement of a trace judged as a stream.
+// streamedTrace is the oracles' judgement of a trace judged as a stream,
+// and its spec's expectations (check.Stream.Expectations).
 type streamedTrace struct {
-	judgement check.Judgement
-	tally     *runner.Tally
+	judgement  check.Judgement
+	expected   []check.Violation
+	unobserved []string
+	tally      *runner.Tally
 }
 
-// errJudgeWhole stops a streamed read whose spec has expectations: they
-// look the whole trace up.
+// errJudgeWhole stops a streamed read of a trace the oracles cannot judge
+// a segment at a time.
 var errJudgeWhole = errors.New("judged whole")
 
-// judgeOrRead judges the trace at path as it reads it, in memory bounded
-// by what is in flight in it rather than by its size (check.Stream), when
-// its spec has no expectations and the oracles can judge it a segment at a
-// time; otherwise it reads the trace whole, held to the budget limit. What
-// a pipe gives is copied to a temporary file as it is read, up to the
-// budget, so that it can be read whole again when it must.
-func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
+// judgeOrRead judges the trace at path as it reads it, with the
+// expectations of the spec in given its header names (specOf), in memory
+// bounded by what is in flight in it rather than by its size
+// (check.Stream), when the oracles can judge it a segment at a time;
+// otherwise, or with whole set, it reads the trace whole, held to the
+// budget limit. What a pipe gives is copied to a temporary file as it is
+// read, up to the budget, so that it can be read whole again when it must.
+func judgeOrRead(path string, given []spec.Spec, whole bool, limit int64) (checked, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		var pe *os.PathError
@@ -209,10 +213,15 @@ func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
 	}
 	// No bufio.Reader: ReadBatches reads blocks of its own size straight
 	// into its chunks, and a buffer between was one more copy of the trace.
-	h, got, err := judgeAsRead(in, func(h trace.Header) bool {
-		s, _ := specOf(trace.Trace{Header: h}, given)
-		return runner.Streamable(s)
-	})
+	var h trace.Header
+	var got *streamedTrace
+	err = errJudgeWhole
+	if !whole {
+		h, got, err = judgeAsRead(in, func(h trace.Header) spec.Spec {
+			s, _ := specOf(trace.Trace{Header: h}, given)
+			return s
+		})
+	}
 	switch {
 	case err == nil:
 		return checked{t: trace.Trace{Header: h}, streamed: got}, nil
@@ -240,10 +249,10 @@ func judgeOrRead(path string, given []spec.Spec, limit int64) (checked, error) {
 
 // judgeAsRead judges the trace in r as a stream, reading and judging at
 // once: goroutines cut and decode the lines (trace.ReadBatches) while this
-// one judges the events they have decoded, a chunk at a time. It returns
-// errJudgeWhole when the header's spec is not one to stream (stream false)
-// or the oracles cannot judge the trace apart.
-func judgeAsRead(r io.Reader, stream func(trace.Header) bool) (trace.Header, *streamedTrace, error) {
+// one judges the events they have decoded, a chunk at a time, and the
+// expectations of the spec specFor names for the header. It returns
+// errJudgeWhole when the oracles cannot judge the trace apart.
+func judgeAsRead(r io.Reader, specFor func(trace.Header) spec.Spec) (trace.Header, *streamedTrace, error) {
 	var h trace.Header
 	var st *check.Stream
 	var tally runner.TallyStream
@@ -253,10 +262,9 @@ func judgeAsRead(r io.Reader, stream func(trace.Header) bool) (trace.Header, *st
 		}
 	}()
 	err := trace.ReadBatches(r, 0, func(got trace.Header) error {
-		if h = got; !stream(h) {
-			return errJudgeWhole
-		}
+		h = got
 		st = check.NewStream(h)
+		st.Expect(specFor(h))
 		st.JudgeAside() // a segment is judged while the next is read
 		return nil
 	}, func(b []trace.Event) error {
@@ -277,7 +285,8 @@ func judgeAsRead(r io.Reader, stream func(trace.Header) bool) (trace.Header, *st
 	if !ok {
 		return h, nil, errJudgeWhole
 	}
-	return h, &streamedTrace{j, tally.Tally()}, nil
+	expected, unobserved := st.Expectations()
+	return h, &streamedTrace{j, expected, unobserved, tally.Tally()}, nil
 }
 
 // capped writes to f until left bytes are spent and drops the rest,
@@ -306,7 +315,7 @@ func (c *capped) Write(p []byte) (int, error) {
 // readTrace reads one NDJSON trace whole, of at most limit bytes; errors
 // name the file and line.
 func readTrace(path string, limit int64) (trace.Trace, error) {
-	got, err := judgeOrRead(path, []spec.Spec{{Expect: spec.Expect{NoWarnings: true}}}, limit) // a spec with expectations: read whole
+	got, err := judgeOrRead(path, nil, true, limit)
 	return got.t, err
 }
 

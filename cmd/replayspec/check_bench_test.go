@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkCheckStreamed(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, got, err := judgeAsRead(bufio.NewReaderSize(f, 1<<20), func(trace.Header) bool { return true })
+		_, got, err := judgeAsRead(bufio.NewReaderSize(f, 1<<20), func(h trace.Header) spec.Spec { return spec.Spec{Name: h.Spec} })
 		f.Close()
 		if err != nil || got == nil {
 			b.Fatalf("%s: not judged as a stream: %v", path, err)

@@ -210,7 +210,7 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 		faults = faults[:0]
 	}
 	var n loopTally
-	eachProfileAndFault(specs, faults, func(name string, tr trace.Trace) { n.sameCutLoops(t, name, tr) })
+	eachProfileAndFault(specs, faults, func(name string, _ spec.Spec, tr trace.Trace) { n.sameCutLoops(t, name, tr) })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// A loop after other dispatches, in segments that are not cut short:

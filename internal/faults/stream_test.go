@@ -30,14 +30,17 @@ func judgementDiff(want, got check.Judgement) string {
 }
 
 // streamTally counts what a cross-check of check.Stream saw.
-type streamTally struct{ traces, separable, cut, loops int }
+type streamTally struct{ traces, separable, cut, loops, expecting, expectCut int }
 
 // sameAsStream fails t when tr judged as a stream (check.JudgeStream) says
 // it could be judged apart yet concludes something else than check.Judge
-// over the whole trace: verdicts, instances and violations must be equal.
-func (n *streamTally) sameAsStream(t *testing.T, name string, tr trace.Trace) {
+// over the whole trace: verdicts, instances and violations must be equal;
+// and likewise spec s's expectations judged with the stream (Stream.Expect)
+// and by check.JudgeSpec.
+func (n *streamTally) sameAsStream(t *testing.T, name string, s spec.Spec, tr trace.Trace) {
 	t.Helper()
 	n.traces++
+	n.sameExpectations(t, name, s, tr)
 	got, segments, ok := check.JudgeStream(tr)
 	if !ok {
 		return
@@ -62,6 +65,32 @@ func (n *streamTally) sameAsStream(t *testing.T, name string, tr trace.Trace) {
 	}
 }
 
+// sameExpectations fails t when spec s's expectations judged with tr as a
+// stream cut at every chance differ from JudgeSpec's over the whole trace.
+func (n *streamTally) sameExpectations(t *testing.T, name string, s spec.Spec, tr trace.Trace) {
+	t.Helper()
+	ex := s.Expect
+	ex.Violations = nil
+	if reflect.ValueOf(ex).IsZero() {
+		return
+	}
+	j, exp, unseen, segments, ok := check.JudgeStreamSpec(s, tr, 0)
+	if !ok {
+		return
+	}
+	n.expecting++
+	if segments > 1 {
+		n.expectCut++
+	}
+	wj, wexp, wunseen := check.JudgeSpec(s, tr)
+	if !reflect.DeepEqual(exp, wexp) || !reflect.DeepEqual(unseen, wunseen) {
+		t.Errorf("%s: its expectations judged as a stream of %d segments differ from the whole trace's (-whole +stream):\n%s%s", name, segments, cmp.Diff(wexp, exp), cmp.Diff(wunseen, unseen))
+	}
+	if d := judgementDiff(wj, j); d != "" {
+		t.Errorf("%s: judged with its expectations as a stream of %d segments, the judgement differs from the whole trace's (-whole +stream):\n%s", name, segments, d)
+	}
+}
+
 // TestStreamJudgesAsWhole: the library with every planted fault, and
 // generated specs under free threads, at every profile. A streamed
 // judgement that differs from the whole trace's, on a correct trace or on
@@ -78,7 +107,7 @@ func TestStreamJudgesAsWhole(t *testing.T) {
 		faults, nGen = faults[:0], 12
 	}
 	var n streamTally
-	eachProfileAndFault(specs, faults, func(name string, tr trace.Trace) { n.sameAsStream(t, name, tr) })
+	eachProfileAndFault(specs, faults, func(name string, s spec.Spec, tr trace.Trace) { n.sameAsStream(t, name, s, tr) })
 	for i := range nGen {
 		caps := specgen.SimCaps
 		if i%2 == 1 {
@@ -99,13 +128,14 @@ func TestStreamJudgesAsWhole(t *testing.T) {
 				if sources != nil {
 					seen = tr.Only(sources)
 				}
-				n.sameAsStream(t, fmt.Sprintf("%s (replayspec gen --seed %d --count 1) free threads %v at %s", s.Name, seed, parallel, name), seen)
+				n.sameAsStream(t, fmt.Sprintf("%s (replayspec gen --seed %d --count 1) free threads %v at %s", s.Name, seed, parallel, name), s, seen)
 			}
 		}
 	}
-	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment; %d judged with a loop cut between passes", n.traces, n.separable, n.cut, n.loops)
-	if n.cut == 0 {
-		t.Error("no trace was judged in more than one segment: the comparison compared nothing")
+	t.Logf("%d traces: %d judged as a stream, %d of them in more than one segment; %d judged with a loop cut between passes; %d judged with their spec's expectations as a stream, %d of them in more than one segment",
+		n.traces, n.separable, n.cut, n.loops, n.expecting, n.expectCut)
+	if n.cut == 0 || n.expectCut == 0 {
+		t.Error("no trace (or no trace with expectations) was judged in more than one segment: the comparison compared nothing")
 	}
 }
 
@@ -115,15 +145,15 @@ var threeProfiles = map[string][]trace.Source{"full": nil, "black-box": profileS
 // eachProfileAndFault runs specs with no fault and with each of faults
 // alone, at the three profiles, and hands each trace to f with a name
 // that says which.
-func eachProfileAndFault(specs []spec.Spec, faults []replay.Fault, f func(name string, tr trace.Trace)) {
+func eachProfileAndFault(specs []spec.Spec, faults []replay.Fault, f func(name string, s spec.Spec, tr trace.Trace)) {
 	for name, sources := range threeProfiles {
 		for _, fault := range append([]replay.Fault{""}, faults...) {
 			var fs replay.Faults
 			if fault != "" {
 				fs = replay.Faults{fault: true}
 			}
-			for _, o := range RunAt(context.Background(), specs, fs, 2, sources) {
-				f(fmt.Sprintf("%s with %q at %s", o.Spec, fault, name), o.Result.Trace)
+			for k, o := range RunAt(context.Background(), specs, fs, 2, sources) {
+				f(fmt.Sprintf("%s with %q at %s", o.Spec, fault, name), specs[k], o.Result.Trace)
 			}
 		}
 	}
