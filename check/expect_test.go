@@ -430,3 +430,97 @@ func TestMemoryIsTheWholeBuffer(t *testing.T) {
 		}
 	}
 }
+
+// expect.memory is what the buffer holds at the end: of several reads of
+// it, the last (a port that reads a buffer again after a stale read is
+// judged on the fresh one, and one whose last read is stale fails), also
+// when the reads lie in different segments of a stream.
+func TestMemoryIsTheLastRead(t *testing.T) {
+	b := new(builder).prelude()
+	b.add(trace.Event{Type: trace.AppAlloc, Thread: 1, Buffer: "x", Agent: 1, MemKind: trace.MemDevice, Addr: 1 << 40, Bytes: 4 * 4})
+	b.dispatch(loop{label: "k", dispatch: 1, count: 3})
+	stale, fresh := readBack("x", trace.Run{Value: 1, Count: 4}), readBack("x", trace.Run{Value: 2, Count: 4})
+	two := int64(2)
+	ex := spec.Spec{Expect: spec.Expect{Memory: map[string]spec.MemoryExpect{"x": {All: &two}}}}
+	for _, c := range []struct {
+		reason string
+		reads  []trace.Event
+		fails  bool
+	}{
+		{"stale, then fresh", []trace.Event{stale, fresh}, false},
+		{"fresh, then stale", []trace.Event{fresh, stale}, true},
+	} {
+		bb := *b
+		bb.ev = slices.Clone(b.ev)
+		bb.add(c.reads[0])
+		bb.dispatch(loop{label: "m", dispatch: 2, count: 2})
+		bb.add(c.reads[1])
+		tr := bb.trace()
+		if vs := Expectations(ex, tr); (len(vs) > 0) != c.fails {
+			t.Errorf("%s, whole: failed %v, want %v (%v)", c.reason, len(vs) > 0, c.fails, vs)
+		}
+		_, vs, _, segments, ok := JudgeStreamSpec(ex, tr, 0)
+		if !ok || segments < 2 {
+			t.Fatalf("%s: judged as a stream in %d segments (separable %v), want two or more", c.reason, segments, ok)
+		}
+		if (len(vs) > 0) != c.fails {
+			t.Errorf("%s, as a stream: failed %v, want %v (%v)", c.reason, len(vs) > 0, c.fails, vs)
+		}
+	}
+}
+
+// expect.aborts: nothing of the application follows the failed restore, in
+// the rest of the trace. A port that completes the dispatch before its
+// last pass ends, and goes on to the next dispatch after the restore
+// began, leaves nothing after the pass in the stream's segment: the next
+// dispatch is in another one, and the stream must not pass what the whole
+// trace fails (it judges such a trace whole).
+func TestAbortsLooksPastTheSegment(t *testing.T) {
+	tr := abortTrace()
+	lastExit := -1
+	for i, e := range tr.Events {
+		if passCB(trace.PhaseExit, 0)(e) {
+			lastExit = i
+		}
+	}
+	done := trace.Event{Type: trace.AppComplete, Thread: 1, Label: "k", Signal: tr.Events[0].Signal}
+	for _, e := range tr.Events {
+		if e.Type == trace.AppDispatch {
+			done.Signal = e.Signal
+		}
+	}
+	next := new(builder).prelude()
+	next.dispatch(loop{label: "m", dispatch: 2, count: 1})
+	seen := []trace.Event{done} // and what a completion brings: the signal, its load, a read-back
+	for _, e := range next.trace().Events {
+		if e.Type == trace.AppSignal || e.Type == trace.AppReadback || e.Type == trace.Signal {
+			e.Label, e.Signal = "k", done.Signal
+			seen = append(seen, e)
+		}
+	}
+	ev := slices.Insert(slices.Clone(tr.Events), lastExit, seen...)
+	for k, e := range next.trace().Events {
+		if e.Type == trace.AppDispatch {
+			for _, f := range next.trace().Events[k:] {
+				if f.Start != 0 {
+					f.Start, f.End = f.Start+1e9, f.End+1e9 // after k's records
+				}
+				ev = append(ev, f)
+			}
+			break
+		}
+	}
+	tr.Events = ev
+	tr = renumber(tr)
+	ex := spec.Spec{Expect: spec.Expect{Aborts: []string{"k"}}}
+	whole := Expectations(ex, tr)
+	if len(whole) == 0 {
+		t.Fatal("the whole trace passes expect.aborts, though the application went on to dispatch m")
+	}
+	if _, segments, ok := JudgeStream(tr); !ok || segments < 2 {
+		t.Fatalf("the oracles judge the trace as a stream of %d segments (separable %v): it tests nothing", segments, ok)
+	}
+	if _, vs, _, segments, ok := JudgeStreamSpec(ex, tr, 0); ok && !slices.EqualFunc(vs, whole, func(a, b Violation) bool { return a.Message == b.Message }) {
+		t.Errorf("judged as a stream of %d segments: %v, want what the whole trace says: %v", segments, vs, whole)
+	}
+}

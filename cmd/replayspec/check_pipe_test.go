@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +14,9 @@ import (
 )
 
 // A trace that comes through a pipe is read as it comes: it is judged like
-// the file; one judged whole (its spec has expectations) is refused as soon
-// as it passes the budget, and a bad one at its first bad line, without the
-// rest of it being read (issue 23 item 2).
+// the file; one the oracles must see whole is refused as soon as it passes
+// the budget, and a bad one at its first bad line, without the rest of it
+// being read (issue 23 item 2).
 func TestCheckReadsAPipeWithinItsBudget(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.ndjson")
@@ -64,10 +65,12 @@ func TestCheckReadsAPipeWithinItsBudget(t *testing.T) {
 		t.Errorf("the writer wrote %d of %d bytes", n, len(data))
 	}
 
-	// A trace whose spec has expectations is judged whole, so it is held
-	// to the budget: a library spec's header, then 64 MiB of lines, against
-	// a budget of 1 MiB, is refused once past 1 MiB, and the writer is
-	// stopped by the closed pipe long before it has written everything.
+	// A trace the oracles must see whole is held to the budget: past its
+	// first segment (4,096 events, then a completion), an event names the
+	// dispatch that segment closed, so the stream gives up there; what
+	// follows is copied up to the budget of 1 MiB and refused past it, and
+	// the writer is stopped by the closed pipe long before it has written
+	// everything.
 	lib := filepath.Join(dir, "lib.ndjson")
 	if code, out, errs := cli(t, "run", "--trace-out", lib, "-run", "^fixed-three-passes$"); code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
@@ -77,8 +80,23 @@ func TestCheckReadsAPipeWithinItsBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, _, _ := bytes.Cut(libData, []byte("\n"))
-	line := bytes.Repeat([]byte(`{"seq":1,"type":"api"}`+"\n"), 1<<12)
-	wrote = feed(append(append(header, '\n'), line...), 64<<20)
+	looksBack := append(bytes.Clone(header), '\n')
+	seq := 0
+	event := func(format string, args ...any) {
+		seq++
+		looksBack = fmt.Appendf(looksBack, `{"seq":%d,`+format+"}\n", append([]any{seq}, args...)...)
+	}
+	event(`"type":"app_dispatch","thread":1,"label":"a"`)
+	for range 4096 {
+		event(`"type":"mem_read","thread":1`)
+	}
+	event(`"type":"app_complete","thread":1,"label":"a"`)
+	event(`"type":"app_dispatch","thread":1,"label":"b"`)
+	event(`"type":"app_complete","thread":1,"label":"a"`)
+	for len(looksBack) < 3<<20 {
+		event(`"type":"mem_read","thread":1`)
+	}
+	wrote = feed(looksBack, 64<<20)
 	code, _, errs = cli(t, "check", "--max-input-mib", "1", fifo)
 	if code != exitUsage {
 		t.Errorf("over the budget: exit %d, want %d", code, exitUsage)
@@ -88,8 +106,18 @@ func TestCheckReadsAPipeWithinItsBudget(t *testing.T) {
 		t.Errorf("the writer wrote %d bytes: the reader did not stop at the budget", n)
 	}
 
+	// The same in a file is refused by its size once the stream gives up,
+	// the rest unread.
+	file := tempFile(t, dir, "looks-back.ndjson", string(looksBack))
+	code, _, errs = cli(t, "check", "--max-input-mib", "1", file)
+	if code != exitUsage {
+		t.Errorf("a file over the budget: exit %d, want %d", code, exitUsage)
+	}
+	wantAll(t, "stderr", errs, "looks-back.ndjson: 3 MiB, over the budget of 1 MiB a trace may hold: raise --max-input-mib")
+
 	// One judged as it comes stops at its first bad line, and the writer
 	// with it.
+	line := bytes.Repeat([]byte(`{"seq":1,"type":"api"}`+"\n"), 1<<12)
 	wrote = feed(line, 64<<20)
 	code, _, errs = cli(t, "check", fifo)
 	if code != exitUsage {
