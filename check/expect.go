@@ -377,7 +377,8 @@ type expectChecker struct {
 	s        spec.Spec
 	from     int // the part's own events begin here: before, a prologue
 	vs       []Violation
-	subjects map[string]*subject // built on first use
+	subjects map[string]*subject // found on first use, nil: none
+	tools    *[]*subject         // the tool's dispatches' windows, made on first use
 	runtime  bool                // the trace reports the runtime's events
 	sdk      bool                // the trace reports the SDK's own events
 }

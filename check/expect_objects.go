@@ -47,28 +47,34 @@ func (s *subject) inside(i int) bool {
 
 // subject finds label's dispatch, failing key when the trace has none.
 func (c *expectChecker) subject(key, label, requires string) *subject {
-	if c.subjects == nil {
-		c.subjects = c.findSubjects()
+	s, found := c.subjects[label]
+	if !found {
+		s = c.findSubject(label)
+		if c.subjects == nil {
+			c.subjects = map[string]*subject{}
+		}
+		c.subjects[label] = s
 	}
-	s := c.subjects[label]
 	if s == nil {
 		c.fail(key, label, requires, fmt.Sprintf("the trace has no app_dispatch or tool_dispatch labelled %q", label))
 	}
 	return s
 }
 
-// findSubjects joins every application and tool dispatch to its window and
-// its dispatch ids. A tool dispatch's window runs from its tool_dispatch
-// to its tool_complete (or the end of the trace).
-func (c *expectChecker) findSubjects() map[string]*subject {
+// toolWindows are the windows of every dispatch the tool wrote, made once:
+// from its tool_dispatch to its tool_complete (or the end of the trace).
+func (c *expectChecker) toolWindows() []*subject {
+	if c.tools != nil {
+		return *c.tools
+	}
 	x := c.x
-	out := map[string]*subject{}
 	var tools []*subject
 	for _, i := range x.types[ekToolDispatch] {
 		e := &x.ev[i]
 		s := &subject{label: e.Label, thread: e.Thread, at: i, end: len(x.ev), byTool: true, settled: -1}
 		pos := x.byThread[e.Thread]
-		for j := slices.Index(pos, i) + 1; j < len(pos); j++ {
+		k, _ := slices.BinarySearch(pos, i)
+		for j := k + 1; j < len(pos); j++ {
 			f := &x.ev[pos[j]]
 			if f.Type == trace.ToolComplete && f.Label == e.Label {
 				s.end, s.settled = pos[j]+1, pos[j]
@@ -80,57 +86,75 @@ func (c *expectChecker) findSubjects() map[string]*subject {
 			}
 		}
 		tools = append(tools, s)
-		if out[s.label] == nil {
-			out[s.label] = s
+	}
+	c.tools = &tools
+	return tools
+}
+
+// findSubject joins label's dispatch (the first the tool wrote with that
+// label, else the application's) to its window and its dispatch ids; nil
+// when the trace has none. Only the label's own thread and window are
+// looked at: a spec names a few labels of a trace of many dispatches.
+func (c *expectChecker) findSubject(label string) *subject {
+	x := c.x
+	tools := c.toolWindows()
+	var s *subject
+	for _, t := range tools {
+		if t.label == label {
+			cp := *t
+			s = &cp
+			break
 		}
 	}
-	for _, a := range x.apps {
-		if out[a.label] != nil {
-			continue
+	if s == nil {
+		a := x.appLabel[label]
+		if a == nil {
+			return nil
 		}
-		s := &subject{label: a.label, thread: a.thread, at: a.at, end: a.end, settled: -1}
+		s = &subject{label: a.label, thread: a.thread, at: a.at, end: a.end, settled: -1}
 		if len(a.complete) > 0 {
 			s.settled = a.complete[0]
 		}
-		out[a.label] = s
 	}
-	for _, s := range out {
-		// The tool's dispatches written inside it, a tool's own among
-		// them: their windows nest (MEM-6, clarified 2026-12-01).
-		for _, t := range tools {
-			if t != s && t.thread == s.thread && t.at > s.at && t.at < s.end {
-				s.nested = append(s.nested, [2]int{t.at, t.end - 1})
-			}
+	// The tool's dispatches written inside it, a tool's own among them:
+	// their windows nest (MEM-6, clarified 2026-12-01).
+	for _, t := range tools {
+		if t.at != s.at && t.thread == s.thread && t.at > s.at && t.at < s.end {
+			s.nested = append(s.nested, [2]int{t.at, t.end - 1})
 		}
 	}
-	for _, s := range out {
-		for _, i := range x.byThread[s.thread] {
-			if e := &x.ev[i]; e.Type == trace.DispatchID && s.inside(i) && !slices.Contains(s.ids, e.Dispatch) {
-				s.ids = append(s.ids, e.Dispatch)
-			}
-		}
-		if len(s.ids) > 0 || x.has(trace.DispatchID) {
-			continue
-		}
-		// A trace without dispatch_id events (no sdk): the ids the
-		// dispatch's own events name (docs/trace.md, docs/ports.md O5).
-		if !s.byTool {
-			if a := x.appLabel[s.label]; a != nil {
-				s.ids = slices.Clone(a.named)
-			}
-			continue
-		}
-		// The tool's dispatch: the first tagged kernel or callback in its
-		// window on its thread that is not the loop's it was written from.
-		from := x.ev[s.at].Dispatch
-		for _, i := range x.byThread[s.thread] {
-			if e := &x.ev[i]; s.inside(i) && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
-				s.ids = []uint64{e.Dispatch}
-				break
-			}
+	pos := x.byThread[s.thread]
+	from, _ := slices.BinarySearch(pos, s.at+1)
+	mine := pos[from:]
+	if to, _ := slices.BinarySearch(mine, s.end); to < len(mine) {
+		mine = mine[:to]
+	}
+	for _, i := range mine {
+		if e := &x.ev[i]; e.Type == trace.DispatchID && s.inside(i) && !slices.Contains(s.ids, e.Dispatch) {
+			s.ids = append(s.ids, e.Dispatch)
 		}
 	}
-	return out
+	if len(s.ids) > 0 || x.has(trace.DispatchID) {
+		return s
+	}
+	// A trace without dispatch_id events (no sdk): the ids the dispatch's
+	// own events name (docs/trace.md, docs/ports.md O5).
+	if !s.byTool {
+		if a := x.appLabel[s.label]; a != nil {
+			s.ids = slices.Clone(a.named)
+		}
+		return s
+	}
+	// The tool's dispatch: the first tagged kernel or callback in its
+	// window on its thread that is not the loop's it was written from.
+	from0 := x.ev[s.at].Dispatch
+	for _, i := range mine {
+		if e := &x.ev[i]; s.inside(i) && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from0 {
+			s.ids = []uint64{e.Dispatch}
+			break
+		}
+	}
+	return s
 }
 
 // windowOf names a callback window as specs write it.

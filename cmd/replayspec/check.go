@@ -45,7 +45,7 @@ func checkCmd(ctx context.Context, args []string, e env) int {
 	format := fs.String("format", "text", "report format: text, json or junit")
 	quiet := fs.Bool("quiet", false, "leave passing traces out of the text report")
 	specFile := fs.String("spec", "", "the spec the traces were recorded from (`FILE`); default: the library spec named in each trace's header")
-	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "the budget of a trace judged whole: refuse one larger than this many `MiB` (a trace takes about 9 times its size in memory once read). A trace whose spec has no expectations is judged as it is read, in bounded memory, whatever its size, unless the oracles must see it whole")
+	maxMiB := fs.Int64("max-input-mib", defaultTraceMiB, "the budget of a trace judged whole: refuse one larger than this many `MiB` (a trace takes about 9 times its size in memory once read). A trace is judged as it is read, with its spec's expectations, in bounded memory, whatever its size, unless the oracles must see it whole")
 	files, code, ok := parseFlags(fs, checkHelp, args, stdout, stderr)
 	if !ok {
 		return code
@@ -338,7 +338,7 @@ func readWhole(f *os.File, path string, limit int64) (trace.Trace, error) {
 }
 
 func overBudget(path string, limit int64, what string) error {
-	return fmt.Errorf("%s: %s, over the budget of %d MiB a trace may hold: raise --max-input-mib if the machine has the memory (a trace takes about 9 times its size once read whole; one whose spec has no expectations is judged as it is read, in bounded memory, unless the oracles must see it whole)", path, what, limit>>20)
+	return fmt.Errorf("%s: %s, over the budget of %d MiB a trace may hold: raise --max-input-mib if the machine has the memory (a trace takes about 9 times its size once read whole; it is read whole only when the oracles cannot judge it a segment at a time, docs/oracles.md)", path, what, limit>>20)
 }
 
 // readError names the file, and the line when the trace is malformed.

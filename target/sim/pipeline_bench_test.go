@@ -31,6 +31,7 @@ type shape struct {
 	specs      int    // run this many copies of the spec in one run (runner.RunAll)
 	stream     bool   // judge the events as they are recorded (runner.Options.Stream)
 	repeat     bool   // the dispatches as one repeated dispatch per thread (spec.Dispatch.Repeat), not listed
+	expect     bool   // with expectations of every kind a stream judges apart or adds up (withExpectations)
 }
 
 // shapedSpec builds a spec of that shape: one MI300 agent, a replay
@@ -66,11 +67,41 @@ func shapedSpec(sh shape) spec.Spec {
 					Kernel: "increment", Agent: "gpu0", Thread: uint64(th + 1), Args: []string{"x"}, Repeat: uint64(n)})
 			}
 		}
-		return s
+		return withExpectations(s, sh)
 	}
 	for i := range max(sh.dispatches, 1) {
 		s.Application.Dispatches = append(s.Application.Dispatches, spec.Dispatch{Name: fmt.Sprintf("d%d", i),
 			Kernel: "increment", Agent: "gpu0", Thread: uint64(i%threads + 1), Args: []string{"x"}})
+	}
+	return withExpectations(s, sh)
+}
+
+// withExpectations gives s, of shape sh, when sh.expect is set,
+// expectations that hold: about the first dispatch and the last (passes,
+// completions, records), judged in their segments, and over the run
+// (records, a status, the buffer's final contents), added up over
+// segments. Not for a never-ending loop.
+func withExpectations(s spec.Spec, sh shape) spec.Spec {
+	if !sh.expect {
+		return s
+	}
+	ds := s.Application.Dispatches
+	first, last := ds[0].Name, ds[len(ds)-1].Name
+	if sh.repeat {
+		first, last = spec.RepetitionLabel(first, 0), spec.RepetitionLabel(last, ds[len(ds)-1].Repeat-1)
+	}
+	n := uint64(max(sh.dispatches, 1))
+	final := int64(1 + n) // each dispatch adds one: memory is restored before every later pass
+	s.Expect = spec.Expect{
+		Passes:       map[string]spec.Count{first: spec.Exactly(sh.passes), last: spec.Exactly(sh.passes)},
+		Completions:  map[string]spec.Count{first: spec.Exactly(1), last: spec.Exactly(1)},
+		Records:      map[string]spec.Count{"kernel_trace": spec.Exactly(n * sh.passes)},
+		Statuses:     []spec.StatusExpect{{Call: "configure_callback_tracing", Status: "SUCCESS"}},
+		Memory:       map[string]spec.MemoryExpect{"x": {All: &final}},
+		RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: last, Count: spec.Exactly(sh.passes)}},
+	}
+	if err := spec.Validate(s); err != nil {
+		panic(fmt.Sprintf("withExpectations: %v", err)) // a benchmark's own spec
 	}
 	return s
 }
@@ -140,9 +171,13 @@ func BenchmarkScaleStreamed(b *testing.B) {
 		points = append(points, scalePoint{fmt.Sprintf("forever-passes=%d", n), shape{passes: n, forever: true, elements: 64, stream: true}, float64(n)})
 	}
 	// The same dispatches written as one repeated dispatch (repeat: N):
-	// the spec stays one entry, so memory is flat in N (issue 23 item 4).
+	// the spec stays one entry, so memory is flat in N (issue 23 item 4);
+	// and with expectations, judged as the stream goes (item 1).
 	for _, n := range []int{1000, 10_000, 100_000, 300_000, 1_000_000} {
 		points = append(points, scalePoint{fmt.Sprintf("repeat=%d", n), shape{passes: 3, dispatches: n, elements: 64, stream: true, repeat: true}, float64(n)})
+	}
+	for _, n := range []int{1000, 10_000, 100_000, 1_000_000} {
+		points = append(points, scalePoint{fmt.Sprintf("repeat-expect=%d", n), shape{passes: 3, dispatches: n, elements: 64, stream: true, repeat: true, expect: true}, float64(n)})
 	}
 	runPoints(b, points)
 }
@@ -150,13 +185,21 @@ func BenchmarkScaleStreamed(b *testing.B) {
 // BenchmarkPipelinePass: a fixed loop of 1000 passes of a 64-element
 // kernel, the whole pipeline; per pass. The engine alone:
 // replay BenchmarkReplayPasses.
-func BenchmarkPipelinePass(b *testing.B) { benchPipelinePasses(b, false) }
+func BenchmarkPipelinePass(b *testing.B) { benchPipelinePasses(b, false, false) }
 
 // benchPipelinePasses runs the 1000-pass spec through the pipeline,
-// streamed or not, and reports per pass.
-func benchPipelinePasses(b *testing.B, stream bool) {
+// streamed or not, with expectations or not, and reports per pass.
+func benchPipelinePasses(b *testing.B, stream, expect bool) {
 	const passes = 1000
-	s := shapedSpec(shape{passes: passes, elements: 64})
+	s := shapedSpec(shape{passes: passes, elements: 64, expect: expect})
+	if expect {
+		// The expectations are judged: one record more than ran fails.
+		wrong := s
+		wrong.Expect.Records = map[string]spec.Count{"kernel_trace": spec.Exactly(passes + 1)}
+		if r := runner.Run(context.Background(), wrong, runner.Options{Target: simtarget.Sim{}, Stream: stream}); len(r.Violations) == 0 {
+			b.Fatalf("expect.records of %d passed a run of %d passes", passes+1, passes)
+		}
+	}
 	b.ReportAllocs()
 	cpu := cpuTime()
 	for b.Loop() {
@@ -171,7 +214,18 @@ func benchPipelinePasses(b *testing.B, stream bool) {
 // run` runs that spec: it has no expectations and nothing asks for the
 // events, so they are judged as they are recorded (runner.Options.Stream)
 // and no trace is kept.
-func BenchmarkPipelinePassStreamed(b *testing.B) { benchPipelinePasses(b, true) }
+func BenchmarkPipelinePassStreamed(b *testing.B) { benchPipelinePasses(b, true, false) }
+
+// BenchmarkPipelinePassExpect is BenchmarkPipelinePass with expectations
+// (withExpectations), held: how a spec with expectations was judged
+// before they were judged as a stream, and how it is when its events are
+// asked for (--trace-out, --golden, --timeline, --html).
+func BenchmarkPipelinePassExpect(b *testing.B) { benchPipelinePasses(b, false, true) }
+
+// BenchmarkPipelinePassStreamedExpect is BenchmarkPipelinePassExpect as
+// `replayspec run` runs it now: the expectations judged as the events are
+// recorded, none kept.
+func BenchmarkPipelinePassStreamedExpect(b *testing.B) { benchPipelinePasses(b, true, true) }
 
 // engineLoop is the engine alone: a fixed loop of passes of the same small
 // kernel through the SDK on the simulator, no recorder, no harness, no
