@@ -123,14 +123,9 @@ func (c *expectChecker) findSubject(label string) *subject {
 			s.nested = append(s.nested, [2]int{t.at, t.end - 1})
 		}
 	}
-	pos := x.byThread[s.thread]
-	from, _ := slices.BinarySearch(pos, s.at+1)
-	mine := pos[from:]
-	if to, _ := slices.BinarySearch(mine, s.end); to < len(mine) {
-		mine = mine[:to]
-	}
-	for _, i := range mine {
-		if e := &x.ev[i]; e.Type == trace.DispatchID && s.inside(i) && !slices.Contains(s.ids, e.Dispatch) {
+	ids := within(x.types[ekDispatchID], s.at+1, s.end)
+	for _, i := range ids {
+		if e := &x.ev[i]; e.Thread == s.thread && s.inside(i) && !slices.Contains(s.ids, e.Dispatch) {
 			s.ids = append(s.ids, e.Dispatch)
 		}
 	}
@@ -147,14 +142,21 @@ func (c *expectChecker) findSubject(label string) *subject {
 	}
 	// The tool's dispatch: the first tagged kernel or callback in its
 	// window on its thread that is not the loop's it was written from.
-	from0 := x.ev[s.at].Dispatch
-	for _, i := range mine {
-		if e := &x.ev[i]; s.inside(i) && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from0 {
+	from := x.ev[s.at].Dispatch
+	for _, i := range within(x.byThread[s.thread], s.at+1, s.end) {
+		if e := &x.ev[i]; s.inside(i) && (e.Type == trace.Kernel || e.Type == trace.Callback) && e.Dispatch != 0 && e.Dispatch != from {
 			s.ids = []uint64{e.Dispatch}
 			break
 		}
 	}
 	return s
+}
+
+// within is the part of the sorted positions pos in [lo, hi).
+func within(pos []int, lo, hi int) []int {
+	from, _ := slices.BinarySearch(pos, lo)
+	to, _ := slices.BinarySearch(pos, hi)
+	return pos[from:max(from, to)]
 }
 
 // windowOf names a callback window as specs write it.
