@@ -100,10 +100,7 @@ func withExpectations(s spec.Spec, sh shape) spec.Spec {
 		Memory:       map[string]spec.MemoryExpect{"x": {All: &final}},
 		RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: last, Count: spec.Exactly(sh.passes)}},
 	}
-	if err := spec.Validate(s); err != nil {
-		panic(fmt.Sprintf("withExpectations: %v", err)) // a benchmark's own spec
-	}
-	return s
+	return s // a label that is not the trace's fails the run (runShapeAs): a dispatch not found
 }
 
 // runShape runs the spec through the pipeline and fails on anything but
