@@ -20,3 +20,27 @@ func TestDocExampleIsValid(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The spec docs/benchmarks.md measures streamed expectations with is a
+// valid spec within the default memory budget, its expectations naming
+// repetitions it has.
+func TestBenchmarksSpecIsValid(t *testing.T) {
+	doc, err := os.ReadFile("../docs/benchmarks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllSubmatch(doc, -1)
+	if len(blocks) == 0 {
+		t.Fatal("no yaml block in docs/benchmarks.md")
+	}
+	for _, m := range blocks {
+		s, err := Parse("docs/benchmarks.md", m[1])
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if err := Validate(s); err != nil {
+			t.Error(err)
+		}
+	}
+}
