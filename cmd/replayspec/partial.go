@@ -63,16 +63,33 @@ func (ps *partials) record() func(s spec.Spec, run int) (func(*trace.Event), fun
 	}
 }
 
+// streams reports whether every trace the run writes goes to a file as it
+// is made (record): a spec judged as it runs (runner.Options.Stream) then
+// holds no trace, and its partial file becomes its trace (finish).
+func (ps *partials) streams() bool {
+	if _, ok := ps.tg.(target.Streaming); !ok {
+		return false
+	}
+	for _, file := range ps.plan.traces {
+		if special(file) {
+			return false
+		}
+	}
+	return true
+}
+
 // finish writes the trace of a finished spec to file: the partial file
-// becomes the trace of a target that was abandoned (its events are all
-// there), else the whole trace is written and the partial file removed.
-// On failure neither is left.
+// becomes the trace of a target that was abandoned, or of a spec judged as
+// it ran, whose events were not kept (its events are all in the file);
+// else the whole trace is written and the partial file removed. On
+// failure neither is left.
 func (ps *partials) finish(file string, r runner.Result) error {
 	ps.mu.Lock()
 	p := ps.open[file]
 	delete(ps.open, file)
 	ps.mu.Unlock()
-	if p != nil && errors.Is(r.Err, runner.ErrAbandoned) && p.whole() && ps.plan.outs.adopt(partialFile(file), file) == nil {
+	streamed := r.Tally != nil && len(r.Trace.Events) == 0
+	if p != nil && (errors.Is(r.Err, runner.ErrAbandoned) || streamed) && p.whole() && ps.plan.outs.adopt(partialFile(file), file) == nil {
 		return nil
 	}
 	err := writeTrace(ps.plan.outs, file, r.Trace)

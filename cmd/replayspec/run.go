@@ -374,16 +374,17 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			delete(loading, s.File)
 			return d
 		}}
-	// Nothing asks for the events themselves (a trace file, a golden, a
-	// timeline, the HTML page): each spec's are judged as they are
-	// recorded and not kept (issue 23).
-	opts.Stream = len(plan.traces) == 0 && f.golden == "" && tl == nil && page == nil
+	partials := newPartials(tg, plan)
+	// Nothing asks for the events themselves (a golden, a timeline, the
+	// HTML page; a trace file only where it is written as the events come,
+	// partials): each spec's are judged as they are recorded and not kept
+	// (issue 23).
+	opts.Stream = (len(plan.traces) == 0 || partials.streams()) && f.golden == "" && tl == nil && page == nil
 	var outcomes []runner.Outcome
 	var results []runner.Result
 	var flakes []runner.Attempted
 	var writeErrs outputErrors
 	unavailable := ""
-	partials := newPartials(tg, plan)
 	runPlan := runner.Plan{Count: f.count, FailFast: f.failFast, Started: prog.start, Summaries: true,
 		Jobs: f.ci.jobsFor(tg), Retry: f.ci.retry(), Record: partials.record(),
 		Done: func(i, total int, a runner.Attempted) {

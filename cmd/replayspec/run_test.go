@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -503,5 +504,44 @@ func TestPortsGetGeneratedSpecs(t *testing.T) {
 	}
 	if portGenerated != 50 {
 		t.Errorf("portGenerated = %d; docs/cli.md and generated.txtar say 50", portGenerated)
+	}
+}
+
+// --trace-out alone asks for no events in memory: each spec is judged as
+// it runs and its trace file is the one written as the events came (issue
+// 23 item 1). The files are byte for byte those of a run that holds its
+// traces (a timeline asks for them), and no partial file is left.
+func TestTraceOutStreamedAsHeld(t *testing.T) {
+	dir := t.TempDir()
+	streamed, held := filepath.Join(dir, "streamed"), filepath.Join(dir, "held")
+	filter := "^(fixed-three-passes|converge-single-group|restore-fails-part-way|indefinite-never-ends|concurrent-launches-correlate-per-thread)$"
+	for _, args := range [][]string{
+		{"run", "--quiet", "--trace-out", streamed, "-run", filter},
+		{"run", "--quiet", "--trace-out", held, "--timeline", filepath.Join(dir, "t.json"), "-run", filter},
+	} {
+		if code, out, errs := cli(t, args...); code != exitOK && code != exitFail {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	files, err := os.ReadDir(held)
+	if err != nil || len(files) < 4 {
+		t.Fatalf("%d traces held (%v)", len(files), err)
+	}
+	for _, f := range files {
+		want, err := os.ReadFile(filepath.Join(held, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(streamed, f.Name()))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: streamed, %d bytes (%d lines); held, %d bytes (%d lines)", f.Name(), len(got), bytes.Count(got, []byte("\n")), len(want), bytes.Count(want, []byte("\n")))
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(streamed, "*.partial")); len(left) > 0 {
+		t.Errorf("partial files left: %v", left)
 	}
 }
