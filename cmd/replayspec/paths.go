@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -209,26 +210,41 @@ func checkPaths(inputs, outputs []namedPath) error {
 // A difference, or a missing golden, fails the spec; an error is a file
 // that could not be written.
 func (p outputPlan) golden(r *runner.Result, update bool) error {
-	file, ok := p.goldens[r.Spec.Name]
-	if !ok || r.Verdict() == runner.Skip {
-		return nil
-	}
 	var got bytes.Buffer
 	if err := trace.Write(&got, r.Trace); err != nil {
 		return err
 	}
-	if update {
-		return p.outs.write(file, func(w io.Writer) error { _, err := w.Write(got.Bytes()); return err })
+	return p.goldenOf(r, &got, update)
+}
+
+// goldenOf is golden with the trace's NDJSON text read from got: the file
+// a spec judged as it ran wrote as its events came (partials), or the held
+// trace written out. Neither is held whole: the golden and got are
+// compared a line at a time.
+func (p outputPlan) goldenOf(r *runner.Result, got io.Reader, update bool) error {
+	file, ok := p.goldens[r.Spec.Name]
+	if !ok || r.Verdict() == runner.Skip {
+		return nil
 	}
-	want, err := os.ReadFile(file)
+	if update {
+		return p.outs.write(file, func(w io.Writer) error { _, err := io.Copy(w, got); return err })
+	}
+	want, err := os.Open(file)
 	msg := ""
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		msg = fmt.Sprintf("no golden trace %s: write it with --golden %s --update, review it, commit it", file, filepath.Dir(file))
 	case err != nil:
 		msg = fmt.Sprintf("cannot read the golden trace: %v", err)
-	case !bytes.Equal(want, got.Bytes()):
-		msg = fmt.Sprintf("the trace differs from the golden %s %s; if the change is meant, run with --update and review the diff", file, firstDifference(want, got.Bytes()))
+	default:
+		defer want.Close()
+		diff, err := firstDifference(want, got)
+		switch {
+		case err != nil:
+			msg = fmt.Sprintf("cannot read the golden trace: %v", err)
+		case diff != "":
+			msg = fmt.Sprintf("the trace differs from the golden %s %s; if the change is meant, run with --update and review the diff", file, diff)
+		}
 	}
 	if msg != "" {
 		r.Violations = append(r.Violations, check.Violation{Rule: "GOLDEN", Requires: "the trace is byte for byte the reviewed golden trace", Message: msg})
@@ -236,22 +252,25 @@ func (p outputPlan) golden(r *runner.Result, update bool) error {
 	return nil
 }
 
-// firstDifference says where two texts first differ, by line.
-func firstDifference(want, got []byte) string {
-	wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < max(len(wl), len(gl)); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
+// firstDifference says where two texts first differ, by line, reading
+// each a line at a time; "" when they are the same.
+func firstDifference(want, got io.Reader) (string, error) {
+	wr, gr := bufio.NewReaderSize(want, 1<<16), bufio.NewReaderSize(got, 1<<16)
+	for line := 1; ; line++ {
+		w, werr := wr.ReadString('\n')
+		g, gerr := gr.ReadString('\n')
+		for _, err := range []error{werr, gerr} {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return "", err
+			}
 		}
 		if w != g {
-			return fmt.Sprintf("at line %d:\n  golden: %s\n  now:    %s", i+1, cut(w), cut(g))
+			return fmt.Sprintf("at line %d:\n  golden: %s\n  now:    %s", line, cut(strings.TrimSuffix(w, "\n")), cut(strings.TrimSuffix(g, "\n"))), nil
+		}
+		if werr != nil { // both ended here, the same
+			return "", nil
 		}
 	}
-	return ""
 }
 
 func cut(s string) string {

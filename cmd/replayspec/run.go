@@ -375,11 +375,11 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			return d
 		}}
 	partials := newPartials(tg, plan)
-	// Nothing asks for the events themselves (a golden, a timeline, the
-	// HTML page; a trace file only where it is written as the events come,
-	// partials): each spec's are judged as they are recorded and not kept
-	// (issue 23).
-	opts.Stream = (len(plan.traces) == 0 || partials.streams()) && f.golden == "" && tl == nil && page == nil
+	// Nothing asks for the events themselves (a timeline, the HTML page; a
+	// trace file or a golden only where the events go to a file as they
+	// come, partials): each spec's are judged as they are recorded and not
+	// kept (issue 23).
+	opts.Stream = partials.streams() && tl == nil && page == nil
 	var outcomes []runner.Outcome
 	var results []runner.Result
 	var flakes []runner.Attempted
@@ -391,7 +391,7 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			prog.clear()
 			r := a.Result
 			if f.golden != "" {
-				writeErrs.add("--golden", plan.golden(&r, f.update))
+				writeErrs.add("--golden", partials.golden(&r, f.update))
 			}
 			if file, ok := plan.traces[traceKey(r.Spec.Name, r.Run)]; ok && r.Verdict() != runner.Skip {
 				if err := partials.finish(file, r); err != nil {

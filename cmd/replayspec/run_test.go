@@ -507,41 +507,74 @@ func TestPortsGetGeneratedSpecs(t *testing.T) {
 	}
 }
 
-// --trace-out alone asks for no events in memory: each spec is judged as
-// it runs and its trace file is the one written as the events came (issue
-// 23 item 1). The files are byte for byte those of a run that holds its
-// traces (a timeline asks for them), and no partial file is left.
+// --trace-out and --golden ask for no events in memory: each spec is
+// judged as it runs, its trace file is the one written as the events came,
+// and its golden is compared with (or, with --update, becomes) the file
+// its events went to (issue 23 item 1). The files are byte for byte those
+// of a run that holds its traces (a timeline asks for them), on the
+// simulator and through an exec: driver (whose own header names its
+// target), no partial file is left, and a golden one line off fails at
+// that line.
 func TestTraceOutStreamedAsHeld(t *testing.T) {
-	dir := t.TempDir()
-	streamed, held := filepath.Join(dir, "streamed"), filepath.Join(dir, "held")
 	filter := "^(fixed-three-passes|converge-single-group|restore-fails-part-way|indefinite-never-ends|concurrent-launches-correlate-per-thread)$"
-	for _, args := range [][]string{
-		{"run", "--quiet", "--trace-out", streamed, "-run", filter},
-		{"run", "--quiet", "--trace-out", held, "--timeline", filepath.Join(dir, "t.json"), "-run", filter},
-	} {
-		if code, out, errs := cli(t, args...); code != exitOK && code != exitFail {
-			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
-		}
-	}
-	files, err := os.ReadDir(held)
-	if err != nil || len(files) < 4 {
-		t.Fatalf("%d traces held (%v)", len(files), err)
-	}
-	for _, f := range files {
-		want, err := os.ReadFile(filepath.Join(held, f.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(filepath.Join(streamed, f.Name()))
-		if err != nil {
-			t.Error(err)
-			continue
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: streamed, %d bytes (%d lines); held, %d bytes (%d lines)", f.Name(), len(got), bytes.Count(got, []byte("\n")), len(want), bytes.Count(want, []byte("\n")))
-		}
-	}
-	if left, _ := filepath.Glob(filepath.Join(streamed, "*.partial")); len(left) > 0 {
-		t.Errorf("partial files left: %v", left)
+	for name, target := range map[string][]string{"sim": nil, "exec": {"--target", "exec:" + driverCommand(t, "driver"), "--gen", "0"}} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := func(kind, name string) string { return filepath.Join(dir, kind+"-"+name) }
+			for _, how := range []string{"streamed", "held"} {
+				args := append([]string{"run", "--quiet", "--trace-out", out("traces", how), "--golden", out("goldens", how), "--update", "-run", filter}, target...)
+				if how == "held" {
+					args = append(args, "--timeline", filepath.Join(dir, "t.json"))
+				}
+				if code, stdout, errs := cli(t, args...); code != exitOK && code != exitFail {
+					t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, errs)
+				}
+			}
+			for _, kind := range []string{"traces", "goldens"} {
+				files, err := os.ReadDir(out(kind, "held"))
+				if err != nil || len(files) < 4 {
+					t.Fatalf("%s: %d held (%v)", kind, len(files), err)
+				}
+				for _, f := range files {
+					want, err := os.ReadFile(filepath.Join(out(kind, "held"), f.Name()))
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := os.ReadFile(filepath.Join(out(kind, "streamed"), f.Name()))
+					if err != nil {
+						t.Error(err)
+						continue
+					}
+					if !bytes.Equal(got, want) {
+						t.Errorf("%s %s: streamed, %d bytes (%d lines); held, %d bytes (%d lines)", kind, f.Name(), len(got), bytes.Count(got, []byte("\n")), len(want), bytes.Count(want, []byte("\n")))
+					}
+				}
+				if left, _ := filepath.Glob(filepath.Join(out(kind, "streamed"), "*.partial")); len(left) > 0 {
+					t.Errorf("partial files left: %v", left)
+				}
+			}
+			// Compared, as it streams, with the held run's goldens: they
+			// hold; with one line of one changed, that spec fails there.
+			goldens := out("goldens", "held")
+			args := append([]string{"run", "--quiet", "--golden", goldens, "-run", filter}, target...)
+			if code, stdout, errs := cli(t, args...); code != exitOK || strings.Contains(stdout, "GOLDEN") {
+				t.Fatalf("against the held goldens: exit %d\n%s%s", code, stdout, errs)
+			}
+			g := filepath.Join(goldens, "fixed-three-passes.ndjson")
+			b, err := os.ReadFile(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(b), "\n")
+			lines[5] = strings.Replace(lines[5], `"seq":5`, `"seq":5,"x":1`, 1)
+			if err := os.WriteFile(g, []byte(strings.Join(lines, "")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, _ := cli(t, args...)
+			wantAll(t, "report", stdout, "the trace differs from the golden "+g+" at line 6:", `"seq":5,"x":1`)
+			if code != exitFail {
+				t.Errorf("a golden one line off: exit %d, want %d", code, exitFail)
+			}
+		})
 	}
 }
