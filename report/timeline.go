@@ -87,6 +87,34 @@ func NewSealedTimeline(w io.WriterAt) (*TimelineWriter, error) {
 
 // Add appends the trace of one result.
 func (tl *TimelineWriter) Add(r runner.Result) error {
+	return tl.AddFrom(r, EventsOf(r.Trace))
+}
+
+// Events hands each event of a trace to each, in order, stopping at its
+// first error; it may be called more than once (a timeline reads a trace
+// twice).
+type Events func(each func(*trace.Event) error) error
+
+// EventsOf is the events of t, held.
+func EventsOf(t trace.Trace) Events {
+	return func(each func(*trace.Event) error) error {
+		for i := range t.Events {
+			if err := each(&t.Events[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// timelineChunk is how much of a spec's process AddFrom gathers before it
+// writes: a trace read from a file is drawn in bounded memory.
+const timelineChunk = 1 << 20
+
+// AddFrom appends the trace of result r, its events read from events (r's
+// own trace may hold none: a spec judged as it ran). A sealed timeline is a
+// whole document again once the spec's process is written.
+func (tl *TimelineWriter) AddFrom(r runner.Result, events Events) error {
 	tl.pid++
 	name := r.Spec.Name
 	if name == "" {
@@ -96,7 +124,26 @@ func (tl *TimelineWriter) Add(r runner.Result) error {
 		name = fmt.Sprintf("%s#%d", name, r.Run)
 	}
 	var b bytes.Buffer
-	for _, ev := range TimelineOf(r.Trace, tl.pid, name) {
+	write := func(last bool) error {
+		if b.Len() == 0 {
+			return nil
+		}
+		if tl.at != nil {
+			n := int64(b.Len())
+			if last {
+				b.WriteString(timelineEnd)
+			}
+			if _, err := tl.at.WriteAt(b.Bytes(), tl.off); err != nil {
+				return err
+			}
+			tl.off += n
+		} else if _, err := tl.w.Write(b.Bytes()); err != nil {
+			return err
+		}
+		b.Reset()
+		return nil
+	}
+	err := timeline(events, tl.pid, name, func(ev TimelineEvent) error {
 		data, err := json.Marshal(ev)
 		if err != nil {
 			return err
@@ -108,21 +155,20 @@ func (tl *TimelineWriter) Add(r runner.Result) error {
 		}
 		tl.first = false
 		b.Write(data)
-	}
-	if b.Len() == 0 {
-		return nil
-	}
-	if tl.at != nil {
-		n := int64(b.Len())
-		b.WriteString(timelineEnd)
-		if _, err := tl.at.WriteAt(b.Bytes(), tl.off); err != nil {
-			return err
+		if b.Len() >= timelineChunk {
+			return write(false)
 		}
-		tl.off += n
 		return nil
+	})
+	if err != nil {
+		return err
 	}
-	_, err := tl.w.Write(b.Bytes())
-	return err
+	if tl.at != nil && b.Len() == 0 && !tl.first {
+		// The last chunk was written without the end: write it alone.
+		_, err := tl.at.WriteAt([]byte(timelineEnd), tl.off)
+		return err
+	}
+	return write(true)
 }
 
 // Close ends the document (a sealed one is ended already).
@@ -138,9 +184,9 @@ type queueKey struct{ agent, queue uint64 }
 
 // openSlice is a callback ENTER waiting for its EXIT.
 type openSlice struct {
-	at   int // index of the ENTER event
-	name string
-	k    sliceKey
+	enter trace.Event // the ENTER event
+	name  string
+	k     sliceKey
 }
 
 type sliceKey struct {
@@ -152,20 +198,37 @@ type sliceKey struct {
 // TimelineOf renders one trace as the events of process pid.
 func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 	var out []TimelineEvent
+	timeline(EventsOf(t), pid, name, func(ev TimelineEvent) error { out = append(out, ev); return nil }) // no error but emit's
+	return out
+}
+
+// timeline renders the trace events gives as the events of process pid,
+// handing each to emit: the tracks first (a first reading of the events
+// finds the threads and queues), then the slices and instants (a second).
+func timeline(events Events, pid int, name string, emit func(TimelineEvent) error) error {
+	var err error
+	out := func(ev TimelineEvent) {
+		if err == nil {
+			err = emit(ev)
+		}
+	}
 	meta := func(kind string, tid uint64, args map[string]any) {
-		out = append(out, TimelineEvent{Name: kind, Phase: "M", PID: pid, TID: tid, Args: args})
+		out(TimelineEvent{Name: kind, Phase: "M", PID: pid, TID: tid, Args: args})
 	}
 	meta("process_name", 0, map[string]any{"name": name})
 	meta("process_sort_index", 0, map[string]any{"sort_index": pid})
 
 	threads := map[uint64]bool{}
 	queues := map[queueKey]bool{}
-	for _, e := range t.Events {
+	if err := events(func(e *trace.Event) error {
 		if e.Type == trace.Kernel {
 			queues[queueKey{e.Agent, e.Queue}] = true
 		} else {
 			threads[e.Thread] = true
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	for _, th := range slices.Sorted(maps.Keys(threads)) {
 		label := fmt.Sprintf("thread %d", th)
@@ -196,18 +259,19 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 			o := st[len(st)-1]
 			st = st[:len(st)-1]
 			if o.k.op != "" {
-				out = append(out, slice(t.Events[o.at], at, o.name+" (no EXIT)", pid, true))
+				out(slice(o.enter, at, o.name+" (no EXIT)", pid, true))
 			}
 		}
 		stacks[thread] = st
 	}
 	var lastTime uint64
-	for i, e := range t.Events {
+	if err := events(func(ep *trace.Event) error {
+		e := *ep
 		lastTime = max(lastTime, e.Time)
 		switch e.Type {
 		case trace.Callback:
 			if e.Op != trace.OpConfig && e.Op != trace.OpPass {
-				continue
+				return err
 			}
 			k := sliceKey{e.Thread, e.Dispatch, e.Op, 0}
 			label := fmt.Sprintf("replay window, dispatch %d", e.Dispatch)
@@ -217,16 +281,16 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 			}
 			switch e.Phase {
 			case trace.PhaseEnter:
-				stacks[e.Thread] = append(stacks[e.Thread], openSlice{at: i, name: label, k: k})
+				stacks[e.Thread] = append(stacks[e.Thread], openSlice{enter: e, name: label, k: k})
 			case trace.PhaseExit:
 				st := stacks[e.Thread]
 				at := slices.IndexFunc(st, func(o openSlice) bool { return o.k == k })
 				if at < 0 {
-					continue // an EXIT without its ENTER: the oracles say so
+					return err // an EXIT without its ENTER: the oracles say so
 				}
 				closeTo(e.Thread, at+1, e.Time)
 				o := stacks[e.Thread][at]
-				out = append(out, slice(t.Events[o.at], e.Time, o.name, pid, false))
+				out(slice(o.enter, e.Time, o.name, pid, false))
 				stacks[e.Thread] = stacks[e.Thread][:at]
 			}
 		case trace.Kernel:
@@ -242,13 +306,13 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 			if e.MemIn != "" {
 				args["mem_in"], args["mem_out"] = e.MemIn, e.MemOut
 			}
-			out = append(out, TimelineEvent{Name: e.Kernel, Cat: "kernel", Phase: "X", TS: us(start), Dur: &d,
+			out(TimelineEvent{Name: e.Kernel, Cat: "kernel", Phase: "X", TS: us(start), Dur: &d,
 				PID: pid, TID: qtid[queueKey{e.Agent, e.Queue}], Args: args})
 		case trace.Snapshot:
-			out = append(out, instant(e, "snapshot", pid, map[string]any{"bytes": e.Bytes, "regions": e.Regions}))
+			out(instant(e, "snapshot", pid, map[string]any{"bytes": e.Bytes, "regions": e.Regions}))
 		case trace.Restore:
 			p, _ := e.PassOf()
-			out = append(out, instant(e, fmt.Sprintf("restore before pass %d", p), pid, map[string]any{"bytes": e.Bytes, "regions": e.Regions, "pass": p}))
+			out(instant(e, fmt.Sprintf("restore before pass %d", p), pid, map[string]any{"bytes": e.Bytes, "regions": e.Regions, "pass": p}))
 		case trace.Signal:
 			label := "signal decremented"
 			if e.Value != nil && *e.Value == 0 {
@@ -258,30 +322,33 @@ func TimelineOf(t trace.Trace, pid int, name string) []TimelineEvent {
 			if e.Value != nil {
 				args["value"] = *e.Value
 			}
-			out = append(out, instant(e, label, pid, args))
+			out(instant(e, label, pid, args))
 		case trace.Warning:
-			out = append(out, instant(e, "warning "+string(e.Code), pid, map[string]any{"code": e.Code, "message": e.Message}))
+			out(instant(e, "warning "+string(e.Code), pid, map[string]any{"code": e.Code, "message": e.Message}))
 		case trace.NeverEnded:
 			p, _ := e.PassOf()
-			out = append(out, instant(e, "never ended", pid, map[string]any{"passes": p}))
+			out(instant(e, "never ended", pid, map[string]any{"passes": p}))
 			st := stacks[e.Thread]
 			if at := slices.IndexFunc(st, func(o openSlice) bool { return o.k.dispatch == e.Dispatch }); at >= 0 {
 				closeTo(e.Thread, at, e.Time)
 			}
 		case trace.AppDispatch:
-			out = append(out, instant(e, "app dispatch "+e.Label, pid, map[string]any{"kernel": e.Kernel, "signal": e.Signal}))
+			out(instant(e, "app dispatch "+e.Label, pid, map[string]any{"kernel": e.Kernel, "signal": e.Signal}))
 		case trace.AppComplete:
-			out = append(out, instant(e, "app sees completion of "+e.Label, pid, nil))
+			out(instant(e, "app sees completion of "+e.Label, pid, nil))
 		case trace.AppTimeout:
-			out = append(out, instant(e, "app gave up on "+e.Label, pid, nil))
+			out(instant(e, "app gave up on "+e.Label, pid, nil))
 		}
+		return err
+	}); err != nil {
+		return err
 	}
 	// An ENTER without its EXIT is a fault worth seeing: draw it to the
 	// end of the trace and say so.
 	for _, th := range slices.Sorted(maps.Keys(stacks)) {
 		closeTo(th, 0, lastTime)
 	}
-	return out
+	return err
 }
 
 func slice(enter trace.Event, end uint64, name string, pid int, unclosed bool) TimelineEvent {

@@ -280,6 +280,15 @@ func (s *streamOut) failLocked(err error) {
 	s.err = &outputError{Flag: s.flag, Path: s.path, Err: err, Left: left}
 }
 
+// fail ends the file with err, as a failed write does (it is removed).
+func (s *streamOut) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil && s.f != nil {
+		s.failLocked(err)
+	}
+}
+
 // Err is the first failure, or nil.
 func (s *streamOut) Err() error {
 	if s == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replayspec/replayspec/report"
 	"github.com/replayspec/replayspec/runner"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
@@ -26,25 +27,26 @@ import (
 // partialFile is where the trace bound for file is written as it is made.
 func partialFile(file string) string { return file + ".partial" }
 
-// partials are the partial traces of a run, and the traces bound for a
-// comparison with their goldens.
+// partials are the partial traces of a run, and the traces spooled for a
+// comparison with their goldens or for the timeline.
 type partials struct {
-	tg      target.Target
-	plan    outputPlan
-	mu      sync.Mutex
-	open    map[string]*partialTrace    // by trace file
-	goldens map[string]*goldenCandidate // by traceKey
+	tg       target.Target
+	plan     outputPlan
+	timeline bool // the run writes a timeline: every spec's trace is spooled
+	mu       sync.Mutex
+	open     map[string]*partialTrace // by trace file
+	spools   map[string]*spooledTrace // by traceKey
 }
 
-func newPartials(tg target.Target, plan outputPlan) *partials {
-	return &partials{tg: tg, plan: plan, open: map[string]*partialTrace{}, goldens: map[string]*goldenCandidate{}}
+func newPartials(tg target.Target, plan outputPlan, timeline bool) *partials {
+	return &partials{tg: tg, plan: plan, timeline: timeline, open: map[string]*partialTrace{}, spools: map[string]*spooledTrace{}}
 }
 
 // record is the runner.Plan.Record of the run, or nil when the target does
 // not stream or no trace is written nor compared with a golden.
 func (ps *partials) record() func(s spec.Spec, run int) (func(*trace.Event), func()) {
 	st, ok := ps.tg.(target.Streaming)
-	if !ok || len(ps.plan.traces) == 0 && len(ps.plan.goldens) == 0 {
+	if !ok || len(ps.plan.traces) == 0 && len(ps.plan.goldens) == 0 && !ps.timeline {
 		return nil
 	}
 	return func(s spec.Spec, run int) (func(*trace.Event), func()) {
@@ -53,7 +55,7 @@ func (ps *partials) record() func(s spec.Spec, run int) (func(*trace.Event), fun
 		if p := ps.partial(st, s, run); p != nil {
 			sinks, closes = append(sinks, p.event), append(closes, p.close)
 		}
-		if c := ps.goldenCandidate(st, s, run); c != nil {
+		if c := ps.spool(st, s, run); c != nil {
 			sinks, closes = append(sinks, c.event), append(closes, c.close)
 		}
 		done := func() {
@@ -100,13 +102,13 @@ func (ps *partials) partial(st target.Streaming, s spec.Spec, run int) *partialT
 	return p
 }
 
-// streams reports whether every trace the run writes, or compares with a
-// golden, goes to a file as it is made (record): a spec judged as it runs
-// (runner.Options.Stream) then holds no trace; its partial file becomes
-// its trace (finish), and its golden is compared with the file its events
-// went to (golden).
+// streams reports whether every trace the run writes, compares with a
+// golden or draws on the timeline goes to a file as it is made (record): a
+// spec judged as it runs (runner.Options.Stream) then holds no trace; its
+// partial file becomes its trace (finish), and its golden and timeline
+// read the file its events went to (take).
 func (ps *partials) streams() bool {
-	if len(ps.plan.traces) == 0 && len(ps.plan.goldens) == 0 {
+	if len(ps.plan.traces) == 0 && len(ps.plan.goldens) == 0 && !ps.timeline {
 		return true
 	}
 	if _, ok := ps.tg.(target.Streaming); !ok {
@@ -133,7 +135,20 @@ func (ps *partials) finish(file string, r runner.Result) error {
 	if p != nil && errors.Is(r.Err, runner.ErrAbandoned) && p.whole() && ps.plan.outs.adopt(partialFile(file), file) == nil {
 		return nil
 	}
-	if p != nil && streamed(r) && p.whole() {
+	if streamed(r) && (p == nil || !p.whole()) {
+		// Its events went nowhere else: no trace can be written.
+		oe := &outputError{Flag: ps.plan.outs.flag(file), Path: file, Err: errors.New("its file could not be written as the events came"),
+			Left: "no trace was written (nor kept: its spec was judged as it ran)"}
+		if p != nil {
+			var pe *outputError
+			if errors.As(p.out.Err(), &pe) {
+				oe.Err, oe.Left = pe.Err, "no trace was written (nor kept: its partial file is removed too)"
+			}
+			p.remove()
+		}
+		return oe
+	}
+	if p != nil && streamed(r) {
 		// Its events are all in the partial file, under the header the
 		// target said before it ran; the trace's own (a driver's) may say
 		// more (its target): the file then gets that one.
@@ -212,103 +227,150 @@ func (p *partialTrace) remove() {
 	p.out.Remove()
 }
 
-// goldenCandidate is the trace of a run bound for a comparison with its
-// golden (or to become it, with --update), written as its events come to
-// an unlinked temporary file: a spec judged as it runs holds no trace to
-// compare.
-type goldenCandidate struct {
+// spooledTrace is the trace of a run bound for a comparison with its
+// golden (or to become it, with --update) or for the timeline, written as
+// its events come to an unlinked temporary file: a spec judged as it runs
+// holds no trace to read.
+type spooledTrace struct {
 	mu     sync.Mutex
 	f      *os.File
 	buf    *bufio.Writer
 	w      *trace.Writer
 	closed bool
 	failed bool
+	err    error  // why it failed, when a write did
 	header string // its header line
 }
 
-// goldenCandidate opens the candidate of spec s's run, nil when it has no
-// golden or no temporary file can be made (the held trace is compared).
-func (ps *partials) goldenCandidate(st target.Streaming, s spec.Spec, run int) *goldenCandidate {
-	if _, ok := ps.plan.goldens[s.Name]; !ok {
+// spool opens the spooled trace of spec s's run, nil when nothing reads it
+// or no temporary file can be made (the held trace is read then).
+func (ps *partials) spool(st target.Streaming, s spec.Spec, run int) *spooledTrace {
+	if _, ok := ps.plan.goldens[s.Name]; !ok && !ps.timeline {
 		return nil
 	}
-	f, err := scratchFile("replayspec-golden-*.ndjson") // unlinked: gone with the file, whatever happens
+	f, err := scratchFile("replayspec-spool-*.ndjson") // unlinked: gone with the file, whatever happens
 	if err != nil {
+		ps.mu.Lock()
+		ps.spools[traceKey(s.Name, run)] = &spooledTrace{closed: true, failed: true, err: err}
+		ps.mu.Unlock()
 		return nil
 	}
 	h := st.Header(s)
-	c := &goldenCandidate{f: f, buf: bufio.NewWriterSize(f, 1<<16), header: headerLine(h)}
+	c := &spooledTrace{f: f, buf: bufio.NewWriterSize(f, 1<<16), header: headerLine(h)}
 	c.w, err = trace.NewWriter(c.buf, h)
 	c.failed = err != nil
 	ps.mu.Lock()
-	if old := ps.goldens[traceKey(s.Name, run)]; old != nil {
-		old.discard() // a retry's: the last run is the one compared
+	if old := ps.spools[traceKey(s.Name, run)]; old != nil {
+		old.discard() // a retry's: the last run is the one read
 	}
-	ps.goldens[traceKey(s.Name, run)] = c
+	ps.spools[traceKey(s.Name, run)] = c
 	ps.mu.Unlock()
 	return c
 }
 
-func (c *goldenCandidate) event(e *trace.Event) {
+func (c *spooledTrace) event(e *trace.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.closed && !c.failed && c.w.Event(e) != nil {
-		c.failed = true
+	if !c.closed && !c.failed {
+		if err := c.w.Event(e); err != nil {
+			c.failed, c.err = true, err
+		}
 	}
 }
 
-func (c *goldenCandidate) close() {
+func (c *spooledTrace) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.closed && !c.failed && c.buf.Flush() != nil {
-		c.failed = true
+	if !c.closed && !c.failed {
+		if err := c.buf.Flush(); err != nil {
+			c.failed, c.err = true, err
+		}
 	}
 	c.closed = true
 }
 
-func (c *goldenCandidate) discard() {
+// discard lets the file go. Nil does nothing.
+func (c *spooledTrace) discard() {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed, c.failed = true, true
-	c.f.Close()
+	if c.f != nil {
+		c.f.Close()
+	}
 }
 
-// reader is the whole candidate from its start, once closed; nil when a
-// write failed or it is still open (an abandoned target may still record).
-func (c *goldenCandidate) reader() io.Reader {
+// take is the spooled trace of r, when r's spec was judged as it ran (its
+// events not kept) and the file holds them all; nil otherwise (the held
+// trace is read then). The caller discards it. The error says why a spec
+// judged as it ran has no whole spooled trace: what reads it (its golden,
+// the timeline) cannot be made.
+func (ps *partials) take(r runner.Result) (*spooledTrace, error) {
+	key := traceKey(r.Spec.Name, r.Run)
+	ps.mu.Lock()
+	c := ps.spools[key]
+	delete(ps.spools, key)
+	ps.mu.Unlock()
+	if !streamed(r) {
+		c.discard()
+		return nil, nil
+	}
+	if c == nil {
+		if _, golden := ps.plan.goldens[r.Spec.Name]; !golden && !ps.timeline {
+			return nil, nil
+		}
+		return nil, errors.New("its events were judged as they came and not kept, and no copy of them was made")
+	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.closed || c.failed {
-		return nil
+	err := c.err
+	if err == nil && (!c.closed || c.failed) {
+		err = errors.New("its target did not finish recording")
 	}
+	c.mu.Unlock()
+	if err != nil {
+		c.discard()
+		return nil, err
+	}
+	return c, nil
+}
+
+// reader is the whole spooled trace from its start under header h (the
+// trace's own: a driver's may say more than the one written first).
+func (c *spooledTrace) reader(h trace.Header) (io.Reader, error) {
 	if _, err := c.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	if c.header == headerLine(h) {
+		return c.f, nil
+	}
+	return underHeader(h, c.f)
+}
+
+// events reads the spooled trace's events, each time from the start.
+func (c *spooledTrace) events() report.Events {
+	return func(each func(*trace.Event) error) error {
+		if _, err := c.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if err := trace.ReadEach(bufio.NewReaderSize(c.f, 1<<16), func(trace.Header) error { return nil }, each); err != nil {
+			return fmt.Errorf("reading its events back from their temporary copy: %w", err)
+		}
 		return nil
 	}
-	return c.f
 }
 
 // golden compares the trace of r with its golden (writes it, with
-// update): for a spec judged as it ran, the file its events went to; else
+// update): the spooled trace sp when r's spec was judged as it ran, else
 // the held trace (outputPlan.golden).
-func (ps *partials) golden(r *runner.Result, update bool) error {
-	key := traceKey(r.Spec.Name, r.Run)
-	ps.mu.Lock()
-	c := ps.goldens[key]
-	delete(ps.goldens, key)
-	ps.mu.Unlock()
-	if c != nil {
-		defer c.discard()
-		if streamed(*r) {
-			if got := c.reader(); got != nil {
-				if c.header != headerLine(r.Trace.Header) {
-					if got, err := underHeader(r.Trace.Header, got); err == nil {
-						return ps.plan.goldenOf(r, got, update)
-					}
-				} else {
-					return ps.plan.goldenOf(r, got, update)
-				}
-			}
+func (ps *partials) golden(r *runner.Result, update bool, sp *spooledTrace) error {
+	if sp != nil {
+		got, err := sp.reader(r.Trace.Header)
+		if err != nil {
+			return err
 		}
+		return ps.plan.goldenOf(r, got, update)
 	}
 	return ps.plan.golden(r, update)
 }

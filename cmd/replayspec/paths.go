@@ -217,6 +217,21 @@ func (p outputPlan) golden(r *runner.Result, update bool) error {
 	return p.goldenOf(r, &got, update)
 }
 
+// goldenLost is the error of r's golden when r's spec was judged as it ran
+// and its events could not be copied aside for the comparison (err says
+// why): neither compared nor written.
+func (p outputPlan) goldenLost(r runner.Result, update bool, err error) error {
+	file, ok := p.goldens[r.Spec.Name]
+	if !ok || r.Verdict() == runner.Skip {
+		return nil
+	}
+	left := "the temporary copy of the spec's events failed, so the golden was not compared"
+	if update {
+		left = "the temporary copy of the spec's events failed, so the golden was not written"
+	}
+	return &outputError{Flag: "--golden", Path: file, Err: err, Left: left}
+}
+
 // goldenOf is golden with the trace's NDJSON text read from got: the file
 // a spec judged as it ran wrote as its events came (partials), or the held
 // trace written out. Neither is held whole: the golden and got are

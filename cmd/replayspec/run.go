@@ -374,12 +374,12 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			delete(loading, s.File)
 			return d
 		}}
-	partials := newPartials(tg, plan)
-	// Nothing asks for the events themselves (a timeline, the HTML page; a
-	// trace file or a golden only where the events go to a file as they
+	partials := newPartials(tg, plan, tl != nil)
+	// Nothing asks for the events themselves (the HTML page; a trace file,
+	// a golden or the timeline only where the events go to a file as they
 	// come, partials): each spec's are judged as they are recorded and not
 	// kept (issue 23).
-	opts.Stream = partials.streams() && tl == nil && page == nil
+	opts.Stream = partials.streams() && page == nil
 	var outcomes []runner.Outcome
 	var results []runner.Result
 	var flakes []runner.Attempted
@@ -390,8 +390,14 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		Done: func(i, total int, a runner.Attempted) {
 			prog.clear()
 			r := a.Result
+			spooled, spoolErr := partials.take(r) // its events, when it was judged as it ran
+			defer spooled.discard()
 			if f.golden != "" {
-				writeErrs.add("--golden", partials.golden(&r, f.update))
+				if spoolErr != nil {
+					writeErrs.add("--golden", plan.goldenLost(r, f.update, spoolErr))
+				} else {
+					writeErrs.add("--golden", partials.golden(&r, f.update, spooled))
+				}
 			}
 			if file, ok := plan.traces[traceKey(r.Spec.Name, r.Run)]; ok && r.Verdict() != runner.Skip {
 				if err := partials.finish(file, r); err != nil {
@@ -400,8 +406,15 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 					ropts.TraceFiles[r.Spec.Name] = file
 				}
 			}
+			if tl != nil && spoolErr != nil {
+				tlFile.fail(spoolErr) // a timeline without this spec's slices would say it ran none
+			}
 			if tl != nil && r.Verdict() != runner.Skip && tlFile.Err() == nil {
-				if err := tl.Add(r); err != nil {
+				events := report.EventsOf(r.Trace)
+				if spooled != nil {
+					events = spooled.events()
+				}
+				if err := tl.AddFrom(r, events); err != nil {
 					writeErrs.add("--timeline", err)
 				}
 			}

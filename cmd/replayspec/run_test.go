@@ -507,14 +507,13 @@ func TestPortsGetGeneratedSpecs(t *testing.T) {
 	}
 }
 
-// --trace-out and --golden ask for no events in memory: each spec is
-// judged as it runs, its trace file is the one written as the events came,
-// and its golden is compared with (or, with --update, becomes) the file
-// its events went to (issue 23 item 1). The files are byte for byte those
-// of a run that holds its traces (a timeline asks for them), on the
-// simulator and through an exec: driver (whose own header names its
-// target), no partial file is left, and a golden one line off fails at
-// that line.
+// --trace-out, --golden and --timeline ask for no events in memory: each
+// spec is judged as it runs, its trace file is the one written as the
+// events came, and its golden and timeline read the file its events went
+// to (issue 23 item 1). The files are byte for byte those of a run that
+// holds its traces (the HTML page asks for them), on the simulator and
+// through an exec: driver (whose own header names its target), no partial
+// file is left, and a golden one line off fails at that line.
 func TestTraceOutStreamedAsHeld(t *testing.T) {
 	filter := "^(fixed-three-passes|converge-single-group|restore-fails-part-way|indefinite-never-ends|concurrent-launches-correlate-per-thread)$"
 	for name, target := range map[string][]string{"sim": nil, "exec": {"--target", "exec:" + driverCommand(t, "driver"), "--gen", "0"}} {
@@ -522,9 +521,10 @@ func TestTraceOutStreamedAsHeld(t *testing.T) {
 			dir := t.TempDir()
 			out := func(kind, name string) string { return filepath.Join(dir, kind+"-"+name) }
 			for _, how := range []string{"streamed", "held"} {
-				args := append([]string{"run", "--quiet", "--trace-out", out("traces", how), "--golden", out("goldens", how), "--update", "-run", filter}, target...)
+				args := append([]string{"run", "--quiet", "--trace-out", out("traces", how), "--golden", out("goldens", how), "--update",
+					"--timeline", out("timeline", how) + ".json", "-run", filter}, target...)
 				if how == "held" {
-					args = append(args, "--timeline", filepath.Join(dir, "t.json"))
+					args = append(args, "--html", filepath.Join(dir, "page.html"))
 				}
 				if code, stdout, errs := cli(t, args...); code != exitOK && code != exitFail {
 					t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, errs)
@@ -553,6 +553,9 @@ func TestTraceOutStreamedAsHeld(t *testing.T) {
 					t.Errorf("partial files left: %v", left)
 				}
 			}
+			if a, b := readFile(t, out("timeline", "streamed")+".json"), readFile(t, out("timeline", "held")+".json"); a != b {
+				t.Errorf("the timelines differ: streamed %d bytes, held %d", len(a), len(b))
+			}
 			// Compared, as it streams, with the held run's goldens: they
 			// hold; with one line of one changed, that spec fails there.
 			goldens := out("goldens", "held")
@@ -577,4 +580,14 @@ func TestTraceOutStreamedAsHeld(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readFile is the text of file path.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
