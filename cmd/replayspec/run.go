@@ -415,7 +415,7 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 					events = spooled.events()
 				}
 				if err := tl.AddFrom(r, events); err != nil {
-					writeErrs.add("--timeline", err)
+					tlFile.fail(err) // a timeline cut inside a spec is no document: removed, and said at the end
 				}
 			}
 			o := xf.Outcome(r)
