@@ -60,6 +60,7 @@ type expectJudge struct {
 	keys    map[string]bool // the keys set and observable in the trace
 	unseen  []string        // the keys set and not observable
 	labels  map[string]bool // the dispatches the judged keys name
+	keysOf  map[string][]string // the judged keys that name each label
 	judged  map[string]bool // of labels, those a part held
 	aborts  map[string]bool // labels whose abort ends the trace
 	vs      []Violation
@@ -107,7 +108,7 @@ type countSum struct {
 type lastMemory struct{ v *Violation }
 
 func newExpectJudge(s spec.Spec, h trace.Header) *expectJudge {
-	j := &expectJudge{s: s, h: h, keys: map[string]bool{}, labels: map[string]bool{}, judged: map[string]bool{},
+	j := &expectJudge{s: s, h: h, keys: map[string]bool{}, labels: map[string]bool{}, keysOf: map[string][]string{}, judged: map[string]bool{},
 		aborts: map[string]bool{}, records: map[string]*evTally{}, memory: map[string]*lastMemory{}}
 	ex := s.Expect
 	set := map[string]bool{
@@ -139,6 +140,7 @@ func newExpectJudge(s spec.Spec, h trace.Header) *expectJudge {
 			for _, l := range labels {
 				if l != "" {
 					j.labels[l] = true
+					j.keysOf[l] = append(j.keysOf[l], key)
 				}
 			}
 		}
@@ -180,6 +182,31 @@ func newExpectJudge(s spec.Spec, h trace.Header) *expectJudge {
 	j.status = make([]statusSum, len(ex.Statuses))
 	j.counts = make([]countSum, len(ex.RecordCounts))
 	return j
+}
+
+// cutsLoops: a never-ending loop may be judged in parts (check/loop.go),
+// its passes between cuts seen by no expectation: no key adds up events
+// over the run but the buffers' last reads, which come after a loop.
+func (j *expectJudge) cutsLoops() bool {
+	for _, key := range []string{"records", "statuses", "warnings", "no_warnings", "timestamps", "record_counts"} {
+		if j.keys[key] {
+			return false
+		}
+	}
+	return true
+}
+
+// loopSafe: the loop of the dispatch labelled label may be cut: at most
+// never_ends names it, which its last part shows whole (its app_dispatch
+// is carried into every part, its never_ended and the application's
+// timeout come in the last).
+func (j *expectJudge) loopSafe(label string) bool {
+	for _, key := range j.keysOf[label] {
+		if key != "never_ends" {
+			return false
+		}
+	}
+	return true
 }
 
 // expectKeys are the keys of expect: in the order they are judged.

@@ -75,9 +75,14 @@ func (l *loopCut) elision(open bool) elision {
 func (s *Stream) CutLoopsEvery(passes int) { s.loopEvery = passes }
 
 // cutsLoops: loops are cut between passes. Only at the full profile (see
-// Stream.fullProfile), and not while the spec's expectations are judged:
-// they count a loop's passes, records and runs in the part that holds it.
-func (s *Stream) cutsLoops() bool { return s.loopEvery > 0 && s.fullProfile && s.expect == nil }
+// Stream.fullProfile), and, while the spec's expectations are judged,
+// only when none adds up events over the run (expectJudge.cutsLoops): the
+// parts between cuts are judged by the oracles alone, the expectations
+// judge the last. A loop whose dispatch they name otherwise than by
+// never_ends is not cut (expectJudge.loopSafe).
+func (s *Stream) cutsLoops() bool {
+	return s.loopEvery > 0 && s.fullProfile && (s.expect == nil || s.expect.cutsLoops())
+}
 
 // LoopCuts is how many times a loop was cut between passes.
 func (s *Stream) LoopCuts() int { return s.loopCuts }
@@ -116,6 +121,9 @@ func (s *Stream) followLoop(e *trace.Event, k evKind) {
 				for label := range s.pending {
 					s.loop.label = label
 				}
+				// An expectation that counts its passes, runs or records
+				// needs the loop whole: one part.
+				s.loop.off = s.expect != nil && !s.expect.loopSafe(s.loop.label)
 			}
 		}
 		return

@@ -648,7 +648,8 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 
 // Expect has the stream judge spec sp's expectations as well, which
 // Expectations gives once Finish has judged the trace. Call it before the
-// first event. A loop is then not cut between passes (cutsLoops).
+// first event. A loop is then cut between passes only as far as the
+// expectations allow (cutsLoops).
 func (s *Stream) Expect(sp spec.Spec) {
 	ex := sp.Expect
 	ex.Violations = nil // the oracles' verdicts: the runner's business
@@ -753,8 +754,17 @@ func JudgeStreamSized(t trace.Trace, events, passes int) (j Judgement, segments,
 // every chance). ok is false when t is not separable (JudgeSpec is then
 // the judgement).
 func JudgeStreamSpec(s spec.Spec, t trace.Trace, events int) (j Judgement, expected []Violation, unobserved []string, segments int, ok bool) {
+	j, expected, unobserved, segments, _, ok = JudgeStreamSpecLoops(s, t, events, defaultLoopEvery)
+	return j, expected, unobserved, segments, ok
+}
+
+// JudgeStreamSpecLoops is JudgeStreamSpec with a loop alone in its
+// segment cut every passes passes, as far as s's expectations allow; cuts
+// is how many times one was.
+func JudgeStreamSpecLoops(s spec.Spec, t trace.Trace, events, passes int) (j Judgement, expected []Violation, unobserved []string, segments, cuts int, ok bool) {
 	st := NewStream(t.Header)
 	st.SegmentsOfAtLeast(events)
+	st.CutLoopsEvery(passes)
 	st.Expect(s)
 	st.JudgeAside()
 	defer st.Close()
@@ -762,10 +772,10 @@ func JudgeStreamSpec(s spec.Spec, t trace.Trace, events int) (j Judgement, expec
 		st.AddEvent(&t.Events[i])
 	}
 	if j, ok = st.Finish(); !ok {
-		return Judgement{}, nil, nil, st.Segments(), false
+		return Judgement{}, nil, nil, st.Segments(), st.LoopCuts(), false
 	}
 	expected, unobserved = st.Expectations()
-	return j, expected, unobserved, st.Segments(), true
+	return j, expected, unobserved, st.Segments(), st.LoopCuts(), true
 }
 
 // timeSeams keeps a streamed trace separable under MEM-6's reading of the

@@ -18,7 +18,38 @@ import (
 )
 
 // loopTally counts what a cross-check of loops cut between passes saw.
-type loopTally struct{ traces, separable, loops, cuts, ahead int }
+type loopTally struct{ traces, separable, loops, cuts, ahead, expectCuts int }
+
+// sameExpectCutLoops fails t when spec s's expectations, judged with tr as
+// a stream with every loop alone in its segment cut every few passes as
+// far as they allow (check.JudgeStreamSpecLoops), conclude something else
+// than check.JudgeSpec over the whole trace.
+func (n *loopTally) sameExpectCutLoops(t *testing.T, name string, s spec.Spec, tr trace.Trace) {
+	t.Helper()
+	ex := s.Expect
+	ex.Violations = nil
+	if reflect.ValueOf(ex).IsZero() {
+		return
+	}
+	wj, wexp, wunseen := check.JudgeSpec(s, tr)
+	for _, every := range []int{1, 3, 8} {
+		j, exp, unseen, segments, cuts, ok := check.JudgeStreamSpecLoops(s, tr, 0, every)
+		if !ok {
+			return
+		}
+		if every == 1 && cuts > 0 {
+			n.expectCuts++
+		}
+		if !reflect.DeepEqual(exp, wexp) || !reflect.DeepEqual(unseen, wunseen) {
+			t.Errorf("%s: its expectations judged as a stream of %d segments, its loop cut %d times every %d passes, differ from the whole trace's (-whole +stream):\n%s%s", name, segments, cuts, every, cmp.Diff(wexp, exp), cmp.Diff(wunseen, unseen))
+			return
+		}
+		if d := judgementDiff(wj, j); d != "" {
+			t.Errorf("%s: judged with its expectations as a stream of %d segments, its loop cut %d times every %d passes, the judgement differs from the whole trace's (-whole +stream):\n%s", name, segments, cuts, every, d)
+			return
+		}
+	}
+}
 
 // sameCutLoops fails t when tr, judged as a stream with every loop alone
 // in its segment cut every few passes (check.JudgeStreamLoops), concludes
@@ -86,6 +117,25 @@ func longLoops(specs []spec.Spec) []spec.Spec {
 		out = append(out, s)
 	}
 	return out
+}
+
+// foreverExpectSpec is foreverSpec with expectations a stream may judge
+// with the loop cut: that it never ends, and the buffer's last read.
+func foreverExpectSpec(passes uint64) spec.Spec {
+	s := foreverSpec(passes)
+	s.Name = "forever-expect"
+	two := int64(2)
+	s.Expect = spec.Expect{NeverEnds: []string{"d0"}, Memory: map[string]spec.MemoryExpect{"x": {All: &two}}}
+	return s
+}
+
+// foreverRecordsSpec is foreverSpec with an expectation that counts every
+// pass's record over the run: its loop is judged whole.
+func foreverRecordsSpec(passes uint64) spec.Spec {
+	s := foreverSpec(passes)
+	s.Name = "forever-records"
+	s.Expect = spec.Expect{Records: map[string]spec.Count{"kernel_trace": spec.Exactly(passes)}}
+	return s
 }
 
 // foreverSpec: one never-ending loop of passes passes on one thread, alone
@@ -204,13 +254,16 @@ func passOfKernel(tr trace.Trace, e trace.Event) uint64 {
 // every 1, 3 and 8 passes, give Judge's judgement. Under -short: without
 // the engine's faults.
 func TestStreamCutsLoopsAsJudge(t *testing.T) {
-	specs := append(longLoops(library(t)), foreverSpec(40), loopAfter())
+	specs := append(longLoops(library(t)), foreverSpec(40), foreverExpectSpec(40), foreverRecordsSpec(40), loopAfter())
 	faults := replay.AllFaults()
 	if testing.Short() {
 		faults = faults[:0]
 	}
 	var n loopTally
-	eachProfileAndFault(specs, faults, func(name string, _ spec.Spec, tr trace.Trace) { n.sameCutLoops(t, name, tr) })
+	eachProfileAndFault(specs, faults, func(name string, s spec.Spec, tr trace.Trace) {
+		n.sameCutLoops(t, name, tr)
+		n.sameExpectCutLoops(t, name, s, tr)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// A loop after other dispatches, in segments that are not cut short:
@@ -244,11 +297,13 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 					continue // the profile does not show what was broken
 				}
 				n.sameCutLoops(t, fmt.Sprintf("forever, %s (k=%d) at %s", b.name, k, name), broken)
+				n.sameExpectCutLoops(t, fmt.Sprintf("forever with expectations, %s (k=%d) at %s", b.name, k, name), foreverExpectSpec(40), broken)
 			}
 		}
 	}
-	t.Logf("%d traces: %d judged as a stream, %d with a loop cut between passes (%d cuts at 1, 3 and 8 passes); %d cut in segments cut for nothing else", n.traces, n.separable, n.loops, n.cuts, n.ahead)
-	if n.loops == 0 || n.ahead == 0 {
-		t.Error("no loop was cut between passes: the comparison compared nothing")
+	t.Logf("%d traces: %d judged as a stream, %d with a loop cut between passes (%d cuts at 1, 3 and 8 passes); %d cut in segments cut for nothing else; %d with their spec's expectations and the loop cut",
+		n.traces, n.separable, n.loops, n.cuts, n.ahead, n.expectCuts)
+	if n.loops == 0 || n.ahead == 0 || n.expectCuts == 0 {
+		t.Error("no loop was cut between passes (or none with expectations): the comparison compared nothing")
 	}
 }
