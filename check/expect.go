@@ -57,12 +57,12 @@ func judgeExpectations(s spec.Spec, x *index) (vs []Violation, unobserved []stri
 type expectJudge struct {
 	s       spec.Spec
 	h       trace.Header
-	keys    map[string]bool // the keys set and observable in the trace
-	unseen  []string        // the keys set and not observable
-	labels  map[string]bool // the dispatches the judged keys name
+	keys    map[string]bool     // the keys set and observable in the trace
+	unseen  []string            // the keys set and not observable
+	labels  map[string]bool     // the dispatches the judged keys name
 	keysOf  map[string][]string // the judged keys that name each label
-	judged  map[string]bool // of labels, those a part held
-	aborts  map[string]bool // labels whose abort ends the trace
+	judged  map[string]bool     // of labels, those a part held
+	aborts  map[string]bool     // labels whose abort ends the trace
 	vs      []Violation
 	records map[string]*evTally // per service
 	warned  []*evTally          // per expect.warnings entry
