@@ -129,6 +129,16 @@ func foreverExpectSpec(passes uint64) spec.Spec {
 	return s
 }
 
+// loopAfterNeverEnds is loopAfter expecting its loop, which ends by
+// itself, never to end: an expectation that fails, judged on the loop's
+// last part.
+func loopAfterNeverEnds() spec.Spec {
+	s := loopAfter()
+	s.Name = "loop-after-never-ends"
+	s.Expect = spec.Expect{NeverEnds: []string{"d0"}}
+	return s
+}
+
 // foreverRecordsSpec is foreverSpec with an expectation that counts every
 // pass's record over the run: its loop is judged whole.
 func foreverRecordsSpec(passes uint64) spec.Spec {
@@ -254,7 +264,7 @@ func passOfKernel(tr trace.Trace, e trace.Event) uint64 {
 // every 1, 3 and 8 passes, give Judge's judgement. Under -short: without
 // the engine's faults.
 func TestStreamCutsLoopsAsJudge(t *testing.T) {
-	specs := append(longLoops(library(t)), foreverSpec(40), foreverExpectSpec(40), foreverRecordsSpec(40), loopAfter())
+	specs := append(longLoops(library(t)), foreverSpec(40), foreverExpectSpec(40), foreverRecordsSpec(40), loopAfter(), loopAfterNeverEnds())
 	faults := replay.AllFaults()
 	if testing.Short() {
 		faults = faults[:0]
