@@ -20,11 +20,12 @@ import (
 // observable and the stream cuts elsewhere), cut at every chance. The
 // broken traces are internal/faults' (TestStreamJudgesAsWhole).
 func TestStreamJudgesExpectationsAsWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("under -short, internal/faults' TestStreamJudgesAsWhole judges the library's expectations at every profile; all of it in make test-heavy")
+	}
 	profiles := map[string][]trace.Source{"full": nil}
-	if !testing.Short() { // under -short, internal/faults' TestStreamJudgesAsWhole has the library at every profile
-		for _, name := range []string{"black-box", "runtime"} {
-			profiles[name], _ = driver.ProfileSources(name)
-		}
+	for _, name := range []string{"black-box", "runtime"} {
+		profiles[name], _ = driver.ProfileSources(name)
 	}
 	var expecting, streamed, cut int
 	for _, s := range library(t) {

@@ -518,6 +518,9 @@ func TestTraceOutStreamedAsHeld(t *testing.T) {
 	filter := "^(fixed-three-passes|converge-single-group|restore-fails-part-way|indefinite-never-ends|concurrent-launches-correlate-per-thread)$"
 	for name, target := range map[string][]string{"sim": nil, "exec": {"--target", "exec:" + driverCommand(t, "driver"), "--gen", "0"}} {
 		t.Run(name, func(t *testing.T) {
+			if name == "exec" && testing.Short() {
+				t.Skip("through a driver in make test-heavy (under -short, the simulator)")
+			}
 			dir := t.TempDir()
 			out := func(kind, name string) string { return filepath.Join(dir, kind+"-"+name) }
 			for _, how := range []string{"streamed", "held"} {
