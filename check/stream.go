@@ -651,13 +651,20 @@ func (s *Stream) Finish() (j Judgement, ok bool) {
 // first event. A loop is then cut between passes only as far as the
 // expectations allow (cutsLoops).
 func (s *Stream) Expect(sp spec.Spec) {
-	ex := sp.Expect
-	ex.Violations = nil // the oracles' verdicts: the runner's business
-	if reflect.ValueOf(ex).IsZero() {
+	if !HasExpectations(sp) {
 		return
 	}
 	s.expect = newExpectJudge(sp, s.header)
 	s.expectAt = map[string]int{}
+}
+
+// HasExpectations reports whether spec s expects anything of its trace
+// (expect:, the violations it expects of the oracles aside: the runner's
+// business).
+func HasExpectations(s spec.Spec) bool {
+	ex := s.Expect
+	ex.Violations = nil
+	return !reflect.ValueOf(ex).IsZero()
 }
 
 // Expectations are the spec's expectations that failed, and the keys the

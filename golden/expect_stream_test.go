@@ -34,9 +34,7 @@ func TestStreamJudgesExpectationsAsWhole(t *testing.T) {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
 		s = spec.Defaults(s)
-		ex := s.Expect
-		ex.Violations = nil
-		if cmp.Equal(ex, spec.Expect{}) {
+		if !check.HasExpectations(s) {
 			continue
 		}
 		for name, sources := range profiles {
@@ -143,9 +141,7 @@ func TestStreamJudgesBrokenExpectationsAsWhole(t *testing.T) {
 	}
 	for _, s := range append(library(t), across) {
 		s = spec.Defaults(s)
-		ex := s.Expect
-		ex.Violations = nil
-		if cmp.Equal(ex, spec.Expect{}) {
+		if !check.HasExpectations(s) {
 			continue
 		}
 		if testing.Short() {

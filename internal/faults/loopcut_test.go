@@ -26,9 +26,7 @@ type loopTally struct{ traces, separable, loops, cuts, ahead, expectCuts int }
 // than check.JudgeSpec over the whole trace.
 func (n *loopTally) sameExpectCutLoops(t *testing.T, name string, s spec.Spec, tr trace.Trace) {
 	t.Helper()
-	ex := s.Expect
-	ex.Violations = nil
-	if reflect.ValueOf(ex).IsZero() {
+	if !check.HasExpectations(s) {
 		return
 	}
 	wj, wexp, wunseen := check.JudgeSpec(s, tr)

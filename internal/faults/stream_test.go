@@ -69,9 +69,7 @@ func (n *streamTally) sameAsStream(t *testing.T, name string, s spec.Spec, tr tr
 // stream cut at every chance differ from JudgeSpec's over the whole trace.
 func (n *streamTally) sameExpectations(t *testing.T, name string, s spec.Spec, tr trace.Trace) {
 	t.Helper()
-	ex := s.Expect
-	ex.Violations = nil
-	if reflect.ValueOf(ex).IsZero() {
+	if !check.HasExpectations(s) {
 		return
 	}
 	j, exp, unseen, segments, ok := check.JudgeStreamSpec(s, tr, 0)
