@@ -144,6 +144,18 @@ type htmlCited struct {
 
 // Add adds one spec's result; t is its trace, or nil when there is none.
 func (p *HTMLPage) Add(r JSONResult, t *trace.Trace) {
+	var events Events
+	if t != nil {
+		events = EventsOf(*t)
+	}
+	p.AddFrom(r, events) // a held trace reads without error
+}
+
+// AddFrom adds one spec's result, its timelines drawn from its trace's
+// events (nil: it has none), read as a stream a few times over and never
+// held (issue 23). When they cannot be read, the spec is added without
+// timelines, saying why, and the error is returned.
+func (p *HTMLPage) AddFrom(r JSONResult, events Events) error {
 	p.records = append(p.records, r)
 	i := len(p.specs)
 	name := r.Name
@@ -166,9 +178,14 @@ func (p *HTMLPage) Add(r JSONResult, t *trace.Trace) {
 			cited[e.Seq] = true
 		}
 	}
+	held, err := false, error(nil)
+	if events != nil {
+		s.Panels, s.PanelsLeft, held, err = timelinePanels(events, cited, s.ID)
+	}
 	switch {
-	case t != nil && len(t.Events) > 0:
-		s.Panels, s.PanelsLeft = timelinePanels(*t, cited, s.ID)
+	case err != nil:
+		s.NoTrace = "no timeline: its trace could not be read (" + err.Error() + ")"
+	case held:
 	case r.Outcome == string(runner.Skipped):
 	default:
 		s.NoTrace = "no trace at hand for this spec"
@@ -215,6 +232,7 @@ func (p *HTMLPage) Add(r JSONResult, t *trace.Trace) {
 	}
 	s.Violations, s.Expected = view(r.Violations), view(r.Expected)
 	p.specs = append(p.specs, s)
+	return err
 }
 
 // Write writes the page.

@@ -55,6 +55,16 @@ func kernelOf(t trace.Trace, p int) trace.Event {
 	panic("no such pass")
 }
 
+// panelsOf draws the timelines of a held trace.
+func panelsOf(t *testing.T, tr trace.Trace, cited map[uint64]bool, prefix string) ([]tlPanel, int) {
+	t.Helper()
+	panels, left, _, err := timelinePanels(EventsOf(tr), cited, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return panels, left
+}
+
 func page(t *testing.T, p *HTMLPage) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -172,7 +182,7 @@ func TestHTMLContentSecurityPolicy(t *testing.T) {
 func TestHTMLFoldsLongLoops(t *testing.T) {
 	tr := loop(10000)
 	k := kernelOf(tr, 5000)
-	panels, left := timelinePanels(tr, map[uint64]bool{k.Seq: true}, "s0")
+	panels, left := panelsOf(t, tr, map[uint64]bool{k.Seq: true}, "s0")
 	if len(panels) != 1 || left != 0 {
 		t.Fatalf("%d panels, %d left out; want 1, 0", len(panels), left)
 	}
@@ -221,7 +231,7 @@ func TestHTMLFoldsLongLoops(t *testing.T) {
 		t.Errorf("%d folds, want at most %d", folds, 2*foldBuckets)
 	}
 	// A short loop is drawn whole.
-	short, _ := timelinePanels(loop(foldAbove), nil, "s1")
+	short, _ := panelsOf(t, loop(foldAbove), nil, "s1")
 	for _, sh := range short[0].Shapes {
 		if sh.Kind == "fold" {
 			t.Fatalf("a loop of %d passes is folded", foldAbove)
@@ -238,7 +248,7 @@ func TestHTMLHugePassNumbers(t *testing.T) {
 			tr.Events[i].Pass = trace.U64(p<<56 + 1<<40)
 		}
 	}
-	panels, _ := timelinePanels(tr, nil, "s0")
+	panels, _ := panelsOf(t, tr, nil, "s0")
 	folds := 0
 	for _, sh := range panels[0].Shapes {
 		if sh.Kind == "fold" {
@@ -260,7 +270,7 @@ func TestHTMLUnclosedWindow(t *testing.T) {
 			break
 		}
 	}
-	panels, _ := timelinePanels(tr, nil, "s0")
+	panels, _ := panelsOf(t, tr, nil, "s0")
 	found := false
 	for _, sh := range panels[0].Shapes {
 		if strings.Contains(sh.Class, "win") && strings.Contains(sh.Class, "unclosed") {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -74,35 +75,30 @@ type tlShape struct {
 
 // tlItem is a column: one event, or a fold of many.
 type tlItem struct {
-	ev   int // index in the trace; -1 for a fold
+	ev   int         // the event's index in the trace; -1 for a fold
+	e    trace.Event // the event
 	fold *tlFold
 }
 
 // tlFold counts what a folded run of passes or events held.
 type tlFold struct {
-	passes []uint64 // the focal dispatch's passes by rank; nil: a fold of events
-	ranks  [2]int   // the first and last rank folded
+	passes *passRanks // the focal dispatch's passes; nil: a fold of events
+	ranks  [2]int     // the first and last rank folded
 	events int
 	kinds  map[string]int
+	into   *tlFold // where its events are counted instead: a fold of events it was folded into
 }
 
 func (f *tlFold) add(e trace.Event) {
+	if f.into != nil {
+		f.into.add(e)
+		return
+	}
 	f.events++
 	if f.kinds == nil {
 		f.kinds = map[string]int{}
 	}
 	f.kinds[foldKind(e)]++
-}
-
-// merge counts what g folded into f, a fold of events.
-func (f *tlFold) merge(g *tlFold) {
-	f.events += g.events
-	if f.kinds == nil {
-		f.kinds = map[string]int{}
-	}
-	for k, n := range g.kinds {
-		f.kinds[k] += n
-	}
 }
 
 func (f *tlFold) title() string {
@@ -111,9 +107,9 @@ func (f *tlFold) title() string {
 	case f.passes == nil:
 		fmt.Fprintf(&b, "%d events folded", f.events)
 	case f.ranks[0] == f.ranks[1]:
-		fmt.Fprintf(&b, "pass %d folded", f.passes[f.ranks[0]])
+		fmt.Fprintf(&b, "pass %d folded", f.passes.pass(f.ranks[0]))
 	default:
-		fmt.Fprintf(&b, "passes %d-%d folded (%d passes)", f.passes[f.ranks[0]], f.passes[f.ranks[1]], f.ranks[1]-f.ranks[0]+1)
+		fmt.Fprintf(&b, "passes %d-%d folded (%d passes)", f.passes.pass(f.ranks[0]), f.passes.pass(f.ranks[1]), f.ranks[1]-f.ranks[0]+1)
 	}
 	b.WriteString(": ")
 	keys := slices.Sorted(maps.Keys(f.kinds))
@@ -154,260 +150,324 @@ func drawn(e trace.Event) bool {
 	return false
 }
 
-// span is the events a dispatch's picture covers: from the application's
-// dispatch to its wait returning, everything between on every thread.
-type span struct {
-	dispatch    uint64
-	first, last int // indices into the trace
-	label       string
-	kernel      string
-	thread      uint64
-	agent       uint64
-	queue       uint64
-	cited       int
-}
-
-type threadLabel struct {
-	thread uint64
-	label  string
-}
-
-// dispatchSpans finds every dispatch of a trace and the events its picture
-// covers.
-func dispatchSpans(t trace.Trace, cited map[uint64]bool) []span {
-	byID := map[uint64]*span{}
-	var order []uint64
-	apps := map[threadLabel][]int{}  // app_dispatch indices
-	waits := map[threadLabel][]int{} // app_complete and app_timeout indices
-	for i, e := range t.Events {
-		switch e.Type {
-		case trace.AppDispatch:
-			k := threadLabel{e.Thread, e.Label}
-			apps[k] = append(apps[k], i)
-		case trace.AppComplete, trace.AppTimeout:
-			k := threadLabel{e.Thread, e.Label}
-			waits[k] = append(waits[k], i)
-		}
-		if e.Dispatch == 0 {
-			continue
-		}
-		s, ok := byID[e.Dispatch]
-		if !ok {
-			s = &span{dispatch: e.Dispatch, first: i, thread: e.Thread}
-			byID[e.Dispatch] = s
-			order = append(order, e.Dispatch)
-		}
-		s.last = i
-		if s.label == "" && e.Label != "" && e.Type == trace.Callback {
-			s.label = e.Label
-		}
-		if s.kernel == "" {
-			s.kernel = e.Kernel
-		}
-		if s.agent == 0 && e.Agent != 0 {
-			s.agent, s.queue = e.Agent, e.Queue
-		}
+// timelinePanels draws each dispatch of the trace events gives (maxPanels
+// at most); ids of elements start with prefix. It returns the panels, how
+// many dispatches were left out, and whether the trace holds any event.
+// The trace is read as a stream, three or four times: the survey, the
+// passes of the dispatches drawn, the columns of a folded loop counted,
+// the columns kept. What is held is the columns drawn.
+func timelinePanels(events Events, cited map[uint64]bool, prefix string) ([]tlPanel, int, bool, error) {
+	sv, err := survey(events, cited, false)
+	if errors.Is(err, errResurvey) {
+		sv, err = survey(events, cited, true)
 	}
-	// citedUpTo[i] counts the cited events before index i: a span's count
-	// is a difference, however many spans overlap.
-	citedUpTo := make([]int, len(t.Events)+1)
-	for i, e := range t.Events {
-		citedUpTo[i+1] = citedUpTo[i]
+	if err != nil || sv.events == 0 {
+		return nil, 0, false, err
+	}
+	draws := make([]*spanDraw, len(sv.spans))
+	for i, s := range sv.spans {
+		draws[i] = &spanDraw{s: s, cur: -1, keep: map[int]bool{}}
+	}
+	// The passes of each, and those holding a cited event.
+	if err := eachInSpans(events, draws, func(d *spanDraw, _ int, e *trace.Event) {
+		seg := d.segment(e)
 		if cited[e.Seq] {
-			citedUpTo[i+1]++
+			d.keep[seg] = true
+		}
+		if drawn(*e) || cited[e.Seq] {
+			d.total++
+		}
+	}); err != nil {
+		return nil, 0, true, err
+	}
+	var folding []*spanDraw
+	for _, d := range draws {
+		d.cur = -1
+		if d.prepare() {
+			folding = append(folding, d)
+			d.total = 0
 		}
 	}
-	out := make([]span, 0, len(order))
-	for _, id := range order {
-		s := *byID[id]
-		k := threadLabel{s.thread, s.label}
-		if s.label != "" {
-			// The application's dispatch before it, its wait after.
-			if l := apps[k]; len(l) > 0 {
-				j := sort.SearchInts(l, s.first) - 1
-				if j >= 0 {
-					s.first = l[j]
-				}
-			}
-			if l := waits[k]; len(l) > 0 {
-				j := sort.SearchInts(l, s.last)
-				if j < len(l) {
-					s.last = l[j]
-				}
-			}
-		}
-		s.cited = citedUpTo[s.last+1] - citedUpTo[s.first]
-		out = append(out, s)
+	// A folded loop's columns, counted: how many there are says whether
+	// the middle is folded again.
+	if err := eachInSpans(events, folding, func(d *spanDraw, i int, e *trace.Event) {
+		d.itemize(i, e, cited, func(tlItem) { d.total++ })
+	}); err != nil {
+		return nil, 0, true, err
 	}
-	return out
+	for _, d := range draws {
+		d.cur, d.fold = -1, nil
+		if d.total > maxItems {
+			d.size = max(1, (d.total-2*keepItems+foldBuckets-1)/foldBuckets)
+		}
+	}
+	// The columns kept.
+	if err := eachInSpans(events, draws, func(d *spanDraw, i int, e *trace.Event) {
+		d.itemize(i, e, cited, func(it tlItem) { d.column(it, cited) })
+		if i == d.s.last {
+			d.last = *e
+		}
+	}); err != nil {
+		return nil, 0, true, err
+	}
+	panels := make([]tlPanel, 0, len(draws))
+	for _, d := range draws {
+		if d.total > maxItems {
+			d.notes = append(d.notes, fmt.Sprintf("%d columns: the first and last %d are drawn, and every cited event; the rest are folded", d.total, keepItems))
+		}
+		panels = append(panels, drawSpan(d.s, d.items, d.notes, d.last, cited, sv.agents, prefix))
+	}
+	return panels, sv.left, true, nil
 }
 
-// timelinePanels draws each dispatch of a trace (maxPanels at most); ids
-// of elements start with prefix. It returns the panels and how many
-// dispatches were left out.
-func timelinePanels(t trace.Trace, cited map[uint64]bool, prefix string) ([]tlPanel, int) {
-	spans := dispatchSpans(t, cited)
-	left := 0
-	if len(spans) > maxPanels {
-		// Those a violation cites first, then in order.
-		idx := make([]int, len(spans))
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortStableFunc(idx, func(a, b int) int {
-			return cmp.Compare(min(spans[b].cited, 1), min(spans[a].cited, 1))
-		})
-		keep := idx[:maxPanels]
-		slices.Sort(keep)
-		kept := make([]span, 0, maxPanels)
-		for _, i := range keep {
-			kept = append(kept, spans[i])
-		}
-		left = len(spans) - maxPanels
-		spans = kept
+// errSpansRead stops a reading once every span is read.
+var errSpansRead = errors.New("every span read")
+
+// eachInSpans reads events once, handing each event to f for every span
+// of draws that holds it.
+func eachInSpans(events Events, draws []*spanDraw, f func(d *spanDraw, i int, e *trace.Event)) error {
+	if len(draws) == 0 {
+		return nil
 	}
-	agents := map[uint64]trace.Event{}
-	for _, e := range t.Events {
-		if e.Type == trace.AgentInfo {
-			agents[e.Agent] = e
+	order := slices.Clone(draws)
+	slices.SortStableFunc(order, func(a, b *spanDraw) int { return cmp.Compare(a.s.first, b.s.first) })
+	var active []*spanDraw
+	next, i := 0, -1
+	err := events(func(e *trace.Event) error {
+		i++
+		for next < len(order) && order[next].s.first == i {
+			active = append(active, order[next])
+			next++
 		}
-		if e.Type != trace.AgentInfo && e.Type != trace.API && e.Type != trace.AppAlloc {
-			break // agents are listed first
+		for _, d := range active {
+			f(d, i, e)
 		}
+		active = slices.DeleteFunc(active, func(d *spanDraw) bool { return d.s.last <= i })
+		if next == len(order) && len(active) == 0 {
+			return errSpansRead
+		}
+		return nil
+	})
+	if errors.Is(err, errSpansRead) {
+		return nil
 	}
-	panels := make([]tlPanel, 0, len(spans))
-	for _, s := range spans {
-		panels = append(panels, drawSpan(t, s, cited, agents, prefix))
-	}
-	return panels, left
+	return err
 }
 
-// segments says which pass of the focal dispatch each event of the span
-// belongs to, as the pass's rank in order of first appearance (-1 before
-// the first pass; the last pass after it), and lists the passes by rank.
-// Ranks, not pass numbers, so that a trace's pass numbers (a port's, a
-// hostile file's) never size a loop here.
-func segments(t trace.Trace, s span) (seg []int, passes []uint64) {
-	seg = make([]int, s.last-s.first+1)
-	rank := map[uint64]int{}
-	cur := -1
-	for i := s.first; i <= s.last; i++ {
-		e := t.Events[i]
-		seg[i-s.first] = cur
-		if e.Dispatch != s.dispatch {
-			continue
-		}
-		p, ok := e.PassOf()
-		if !ok {
-			continue
-		}
-		switch {
-		case e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
-			r, seen := rank[p]
-			if !seen {
-				r = len(passes)
-				rank[p] = r
-				passes = append(passes, p)
-			}
-			cur = r
-			seg[i-s.first] = r
-		case e.Type == trace.Restore:
-			// A restore is part of the pass it prepares (the next one).
-			seg[i-s.first] = cur + 1
-		}
-	}
-	return seg, passes
+// spanDraw is one dispatch's picture while the readings make it.
+type spanDraw struct {
+	s     span
+	ranks passRanks
+	cur   int          // the rank of the focal dispatch's pass now; -1 before its first
+	keep  map[int]bool // the ranks holding a cited event
+	runs  [][2]int     // runs of folded ranks; nil: the loop is drawn whole
+	notes []string
+	total int // its columns before the middle is folded
+
+	fold    *tlFold // the fold of passes being filled
+	foldKey int     // its bucket
+	at      int     // columns so far
+	size    int     // columns in a fold of the middle; 0: nothing is
+	mid     *tlFold // the fold of the middle being filled
+	inMid   int
+	items   []tlItem
+	last    trace.Event
 }
 
-// items lays a span's events out in columns, folding what does not fit.
-func items(t trace.Trace, s span, cited map[uint64]bool) (out []tlItem, notes []string) {
-	seg, passes := segments(t, s)
-	n := len(passes)
-	if n > foldAbove {
-		keep := map[int]bool{}
-		for i := s.first; i <= s.last; i++ {
-			if cited[t.Events[i].Seq] {
-				keep[seg[i-s.first]] = true
-			}
-		}
-		folded := func(r int) bool { return r >= keepPasses && r < n-keepPasses && !keep[r] }
-		// Runs of folded passes are cut into at most foldBuckets boxes
-		// each: bucket(r) is the first rank of r's box.
-		var runs [][2]int
-		for r := range n {
-			if !folded(r) {
-				continue
-			}
-			if k := len(runs); k > 0 && runs[k-1][1] == r-1 {
-				runs[k-1][1] = r
-			} else {
-				runs = append(runs, [2]int{r, r})
-			}
-		}
-		bucket := func(r int) int {
-			j := sort.Search(len(runs), func(j int) bool { return runs[j][1] >= r })
-			run := runs[j]
-			size := (run[1] - run[0] + foldBuckets) / foldBuckets
-			return run[0] + (r-run[0])/size*size
-		}
-		var cur *tlFold
-		curKey := -1
-		for i := s.first; i <= s.last; i++ {
-			e := t.Events[i]
-			r := seg[i-s.first]
-			if r >= n || !folded(r) || cited[e.Seq] {
-				cur = nil
-				if drawn(e) || cited[e.Seq] {
-					out = append(out, tlItem{ev: i})
-				}
-				continue
-			}
-			if k := bucket(r); cur == nil || k != curKey {
-				cur, curKey = &tlFold{ranks: [2]int{r, r}, passes: passes}, k
-				out = append(out, tlItem{ev: -1, fold: cur})
-			}
-			cur.ranks = [2]int{min(cur.ranks[0], r), max(cur.ranks[1], r)}
-			cur.add(e)
-		}
-		notes = append(notes, fmt.Sprintf("%d passes: the first and last %d are drawn, and every pass holding a cited event; the others are folded into grey boxes (hover for what each holds)", n, keepPasses))
-	} else {
-		for i := s.first; i <= s.last; i++ {
-			if e := t.Events[i]; drawn(e) || cited[e.Seq] {
-				out = append(out, tlItem{ev: i})
-			}
-		}
+// segment says which pass of the focal dispatch e belongs to, as the
+// pass's rank in order of first appearance (-1 before the first pass; the
+// last pass after it). Ranks, not pass numbers, so that a trace's pass
+// numbers (a port's, a hostile file's) never size a loop here.
+func (d *spanDraw) segment(e *trace.Event) int {
+	if e.Dispatch != d.s.dispatch {
+		return d.cur
 	}
-	if len(out) <= maxItems {
-		return out, notes
+	p, ok := e.PassOf()
+	if !ok {
+		return d.cur
 	}
-	// Still too many: fold the middle, keeping the cited.
-	kept := make([]tlItem, 0, 2*keepItems+foldBuckets*2)
-	kept = append(kept, out[:keepItems]...)
-	mid := out[keepItems : len(out)-keepItems]
-	size := max(1, (len(mid)+foldBuckets-1)/foldBuckets)
-	var cur *tlFold
-	in := 0 // items in cur
-	for _, it := range mid {
-		if it.ev >= 0 && cited[t.Events[it.ev].Seq] {
-			kept = append(kept, it)
-			cur = nil
+	switch {
+	case e.Type == trace.Callback && e.Op == trace.OpPass && e.Phase == trace.PhaseEnter:
+		d.cur = d.ranks.add(p)
+	case e.Type == trace.Restore:
+		// A restore is part of the pass it prepares (the next one).
+		return d.cur + 1
+	}
+	return d.cur
+}
+
+// prepare decides, its passes counted, whether the loop is folded: the
+// first and last keepPasses passes and every pass holding a cited event
+// are drawn, the passes between folded.
+func (d *spanDraw) prepare() bool {
+	n := d.ranks.n
+	if n <= foldAbove {
+		return false
+	}
+	for r := keepPasses; r < n-keepPasses; r++ {
+		if d.keep[r] {
 			continue
 		}
-		if cur == nil || in >= size {
-			cur = &tlFold{}
-			kept = append(kept, tlItem{ev: -1, fold: cur})
-			in = 0
-		}
-		in++
-		if it.fold != nil {
-			cur.merge(it.fold)
+		if k := len(d.runs); k > 0 && d.runs[k-1][1] == r-1 {
+			d.runs[k-1][1] = r
 		} else {
-			cur.add(t.Events[it.ev])
+			d.runs = append(d.runs, [2]int{r, r})
+		}
+		if next := d.nextKept(r); next > r+1 {
+			d.runs[len(d.runs)-1][1] = next - 1 // the run goes on to the next kept pass
+			r = next - 1
 		}
 	}
-	kept = append(kept, out[len(out)-keepItems:]...)
-	notes = append(notes, fmt.Sprintf("%d columns: the first and last %d are drawn, and every cited event; the rest are folded", len(out), keepItems))
-	return kept, notes
+	d.notes = append(d.notes, fmt.Sprintf("%d passes: the first and last %d are drawn, and every pass holding a cited event; the others are folded into grey boxes (hover for what each holds)", n, keepPasses))
+	return true
+}
+
+// nextKept is the first rank after r drawn in the middle of the loop (a
+// pass holding a cited event), or where the last passes start.
+func (d *spanDraw) nextKept(r int) int {
+	next := d.ranks.n - keepPasses
+	for k := range d.keep {
+		if k > r && k < next {
+			next = k
+		}
+	}
+	return next
+}
+
+func (d *spanDraw) folded(r int) bool {
+	return d.runs != nil && r >= keepPasses && r < d.ranks.n-keepPasses && !d.keep[r]
+}
+
+// bucket is the first rank of r's box: runs of folded passes are cut into
+// at most foldBuckets boxes each.
+func (d *spanDraw) bucket(r int) int {
+	j := sort.Search(len(d.runs), func(j int) bool { return d.runs[j][1] >= r })
+	run := d.runs[j]
+	size := (run[1] - run[0] + foldBuckets) / foldBuckets
+	return run[0] + (r-run[0])/size*size
+}
+
+// itemize lays the span's event e (index i) out in columns, handing each
+// new column to emit; a folded pass's events go into its column's fold.
+func (d *spanDraw) itemize(i int, e *trace.Event, cited map[uint64]bool, emit func(tlItem)) {
+	r := d.segment(e)
+	if !d.folded(r) || cited[e.Seq] {
+		d.fold = nil
+		if drawn(*e) || cited[e.Seq] {
+			emit(tlItem{ev: i, e: *e})
+		}
+		return
+	}
+	if k := d.bucket(r); d.fold == nil || k != d.foldKey {
+		d.fold, d.foldKey = &tlFold{ranks: [2]int{r, r}, passes: &d.ranks}, k
+		emit(tlItem{ev: -1, fold: d.fold})
+	}
+	d.fold.ranks = [2]int{min(d.fold.ranks[0], r), max(d.fold.ranks[1], r)}
+	d.fold.add(*e)
+}
+
+// column keeps a column: all of them when they fit in maxItems, else the
+// first and last keepItems and the cited events, the rest folded (a window
+// of one dispatch spanning another's long loop).
+func (d *spanDraw) column(it tlItem, cited map[uint64]bool) {
+	j := d.at
+	d.at++
+	if d.size == 0 || j < keepItems || j >= d.total-keepItems {
+		d.items = append(d.items, it)
+		return
+	}
+	if it.fold == nil && cited[it.e.Seq] {
+		d.items = append(d.items, it)
+		d.mid = nil
+		return
+	}
+	if d.mid == nil || d.inMid >= d.size {
+		d.mid = &tlFold{}
+		d.items = append(d.items, tlItem{ev: -1, fold: d.mid})
+		d.inMid = 0
+	}
+	d.inMid++
+	if it.fold != nil {
+		it.fold.into = d.mid // its events, all still to come, are the middle's
+	} else {
+		d.mid.add(it.e)
+	}
+}
+
+// passRanks numbers a dispatch's passes in order of first appearance. It
+// holds runs of pass numbers in a constant step (0, 1, 2, ... is one run),
+// so that a loop of any length in order costs one run; pass numbers in no
+// order cost a run each.
+type passRanks struct {
+	runs  []passRun
+	n     int
+	index map[uint64]int // every pass's rank, once there are many runs
+}
+
+type passRun struct {
+	first, step uint64
+	count, rank int
+}
+
+const maxPassRuns = 16
+
+func (p *passRanks) rank(pass uint64) (int, bool) {
+	if p.index != nil {
+		r, ok := p.index[pass]
+		return r, ok
+	}
+	for _, run := range p.runs {
+		if pass == run.first {
+			return run.rank, true
+		}
+		if run.step == 0 || pass < run.first || (pass-run.first)%run.step != 0 {
+			continue
+		}
+		if k := (pass - run.first) / run.step; k < uint64(run.count) {
+			return run.rank + int(k), true
+		}
+	}
+	return 0, false
+}
+
+// add is the rank of pass, a new one if it was not seen.
+func (p *passRanks) add(pass uint64) int {
+	if r, ok := p.rank(pass); ok {
+		return r
+	}
+	r := p.n
+	p.n++
+	if p.index != nil {
+		p.index[pass] = r
+	}
+	if k := len(p.runs) - 1; k >= 0 {
+		run := &p.runs[k]
+		switch {
+		case run.count == 1 && pass > run.first:
+			run.step, run.count = pass-run.first, 2
+			return r
+		case run.count > 1 && pass > run.first && (pass-run.first)%run.step == 0 && (pass-run.first)/run.step == uint64(run.count):
+			run.count++
+			return r
+		}
+	}
+	p.runs = append(p.runs, passRun{first: pass, count: 1, rank: r})
+	if p.index == nil && len(p.runs) > maxPassRuns {
+		p.index = map[uint64]int{}
+		for _, run := range p.runs {
+			for k := range run.count {
+				p.index[run.first+uint64(k)*run.step] = run.rank + k
+			}
+		}
+	}
+	return r
+}
+
+// pass is the pass number of rank r.
+func (p *passRanks) pass(r int) uint64 {
+	j := sort.Search(len(p.runs), func(j int) bool { return p.runs[j].rank+p.runs[j].count > r })
+	run := p.runs[j]
+	return run.first + uint64(r-run.rank)*run.step
 }
 
 type laneKey struct {
@@ -431,13 +491,14 @@ type openKey struct {
 }
 
 type openAt struct {
-	col float64
-	ev  int
+	col   float64
+	ev    int // its index in the trace
+	enter trace.Event
 }
 
-// drawSpan draws one dispatch.
-func drawSpan(t trace.Trace, s span, cited map[uint64]bool, agents map[uint64]trace.Event, prefix string) tlPanel {
-	its, notes := items(t, s, cited)
+// drawSpan draws one dispatch: its columns its, and the last event of its
+// span.
+func drawSpan(s span, its []tlItem, notes []string, last trace.Event, cited map[uint64]bool, agents map[uint64]trace.Event, prefix string) tlPanel {
 	p := tlPanel{ID: fmt.Sprintf("%s-d%d", prefix, s.dispatch), Notes: notes, dispatch: s.dispatch, cited: map[uint64]bool{}}
 	title := fmt.Sprintf("dispatch %d", s.dispatch)
 	if s.label != "" {
@@ -456,7 +517,7 @@ func drawSpan(t trace.Trace, s span, cited map[uint64]bool, agents map[uint64]tr
 	lanes := map[laneKey]bool{}
 	for _, it := range its {
 		if it.ev >= 0 {
-			lanes[laneOf(t.Events[it.ev])] = true
+			lanes[laneOf(it.e)] = true
 		}
 	}
 	lanes[laneKey{thread: s.thread}] = true
@@ -510,7 +571,7 @@ func drawSpan(t trace.Trace, s span, cited map[uint64]bool, agents map[uint64]tr
 	}
 	open := map[openKey]openAt{}
 	closeSlice := func(k openKey, o openAt, end float64, e trace.Event, unclosed bool) {
-		enter := t.Events[o.ev]
+		enter := o.enter
 		focal := enter.Dispatch == s.dispatch
 		cls := "slice"
 		top, h := 2, laneH-4
@@ -553,12 +614,12 @@ func drawSpan(t trace.Trace, s span, cited map[uint64]bool, agents map[uint64]tr
 			passes = append(passes, tlShape{Kind: "fold", Class: "fold", X: px(c - 0.4), W: px(foldCols - 0.2), Y: topPad, H: len(keys) * laneH, Title: it.fold.title()})
 			label := "…"
 			if f := it.fold; f.passes != nil {
-				label = strconv.FormatUint(f.passes[f.ranks[0]], 10) // the box's first pass
+				label = strconv.FormatUint(f.passes.pass(f.ranks[0]), 10) // the box's first pass
 			}
 			passes = append(passes, tlShape{Kind: "text", Class: "flabel", X: px(c - 0.3), Y: topPad + 10, Label: label})
 			continue
 		}
-		e := t.Events[it.ev]
+		e := it.e
 		k := laneOf(e)
 		yy := y(k)
 		isCited := cited[e.Seq]
@@ -570,7 +631,7 @@ func drawSpan(t trace.Trace, s span, cited map[uint64]bool, agents map[uint64]tr
 			}
 			ok := openKey{e.Thread, e.Dispatch, e.Op, pass}
 			if e.Phase == trace.PhaseEnter {
-				open[ok] = openAt{col: c, ev: it.ev}
+				open[ok] = openAt{col: c, ev: it.ev, enter: e}
 			} else if o, found := open[ok]; found {
 				closeSlice(ok, o, c, e, false)
 				delete(open, ok)
@@ -593,7 +654,6 @@ func drawSpan(t trace.Trace, s span, cited map[uint64]bool, agents map[uint64]tr
 		front = append(front, sh)
 	}
 	// Slices whose EXIT never came run to the end of the picture.
-	last := t.Events[s.last]
 	for _, k := range slices.SortedFunc(maps.Keys(open), func(a, b openKey) int {
 		return cmp.Compare(open[a].ev, open[b].ev)
 	}) {
