@@ -64,25 +64,28 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 	return a, nil
 }
 
-// Free releases an allocation; a second Free is ErrFreed.
+// Free releases an allocation; a second Free is ErrFreed. The hook hears
+// of it first (hsa.Runtime.OnAllocate): the driver may hand the address to
+// the next allocation as soon as it is freed.
 func (r *Runtime) Free(a hsa.Allocation) error {
 	r.mu.Lock()
 	live, ok := r.allocs[a.Handle]
-	if ok {
-		delete(r.allocs, a.Handle)
-	}
 	hook := r.hook
 	r.mu.Unlock()
 	if !ok {
 		return hsa.ErrFreed
 	}
-	if err := r.w.do(func() error { return r.freeMemory(live) }); err != nil {
-		return err
-	}
 	if hook != nil {
 		hook(live.Allocation, true)
 	}
-	return nil
+	r.mu.Lock()
+	if r.allocs[a.Handle] != live {
+		r.mu.Unlock()
+		return hsa.ErrFreed // freed by another thread meanwhile
+	}
+	delete(r.allocs, a.Handle)
+	r.mu.Unlock()
+	return r.w.do(func() error { return r.freeMemory(live) })
 }
 
 // freeMemory runs on the driver thread. Freeing device memory waits for

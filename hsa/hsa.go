@@ -261,7 +261,9 @@ type Runtime interface {
 	// records its memory traffic names the thread.
 	Snapshot(thread ThreadID, agent AgentID, regions []Allocation) (Snapshot, error)
 	// OnAllocate registers a hook called for every allocation and free,
-	// as the SDK's allocation tracker sees them. A nil hook removes it.
+	// as the SDK's allocation tracker sees them: an allocation once made,
+	// a free before the block can go to another allocation (an
+	// interposer's view of the free call). A nil hook removes it.
 	OnAllocate(hook func(a Allocation, freed bool))
 }
 
@@ -314,6 +316,33 @@ type SnapshotHook interface {
 // succeeded, with the bytes it wrote.
 type RestoreHook interface {
 	RestoreWithHook(restored func(bytes uint64)) (uint64, error)
+}
+
+// AllocHook is implemented by runtimes that can run their caller's
+// function under the lock that orders memory, as an allocation is made or
+// let go: the application records its allocation and fills it there, and
+// records its free there, so that under free threads no other thread's
+// snapshot or copy sees the memory before the trace says it exists, nor
+// after the trace says it is gone.
+type AllocHook interface {
+	// AllocateWith is Allocate; made fills the new allocation in place
+	// (data is all of it), recorded as WriteWith's write.
+	AllocateWith(agent AgentID, kind MemoryKind, size uint64, made func(a Allocation, data []byte)) (Allocation, error)
+	// FreeWith is Free; freed runs once the block is let go, only when
+	// the free succeeded.
+	FreeWith(a Allocation, freed func()) error
+}
+
+// SnapshotLister is implemented by runtimes that call the allocation hook
+// (OnAllocate) under the lock that orders memory, and can take a
+// snapshot's list of regions under that lock too: the SDK lists its
+// tracked allocations there, so that no allocation or free of another
+// thread falls between the list and the copy (MEM-4). The hook must then
+// not call back into the runtime.
+type SnapshotLister interface {
+	// SnapshotListed is SnapshotWithHook with the regions list names,
+	// listed under the runtime's memory lock.
+	SnapshotListed(thread ThreadID, agent AgentID, list func() []Allocation, saved func(bytes uint64)) (Snapshot, error)
 }
 
 // LockProvider is implemented by runtimes that supply their own Locker.

@@ -161,27 +161,39 @@ func fire(thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
 // copies (decision 18.8): recorded after the copy returned, another
 // thread's kernel could land between the two, and the trace would show a
 // snapshot taken after a kernel whose writes it does not hold.
-func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (hsa.Snapshot, error) {
+func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (snap hsa.Snapshot, err error) {
 	if err := q.Drain(); err != nil {
 		return nil, err
 	}
 	if err := s.rt.DrainAgent(info.AgentID); err != nil {
 		return nil, err
 	}
-	regions := s.tracker.regionsOf(info.AgentID)
-	named := regionsOf(regions)
+	var regions []hsa.Allocation
 	saved := func(bytes uint64) {
 		s.rec.EmitRef(&trace.Event{Type: trace.Snapshot, Thread: uint64(thread), Dispatch: info.DispatchID,
-			Agent: uint64(info.AgentID), Bytes: bytes, Regions: named})
+			Agent: uint64(info.AgentID), Bytes: bytes, Regions: regionsOf(regions)})
 	}
-	if h, ok := s.rt.(hsa.SnapshotHook); ok {
-		return h.SnapshotWithHook(thread, info.AgentID, regions, saved)
+	if l, ok := s.rt.(hsa.SnapshotLister); ok {
+		// Listed where the runtime allocates and frees: nothing comes or
+		// goes between the list and the copy.
+		return l.SnapshotListed(thread, info.AgentID, func() []hsa.Allocation {
+			regions = s.tracker.regionsOf(info.AgentID)
+			return regions
+		}, saved)
 	}
-	snap, err := s.rt.Snapshot(thread, info.AgentID, regions)
+	s.tracker.saving(info.AgentID, func(listed []hsa.Allocation) {
+		regions = listed
+		if h, ok := s.rt.(hsa.SnapshotHook); ok {
+			snap, err = h.SnapshotWithHook(thread, info.AgentID, regions, saved)
+			return
+		}
+		if snap, err = s.rt.Snapshot(thread, info.AgentID, regions); err == nil {
+			saved(snap.Bytes()) // a runtime with no hook: as close to the copy as the SDK can
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	saved(snap.Bytes()) // a runtime with no hook: as close to the copy as the SDK can
 	return snap, nil
 }
 

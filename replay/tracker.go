@@ -47,6 +47,11 @@ func (t *tracker) observe(a hsa.Allocation, freed bool) {
 func (t *tracker) regionsOf(agent hsa.AgentID) []hsa.Allocation {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.listOf(agent)
+}
+
+// listOf is regionsOf for a caller holding mu.
+func (t *tracker) listOf(agent hsa.AgentID) []hsa.Allocation {
 	var out []hsa.Allocation
 	for _, a := range t.regions {
 		if a.Agent == agent {
@@ -55,6 +60,17 @@ func (t *tracker) regionsOf(agent hsa.AgentID) []hsa.Allocation {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Handle < out[j].Handle })
 	return out
+}
+
+// saving runs save with agent's tracked allocations, holding the tracker:
+// a free, which the runtime reports before it lets the block go
+// (hsa.Runtime.OnAllocate), waits until the copy is done, so a snapshot is
+// never handed memory another thread freed after the list was made (MEM-4).
+// save must not allocate or free.
+func (t *tracker) saving(agent hsa.AgentID, save func(regions []hsa.Allocation)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	save(t.listOf(agent))
 }
 
 // kernelTable gives kernels stable ids in the order they are first seen.

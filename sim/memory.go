@@ -136,6 +136,13 @@ func checkRange(al *allocation, off uint64, n int) error {
 
 // Allocate implements hsa.Runtime.
 func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) (hsa.Allocation, error) {
+	return r.AllocateWith(agent, kind, size, nil)
+}
+
+// AllocateWith implements hsa.AllocHook: made (when not nil) fills the new
+// allocation in place, recorded as WriteWith's write; then the allocation
+// hook hears of it, all under the memory lock (hsa.SnapshotLister).
+func (r *Runtime) AllocateWith(agent hsa.AgentID, kind hsa.MemoryKind, size uint64, made func(a hsa.Allocation, data []byte)) (hsa.Allocation, error) {
 	if _, ok := r.agent(agent); !ok {
 		return hsa.Allocation{}, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
 	}
@@ -156,16 +163,23 @@ func (r *Runtime) Allocate(agent hsa.AgentID, kind hsa.MemoryKind, size uint64) 
 	// page between allocations; a freed block's address is reused.
 	meta := hsa.Allocation{Handle: m.place(agent, kind, size), Agent: agent, Kind: kind, Size: size}
 	pages := (size + pageSize - 1) / pageSize
-	m.byHandle[meta.Handle] = &allocation{
+	al := &allocation{
 		meta:       meta,
 		data:       make([]byte, size),
 		pageStamp:  make([]uint64, pages),
 		chunkStamp: make([]uint64, (pages+pagesPerChunk-1)/pagesPerChunk),
 		gen:        m.newGen(),
 	}
+	m.byHandle[meta.Handle] = al
 	m.liveBytes[agent] += size
-	m.mu.Unlock()
+	if made != nil {
+		made(meta, al.data)
+		m.markWritten(al, 0, size)
+		al.gen = m.newGen()
+		r.traffic(trace.MemWrite, meta, al.wholeRegion(meta))
+	}
 	r.notifyAllocate(meta, false)
+	m.mu.Unlock()
 	return meta, nil
 }
 
@@ -173,22 +187,33 @@ var knownMemoryKinds = map[hsa.MemoryKind]bool{hsa.DeviceCoarse: true, hsa.Devic
 
 // Free implements hsa.Runtime. The block's address goes to the next
 // allocation of its shape (place); a stale handle then names that one.
-func (r *Runtime) Free(a hsa.Allocation) error {
+func (r *Runtime) Free(a hsa.Allocation) error { return r.FreeWith(a, nil) }
+
+// FreeWith implements hsa.AllocHook. The allocation hook hears of the free
+// before the block is let go, as an interposer on the free call does, and
+// freed (when not nil) runs as it is let go, all under the memory lock: a
+// snapshot listed under that lock (SnapshotListed) sees the block and the
+// buffer both live or both gone. Heard after the lock was let go, a free
+// on one thread dropped the SDK's entry for another thread's allocation
+// made at the same address meanwhile, and a snapshot could be handed a
+// block already freed (MEM-4, generated spec 1319 under free threads).
+func (r *Runtime) FreeWith(a hsa.Allocation, freed func()) error {
 	m := r.mem
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	al, err := m.lookup(a)
 	if err != nil {
-		m.mu.Unlock()
 		return err
 	}
+	r.notifyAllocate(al.meta, true)
 	al.freed = true
 	al.data, al.pageStamp, al.chunkStamp = nil, nil, nil
 	m.liveBytes[al.meta.Agent] -= al.meta.Size
 	shape := blockShape{al.meta.Agent, al.meta.Kind, (al.meta.Size + pageSize - 1) / pageSize}
 	m.reusable[shape] = append(m.reusable[shape], al.meta.Handle)
-	meta := al.meta
-	m.mu.Unlock()
-	r.notifyAllocate(meta, true)
+	if freed != nil {
+		freed()
+	}
 	return nil
 }
 
@@ -282,8 +307,8 @@ func (r *Runtime) OnAllocate(hook func(a hsa.Allocation, freed bool)) {
 	r.hookMu.Unlock()
 }
 
-// notifyAllocate calls the hook outside the memory lock, so the hook may
-// call back into the runtime.
+// notifyAllocate calls the hook; the caller holds the memory lock, so the
+// hook must not call back into the runtime (hsa.SnapshotLister).
 func (r *Runtime) notifyAllocate(a hsa.Allocation, freed bool) {
 	r.hookMu.Lock()
 	hook := r.allocHook

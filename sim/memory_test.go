@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -146,6 +147,86 @@ func TestOnAllocateSeesAllocationsAndFrees(t *testing.T) {
 	want := []seen{{a.Handle, false}, {b.Handle, false}, {a.Handle, true}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hook calls (-want +got):\n%s", diff)
+	}
+}
+
+// The hook hears of a free while the block is still the freed buffer's
+// (an interposer on the free call), under the memory lock: an allocation
+// made meanwhile, on another thread say, cannot get its address, and what
+// hears of both hears the free first. Heard after the block was let go,
+// the SDK's tracker dropped the entry of another thread's allocation made
+// at the freed address, and its snapshot missed it (MEM-4, generated spec
+// 1319 under free threads). The hook runs under the lock, so it looks at
+// the memory directly: calling back into the runtime would wait forever.
+func TestFreeHeardBeforeItsAddressIsReused(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{}, "MI300")
+	a := buffer(t, rt, 1, 2)
+	heard := false
+	rt.OnAllocate(func(x hsa.Allocation, freed bool) {
+		if !freed {
+			return
+		}
+		heard = true
+		m := rt.mem
+		if al := m.byHandle[x.Handle]; al == nil || al.freed {
+			t.Error("the block was let go before the hook heard of its free")
+		}
+		for _, h := range m.reusable[blockShape{x.Agent, x.Kind, 1}] {
+			if h == x.Handle {
+				t.Errorf("the address %#x could go to another allocation before the hook heard of its free", h)
+			}
+		}
+		if m.mu.TryLock() {
+			m.mu.Unlock()
+			t.Error("the hook heard of the free outside the memory lock: an allocation could come between")
+		}
+	})
+	if err := rt.Free(a); err != nil {
+		t.Fatal(err)
+	}
+	if !heard {
+		t.Fatal("the hook never heard of the free")
+	}
+	rt.OnAllocate(nil)
+	if next := buffer(t, rt, 3, 4); next.Handle != a.Handle {
+		t.Errorf("after the free, the next allocation of its shape got %#x, want the freed %#x", next.Handle, a.Handle)
+	}
+}
+
+// AllocateWith's made fills the allocation before the hook hears of it,
+// recorded as one write of all of it; FreeWith's freed runs after the hook.
+func TestAllocHookOrder(t *testing.T) {
+	rt, rec := newTestRuntime(t, Config{}, "MI300")
+	var order []string
+	rt.OnAllocate(func(_ hsa.Allocation, freed bool) { order = append(order, fmt.Sprint("hook freed=", freed)) })
+	a, err := rt.AllocateWith(1, hsa.DeviceCoarse, 12, func(_ hsa.Allocation, data []byte) {
+		order = append(order, "made")
+		copy(data, int32s(4, 5, 6))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readInt32s(t, rt, a); !slices.Equal(got, []int32{4, 5, 6}) {
+		t.Errorf("made wrote %v, want [4 5 6]", got)
+	}
+	if err := rt.FreeWith(a, func() { order = append(order, "freed") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.FreeWith(a, func() { order = append(order, "freed twice") }); !errors.Is(err, hsa.ErrFreed) {
+		t.Errorf("second free: %v, want ErrFreed", err)
+	}
+	want := []string{"made", "hook freed=false", "hook freed=true", "freed"}
+	if !slices.Equal(order, want) {
+		t.Errorf("order %q, want %q", order, want)
+	}
+	var writes int
+	for _, e := range rec.Take() {
+		if e.Type == trace.MemWrite && len(e.Regions) == 1 && e.Regions[0] == (trace.Region{Addr: a.Handle, Bytes: 12}) {
+			writes++
+		}
+	}
+	if writes != 1 {
+		t.Errorf("%d writes of the whole allocation recorded, want made's one", writes)
 	}
 }
 

@@ -42,6 +42,14 @@ func (r *Runtime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa
 // memory lock, right after the runtime records its read, so no kernel of
 // another thread is recorded between the copy and what saved records.
 func (r *Runtime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation, saved func(bytes uint64)) (hsa.Snapshot, error) {
+	return r.SnapshotListed(thread, agent, func() []hsa.Allocation { return regions }, saved)
+}
+
+// SnapshotListed implements hsa.SnapshotLister: list runs under the memory
+// lock, where allocations, frees and the allocation hook's calls are made
+// (AllocateWith, FreeWith), so the regions it names are live as it names
+// them and stay so until the copy is done.
+func (r *Runtime) SnapshotListed(thread hsa.ThreadID, agent hsa.AgentID, list func() []hsa.Allocation, saved func(bytes uint64)) (hsa.Snapshot, error) {
 	st, ok := r.agent(agent)
 	if !ok {
 		return nil, fmt.Errorf("%w: %d", hsa.ErrUnknownAgent, agent)
@@ -49,6 +57,7 @@ func (r *Runtime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regio
 	m := r.mem
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	regions := list()
 	var lives []*allocation
 	var total uint64
 	seen := make(map[uint64]bool, len(regions))

@@ -108,6 +108,13 @@ type app struct {
 	agents  map[string]hsa.AgentID
 	buffers map[string]hsa.Allocation
 
+	// memMu makes each allocation and free one step with its event, and
+	// the tool's copies of the live buffers another: under free threads a
+	// freed buffer's address can go to the next allocation at once, and
+	// the trace must never show the new buffer before the old one's free,
+	// nor a copy of the old one that read the new.
+	memMu sync.RWMutex
+
 	mu        sync.Mutex
 	queues    map[string]hsa.Queue
 	completed map[string]bool
@@ -169,14 +176,12 @@ func (a *app) fail(err error) {
 }
 
 // allocate makes and fills one buffer, on thread (0: while setting up).
+// A runtime with hsa.AllocHook records the allocation and its fill as it
+// makes it, before another thread's snapshot or copy can see it.
 func (a *app) allocate(thread hsa.ThreadID, b spec.Buffer) error {
 	kind, ok := hsa.ParseMemoryKind(b.Kind)
 	if !ok {
 		return fmt.Errorf("buffer %s: unknown kind %q", b.Name, b.Kind)
-	}
-	al, err := a.rt.Allocate(a.agents[b.Agent], kind, b.Elements*4)
-	if err != nil {
-		return fmt.Errorf("buffer %s: %w", b.Name, err)
 	}
 	fill := func(data []byte) {
 		for i := uint64(0); i < b.Elements; i++ {
@@ -189,14 +194,28 @@ func (a *app) allocate(thread hsa.ThreadID, b spec.Buffer) error {
 			binary.LittleEndian.PutUint32(data[i*4:], uint32(int32(v)))
 		}
 	}
-	a.rec.EmitRef(&trace.Event{Type: trace.AppAlloc, Thread: uint64(thread), Buffer: b.Name, Agent: uint64(al.Agent),
-		MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
-	if m, ok := a.rt.(hsa.Mapper); ok {
-		err = m.WriteWith(al, fill) // in place: no host copy of the buffer's size
-	} else {
-		data := make([]byte, b.Elements*4)
-		fill(data)
-		err = a.rt.Write(al, 0, data)
+	made := func(al hsa.Allocation) {
+		a.rec.EmitRef(&trace.Event{Type: trace.AppAlloc, Thread: uint64(thread), Buffer: b.Name, Agent: uint64(al.Agent),
+			MemKind: memKindOf(kind), Addr: al.Handle, Bytes: al.Size})
+	}
+	a.memMu.Lock()
+	defer a.memMu.Unlock()
+	var al hsa.Allocation
+	var err error
+	if h, ok := a.rt.(hsa.AllocHook); ok {
+		al, err = h.AllocateWith(a.agents[b.Agent], kind, b.Elements*4, func(al hsa.Allocation, data []byte) {
+			made(al)
+			fill(data)
+		})
+	} else if al, err = a.rt.Allocate(a.agents[b.Agent], kind, b.Elements*4); err == nil {
+		made(al)
+		if m, ok := a.rt.(hsa.Mapper); ok {
+			err = m.WriteWith(al, fill) // in place: no host copy of the buffer's size
+		} else {
+			data := make([]byte, b.Elements*4)
+			fill(data)
+			err = a.rt.Write(al, 0, data)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("buffer %s: %w", b.Name, err)
@@ -512,10 +531,25 @@ func (a *app) freeAfter(thread hsa.ThreadID, name string) {
 // free frees buffer name on thread, recording it.
 func (a *app) free(thread hsa.ThreadID, name string) {
 	al := a.buffer(name)
-	if err := a.rt.Free(al); err != nil {
+	a.memMu.Lock()
+	defer a.memMu.Unlock()
+	freed := func() {
+		a.rec.EmitRef(&trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: name, Addr: al.Handle})
+	}
+	var err error
+	if h, ok := a.rt.(hsa.AllocHook); ok {
+		// Recorded as the block is let go: the address may go to another
+		// thread's allocation the moment after.
+		if err = h.FreeWith(al, freed); err != nil {
+			freed()
+		}
+	} else {
+		err = a.rt.Free(al)
+		freed()
+	}
+	if err != nil {
 		a.fail(fmt.Errorf("free %s: %w", name, err))
 	}
-	a.rec.EmitRef(&trace.Event{Type: trace.AppFree, Thread: uint64(thread), Buffer: name, Addr: al.Handle})
 	a.mu.Lock()
 	a.freed[name] = true
 	a.live.Store(nil)

@@ -107,6 +107,8 @@ func (t *tool) copyMemory(th hsa.ThreadID, where *window) {
 	if t.app == nil {
 		return
 	}
+	t.app.memMu.RLock() // no buffer freed, its address reused, meanwhile
+	defer t.app.memMu.RUnlock()
 	for _, b := range t.app.liveBuffers() {
 		digest, elements, ok := t.app.digestOf(b.alloc)
 		if !ok {

@@ -1,0 +1,5 @@
+//go:build race
+
+package simtarget_test
+
+const raceEnabled = true
