@@ -82,9 +82,21 @@ type evTally struct {
 	first []trace.Event
 }
 
+// add counts e and keeps it if it is among the maxEvents first by seq: a
+// loop's parts are counted out of order (the passes a cut leaves out
+// before the part that holds the loop's head; Stream.cutLoop).
 func (t *evTally) add(e *trace.Event) {
-	if t.n++; len(t.first) < maxEvents {
-		t.first = append(t.first, *e)
+	t.n++
+	i := len(t.first)
+	for i > 0 && t.first[i-1].Seq > e.Seq {
+		i--
+	}
+	switch {
+	case len(t.first) < maxEvents:
+		t.first = slices.Insert(t.first, i, *e)
+	case i < maxEvents:
+		copy(t.first[i+1:], t.first[i:maxEvents-1])
+		t.first[i] = *e
 	}
 }
 
@@ -184,16 +196,52 @@ func newExpectJudge(s spec.Spec, h trace.Header) *expectJudge {
 	return j
 }
 
-// cutsLoops: a never-ending loop may be judged in parts (check/loop.go),
-// its passes between cuts seen by no expectation: no key adds up events
-// over the run but the buffers' last reads, which come after a loop.
-func (j *expectJudge) cutsLoops() bool {
-	for _, key := range []string{"records", "statuses", "warnings", "no_warnings", "timestamps", "record_counts"} {
-		if j.keys[key] {
-			return false
+// cutsLoops: a never-ending loop may be judged in parts (check/loop.go).
+// The keys that add events up over the run count the passes a cut leaves
+// out as it leaves them (hidden); timestamps compares a dispatch's passes
+// with each other, so it needs the loop whole.
+func (j *expectJudge) cutsLoops() bool { return !j.keys["timestamps"] }
+
+// hidden counts, for the keys that add events up over the run, the events
+// at [from, to) of x: the passes of a loop a cut is about to leave out,
+// which no later part holds. A key about one dispatch does not count here:
+// its loop is not cut (loopSafe). What a part alone cannot settle (a
+// context the spec does not name) is left to the parts that judge.
+func (j *expectJudge) hidden(x *index, from, to int) {
+	if from >= to {
+		return
+	}
+	c := expectChecker{x: x, s: j.s, from: from, to: to, runtime: j.h.Reports(trace.SourceRuntime), sdk: j.h.Reports(trace.SourceSDK)}
+	ex := j.s.Expect
+	if j.keys["records"] {
+		for _, svc := range slices.Sorted(maps.Keys(ex.Records)) {
+			c.records(svc, j.recordsOf(svc))
 		}
 	}
-	return true
+	if j.keys["statuses"] {
+		for k, st := range ex.Statuses {
+			if st.Dispatch == "" && !j.status[k].settled {
+				c.status(st, &j.status[k])
+				j.status[k].settled = false
+			}
+		}
+	}
+	if j.keys["warnings"] {
+		for k, code := range ex.Warnings {
+			c.warning(code, j.warned[k])
+		}
+	}
+	if j.keys["no_warnings"] {
+		j.codes = c.warnings(&j.warns, j.codes)
+	}
+	if j.keys["record_counts"] {
+		for k, r := range ex.RecordCounts {
+			if r.Dispatch == "" && !j.counts[k].settled {
+				c.recordCount(r, &j.counts[k])
+				j.counts[k].settled = false
+			}
+		}
+	}
 }
 
 // loopSafe: the loop of the dispatch labelled label may be cut: at most
@@ -403,12 +451,16 @@ type expectChecker struct {
 	x        *index
 	s        spec.Spec
 	from     int // the part's own events begin here: before, a prologue
+	to       int // and end here (0: at the part's end; Stream.cutLoop)
 	vs       []Violation
 	subjects map[string]*subject // found on first use, nil: none
 	tools    *[]*subject         // the tool's dispatches' windows, made on first use
 	runtime  bool                // the trace reports the runtime's events
 	sdk      bool                // the trace reports the SDK's own events
 }
+
+// own reports whether the event at i is the part's own, counted here.
+func (c *expectChecker) own(i int) bool { return i >= c.from && (c.to == 0 || i < c.to) }
 
 func (c *expectChecker) fail(key, label, requires, msg string, at ...int) {
 	v := c.x.violation(ExpectRule, 0, msg, at...)
@@ -587,7 +639,7 @@ func memoryText(m spec.MemoryExpect) string {
 // records counts the part's records of service into t.
 func (c *expectChecker) records(service string, t *evTally) {
 	for _, i := range c.x.types[ekRecord] {
-		if e := &c.x.ev[i]; i >= c.from && e.Service == trace.Service(service) {
+		if e := &c.x.ev[i]; c.own(i) && e.Service == trace.Service(service) {
 			t.add(e)
 		}
 	}
@@ -624,7 +676,7 @@ func (c *expectChecker) status(st spec.StatusExpect, sum *statusSum) {
 	}
 	for _, i := range c.x.ofType(typ) {
 		e := &c.x.ev[i]
-		if i < c.from || e.Call != call || (haveCtx && e.Context != ctx) || !where(e) {
+		if !c.own(i) || e.Call != call || (haveCtx && e.Context != ctx) || !where(e) {
 			continue
 		}
 		sum.matched++
@@ -669,7 +721,7 @@ func (c *expectChecker) contextID(name string) (uint64, bool) {
 // warning counts the part's warnings of code into t.
 func (c *expectChecker) warning(code string, t *evTally) {
 	for _, i := range c.x.types[ekWarning] {
-		if e := &c.x.ev[i]; i >= c.from && e.Code == trace.WarningCode(code) {
+		if e := &c.x.ev[i]; c.own(i) && e.Code == trace.WarningCode(code) {
 			t.add(e)
 		}
 	}
@@ -679,7 +731,7 @@ func (c *expectChecker) warning(code string, t *evTally) {
 // codes (no_warnings).
 func (c *expectChecker) warnings(t *evTally, codes []string) []string {
 	for _, i := range c.x.types[ekWarning] {
-		if e := &c.x.ev[i]; i >= c.from {
+		if e := &c.x.ev[i]; c.own(i) {
 			t.add(e)
 			codes = append(codes, string(e.Code))
 		}

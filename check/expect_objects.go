@@ -555,7 +555,7 @@ func (c *expectChecker) recordCount(r spec.RecordCount, sum *countSum) {
 	}
 	for _, i := range c.x.types[ekRecord] {
 		e := &c.x.ev[i]
-		if i < c.from || e.Service != trace.Service(r.Service) || (s != nil && !s.has(e.Dispatch)) || (haveCtx && e.Context != ctx) {
+		if !c.own(i) || e.Service != trace.Service(r.Service) || (s != nil && !s.has(e.Dispatch)) || (haveCtx && e.Context != ctx) {
 			continue
 		}
 		if r.Pass != nil {

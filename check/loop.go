@@ -76,10 +76,11 @@ func (s *Stream) CutLoopsEvery(passes int) { s.loopEvery = passes }
 
 // cutsLoops: loops are cut between passes. Only at the full profile (see
 // Stream.fullProfile), and, while the spec's expectations are judged,
-// only when none adds up events over the run (expectJudge.cutsLoops): the
-// parts between cuts are judged by the oracles alone, the expectations
-// judge the last. A loop whose dispatch they name otherwise than by
-// never_ends is not cut (expectJudge.loopSafe).
+// only when they allow it (expectJudge.cutsLoops): the parts between cuts
+// are judged by the oracles, the passes a cut leaves out are counted by
+// the expectations that add events up over the run (expectJudge.hidden),
+// and the expectations judge the last part. A loop whose dispatch they
+// name otherwise than by never_ends is not cut (expectJudge.loopSafe).
 func (s *Stream) cutsLoops() bool {
 	return s.loopEvery > 0 && s.fullProfile && (s.expect == nil || s.expect.cutsLoops())
 }
@@ -210,6 +211,9 @@ func (s *Stream) cutLoop() {
 		}
 	}
 	s.note(x, kindSignal|kindReadback)
+	if s.expect != nil {
+		s.expect.hidden(x, np+l.headEnd, np+l.last) // the passes kept nowhere
+	}
 	s.seg.keep(l.headEnd, l.last) // the head and the last pass
 	l.hidden += l.last - l.headEnd
 	l.carried = l.headEnd + len(ev) - np - l.last

@@ -18,7 +18,10 @@ import (
 )
 
 // loopTally counts what a cross-check of loops cut between passes saw.
-type loopTally struct{ traces, separable, loops, cuts, ahead, expectCuts int }
+type loopTally struct {
+	traces, separable, loops, cuts, ahead, expectCuts int
+	cutSpecs                                          map[string]bool // the specs whose loop was cut with their expectations
+}
 
 // sameExpectCutLoops fails t when spec s's expectations, judged with tr as
 // a stream with every loop alone in its segment cut every few passes as
@@ -41,6 +44,10 @@ func (n *loopTally) sameExpectCutLoops(t *testing.T, name string, s spec.Spec, t
 		}
 		if every == 1 && cuts > 0 {
 			n.expectCuts++
+			if n.cutSpecs == nil {
+				n.cutSpecs = map[string]bool{}
+			}
+			n.cutSpecs[s.Name] = true
 		}
 		if !reflect.DeepEqual(exp, wexp) || !reflect.DeepEqual(unseen, wunseen) {
 			t.Errorf("%s: its expectations judged as a stream of %d segments, its loop cut %d times every %d passes, differ from the whole trace's (-whole +stream):\n%s%s", name, segments, cuts, every, cmp.Diff(wexp, exp), cmp.Diff(wunseen, unseen))
@@ -133,7 +140,7 @@ func foreverExpectSpec(passes uint64) spec.Spec {
 
 // withExpectations are the variants of foreverSpec and loopAfter with
 // expectations: the same runs, judged by the oracles once.
-var withExpectations = map[string]bool{"forever-expect": true, "forever-records": true, "loop-after-never-ends": true}
+var withExpectations = map[string]bool{"forever-expect": true, "forever-records": true, "forever-records-wrong": true, "loop-after-never-ends": true}
 
 // loopAfterNeverEnds is loopAfter expecting its loop, which ends by
 // itself, never to end: an expectation that fails, judged on the loop's
@@ -145,12 +152,33 @@ func loopAfterNeverEnds() spec.Spec {
 	return s
 }
 
-// foreverRecordsSpec is foreverSpec with an expectation that counts every
-// pass's record over the run: its loop is judged whole.
+// foreverRecordsSpec is foreverSpec with expectations that add events up
+// over the run: every pass's record, in all and in one pass, the calls that
+// start contexts, and no warning. A cut counts the passes it leaves out
+// (check's expectJudge.hidden); the rest are counted in the parts.
 func foreverRecordsSpec(passes uint64) spec.Spec {
 	s := foreverSpec(passes)
 	s.Name = "forever-records"
-	s.Expect = spec.Expect{Records: map[string]spec.Count{"kernel_trace": spec.Exactly(passes)}}
+	seven := uint64(7)
+	s.Expect = spec.Expect{Records: map[string]spec.Count{"kernel_trace": spec.Exactly(passes)},
+		RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Count: spec.Exactly(passes)},
+			{Service: "kernel_trace", Pass: &seven, Context: "timing", Count: spec.Exactly(1)}},
+		Statuses:   []spec.StatusExpect{{Call: "start_context", Status: "SUCCESS"}},
+		NoWarnings: true}
+	return s
+}
+
+// foreverRecordsWrong expects of foreverSpec's run-wide counts what it
+// does not do: one record too few, one too many, a warning it never gives,
+// and a context the spec does not have; each failure names the events it
+// counted first, whichever part counted them.
+func foreverRecordsWrong(passes uint64) spec.Spec {
+	s := foreverSpec(passes)
+	s.Name = "forever-records-wrong"
+	s.Expect = spec.Expect{Records: map[string]spec.Count{"kernel_trace": spec.Exactly(passes - 1)},
+		RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Count: spec.Exactly(passes + 1)},
+			{Service: "kernel_trace", Context: "nowhere", Count: spec.Exactly(1)}},
+		Warnings: []string{string(trace.WarnGraphLaunch)}}
 	return s
 }
 
@@ -270,7 +298,7 @@ func passOfKernel(tr trace.Trace, e trace.Event) uint64 {
 // every 1, 3 and 8 passes, give Judge's judgement. Under -short: without
 // the engine's faults.
 func TestStreamCutsLoopsAsJudge(t *testing.T) {
-	specs := append(longLoops(library(t)), foreverSpec(40), foreverExpectSpec(40), foreverRecordsSpec(40), loopAfter(), loopAfterNeverEnds())
+	specs := append(longLoops(library(t)), foreverSpec(40), foreverExpectSpec(40), foreverRecordsSpec(40), foreverRecordsWrong(40), loopAfter(), loopAfterNeverEnds())
 	faults := replay.AllFaults()
 	if testing.Short() {
 		faults = faults[:0]
@@ -316,6 +344,7 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 				}
 				n.sameCutLoops(t, fmt.Sprintf("forever, %s (k=%d) at %s", b.name, k, name), broken)
 				n.sameExpectCutLoops(t, fmt.Sprintf("forever with expectations, %s (k=%d) at %s", b.name, k, name), foreverExpectSpec(40), broken)
+				n.sameExpectCutLoops(t, fmt.Sprintf("forever with run-wide counts, %s (k=%d) at %s", b.name, k, name), foreverRecordsSpec(40), broken)
 			}
 		}
 	}
@@ -323,5 +352,10 @@ func TestStreamCutsLoopsAsJudge(t *testing.T) {
 		n.traces, n.separable, n.loops, n.cuts, n.ahead, n.expectCuts)
 	if n.loops == 0 || n.ahead == 0 || n.expectCuts == 0 {
 		t.Error("no loop was cut between passes (or none with expectations): the comparison compared nothing")
+	}
+	for _, name := range []string{"forever-expect", "forever-records", "forever-records-wrong"} {
+		if !n.cutSpecs[name] {
+			t.Errorf("%s: its loop was never cut with its expectations judged: the comparison compared nothing", name)
+		}
 	}
 }

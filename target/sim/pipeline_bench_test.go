@@ -32,6 +32,7 @@ type shape struct {
 	stream     bool   // judge the events as they are recorded (runner.Options.Stream)
 	repeat     bool   // the dispatches as one repeated dispatch per thread (spec.Dispatch.Repeat), not listed
 	expect     bool   // with expectations of every kind a stream judges apart or adds up (withExpectations)
+	counts     bool   // a never-ending loop expected to: with counts added up over the run (withCounts)
 }
 
 // shapedSpec builds a spec of that shape: one MI300 agent, a replay
@@ -69,6 +70,9 @@ func shapedSpec(sh shape) spec.Spec {
 		}
 		return withExpectations(s, sh)
 	}
+	if sh.counts {
+		return withCounts(s, sh)
+	}
 	for i := range max(sh.dispatches, 1) {
 		s.Application.Dispatches = append(s.Application.Dispatches, spec.Dispatch{Name: fmt.Sprintf("d%d", i),
 			Kernel: "increment", Agent: "gpu0", Thread: uint64(i%threads + 1), Args: []string{"x"}})
@@ -101,6 +105,23 @@ func withExpectations(s spec.Spec, sh shape) spec.Spec {
 		RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Dispatch: last, Count: spec.Exactly(sh.passes)}},
 	}
 	return s // a label that is not the trace's fails the run (runShapeAs): a dispatch not found
+}
+
+// withCounts gives s, a never-ending loop of sh.passes passes, the
+// expectations that it never ends and what adds events up over the run:
+// a record a pass, in all and in one pass, a status, no warning. The loop
+// is judged in parts, its passes counted as they are left out (check's
+// expectJudge.hidden); before, these expectations held it whole.
+func withCounts(s spec.Spec, sh shape) spec.Spec {
+	s.Application.Dispatches = []spec.Dispatch{{Name: "d0", Kernel: "increment", Agent: "gpu0", Thread: 1, Args: []string{"x"}}}
+	seven := uint64(7)
+	s.Expect = spec.Expect{NeverEnds: []string{"d0"},
+		Records: map[string]spec.Count{"kernel_trace": spec.Exactly(sh.passes)},
+		RecordCounts: []spec.RecordCount{{Service: "kernel_trace", Count: spec.Exactly(sh.passes)},
+			{Service: "kernel_trace", Pass: &seven, Count: spec.Exactly(1)}},
+		Statuses:   []spec.StatusExpect{{Call: "configure_callback_tracing", Status: "SUCCESS"}},
+		NoWarnings: true}
+	return s
 }
 
 // runShape runs the spec through the pipeline and fails on anything but
@@ -175,6 +196,9 @@ func BenchmarkScaleStreamed(b *testing.B) {
 	}
 	for _, n := range []int{1000, 10_000, 100_000, 1_000_000} {
 		points = append(points, scalePoint{fmt.Sprintf("repeat-expect=%d", n), shape{passes: 3, dispatches: n, elements: 64, stream: true, repeat: true, expect: true}, float64(n)})
+	}
+	for _, n := range []uint64{1000, 10_000, 100_000} {
+		points = append(points, scalePoint{fmt.Sprintf("forever-counts=%d", n), shape{passes: n, forever: true, elements: 64, stream: true, counts: true}, float64(n)})
 	}
 	runPoints(b, points)
 }
