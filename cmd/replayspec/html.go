@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -178,10 +180,12 @@ func loadBaseline(path string) (runner.Baseline, error) {
 	return runner.ReadBaseline(path, bytes.NewReader(b))
 }
 
-// traceOf finds the trace of a saved result: its trace_file (as written,
-// or beside the results file), or NAME.ndjson in a --traces directory. A
-// trace of another spec is not taken.
-func (hf *htmlFlags) traceOf(r report.JSONResult, from string) *trace.Trace {
+// traceFileOf finds the trace file of a saved result: its trace_file (as
+// written, or beside the results file), or NAME.ndjson in a --traces
+// directory; the first whose header reads is taken, unless it is another
+// spec's. Only its header is read here: the page reads the events as a
+// stream (fileEvents), so a trace of any size is drawn.
+func (hf *htmlFlags) traceFileOf(r report.JSONResult, from string) string {
 	var cands []string
 	if r.TraceFile != "" {
 		cands = append(cands, r.TraceFile)
@@ -200,12 +204,56 @@ func (hf *htmlFlags) traceOf(r report.JSONResult, from string) *trace.Trace {
 		}
 	}
 	for _, c := range cands {
-		t, err := readTrace(c, defaultTraceMiB<<20)
-		if err == nil && (t.Header.Spec == "" || t.Header.Spec == r.Name) {
-			return &t
+		if h, err := traceHeader(c); err == nil && (h.Spec == "" || h.Spec == r.Name) {
+			return c
 		}
 	}
-	return nil
+	return ""
+}
+
+// errHeaderRead stops a reading at the header.
+var errHeaderRead = errors.New("header read")
+
+// traceHeader reads the header of the trace file path.
+func traceHeader(path string) (trace.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return trace.Header{}, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return trace.Header{}, fmt.Errorf("%s is not a file", path) // a pipe could not be read again
+	}
+	var h trace.Header
+	err = trace.ReadEach(bufio.NewReaderSize(f, 1<<16), func(got trace.Header) error { h = got; return errHeaderRead }, nil)
+	if !errors.Is(err, errHeaderRead) {
+		if err == nil {
+			err = errors.New("no header")
+		}
+		return trace.Header{}, err
+	}
+	return h, nil
+}
+
+// fileEvents reads the events of the trace file path, each time from its
+// start, holding none of them; its errors name the file and line.
+func fileEvents(path string) report.Events {
+	return func(each func(*trace.Event) error) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		var stopped error // each's own error, handed back as it is
+		err = trace.ReadEach(bufio.NewReaderSize(f, 1<<16), func(trace.Header) error { return nil }, func(e *trace.Event) error {
+			stopped = each(e)
+			return stopped
+		})
+		if err != nil && err != stopped {
+			return readError(path, err)
+		}
+		return err
+	}
 }
 
 // fromResults is report --from: the matrix and the page of saved results.
@@ -278,18 +326,28 @@ func (hf *htmlFlags) fromResults(ctx context.Context, format, out string, matrix
 		}
 		missing := 0
 		for i, r := range records {
-			t := hf.traceOf(r, fromFile[i])
-			if t == nil && r.Verdict != string(runner.Skip) {
+			file := hf.traceFileOf(r, fromFile[i])
+			if file == "" && r.Verdict != string(runner.Skip) {
 				missing++
 			}
-			if c := hf.opts.Compare; c != nil && t != nil {
+			if c := hf.opts.Compare; c != nil && file != "" {
 				if j, ok := others[report.CaseName(r)]; ok {
-					if u := hf.traceOf(c.Results[j], hf.compareFrom[j]); u != nil {
-						c.Divergences[report.CaseName(r)] = divergences(*t, *u)
+					// The divergences are found on the two traces held
+					// whole (internal/tracediff), within the budget.
+					if other := hf.traceFileOf(c.Results[j], hf.compareFrom[j]); other != "" {
+						t, err := readTrace(file, defaultTraceMiB<<20)
+						u, err2 := readTrace(other, defaultTraceMiB<<20)
+						if err == nil && err2 == nil {
+							c.Divergences[report.CaseName(r)] = divergences(t, u)
+						}
 					}
 				}
 			}
-			page.Add(r, t)
+			if file == "" {
+				page.Add(r, nil)
+			} else if err := page.AddFrom(r, fileEvents(file)); err != nil {
+				fmt.Fprintf(stderr, "replayspec report: %s: no timeline: %v\n", report.CaseName(r), err)
+			}
 		}
 		if c := hf.opts.Compare; c != nil && len(c.Divergences) == 0 {
 			c.Note = "No pair of traces was at hand, so only verdicts are compared: run both with --trace-out and pass their directories with --traces."

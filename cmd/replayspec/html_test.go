@@ -89,3 +89,47 @@ func TestReportHTMLFromResults(t *testing.T) {
 		}
 	}
 }
+
+// report --from --traces reads each trace as a stream, however large (no
+// budget: issue 23); one that cannot be read part-way shows no timeline,
+// and the page and stderr say where it broke.
+func TestReportHTMLTornTrace(t *testing.T) {
+	dir := t.TempDir()
+	spec := library + "/fixed-three-passes.yaml"
+	traces := filepath.Join(dir, "traces")
+	code, out, errs := cli(t, "run", "--format", "json", "--trace-out", traces, spec, library+"/timing-last-pass.yaml")
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	results := tempFile(t, dir, "r.json", out)
+	file := filepath.Join(traces, "fixed-three-passes.ndjson")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	page := filepath.Join(dir, "page.html")
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"whole", string(b), `class="slice pass`},
+		{"torn", strings.Join(lines[:40], "") + `{"seq":40,"type":"kern` + "\n" + strings.Join(lines[41:], ""), "fixed-three-passes.ndjson:41: "},
+	} {
+		if err := os.WriteFile(file, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, errs := cli(t, "report", "--from", results, "--traces", traces, "--html", page)
+		html := readFile(t, page)
+		// Its section: up to the next spec's.
+		html = html[strings.Index(html, `<span class="name">fixed-three-passes</span>`):]
+		if i := strings.Index(html[1:], `<span class="name">`); i >= 0 {
+			html = html[:i+1]
+		}
+		if !strings.Contains(html, c.want) {
+			t.Errorf("%s: the page lacks %q; stderr %s", c.name, c.want, errs)
+		}
+		if c.name == "torn" && (strings.Contains(html, `class="slice pass`) || !strings.Contains(errs, "fixed-three-passes: no timeline: "+file+":41: ")) {
+			t.Errorf("torn: the page should draw nothing of it and stderr say where it broke; stderr %s", errs)
+		}
+	}
+}

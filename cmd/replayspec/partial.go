@@ -28,25 +28,25 @@ import (
 func partialFile(file string) string { return file + ".partial" }
 
 // partials are the partial traces of a run, and the traces spooled for a
-// comparison with their goldens or for the timeline.
+// comparison with their goldens, for the timeline or for the HTML page.
 type partials struct {
 	tg       target.Target
 	plan     outputPlan
-	timeline bool // the run writes a timeline: every spec's trace is spooled
+	spoolAll bool // the run writes a timeline or an HTML page: every spec's trace is spooled
 	mu       sync.Mutex
 	open     map[string]*partialTrace // by trace file
 	spools   map[string]*spooledTrace // by traceKey
 }
 
-func newPartials(tg target.Target, plan outputPlan, timeline bool) *partials {
-	return &partials{tg: tg, plan: plan, timeline: timeline, open: map[string]*partialTrace{}, spools: map[string]*spooledTrace{}}
+func newPartials(tg target.Target, plan outputPlan, spoolAll bool) *partials {
+	return &partials{tg: tg, plan: plan, spoolAll: spoolAll, open: map[string]*partialTrace{}, spools: map[string]*spooledTrace{}}
 }
 
 // record is the runner.Plan.Record of the run, or nil when the target does
 // not stream or no trace is written nor compared with a golden.
 func (ps *partials) record() func(s spec.Spec, run int) (func(*trace.Event), func()) {
 	st, ok := ps.tg.(target.Streaming)
-	if !ok || len(ps.plan.traces) == 0 && len(ps.plan.goldens) == 0 && !ps.timeline {
+	if !ok || len(ps.plan.traces) == 0 && len(ps.plan.goldens) == 0 && !ps.spoolAll {
 		return nil
 	}
 	return func(s spec.Spec, run int) (func(*trace.Event), func()) {
@@ -103,12 +103,12 @@ func (ps *partials) partial(st target.Streaming, s spec.Spec, run int) *partialT
 }
 
 // streams reports whether every trace the run writes, compares with a
-// golden or draws on the timeline goes to a file as it is made (record): a
-// spec judged as it runs (runner.Options.Stream) then holds no trace; its
-// partial file becomes its trace (finish), and its golden and timeline
-// read the file its events went to (take).
+// golden or draws on the timeline or the HTML page goes to a file as it is
+// made (record): a spec judged as it runs (runner.Options.Stream) then
+// holds no trace; its partial file becomes its trace (finish), and its
+// golden, timeline and page read the file its events went to (take).
 func (ps *partials) streams() bool {
-	if len(ps.plan.traces) == 0 && len(ps.plan.goldens) == 0 && !ps.timeline {
+	if len(ps.plan.traces) == 0 && len(ps.plan.goldens) == 0 && !ps.spoolAll {
 		return true
 	}
 	if _, ok := ps.tg.(target.Streaming); !ok {
@@ -228,7 +228,8 @@ func (p *partialTrace) remove() {
 }
 
 // spooledTrace is the trace of a run bound for a comparison with its
-// golden (or to become it, with --update) or for the timeline, written as
+// golden (or to become it, with --update), for the timeline or for the
+// HTML page, written as
 // its events come to an unlinked temporary file: a spec judged as it runs
 // holds no trace to read.
 type spooledTrace struct {
@@ -245,7 +246,7 @@ type spooledTrace struct {
 // spool opens the spooled trace of spec s's run, nil when nothing reads it
 // or no temporary file can be made (the held trace is read then).
 func (ps *partials) spool(st target.Streaming, s spec.Spec, run int) *spooledTrace {
-	if _, ok := ps.plan.goldens[s.Name]; !ok && !ps.timeline {
+	if _, ok := ps.plan.goldens[s.Name]; !ok && !ps.spoolAll {
 		return nil
 	}
 	f, err := scratchFile("replayspec-spool-*.ndjson") // unlinked: gone with the file, whatever happens
@@ -306,7 +307,7 @@ func (c *spooledTrace) discard() {
 // events not kept) and the file holds them all; nil otherwise (the held
 // trace is read then). The caller discards it. The error says why a spec
 // judged as it ran has no whole spooled trace: what reads it (its golden,
-// the timeline) cannot be made.
+// the timeline, the page) cannot be made.
 func (ps *partials) take(r runner.Result) (*spooledTrace, error) {
 	key := traceKey(r.Spec.Name, r.Run)
 	ps.mu.Lock()
@@ -318,7 +319,7 @@ func (ps *partials) take(r runner.Result) (*spooledTrace, error) {
 		return nil, nil
 	}
 	if c == nil {
-		if _, golden := ps.plan.goldens[r.Spec.Name]; !golden && !ps.timeline {
+		if _, golden := ps.plan.goldens[r.Spec.Name]; !golden && !ps.spoolAll {
 			return nil, nil
 		}
 		return nil, errors.New("its events were judged as they came and not kept, and no copy of them was made")

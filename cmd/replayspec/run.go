@@ -374,12 +374,14 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			delete(loading, s.File)
 			return d
 		}}
-	partials := newPartials(tg, plan, tl != nil)
-	// Nothing asks for the events themselves (the HTML page; a trace file,
-	// a golden or the timeline only where the events go to a file as they
+	partials := newPartials(tg, plan, tl != nil || page != nil)
+	// Nothing asks for the events themselves (a trace file, a golden, the
+	// timeline or the HTML page only where the events go to a file as they
 	// come, partials): each spec's are judged as they are recorded and not
 	// kept (issue 23).
-	opts.Stream = partials.streams() && page == nil
+	opts.Stream = partials.streams() && !holdTraces
+	var pageErr error // why the page would lack a spec's timelines: it is not written
+	pageLost := ""    // what was lost
 	var outcomes []runner.Outcome
 	var results []runner.Result
 	var flakes []runner.Attempted
@@ -431,8 +433,18 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 			if err := stream.Add(rec); err != nil {
 				writeErrs.add("stdout", stdoutError(err))
 			}
-			if page != nil {
-				page.Add(rec, &r.Trace) // draws its timelines now, before the events are dropped
+			if page != nil && pageErr == nil {
+				// Its timelines are drawn now, from the spooled copy of
+				// its events or the held trace, before they are dropped.
+				events := report.EventsOf(r.Trace)
+				if spooled != nil {
+					events = spooled.events()
+				}
+				if spoolErr != nil {
+					pageErr, pageLost = spoolErr, "the temporary copy of "+report.CaseName(rec)+"'s events failed"
+				} else if err := page.AddFrom(rec, events); err != nil {
+					pageErr, pageLost = err, "the timelines of "+report.CaseName(rec)+" could not be drawn"
+				}
 			}
 			if csv != nil && csvFile.Err() == nil {
 				writeErrs.add("--results", csv.Write(a))
@@ -483,7 +495,10 @@ func (f runFlags) execute(ctx context.Context, tg target.Target, xf runner.XFail
 		writeErrs.add("--timeline", tl.Close())
 		writeErrs.add("--timeline", tlFile.Close())
 	}
-	if page != nil {
+	switch {
+	case pageErr != nil:
+		writeErrs.add("--html", &outputError{Flag: "--html", Path: f.html, Err: pageErr, Left: pageLost + ", so the page was not written"})
+	case page != nil:
 		writeErrs.add("--html", writeHTML(plan.outs, f.html, page, end))
 	}
 	writeErrs.add("--results", csvFile.Close())
@@ -565,6 +580,10 @@ func specNames(specs []spec.Spec) []string {
 	}
 	return out
 }
+
+// holdTraces makes run hold every spec's trace, as every run did before
+// issue 23: the reference the tests hold the streamed outputs to.
+var holdTraces bool
 
 // dropEvents forgets a finished spec's events, keeping the trace's header
 // (the matrix reads its sources).

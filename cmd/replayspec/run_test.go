@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -507,13 +508,14 @@ func TestPortsGetGeneratedSpecs(t *testing.T) {
 	}
 }
 
-// --trace-out, --golden and --timeline ask for no events in memory: each
-// spec is judged as it runs, its trace file is the one written as the
-// events came, and its golden and timeline read the file its events went
-// to (issue 23 item 1). The files are byte for byte those of a run that
-// holds its traces (the HTML page asks for them), on the simulator and
-// through an exec: driver (whose own header names its target), no partial
-// file is left, and a golden one line off fails at that line.
+// --trace-out, --golden, --timeline and --html ask for no events in
+// memory: each spec is judged as it runs, its trace file is the one
+// written as the events came, and its golden, timeline and page read the
+// file its events went to (issue 23 item 1). The files, and the page's
+// timelines, are byte for byte those of a run that holds its traces
+// (holdTraces), on the simulator and through an exec: driver (whose own
+// header names its target), no partial file is left, and a golden one
+// line off fails at that line.
 func TestTraceOutStreamedAsHeld(t *testing.T) {
 	filter := "^(fixed-three-passes|converge-single-group|restore-fails-part-way|indefinite-never-ends|concurrent-launches-correlate-per-thread)$"
 	for name, target := range map[string][]string{"sim": nil, "exec": {"--target", "exec:" + driverCommand(t, "driver"), "--gen", "0"}} {
@@ -525,13 +527,17 @@ func TestTraceOutStreamedAsHeld(t *testing.T) {
 			out := func(kind, name string) string { return filepath.Join(dir, kind+"-"+name) }
 			for _, how := range []string{"streamed", "held"} {
 				args := append([]string{"run", "--quiet", "--trace-out", out("traces", how), "--golden", out("goldens", how), "--update",
-					"--timeline", out("timeline", how) + ".json", "-run", filter}, target...)
-				if how == "held" {
-					args = append(args, "--html", filepath.Join(dir, "page.html"))
-				}
-				if code, stdout, errs := cli(t, args...); code != exitOK && code != exitFail {
+					"--timeline", out("timeline", how) + ".json", "--html", out("page", how) + ".html", "-run", filter}, target...)
+				holdTraces = how == "held"
+				code, stdout, errs := cli(t, args...)
+				holdTraces = false
+				if code != exitOK && code != exitFail {
 					t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, errs)
 				}
+			}
+			pa, pb := timelinesOf(readFile(t, out("page", "streamed")+".html")), timelinesOf(readFile(t, out("page", "held")+".html"))
+			if pa != pb || !strings.Contains(pa, `class="slice pass`) {
+				t.Errorf("the pages' timelines differ: streamed %d bytes, held %d\n%s", len(pa), len(pb), firstDiff(pa, pb))
 			}
 			for _, kind := range []string{"traces", "goldens"} {
 				files, err := os.ReadDir(out(kind, "held"))
@@ -583,6 +589,22 @@ func TestTraceOutStreamedAsHeld(t *testing.T) {
 			}
 		})
 	}
+}
+
+// timelinesOf is what an HTML page draws of its specs' traces: the
+// timelines, and what it says when it has none.
+func timelinesOf(page string) string {
+	re := regexp.MustCompile(`(?s)<div class="tl" id=.*?</svg>|<p class="notrace">.*?</p>|<p class="note">\d+ more dispatches`)
+	return strings.Join(re.FindAllString(page, -1), "\n")
+}
+
+// firstDiff shows where a and b first differ.
+func firstDiff(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return fmt.Sprintf("at byte %d:\n%.300s\n---\n%.300s", i, a[max(0, i-100):], b[max(0, i-100):])
 }
 
 // readFile is the text of file path.
