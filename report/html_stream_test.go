@@ -266,7 +266,7 @@ func lawless(rng *rand.Rand, n, ids int) trace.Trace {
 // dispatches go surveys again keeping them all.
 func TestHTMLStreamedHostile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 1))
-	runs, most := 120, 3000
+	runs, most := 30, 1500
 	if testing.Short() {
 		runs, most = 30, 400
 	}
