@@ -59,6 +59,38 @@ func (f *faultyRuntime) Snapshot(thread hsa.ThreadID, agent hsa.AgentID, regions
 // SnapshotWithHook keeps the runtime's hook (decision 18.8) under the
 // faults: they change what is saved and claimed, not when it is recorded.
 func (f *faultyRuntime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID, regions []hsa.Allocation, saved func(bytes uint64)) (hsa.Snapshot, error) {
+	regions = f.planted(agent, regions)
+	if f.faults.Has(FaultRestoreIntoFreed) {
+		snap, err := f.copySnapshot(regions)
+		if err == nil && saved != nil {
+			saved(snap.Bytes())
+		}
+		return snap, err
+	}
+	var snap hsa.Snapshot
+	var err error
+	if h, ok := f.Runtime.(hsa.SnapshotHook); ok {
+		snap, err = h.SnapshotWithHook(thread, agent, regions, saved)
+	} else if snap, err = f.Runtime.Snapshot(thread, agent, regions); err == nil && saved != nil {
+		saved(snap.Bytes())
+	}
+	return f.claimed(snap, err)
+}
+
+// SnapshotListed keeps the runtime's listing under its memory lock
+// (decision 18.9) under the faults, as SnapshotWithHook keeps its hook. A
+// runtime that lists no other way, or the copy restore_into_freed makes
+// itself, is handed the list made first.
+func (f *faultyRuntime) SnapshotListed(thread hsa.ThreadID, agent hsa.AgentID, list func() []hsa.Allocation, saved func(bytes uint64)) (hsa.Snapshot, error) {
+	l, ok := f.Runtime.(hsa.SnapshotLister)
+	if !ok || f.faults.Has(FaultRestoreIntoFreed) {
+		return f.SnapshotWithHook(thread, agent, list(), saved)
+	}
+	return f.claimed(l.SnapshotListed(thread, agent, func() []hsa.Allocation { return f.planted(agent, list()) }, saved))
+}
+
+// planted is what the snapshot faults make of the tracked regions.
+func (f *faultyRuntime) planted(agent hsa.AgentID, regions []hsa.Allocation) []hsa.Allocation {
 	if f.faults.Has(FaultSnapshotUnsavedKinds) {
 		// MEM-4 broken: fine-grained, host and kernel-argument memory saved too.
 		f.mu.Lock()
@@ -83,20 +115,11 @@ func (f *faultyRuntime) SnapshotWithHook(thread hsa.ThreadID, agent hsa.AgentID,
 	if f.faults.Has(FaultSnapshotSkipsBuffer) && len(regions) > 0 {
 		regions = regions[:len(regions)-1] // MEM-4 broken: one device buffer left out
 	}
-	if f.faults.Has(FaultRestoreIntoFreed) {
-		snap, err := f.copySnapshot(regions)
-		if err == nil && saved != nil {
-			saved(snap.Bytes())
-		}
-		return snap, err
-	}
-	var snap hsa.Snapshot
-	var err error
-	if h, ok := f.Runtime.(hsa.SnapshotHook); ok {
-		snap, err = h.SnapshotWithHook(thread, agent, regions, saved)
-	} else if snap, err = f.Runtime.Snapshot(thread, agent, regions); err == nil && saved != nil {
-		saved(snap.Bytes())
-	}
+	return regions
+}
+
+// claimed is the snapshot as restore_misreported has the SDK account for it.
+func (f *faultyRuntime) claimed(snap hsa.Snapshot, err error) (hsa.Snapshot, error) {
 	if err != nil || !f.faults.Has(FaultRestoreMisreported) {
 		return snap, err
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"testing"
+	"time"
 
 	"github.com/replayspec/replayspec/check"
+	"github.com/replayspec/replayspec/replay"
 	"github.com/replayspec/replayspec/spec"
 	"github.com/replayspec/replayspec/target"
 	"github.com/replayspec/replayspec/target/sim"
@@ -170,6 +172,47 @@ func TestFreesBesideASnapshot(t *testing.T) {
 		}
 		if vs := check.Judge(tr).Violations; len(vs) > 0 {
 			t.Fatalf("run %d of %d under free threads: %s", i+1, runs, vs[0].String())
+		}
+	}
+}
+
+// TestPlantedFaultsUnderFreeThreadsEnd runs frees-beside-a-snapshot.yaml
+// with each planted fault under free threads: a fault changes what the
+// engine does, never whether a run ends. The faulty runtime once took the
+// snapshot's list with the tracker held, then the runtime's memory lock,
+// while a free on another thread took them the other way round (decision
+// 18.9): every fault that wraps the runtime hung within a few runs.
+func TestPlantedFaultsUnderFreeThreadsEnd(t *testing.T) {
+	s, err := spec.Load("testdata/frees-beside-a-snapshot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = spec.Defaults(s)
+	runs := 100
+	if testing.Short() || raceEnabled {
+		runs = 4
+	}
+	for _, f := range replay.AllFaults() {
+		done := make(chan error, 1)
+		go func() {
+			for range runs {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				_, err := simtarget.Sim{Parallel: true, Faults: replay.Faults{f: true}}.Run(ctx, s, target.Options{})
+				cancel()
+				if err != nil && ctx.Err() != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("fault %s under free threads: %v", f, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("fault %s under free threads: %d runs did not end within a minute (a deadlock: the goroutines are left behind)", f, runs)
 		}
 	}
 }
