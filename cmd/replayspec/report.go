@@ -121,10 +121,43 @@ func runReport(ctx context.Context, args []string, e env) int {
 	if err != nil {
 		return inputError(stderr, "report", err, "")
 	}
-	results := runner.RunAll(ctx, specs, runner.Options{Target: tg, Timeout: *timeout}, nil)
-	outcomes := xf.Apply(results)
-
 	impl, families := identity(tg)
+	var page *report.HTMLPage
+	if hf.html != "" {
+		if page, err = hf.page(ctx, tg.Name(), impl, families, *xfailFile, commandLine("report", args)); err != nil {
+			return inputError(stderr, "report", err, "")
+		}
+	}
+	// As run does: each spec judged as it is recorded, its events spooled
+	// for the page and drawn once it is done, then forgotten; the matrix
+	// needs only the verdicts.
+	partials := newPartials(tg, outputPlan{}, page != nil)
+	opts := runner.Options{Target: tg, Timeout: *timeout}
+	opts.Stream = partials.streams() && !holdTraces
+	var results []runner.Result
+	var pageErr error
+	pageLost := ""
+	runner.RunPlan(ctx, specs, opts, runner.Plan{Summaries: true, Record: partials.record(),
+		Done: func(_, _ int, a runner.Attempted) {
+			r := a.Result
+			spooled, spoolErr := partials.take(r)
+			defer spooled.discard()
+			if page != nil && pageErr == nil {
+				events := report.EventsOf(r.Trace)
+				if spooled != nil {
+					events = spooled.events()
+				}
+				rec := report.Record(xf.Outcome(r), report.Options{XFailFile: *xfailFile})
+				if spoolErr != nil {
+					pageErr, pageLost = spoolErr, "the temporary copy of "+report.CaseName(rec)+"'s events failed"
+				} else if err := page.AddFrom(rec, events); err != nil {
+					pageErr, pageLost = err, "the timelines of "+report.CaseName(rec)+" could not be drawn"
+				}
+			}
+			dropEvents(&r)
+			results = append(results, r)
+		}})
+	outcomes := xf.Apply(results)
 	m := report.BuildMatrix(outcomes, families)
 	m.Target, m.Implementation = tg.Name(), impl
 
@@ -134,15 +167,17 @@ func runReport(ctx context.Context, args []string, e env) int {
 			return exitIO
 		}
 	}
-	if hf.html != "" {
-		page, err := hf.page(ctx, tg.Name(), impl, families, *xfailFile, commandLine("report", args))
-		if err != nil {
-			return inputError(stderr, "report", err, "")
+	if page != nil {
+		var end report.End
+		if *xfailFile != "" {
+			end.Stale = report.StaleOf(*xfailFile, xf.Stale(outcomes))
 		}
-		for _, o := range outcomes {
-			page.Add(report.Record(o, report.Options{XFailFile: *xfailFile}), &o.Result.Trace)
+		if pageErr != nil {
+			err := &outputError{Flag: "--html", Path: hf.html, Err: pageErr, Left: pageLost + ", so the page was not written"}
+			fmt.Fprintf(stderr, "replayspec report: %v\n", err)
+			return exitIO
 		}
-		if err := writeHTML(outs, hf.html, page, report.End{}); err != nil {
+		if err := writeHTML(outs, hf.html, page, end); err != nil {
 			fmt.Fprintf(stderr, "replayspec report: %v\n", err)
 			return exitIO
 		}

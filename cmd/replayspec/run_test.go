@@ -508,10 +508,10 @@ func TestPortsGetGeneratedSpecs(t *testing.T) {
 	}
 }
 
-// --trace-out, --golden, --timeline and --html ask for no events in
-// memory: each spec is judged as it runs, its trace file is the one
-// written as the events came, and its golden, timeline and page read the
-// file its events went to (issue 23 item 1). The files, and the page's
+// --trace-out, --golden, --timeline and --html (of run and of report) ask
+// for no events in memory: each spec is judged as it runs, its trace file
+// is the one written as the events came, and its golden, timeline and page
+// read the file its events went to (issue 23 item 1). The files, and the page's
 // timelines, are byte for byte those of a run that holds its traces
 // (holdTraces), on the simulator and through an exec: driver (whose own
 // header names its target), no partial file is left, and a golden one
@@ -530,14 +530,27 @@ func TestTraceOutStreamedAsHeld(t *testing.T) {
 					"--timeline", out("timeline", how) + ".json", "--html", out("page", how) + ".html", "-run", filter}, target...)
 				holdTraces = how == "held"
 				code, stdout, errs := cli(t, args...)
+				// report runs the specs too, and draws the same page.
+				rargs := append([]string{"report", "--html", out("report", how) + ".html"}, target...)
+				for _, name := range strings.Split(strings.Trim(filter, "^$()"), "|") {
+					rargs = append(rargs, "../../specs/"+name+".yaml")
+				}
+				rcode, rstdout, rerrs := cli(t, rargs...)
 				holdTraces = false
 				if code != exitOK && code != exitFail {
 					t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, errs)
+				}
+				if rcode != exitOK && rcode != exitFail {
+					t.Fatalf("%v: exit %d\n%s%s", rargs, rcode, rstdout, rerrs)
 				}
 			}
 			pa, pb := timelinesOf(readFile(t, out("page", "streamed")+".html")), timelinesOf(readFile(t, out("page", "held")+".html"))
 			if pa != pb || !strings.Contains(pa, `class="slice pass`) {
 				t.Errorf("the pages' timelines differ: streamed %d bytes, held %d\n%s", len(pa), len(pb), firstDiff(pa, pb))
+			}
+			ra, rb := timelinesOf(readFile(t, out("report", "streamed")+".html")), timelinesOf(readFile(t, out("report", "held")+".html"))
+			if ra != rb || !strings.Contains(ra, `class="slice pass`) {
+				t.Errorf("report --html: the pages' timelines differ: streamed %d bytes, held %d\n%s", len(ra), len(rb), firstDiff(ra, rb))
 			}
 			for _, kind := range []string{"traces", "goldens"} {
 				files, err := os.ReadDir(out(kind, "held"))
