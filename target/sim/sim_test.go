@@ -3,6 +3,7 @@ package simtarget_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"testing"
 	"time"
 
@@ -113,11 +114,6 @@ var peerRuns = flag.Int("peer.runs", 0, "TestPeerWritesBesideALoop: free-thread 
 // 1500); the default few runs guard the shape, replay's
 // TestSnapshotAndRestoreRecordedWithTheirCopy the order itself.
 func TestPeerWritesBesideALoop(t *testing.T) {
-	s, err := spec.Load("testdata/peer-writes-beside-a-loop.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s = spec.Defaults(s)
 	runs := 8
 	if testing.Short() {
 		runs = 2
@@ -125,10 +121,28 @@ func TestPeerWritesBesideALoop(t *testing.T) {
 	if *peerRuns > 0 {
 		runs = *peerRuns
 	}
+	underFreeThreads(t, "testdata/peer-writes-beside-a-loop.yaml", runs, nil)
+}
+
+// underFreeThreads runs the spec in file runs times under free threads and
+// fails at the first run whose trace breaks a rule, or that also (when
+// not nil) finds wrong.
+func underFreeThreads(t *testing.T, file string, runs int, also func(tr trace.Trace) string) {
+	t.Helper()
+	s, err := spec.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = spec.Defaults(s)
 	for i := range runs {
 		tr, err := simtarget.Sim{Parallel: true}.Run(context.Background(), s, target.Options{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if also != nil {
+			if why := also(tr); why != "" {
+				t.Fatalf("run %d of %d under free threads: %s", i+1, runs, why)
+			}
 		}
 		if vs := check.Judge(tr).Violations; len(vs) > 0 {
 			t.Fatalf("run %d of %d under free threads: %s", i+1, runs, vs[0].String())
@@ -148,11 +162,6 @@ var freeRuns = flag.Int("frees.runs", 0, "TestFreesBesideASnapshot: free-thread 
 // another thread's allocation dropped that one from the tracker (ACT-4,
 // MEM-4: gen-001319, 4 of 12,000 runs under -race, 0 after).
 func TestFreesBesideASnapshot(t *testing.T) {
-	s, err := spec.Load("testdata/frees-beside-a-snapshot.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s = spec.Defaults(s)
 	runs := 2000
 	if testing.Short() || raceEnabled {
 		runs = 300 // make test's share; sim's TestFreeHeardBeforeItsAddressIsReused fails every time
@@ -160,20 +169,14 @@ func TestFreesBesideASnapshot(t *testing.T) {
 	if *freeRuns > 0 {
 		runs = *freeRuns
 	}
-	for i := range runs {
-		tr, err := simtarget.Sim{Parallel: true}.Run(context.Background(), s, target.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+	underFreeThreads(t, "testdata/frees-beside-a-snapshot.yaml", runs, func(tr trace.Trace) string {
 		for _, e := range tr.Events {
 			if e.Type == trace.Warning {
-				t.Fatalf("run %d of %d under free threads: the SDK warned %s (%s): a free beside the snapshot must not cost the replay", i+1, runs, e.Code, e.Message)
+				return fmt.Sprintf("the SDK warned %s (%s): a free beside the snapshot must not cost the replay", e.Code, e.Message)
 			}
 		}
-		if vs := check.Judge(tr).Violations; len(vs) > 0 {
-			t.Fatalf("run %d of %d under free threads: %s", i+1, runs, vs[0].String())
-		}
-	}
+		return ""
+	})
 }
 
 // TestPlantedFaultsUnderFreeThreadsEnd runs frees-beside-a-snapshot.yaml
