@@ -2,7 +2,10 @@ package report
 
 // The timelines as they were drawn before issue 23 made the page read a
 // trace as a stream (the held trace indexed whole), kept here only to
-// show that the streamed drawing makes the same panels, byte for byte.
+// show that the streamed drawing makes the same panels, byte for byte
+// (html_stream_test.go). It is the rewrite's oracle, not a second drawing:
+// a change to what the page draws, made on purpose, retires this file and
+// the comparisons that use it, rather than being made twice.
 
 import (
 	"cmp"

@@ -2,16 +2,13 @@ package report
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	tracecorpus "github.com/replayspec/replayspec/internal/corpus"
 	"github.com/replayspec/replayspec/trace"
 )
 
@@ -23,31 +20,17 @@ import (
 // recorded traces of check/testdata.
 func corpus(t *testing.T) map[string]trace.Trace {
 	t.Helper()
-	var files []string
-	for _, glob := range []string{"../golden/*.ndjson", "../golden/*/*.ndjson", "../check/testdata/*.ndjson", "../check/testdata/*.ndjson.gz"} {
-		m, err := filepath.Glob(glob)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	if len(files) < 80 {
-		t.Fatalf("found %d traces under ../golden and ../check/testdata; the corpus has moved?", len(files))
+	files, err := tracecorpus.Files("..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	out := map[string]trace.Trace{}
 	for _, name := range files {
-		f, err := os.Open(name)
+		b, err := tracecorpus.Read(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r io.Reader = f
-		if strings.HasSuffix(name, ".gz") {
-			if r, err = gzip.NewReader(f); err != nil {
-				t.Fatal(err)
-			}
-		}
-		tr, err := trace.Read(r)
-		f.Close()
+		tr, err := trace.Read(bytes.NewReader(b))
 		if err != nil {
 			continue // a broken trace of check/testdata: what the page draws of it is beside the point
 		}
@@ -136,13 +119,8 @@ func TestHTMLStreamedCorpus(t *testing.T) {
 // dispatches is a trace of n dispatches in a row on thread 1, each of
 // passes passes, labelled in turn from labels.
 func dispatches(n, passes int, labels ...string) trace.Trace {
-	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "many", Sources: trace.AllSources}}
-	seq := uint64(0)
-	add := func(e trace.Event) {
-		seq++
-		e.Seq, e.Time = seq, seq*10
-		t.Events = append(t.Events, e)
-	}
+	t := &built{Trace: trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "many", Sources: trace.AllSources}}}
+	add := t.add
 	add(trace.Event{Type: trace.AgentInfo, Agent: 1, Family: trace.FamilyMI300, Label: "gpu0"})
 	for d := uint64(1); d <= uint64(n); d++ {
 		label := labels[int(d)%len(labels)]
@@ -159,7 +137,7 @@ func dispatches(n, passes int, labels ...string) trace.Trace {
 			c := cb(0, 0, 1, d, trace.OpPass, trace.PhaseEnter, p)
 			c.Label = label
 			add(c)
-			add(trace.Event{Type: trace.Kernel, Thread: 1, Agent: 1, Queue: 1, Dispatch: d, Kernel: "increment", Start: seq * 10, End: seq*10 + 5})
+			add(trace.Event{Type: trace.Kernel, Thread: 1, Agent: 1, Queue: 1, Dispatch: d, Kernel: "increment", Start: t.seq * 10, End: t.seq*10 + 5})
 			c = cb(0, 0, 1, d, trace.OpPass, trace.PhaseExit, p)
 			c.Label = label
 			add(c)
@@ -170,7 +148,7 @@ func dispatches(n, passes int, labels ...string) trace.Trace {
 		add(trace.Event{Type: trace.Signal, Thread: 1, Signal: d, Value: trace.I64(0)})
 		add(trace.Event{Type: trace.AppComplete, Thread: 1, Label: label, Signal: d})
 	}
-	return t
+	return t.Trace
 }
 
 // citedEvery cites every kth event of tr from event from.

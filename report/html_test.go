@@ -17,13 +17,8 @@ import (
 // (restore before all but the first, PASS ENTER, kernel, PASS EXIT),
 // CONFIG EXIT, completion, the application's wait returning.
 func loop(n int) trace.Trace {
-	t := trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "loop", Sources: trace.AllSources}}
-	seq := uint64(0)
-	add := func(e trace.Event) {
-		seq++
-		e.Seq, e.Time = seq, seq*10
-		t.Events = append(t.Events, e)
-	}
+	t := &built{Trace: trace.Trace{Header: trace.Header{Trace: trace.Version, Spec: "loop", Sources: trace.AllSources}}}
+	add := t.add
 	add(trace.Event{Type: trace.AgentInfo, Agent: 1, Family: trace.FamilyMI300, Label: "gpu0"})
 	add(trace.Event{Type: trace.AppDispatch, Thread: 1, Label: "inc", Signal: 1, Kernel: "increment"})
 	add(cb(0, 0, 1, 1, trace.OpConfig, trace.PhaseEnter, 0))
@@ -33,13 +28,26 @@ func loop(n int) trace.Trace {
 			add(trace.Event{Type: trace.Restore, Thread: 1, Dispatch: 1, Pass: trace.U64(p), Bytes: 64})
 		}
 		add(cb(0, 0, 1, 1, trace.OpPass, trace.PhaseEnter, p))
-		add(trace.Event{Type: trace.Kernel, Thread: 1, Agent: 1, Queue: 1, Dispatch: 1, Kernel: "increment", Start: seq * 10, End: seq*10 + 5})
+		add(trace.Event{Type: trace.Kernel, Thread: 1, Agent: 1, Queue: 1, Dispatch: 1, Kernel: "increment", Start: t.seq * 10, End: t.seq*10 + 5})
 		add(cb(0, 0, 1, 1, trace.OpPass, trace.PhaseExit, p))
 	}
 	add(cb(0, 0, 1, 1, trace.OpConfig, trace.PhaseExit, 0))
 	add(trace.Event{Type: trace.Signal, Thread: 1, Signal: 1, Value: trace.I64(0)})
 	add(trace.Event{Type: trace.AppComplete, Thread: 1, Label: "inc", Signal: 1})
-	return t
+	return t.Trace
+}
+
+// built is a test trace made an event at a time: add gives each the next
+// seq, and a time ten times it.
+type built struct {
+	trace.Trace
+	seq uint64
+}
+
+func (b *built) add(e trace.Event) {
+	b.seq++
+	e.Seq, e.Time = b.seq, b.seq*10
+	b.Events = append(b.Events, e)
 }
 
 // kernelOf is the kernel event of pass p in loop's trace.

@@ -3,21 +3,20 @@ package trace
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/replayspec/replayspec/internal/corpus"
 )
 
 // corpusLines is every event line this repository holds: the goldens, the
@@ -25,16 +24,9 @@ import (
 // of FuzzRead's seeds. Header lines are left out.
 func corpusLines(t testing.TB) [][]byte {
 	t.Helper()
-	var files []string
-	for _, glob := range []string{"../golden/*.ndjson", "../golden/*/*.ndjson", "../check/testdata/*.ndjson", "../check/testdata/*.ndjson.gz"} {
-		m, err := filepath.Glob(glob)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
-	if len(files) < 80 {
-		t.Fatalf("found %d traces under ../golden and ../check/testdata; the corpus has moved?", len(files))
+	files, err := corpus.Files("..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	var lines [][]byte
 	keep := func(r io.Reader) {
@@ -50,18 +42,11 @@ func corpusLines(t testing.TB) [][]byte {
 		}
 	}
 	for _, name := range files {
-		f, err := os.Open(name)
+		b, err := corpus.Read(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r io.Reader = f
-		if strings.HasSuffix(name, ".gz") {
-			if r, err = gzip.NewReader(f); err != nil {
-				t.Fatal(err)
-			}
-		}
-		keep(r)
-		f.Close()
+		keep(bytes.NewReader(b))
 	}
 	for _, s := range readSeeds() {
 		keep(strings.NewReader(s))

@@ -2,13 +2,10 @@ package trace
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,6 +14,8 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/replayspec/replayspec/internal/corpus"
 )
 
 // readResult is what a reader made of a trace: the header it was given,
@@ -80,28 +79,15 @@ func quickDiff(want, got any, opts ...cmp.Option) string {
 // traceFiles is every trace of the corpus, whole.
 func traceFiles(t testing.TB) map[string][]byte {
 	t.Helper()
-	out := map[string][]byte{}
-	for _, glob := range []string{"../golden/*.ndjson", "../golden/*/*.ndjson", "../check/testdata/*.ndjson", "../check/testdata/*.ndjson.gz"} {
-		names, _ := filepath.Glob(glob)
-		for _, name := range names {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasSuffix(name, ".gz") {
-				zr, err := gzip.NewReader(bytes.NewReader(b))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if b, err = io.ReadAll(zr); err != nil {
-					t.Fatal(err)
-				}
-			}
-			out[name] = b
-		}
+	files, err := corpus.Files("..")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(out) < 80 {
-		t.Fatalf("found %d traces under ../golden and ../check/testdata; the corpus has moved?", len(out))
+	out := map[string][]byte{}
+	for _, name := range files {
+		if out[name], err = corpus.Read(name); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return out
 }
