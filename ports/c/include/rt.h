@@ -235,6 +235,10 @@ int rt_drain_agent(rt_runtime *rt, uint64_t agent);
 /* rt_launch is the launch API an application calls: one API call around
  * the queue write (correlation ids nest: the launch, then the write). */
 int rt_launch(rt_runtime *rt, rt_queue *q, rt_packet *packets, size_t n);
+/* rt_launch_inside is rt_launch that runs inside(arg) on the calling
+ * thread inside the launch call, before the queue write: where the
+ * application yields to its other threads (docs/decisions.md 20.3.3). */
+int rt_launch_inside(rt_runtime *rt, rt_queue *q, rt_packet *packets, size_t n, void (*inside)(void *arg), void *arg);
 
 /* Signals. */
 rt_signal *rt_signal_create(rt_runtime *rt, int64_t value);

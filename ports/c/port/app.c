@@ -6,10 +6,12 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 
@@ -19,6 +21,18 @@ typedef struct {
     rt_queue *q;
 } named_queue;
 
+/* An application thread as the launch's yield sees it (yield_in_launch):
+ * running, so it may reach a launch of its own; waiting (for what it starts
+ * after or during, or for its completion), so it reaches none until
+ * something else happens; or done. open: its launch calls now open. */
+typedef enum { THREAD_RUNS, THREAD_WAITS, THREAD_DONE } thread_state;
+
+typedef struct {
+    uint64_t thread;
+    thread_state state;
+    int open;
+} app_thread;
+
 static struct {
     port *p;
     const app_hooks *hooks; /* the tool, as far as the application knows it */
@@ -27,12 +41,24 @@ static struct {
     bool *tool_freed, *tool_allocated; /* by spec index: the tool's memory actions done */
     named_queue *queues;
     size_t nqueues;
+    /* the threads, for the launch's yield; under their own lock, so that
+     * a yield never waits on the driver's (p->mu) */
+    pthread_mutex_t threads_mu;
+    pthread_cond_t threads_cv; /* on CLOCK_MONOTONIC */
+    app_thread *threads;
+    size_t nthreads;
 } app;
 
 /* A dispatch's completion wait: its signal is decremented before the
  * launch returns unless the loop never ends (CMP-4); then the application
  * would block for ever, and gives up after this long. */
 static const uint64_t wait_normal_ns = 30 * 1000000000ull, wait_after_error_ns = 50 * 1000000ull;
+
+/* The launch yields (docs/decisions.md 20.3.3): inside its launch call,
+ * before its submission, a thread waits until another application thread
+ * has a launch of its own open, or no other thread runs (each waits, or is
+ * done), or this long has passed. */
+static const long yield_bound_ns = 5 * 1000000L;
 
 void port_fail(port *p, const char *fmt, ...) {
     va_list ap;
@@ -148,7 +174,11 @@ static size_t index_of(const char *name) {
     return d == NULL ? SIZE_MAX : (size_t)(d - spec()->dispatches);
 }
 
-/* wait_to_start: `after` waits for a completion, `during` for a pass. */
+static void set_thread_state(thread_state st);
+
+/* wait_to_start: `after` waits for a completion, `during` for a pass; a
+ * thread that blocks here waits as far as the others' launches are
+ * concerned (yield_in_launch). */
 static bool wait_to_start(const rs_spec_dispatch *d) {
     size_t other = SIZE_MAX;
     if (d->after != NULL) other = index_of(d->after);
@@ -162,12 +192,15 @@ static bool wait_to_start(const rs_spec_dispatch *d) {
         if (d->during_dispatch != NULL && p->in_pass[other] == (int64_t)d->during_pass) break;
         if (d->during_dispatch != NULL && p->completed[other]) { /* the pass never came */
             pthread_mutex_unlock(&app.p->mu);
+            set_thread_state(THREAD_RUNS);
             return false;
         }
+        set_thread_state(THREAD_WAITS); /* the lock order: p->mu, then threads_mu */
         pthread_cond_wait(&p->cv, &p->mu);
     }
     bool ok = !app.p->failed;
     pthread_mutex_unlock(&app.p->mu);
+    set_thread_state(THREAD_RUNS);
     return ok;
 }
 
@@ -214,6 +247,87 @@ static void load_signal(uint64_t thread, const rs_spec_dispatch *d, rt_signal *s
                      .has_value = true, .value = rt_signal_value(sig)});
 }
 
+/* ---------------------------------------------------------------- the launch's yield */
+
+/* this_thread is the calling application thread's entry; NULL on any other
+ * thread. Called with threads_mu held. */
+static app_thread *this_thread(void) {
+    uint64_t thread = rs_app_thread();
+    for (size_t i = 0; i < app.nthreads; i++) {
+        if (app.threads[i].thread == thread) return &app.threads[i];
+    }
+    return NULL;
+}
+
+static void set_thread_state(thread_state st) {
+    pthread_mutex_lock(&app.threads_mu);
+    app_thread *me = this_thread();
+    if (me != NULL && me->state != st) {
+        me->state = st;
+        pthread_cond_broadcast(&app.threads_cv);
+    }
+    pthread_mutex_unlock(&app.threads_mu);
+}
+
+/* others_moved: another thread has a launch open, or none runs towards
+ * one. Called with threads_mu held. */
+static bool others_moved(const app_thread *me) {
+    bool runs = false;
+    for (size_t i = 0; i < app.nthreads; i++) {
+        const app_thread *o = &app.threads[i];
+        if (o == me) continue;
+        if (o->open > 0) return true;
+        runs = runs || o->state == THREAD_RUNS;
+    }
+    return !runs;
+}
+
+/* yield_in_launch runs inside the launch call, before the queue write
+ * (rt_launch_inside): the launch is now open, and the thread waits for
+ * another one's to open, as the simulator's application yields there
+ * (harness.Yielder, decision 20.3.2). Then a dispatch captures its ids
+ * while the other thread's calls are open too: an SDK that keeps one stack
+ * of open calls for the process gives it the other thread's (COR-1). The
+ * wait is bounded: the other thread may be held by this one (a lock, a
+ * loop, this launch's completion), which the application cannot see.
+ * *opened tells launch() to close the count again. */
+static void yield_in_launch(void *arg) {
+    bool *opened = arg;
+    pthread_mutex_lock(&app.threads_mu);
+    app_thread *me = this_thread();
+    if (me == NULL) {
+        pthread_mutex_unlock(&app.threads_mu);
+        return;
+    }
+    me->open++;
+    *opened = true;
+    pthread_cond_broadcast(&app.threads_cv);
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += yield_bound_ns;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (!others_moved(me)) {
+        if (pthread_cond_timedwait(&app.threads_cv, &app.threads_mu, &until) == ETIMEDOUT) break;
+    }
+    pthread_mutex_unlock(&app.threads_mu);
+}
+
+/* launch is the application's launch call (rt_launch) with its yield. */
+static int launch(rt_queue *q, rt_packet *pk, size_t n) {
+    bool opened = false;
+    int rc = rt_launch_inside(app.p->rt, q, pk, n, yield_in_launch, &opened);
+    if (opened) {
+        pthread_mutex_lock(&app.threads_mu);
+        app_thread *me = this_thread();
+        if (me != NULL) me->open--;
+        pthread_mutex_unlock(&app.threads_mu);
+    }
+    return rc;
+}
+
 static void dispatch(uint64_t thread, size_t di) {
     const rs_spec_dispatch *d = &spec()->dispatches[di];
     rt_queue *q = queue_for(d);
@@ -232,7 +346,7 @@ static void dispatch(uint64_t thread, size_t di) {
                      .packets = packets, .kernel_packets = d->kernel_packets > 1 ? d->kernel_packets : 0,
                      .graph = d->graph, .grid = grid, .workgroup = wg, .args = (const char *const *)d->args.names,
                      .nargs = d->args.n});
-    int rc = rt_launch(app.p->rt, q, pk, (size_t)packets);
+    int rc = launch(q, pk, (size_t)packets);
     app.hooks->submitted();
     free(pk);
     if (rc != RT_OK && rc != RT_ERR_NEVER_ENDED) {
@@ -240,7 +354,15 @@ static void dispatch(uint64_t thread, size_t di) {
         rt_signal_destroy(sig);
         return;
     }
-    if (!rt_signal_wait_below(sig, 1, rc == RT_OK ? wait_normal_ns : wait_after_error_ns)) {
+    /* a wait that blocks (CMP-4: a loop that never ended) lets the others'
+     * launches go on without this thread (yield_in_launch) */
+    bool completed = rt_signal_value(sig) < 1;
+    if (!completed) {
+        set_thread_state(THREAD_WAITS);
+        completed = rt_signal_wait_below(sig, 1, rc == RT_OK ? wait_normal_ns : wait_after_error_ns);
+        set_thread_state(THREAD_RUNS);
+    }
+    if (!completed) {
         emit(&(rs_event){.type = RS_EV_APP_TIMEOUT, .thread = thread, .label = d->name, .signal = rt_signal_id(sig)});
         load_signal(thread, d, sig);
         rt_signal_destroy(sig);
@@ -304,7 +426,7 @@ int app_submit_from_tool(size_t di, const rs_event *from) {
     /* the tool knows its own dispatch's signal: its callbacks load that one
      * (the tool puts the outer dispatch's back when this returns) */
     app.hooks->submitting(di, sig);
-    int rc = rt_launch(app.p->rt, q, pk, (size_t)packets); /* launched as the application does (COR-1) */
+    int rc = launch(q, pk, (size_t)packets); /* launched as the application does (COR-1), with its yield */
     free(pk);
     bool done = rc == RT_OK && rt_signal_wait_below(sig, 1, wait_normal_ns);
     mark(di, app.p->completed);
@@ -389,6 +511,7 @@ static void *run_thread(void *arg) {
         alloc_after(i);
         app.hooks->completed(i);
     }
+    set_thread_state(THREAD_DONE);
     return NULL;
 }
 
@@ -405,6 +528,12 @@ int app_run(port *p, const app_hooks *hooks) {
         port_fail(p, "out of memory");
         return -1;
     }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&app.threads_mu, NULL);
+    pthread_cond_init(&app.threads_cv, &ca);
+    pthread_condattr_destroy(&ca);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < s->nbuffers; i++) {
         /* alloc_after: once that dispatch completed; by_tool: when the tool says */
@@ -426,6 +555,13 @@ int app_run(port *p, const app_hooks *hooks) {
     }
     pthread_t *tids = calloc(nthreads + 1, sizeof *tids);
     thread_arg *args = calloc(nthreads + 1, sizeof *args);
+    /* every thread runs from the start, so that the first launch yields to
+     * a thread not yet scheduled; one that cannot start is done */
+    app.threads = calloc(nthreads + 1, sizeof *app.threads);
+    for (size_t k = 0; app.threads != NULL && k < nthreads; k++) {
+        app.threads[k] = (app_thread){.thread = threads[k], .state = THREAD_RUNS};
+    }
+    app.nthreads = app.threads != NULL ? nthreads : 0;
     size_t started = 0;
     for (size_t k = 0; tids != NULL && args != NULL && k < nthreads; k++) {
         args[k].thread = threads[k];
@@ -435,10 +571,21 @@ int app_run(port *p, const app_hooks *hooks) {
         }
         started++;
     }
+    pthread_mutex_lock(&app.threads_mu);
+    for (size_t k = started; k < app.nthreads; k++) app.threads[k].state = THREAD_DONE;
+    pthread_cond_broadcast(&app.threads_cv);
+    pthread_mutex_unlock(&app.threads_mu);
     for (size_t k = 0; k < started; k++) pthread_join(tids[k], NULL);
     free(tids);
     free(args);
     free(threads);
+    pthread_mutex_lock(&app.threads_mu);
+    free(app.threads);
+    app.threads = NULL;
+    app.nthreads = 0;
+    pthread_mutex_unlock(&app.threads_mu);
+    pthread_cond_destroy(&app.threads_cv);
+    pthread_mutex_destroy(&app.threads_mu);
     /* At the end the application reads every live buffer. */
     for (size_t i = 0; rc == 0 && i < s->nbuffers; i++) {
         if (!app.live[i]) continue;

@@ -640,8 +640,15 @@ int rt_queue_write(rt_queue *q, rt_packet *packets, size_t n) {
 }
 
 int rt_launch(rt_runtime *rt, rt_queue *q, rt_packet *packets, size_t n) {
+    return rt_launch_inside(rt, q, packets, n, NULL, NULL);
+}
+
+/* The launch call, then inside it what the caller does before its queue
+ * write (the application yields there, decision 20.3.3), then the write. */
+int rt_launch_inside(rt_runtime *rt, rt_queue *q, rt_packet *packets, size_t n, void (*inside)(void *arg), void *arg) {
     rt_api_call call = n > 0 && packets[0].from_graph ? RT_API_GRAPH_LAUNCH : RT_API_LAUNCH;
     api_enter(rt, call);
+    if (inside != NULL) inside(arg);
     int rc = rt_queue_write(q, packets, n);
     api_exit(rt, call);
     return rc;
