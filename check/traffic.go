@@ -495,9 +495,15 @@ func (x *index) endedInLoop(d *dispatchView) bool {
 	// the process ended (decision 17.19), but the application never read
 	// its memory back at the end, as a process that lives on does.
 	pos := x.byThread[d.thread]
+	// Until that callback returns, what the tool does from it (a free, an
+	// allocation: memory-actions) is the loop's own too (decision 17.20).
+	inside := x.ev[last].Type == trace.Callback
 	for j := sort.SearchInts(pos, last+1); j < len(pos); j++ {
 		e := &x.ev[pos[j]]
-		if e.Dispatch == d.id || x.byTool[pos[j]] || e.Type == trace.ToolDispatch || e.Type == trace.ToolComplete {
+		if e.Type == trace.Returned && e.Dispatch == d.id {
+			inside = false
+		}
+		if inside || e.Dispatch == d.id || x.byTool[pos[j]] || e.Type == trace.ToolDispatch || e.Type == trace.ToolComplete {
 			continue // the loop's own, and the tool's dispatch from its callback
 		}
 		if src, _ := e.Type.Source(); src == trace.SourceTool || src == trace.SourceApp {
