@@ -64,6 +64,15 @@ func (x *index) toolWrites() []*toolWrite {
 					writing = writing[:k]
 				}
 			}
+			if e.Type == trace.DispatchID || (!hasIDs && (e.Type == trace.Callback || e.Type == trace.Kernel)) {
+				// Its own id: the first reserved (or, without the SDK's
+				// events, named: its CONFIG ENTER first, which a tool that
+				// subscribes to CONFIG alone is the only one to see;
+				// decision 17.21) in its window, not in a deeper one.
+				if n := len(writing); n > 0 && writing[n-1].id == 0 && e.Dispatch != 0 && e.Dispatch != writing[n-1].from {
+					writing[n-1].id = e.Dispatch
+				}
+			}
 			switch {
 			case e.Type == trace.Callback && e.Op == trace.OpConfig && e.Phase == trace.PhaseEnter:
 				open = append(open, e.Dispatch)
@@ -97,12 +106,6 @@ func (x *index) toolWrites() []*toolWrite {
 						writing = slices.Delete(writing, k, k+1)
 						break
 					}
-				}
-			case e.Type == trace.DispatchID || (!hasIDs && (e.Type == trace.Callback || e.Type == trace.Kernel)):
-				// Its own id: the first reserved (or, without the SDK's
-				// events, named) in its window, not in a deeper one.
-				if n := len(writing); n > 0 && writing[n-1].id == 0 && e.Dispatch != 0 && e.Dispatch != writing[n-1].from {
-					writing[n-1].id = e.Dispatch
 				}
 			}
 		}

@@ -103,8 +103,11 @@ func TestGeneratedSpecsUnderFreeThreads(t *testing.T) {
 }
 
 func capsName(caps []string) string {
-	if strings.Join(caps, ",") == strings.Join(specgen.CUDACaps, ",") {
+	switch strings.Join(caps, ",") {
+	case strings.Join(specgen.CUDACaps, ","):
 		return "cuda"
+	case strings.Join(specgen.SimCaps, ","):
+		return "sim"
 	}
-	return "sim"
+	return strings.Join(caps, ",")
 }
