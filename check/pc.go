@@ -82,12 +82,18 @@ func (x *index) asksForLoop(d *dispatchView) bool {
 // began may be one whose snapshot failed (MEM-5), unless the trace carries
 // the warnings and no snapshot_incomplete was printed before d ended.
 func (x *index) snapshotMayHaveFailed(d *dispatchView) bool {
-	if !x.reportsWarnings() {
-		return true
-	}
 	end := len(x.ev)
 	if a := x.appOf(d); a != nil {
 		end = min(end, firstOr(a.complete, end), firstOr(a.timeout, end))
+	}
+	return x.snapshotMayHaveFailedBefore(end)
+}
+
+// snapshotMayHaveFailedBefore is snapshotMayHaveFailed for a dispatch that
+// ended at end (the application's or the tool's wait).
+func (x *index) snapshotMayHaveFailedBefore(end int) bool {
+	if !x.reportsWarnings() {
+		return true
 	}
 	for _, i := range x.types[ekWarning] {
 		if i < end && x.ev[i].Code == trace.WarnSnapshotIncomplete {

@@ -358,12 +358,18 @@ func TestNestedToolLoopBesideALoop(t *testing.T) {
 //     on agent 2, whose kernel writes b2 (was MEM-4: "the restore wrote b2,
 //     which is agent 1's memory");
 //   - tool-buffer-restored-by-other-agent (gen-213313): the same with new, a
-//     buffer the tool allocated on agent 2, restored by thread 3's loop there.
+//     buffer the tool allocated on agent 2, restored by thread 3's loop there;
+//   - declined-died-before-warning (gen-008829, --gen 3000 --gen-seed 6000,
+//     2 runs in 20): the tool's dispatch, written from CONFIG EXIT on its
+//     window's agent, had its pass count asked when thread 2's failed
+//     restore ended the process, before the SDK declined it and printed
+//     reentrant_dispatch (was MEM-6: "declined without a reentrant_dispatch
+//     diagnostic"; decision 17.23).
 func TestCPortSoakTraces(t *testing.T) {
 	for _, name := range []string{"c-port-died-before-run", "c-port-reentrant-warned-by-other-thread",
 		"c-port-declined-then-died", "c-port-waited-then-died", "c-port-unrun-beside-a-stop", "c-port-id-taken-then-died",
 		"c-port-pass-count-then-died", "c-port-died-mid-pass", "c-port-restored-then-died", "c-port-snapshot-then-died",
-		"c-port-restored-by-other-agent", "c-port-tool-buffer-restored-by-other-agent"} {
+		"c-port-restored-by-other-agent", "c-port-tool-buffer-restored-by-other-agent", "c-port-declined-died-before-warning"} {
 		holdsAtEveryProfile(t, name, recordedTrace(t, name+".ndjson.gz"))
 	}
 }
