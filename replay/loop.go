@@ -160,7 +160,10 @@ func fire(thread hsa.ThreadID, p hsa.Packet, write hsa.WriteFunc) error {
 // device memory (MEM-1, MEM-4). The SDK records it where the runtime
 // copies (decision 18.8): recorded after the copy returned, another
 // thread's kernel could land between the two, and the trace would show a
-// snapshot taken after a kernel whose writes it does not hold.
+// snapshot taken after a kernel whose writes it does not hold. The tracked
+// regions are listed where no other thread's allocation or free can fall
+// between the list and the copy (decision 18.9): under the runtime's
+// memory lock (hsa.SnapshotLister), or else with the tracker held.
 func (s *SDK) snapshot(q hsa.Queue, thread hsa.ThreadID, info DispatchInfo) (snap hsa.Snapshot, err error) {
 	if err := q.Drain(); err != nil {
 		return nil, err

@@ -173,10 +173,7 @@ func (r *Runtime) AllocateWith(agent hsa.AgentID, kind hsa.MemoryKind, size uint
 	m.byHandle[meta.Handle] = al
 	m.liveBytes[agent] += size
 	if made != nil {
-		made(meta, al.data)
-		m.markWritten(al, 0, size)
-		al.gen = m.newGen()
-		r.traffic(trace.MemWrite, meta, al.wholeRegion(meta))
+		r.fillWhole(al, func(data []byte) { made(meta, data) })
 	}
 	r.notifyAllocate(meta, false)
 	m.mu.Unlock()
@@ -234,12 +231,16 @@ func (r *Runtime) Write(a hsa.Allocation, offset uint64, data []byte) error {
 // WriteWith implements hsa.Mapper: fill writes the whole allocation in
 // place, recorded as one write of all of it.
 func (r *Runtime) WriteWith(a hsa.Allocation, fill func(dst []byte)) error {
-	return r.mem.access(a, 0, int(a.Size), func(al *allocation) {
-		fill(al.data)
-		r.mem.markWritten(al, 0, a.Size)
-		al.gen = r.mem.newGen()
-		r.traffic(trace.MemWrite, a, al.wholeRegion(a))
-	})
+	return r.mem.access(a, 0, int(a.Size), func(al *allocation) { r.fillWhole(al, fill) })
+}
+
+// fillWhole lets fill write all of al in place, recorded as one write of
+// all of it. The caller holds the memory lock.
+func (r *Runtime) fillWhole(al *allocation, fill func(dst []byte)) {
+	fill(al.data)
+	r.mem.markWritten(al, 0, al.meta.Size)
+	al.gen = r.mem.newGen()
+	r.traffic(trace.MemWrite, al.meta, al.wholeRegion(al.meta))
 }
 
 // ReadWith implements hsa.Mapper: use reads the whole allocation in place,
